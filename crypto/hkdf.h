@@ -1,0 +1,31 @@
+/*
+ * HKDF (RFC 5869) and the TLS 1.3 helpers built on it (RFC 8446 7.1):
+ *   HKDF-Expand-Label(Secret, Label, Context, Length)
+ *     = HKDF-Expand(Secret, HkdfLabel, Length), with label "tls13 " + Label
+ *   Derive-Secret(Secret, Label, Messages)
+ *     = HKDF-Expand-Label(Secret, Label, Transcript-Hash(Messages), Hash.length)
+ * Derive-Secret here takes the transcript hash, not the messages.
+ */
+#ifndef HS_CRYPTO_HKDF_H
+#define HS_CRYPTO_HKDF_H
+
+#include "base/err.h"
+#include "crypto/hash.h"
+
+/* prk gets h->digest_len bytes. salt may be NULL with salt_len 0. */
+void hs_hkdf_extract(const struct hs_hash *h, const void *salt, size_t salt_len,
+		     const void *ikm, size_t ikm_len, uint8_t *prk);
+/* HS_ERR_TOO_LONG if out_len > 255 * digest_len. */
+HS_MUST_CHECK int hs_hkdf_expand(const struct hs_hash *h, const uint8_t *prk, size_t prk_len,
+				 const void *info, size_t info_len, uint8_t *out,
+				 size_t out_len);
+/* label without the "tls13 " prefix; secret is digest_len bytes. */
+HS_MUST_CHECK int hs_hkdf_expand_label(const struct hs_hash *h, const uint8_t *secret,
+				       const char *label, const uint8_t *context,
+				       size_t context_len, uint8_t *out, size_t out_len);
+/* out gets digest_len bytes; transcript_hash is digest_len bytes. */
+HS_MUST_CHECK int hs_derive_secret(const struct hs_hash *h, const uint8_t *secret,
+				   const char *label, const uint8_t *transcript_hash,
+				   uint8_t *out);
+
+#endif

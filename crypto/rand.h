@@ -1,0 +1,12 @@
+/* Random bytes from the kernel (getrandom(2)). */
+#ifndef HS_CRYPTO_RAND_H
+#define HS_CRYPTO_RAND_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* Fill buf with len random bytes; HS_ERR_RAND if the kernel refuses. */
+HS_MUST_CHECK int hs_rand_bytes(void *buf, size_t len);
+
+#endif

@@ -1,0 +1,19 @@
+/* X25519 (RFC 7748). Keys are 32 bytes; the scalar is clamped inside. */
+#ifndef HS_CRYPTO_X25519_H
+#define HS_CRYPTO_X25519_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* Fresh random private key and its public key. */
+HS_MUST_CHECK int hs_x25519_keygen(uint8_t priv[32], uint8_t pub[32]);
+/* pub = X25519(priv, 9). */
+HS_MUST_CHECK int hs_x25519_public(uint8_t pub[32], const uint8_t priv[32]);
+/*
+ * out = X25519(scalar, point). The top bit of point is ignored (RFC 7748
+ * 5). An all-zero result is HS_ERR_ZERO_SHARED (RFC 8446 7.4.2 MUST).
+ */
+HS_MUST_CHECK int hs_x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+
+#endif
