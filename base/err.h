@@ -26,7 +26,49 @@ enum hs_err {
 	HS_ERR_UNSUPPORTED = -14,  /* algorithm or feature not available */
 	HS_ERR_NOMEM = -15,        /* allocation failed */
 	HS_ERR_CRYPTO_LAST = -15,
-	/* protocol (libhs) errors: from -100 down, added here as they come */
+	/* protocol (libhs) errors: from -100 down; libhs/alert.c maps each to a TLS alert */
+	HS_ERR_TLS_FIRST = -100,
+	HS_ERR_TLS_DECODE = -100,              /* malformed handshake message */
+	HS_ERR_TLS_RECORD_HEADER = -101,       /* record header is not TLS */
+	HS_ERR_TLS_RECORD_OVERFLOW = -102,     /* record longer than the protocol allows */
+	HS_ERR_TLS_BAD_RECORD_MAC = -103,      /* record failed to authenticate */
+	HS_ERR_TLS_UNEXPECTED_MSG = -104,      /* handshake message not allowed in this state */
+	HS_ERR_TLS_UNEXPECTED_RECORD = -105,   /* record type not allowed in this state */
+	HS_ERR_TLS_EMPTY_RECORD = -106,        /* empty or all-padding record where content is required */
+	HS_ERR_TLS_KEY_CHANGE_MID_RECORD = -107, /* key change not at a record boundary */
+	HS_ERR_TLS_VERSION = -108,             /* peer does not support TLS 1.3 */
+	HS_ERR_TLS_NO_SHARED_SUITE = -109,     /* no cipher suite in common */
+	HS_ERR_TLS_NO_SHARED_GROUP = -110,     /* no key exchange group in common */
+	HS_ERR_TLS_NO_SHARED_SIGALG = -111,    /* no signature scheme in common */
+	HS_ERR_TLS_ILLEGAL_PARAM = -112,       /* illegal parameter in handshake message */
+	HS_ERR_TLS_BAD_KEY_SHARE = -113,       /* key share does not match the negotiated group */
+	HS_ERR_TLS_BAD_SESSION_ID = -114,      /* legacy_session_id echo does not match */
+	HS_ERR_TLS_BAD_SUITE = -115,           /* server chose a cipher suite that was not offered */
+	HS_ERR_TLS_BAD_HRR = -116,             /* invalid HelloRetryRequest */
+	HS_ERR_TLS_BAD_COOKIE = -117,          /* cookie missing or not echoed */
+	HS_ERR_TLS_DUP_EXT = -118,             /* duplicate extension */
+	HS_ERR_TLS_EXT_NOT_ALLOWED = -119,     /* extension not allowed in this message */
+	HS_ERR_TLS_UNSOLICITED_EXT = -120,     /* extension was not offered */
+	HS_ERR_TLS_MISSING_EXT = -121,         /* required extension missing */
+	HS_ERR_TLS_BAD_FINISHED = -122,        /* Finished verify_data mismatch */
+	HS_ERR_TLS_BAD_CERT_VERIFY = -123,     /* CertificateVerify signature does not verify */
+	HS_ERR_TLS_BAD_CERT = -124,            /* certificate malformed or missing */
+	HS_ERR_TLS_UNSUPPORTED_CERT = -125,    /* certificate key type not supported */
+	HS_ERR_TLS_CERT_UNTRUSTED = -126,      /* certificate does not match the pinned trust anchor */
+	HS_ERR_TLS_CERT_NAME = -127,           /* certificate not valid for the server name */
+	HS_ERR_TLS_NO_ALPN = -128,             /* no application protocol in common */
+	HS_ERR_TLS_MSG_TOO_LARGE = -129,       /* handshake message larger than supported */
+	HS_ERR_TLS_DOWNGRADE = -130,           /* TLS downgrade sentinel in ServerHello random */
+	HS_ERR_TLS_PEER_ALERT = -131,          /* peer sent a fatal alert */
+	HS_ERR_TLS_CLOSED = -132,              /* connection closed */
+	HS_ERR_TLS_STATE = -133,               /* operation not valid in this connection state */
+	HS_ERR_TLS_BAD_CCS = -134,             /* invalid change_cipher_spec record */
+	HS_ERR_TLS_BAD_ALERT = -135,           /* malformed alert record */
+	HS_ERR_TLS_SEQ_EXHAUSTED = -136,       /* record sequence number exhausted */
+	HS_ERR_TLS_NO_CERT = -137,             /* no certificate configured */
+	HS_ERR_TLS_BAD_KEY_UPDATE = -138,      /* invalid KeyUpdate request value */
+	HS_ERR_TLS_INSUFFICIENT_SECURITY = -139, /* peer offered only parameters below our minimum */
+	HS_ERR_TLS_LAST = -139,
 };
 
 /* A short English message for err; never NULL. */

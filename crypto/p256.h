@@ -28,9 +28,14 @@ HS_MUST_CHECK int hs_p256_ecdh(uint8_t out[32], const uint8_t priv[32], const ui
 HS_MUST_CHECK int hs_p256_check_public(const uint8_t *pub, size_t pub_len);
 
 /*
- * ECDSA over a message digest (hash_len bytes, truncated/used per SEC1).
- * The nonce is RFC 6979 deterministic; with hedged != 0, 32 fresh random
- * bytes are mixed in as RFC 6979 3.6 "additional data".
+ * ECDSA over a message digest (hash_len bytes, any length: its leftmost
+ * 256 bits are used, per SEC1 4.1.3 step 5).
+ * The nonce is RFC 6979 deterministic; its HMAC_DRBG uses the digest's own
+ * hash as RFC 6979 does, inferred from hash_len: SHA-384 for 48 bytes,
+ * SHA-512 for 64, SHA-256 otherwise. With hedged != 0, 32 fresh random
+ * bytes are mixed in as RFC 6979 3.6 "additional data" (HS_ERR_RAND if the
+ * system refuses them). HS_ERR_BAD_KEY (and sig zeroed) if priv is 0 or
+ * >= n. Constant time in priv and the nonce.
  */
 HS_MUST_CHECK int hs_ecdsa_p256_sign(uint8_t sig[64], const uint8_t priv[32], const uint8_t *hash,
 				     size_t hash_len, int hedged);

@@ -16,6 +16,9 @@
 
 typedef void hs_sha256_blocks_fn(uint32_t h[8], const uint8_t *p, size_t nblocks);
 
+/* FIPS 180-4, 4.2.2: the 64 round constants, shared by every backend. */
+extern const uint32_t hs_sha256_k[64];
+
 void hs_sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t nblocks);
 
 #if defined(__x86_64__)

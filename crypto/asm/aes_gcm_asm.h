@@ -1,0 +1,43 @@
+/*
+ * AES-GCM backends built from compiler intrinsics (x86-64 only), called
+ * through the hs_aead tables of crypto/aes_gcm.c. Each needs the CPU
+ * features its getter checks; nothing here checks them again.
+ *
+ * The context layouts are spelled out with plain C types so that the
+ * tables can state their size; the .c files reinterpret them as vectors.
+ */
+#ifndef HS_CRYPTO_ASM_AES_GCM_ASM_H
+#define HS_CRYPTO_ASM_AES_GCM_ASM_H
+
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/*
+ * AES-NI + PCLMULQDQ (+ SSSE3, SSE4.1). rk: the expanded key in FIPS-197
+ * byte order. hk[i]: H^(i+1) divided by x, in GHASH's reflected order read
+ * as a 128-bit integer (byte-reversed block), so that a product needs no
+ * shift; hkx[i] holds the XOR of hk[i]'s two 64-bit halves in its low half
+ * (the middle Karatsuba factor).
+ */
+#define HS_AESNI_HPOWERS 8
+
+struct hs_aes_gcm_aesni_ctx {
+	alignas(16) uint8_t rk[16 * 15];
+	uint8_t hk[HS_AESNI_HPOWERS][16];
+	uint8_t hkx[HS_AESNI_HPOWERS][16];
+	unsigned rounds;
+};
+
+HS_MUST_CHECK int hs_aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len);
+void hs_aes_gcm_aesni_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+			   size_t ad_len, const uint8_t *in, size_t len, uint8_t *out);
+HS_MUST_CHECK int hs_aes_gcm_aesni_open(const void *ctx, const uint8_t *nonce,
+					const uint8_t *ad, size_t ad_len, const uint8_t *in,
+					size_t len, uint8_t *out);
+/* One raw AES block with the context's key (for the FIPS-197 tests). */
+void hs_aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
+
+#endif

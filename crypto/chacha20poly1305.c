@@ -1,0 +1,228 @@
+/*
+ * ChaCha20-Poly1305 AEAD (RFC 8439 section 2.8) and its struct hs_aead
+ * tables: portable, AVX2 and AVX-512 (chosen with hs_cpu_has).
+ *
+ * Implementation notes:
+ * - Keystream block 0 gives the one-time Poly1305 key (RFC 8439 2.6); the
+ *   data is encrypted from block 1. The MAC covers
+ *   AD || pad16 || ciphertext || pad16 || le64(ad_len) || le64(len).
+ * - open MACs the ciphertext first and compares tags with ct_memneq. The
+ *   result becomes a mask that the keystream XOR applies to every output
+ *   byte: plaintext is written only under a valid tag, zeros otherwise,
+ *   and no branch depends on the comparison (the return code is computed
+ *   arithmetically). Only the lengths and the tag verdict are observable.
+ * - Backends differ only in the ChaCha20 XOR; all use the portable
+ *   radix-2^64 Poly1305.
+ * - Length limit: RFC 8439 2.8 P_MAX is 2^32 - 1 blocks of 64 bytes
+ *   (274,877,906,880 bytes); past it the 32-bit counter would wrap and
+ *   reuse keystream. open refuses longer input with HS_ERR_TOO_LONG; seal
+ *   has no error return, so it aborts rather than reuse keystream.
+ * - The context is just the key (32 bytes), copied by init, wiped by wipe.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/aead.h"
+#include "crypto/chacha20.h"
+#include "crypto/cpu.h"
+#include "crypto/ct.h"
+#include "crypto/poly1305.h"
+
+/* RFC 8439 2.8: P_MAX = 274,877,906,880 bytes (2^32 - 1 blocks from counter 1) */
+#define P_MAX ((uint64_t)0xffffffff * 64)
+
+struct cp_ctx {
+	uint8_t key[32];
+};
+
+_Static_assert(sizeof(struct cp_ctx) <= HS_AEAD_CTX_MAX, "context too large");
+
+static int cp_init(void *ctx, const uint8_t *key)
+{
+	memcpy(((struct cp_ctx *)ctx)->key, key, 32);
+	return 0;
+}
+
+static void cp_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct cp_ctx)); }
+
+/* Set up the ChaCha20 state at counter 1 and the MAC keyed with block 0. */
+static void start(const void *ctx, const uint8_t *nonce, uint32_t st[16],
+		  struct hs_poly1305 *mac)
+{
+	uint8_t block0[64];
+
+	hs_chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 0);
+	hs_chacha20_block(st, block0);
+	hs_poly1305_init(mac, block0); /* the first 32 bytes are r || s */
+	hs_wipe(block0, sizeof(block0));
+	st[12] = 1;
+}
+
+static void mac_padded(struct hs_poly1305 *mac, const uint8_t *p, size_t len)
+{
+	static const uint8_t zeros[16];
+
+	hs_poly1305_update(mac, p, len);
+	if (len % 16 != 0)
+		hs_poly1305_update(mac, zeros, 16 - len % 16);
+}
+
+/* MAC the AD and the ciphertext as RFC 8439 2.8 lays them out, write the tag. */
+static void mac_all(struct hs_poly1305 *mac, const uint8_t *ad, size_t ad_len,
+		    const uint8_t *ct, size_t len, uint8_t tag[16])
+{
+	uint8_t lens[16];
+
+	mac_padded(mac, ad, ad_len);
+	mac_padded(mac, ct, len);
+	for (int i = 0; i < 8; i++) {
+		lens[i] = (uint8_t)((uint64_t)ad_len >> (8 * i));
+		lens[8 + i] = (uint8_t)((uint64_t)len >> (8 * i));
+	}
+	hs_poly1305_update(mac, lens, sizeof(lens));
+	hs_poly1305_final(mac, tag);
+}
+
+static void seal_with(hs_chacha20_xor_fn *xor_fn, const void *ctx, const uint8_t *nonce,
+		      const uint8_t *ad, size_t ad_len, const uint8_t *in, size_t len,
+		      uint8_t *out)
+{
+	uint32_t st[16];
+	struct hs_poly1305 mac;
+
+	if ((uint64_t)len > P_MAX)
+		abort(); /* would reuse keystream; seal cannot report an error */
+	start(ctx, nonce, st, &mac);
+	xor_fn(st, in, len, out, 0xffffffff);
+	mac_all(&mac, ad, ad_len, out, len, out + len);
+	hs_wipe(st, sizeof(st));
+}
+
+static int open_with(hs_chacha20_xor_fn *xor_fn, const void *ctx, const uint8_t *nonce,
+		     const uint8_t *ad, size_t ad_len, const uint8_t *in, size_t len,
+		     uint8_t *out)
+{
+	uint32_t st[16], bad, keep;
+	struct hs_poly1305 mac;
+	uint8_t tag[16];
+
+	if (len < HS_AEAD_TAG_LEN)
+		return HS_ERR_BAD_TAG;
+	len -= HS_AEAD_TAG_LEN;
+	if ((uint64_t)len > P_MAX)
+		return HS_ERR_TOO_LONG;
+	start(ctx, nonce, st, &mac);
+	mac_all(&mac, ad, ad_len, in, len, tag);
+	bad = ct_memneq(tag, in + len, HS_AEAD_TAG_LEN); /* 0 or 1 */
+	/* keep = all-ones iff the tag is good: the XOR then writes plaintext,
+	 * else zeros. The barrier stops the compiler turning it into a branch. */
+	keep = ct_barrier_u32(bad) - 1;
+	xor_fn(st, in, len, out, keep);
+	hs_wipe(st, sizeof(st));
+	hs_wipe(tag, sizeof(tag));
+	return (int)bad * HS_ERR_BAD_TAG; /* 0 or HS_ERR_BAD_TAG, without a branch */
+}
+
+static void seal_portable(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+			  size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
+{
+	seal_with(hs_chacha20_xor_portable, ctx, nonce, ad, ad_len, in, len, out);
+}
+
+static int open_portable(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+			 size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
+{
+	return open_with(hs_chacha20_xor_portable, ctx, nonce, ad, ad_len, in, len, out);
+}
+
+static const struct hs_aead aead_portable = {
+	.name = "ChaCha20-Poly1305 (portable)",
+	.key_len = 32,
+	.nonce_len = HS_AEAD_NONCE_LEN,
+	.tag_len = HS_AEAD_TAG_LEN,
+	.ctx_size = sizeof(struct cp_ctx),
+	.init = cp_init,
+	.seal = seal_portable,
+	.open = open_portable,
+	.wipe = cp_wipe,
+};
+
+const struct hs_aead *hs_aead_chacha20poly1305_portable(void) { return &aead_portable; }
+
+#if defined(__x86_64__)
+static void seal_avx2(const void *ctx, const uint8_t *nonce, const uint8_t *ad, size_t ad_len,
+		      const uint8_t *in, size_t len, uint8_t *out)
+{
+	seal_with(hs_chacha20_xor_avx2, ctx, nonce, ad, ad_len, in, len, out);
+}
+
+static int open_avx2(const void *ctx, const uint8_t *nonce, const uint8_t *ad, size_t ad_len,
+		     const uint8_t *in, size_t len, uint8_t *out)
+{
+	return open_with(hs_chacha20_xor_avx2, ctx, nonce, ad, ad_len, in, len, out);
+}
+
+static void seal_avx512(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+			size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
+{
+	seal_with(hs_chacha20_xor_avx512, ctx, nonce, ad, ad_len, in, len, out);
+}
+
+static int open_avx512(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+		       size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
+{
+	return open_with(hs_chacha20_xor_avx512, ctx, nonce, ad, ad_len, in, len, out);
+}
+
+static const struct hs_aead aead_avx2 = {
+	.name = "ChaCha20-Poly1305 (AVX2)",
+	.key_len = 32,
+	.nonce_len = HS_AEAD_NONCE_LEN,
+	.tag_len = HS_AEAD_TAG_LEN,
+	.ctx_size = sizeof(struct cp_ctx),
+	.init = cp_init,
+	.seal = seal_avx2,
+	.open = open_avx2,
+	.wipe = cp_wipe,
+};
+
+static const struct hs_aead aead_avx512 = {
+	.name = "ChaCha20-Poly1305 (AVX-512)",
+	.key_len = 32,
+	.nonce_len = HS_AEAD_NONCE_LEN,
+	.tag_len = HS_AEAD_TAG_LEN,
+	.ctx_size = sizeof(struct cp_ctx),
+	.init = cp_init,
+	.seal = seal_avx512,
+	.open = open_avx512,
+	.wipe = cp_wipe,
+};
+#endif
+
+const struct hs_aead *hs_aead_chacha20poly1305_avx2(void)
+{
+#if defined(__x86_64__)
+	if (hs_cpu_has(HS_CPU_AVX2))
+		return &aead_avx2;
+#endif
+	return NULL;
+}
+
+const struct hs_aead *hs_aead_chacha20poly1305_avx512(void)
+{
+#if defined(__x86_64__)
+	if (hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2))
+		return &aead_avx512;
+#endif
+	return NULL;
+}
+
+const struct hs_aead *hs_aead_chacha20poly1305(void)
+{
+	const struct hs_aead *a = hs_aead_chacha20poly1305_avx512();
+
+	if (a == NULL)
+		a = hs_aead_chacha20poly1305_avx2();
+	return a != NULL ? a : hs_aead_chacha20poly1305_portable();
+}

@@ -1,0 +1,279 @@
+/*
+ * Implementation notes: arithmetic modulo p = 2^256 - 2^224 + 2^192 + 2^96 - 1.
+ *
+ * - Four 64-bit limbs, little-endian, Montgomery form with R = 2^256,
+ *   always fully reduced into [0, p). Products use unsigned __int128.
+ * - Multiplication is word-by-word Montgomery (CIOS: multiply one limb of b,
+ *   then reduce one limb). Because p = -1 mod 2^64, the reduction factor is
+ *   m = t[0] itself, and the low limb of t + m*p is always 0 with a carry
+ *   of m; the middle limb of p is 0. The running value stays below 2p and
+ *   a final masked subtraction of p brings it into [0, p).
+ * - Additions and subtractions compute both candidates (with and without
+ *   p) and select with a mask taken from the carry or borrow: no branch.
+ * - Inversion is Fermat (a^(p-2)) along a fixed addition chain of 255
+ *   squarings and 12 multiplications; the exponent is public, the work is
+ *   the same for every input.
+ * Nothing here branches on or indexes memory by the values.
+ */
+#include "crypto/p256_field.h"
+
+#include "crypto/ct.h"
+
+typedef unsigned __int128 u128;
+
+/* p, little-endian limbs */
+#define P0 0xffffffffffffffffull
+#define P1 0x00000000ffffffffull
+#define P2 0x0000000000000000ull
+#define P3 0xffffffff00000001ull
+
+/* R^2 mod p, to convert into Montgomery form */
+static const hs_p256_fe r2_mod_p = { 0x0000000000000003ull, 0xfffffffbffffffffull,
+				     0xfffffffffffffffeull, 0x00000004fffffffdull };
+/* R mod p: 1 in Montgomery form */
+static const hs_p256_fe one_mont = { 0x0000000000000001ull, 0xffffffff00000000ull,
+				     0xffffffffffffffffull, 0x00000000fffffffeull };
+/* b * R mod p (b from SEC 2 section 2.4.2) */
+static const hs_p256_fe b_mont = { 0xd89cdf6229c4bddfull, 0xacf005cd78843090ull,
+				   0xe5a220abf7212ed6ull, 0xdc30061d04874834ull };
+
+/* a - b - *borrow, updating *borrow (0 or 1). */
+static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	u128 d = (u128)a - b - *borrow;
+	*borrow = (uint64_t)(d >> 64) & 1; /* wrapped: all high bits set */
+	return (uint64_t)d;
+}
+
+/* a + b + *carry, updating *carry (0 or 1). */
+static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	u128 s = (u128)a + b + *carry;
+	*carry = (uint64_t)(s >> 64);
+	return (uint64_t)s;
+}
+
+/*
+ * r = (t4:t3:t2:t1:t0) mod p for a value below 2p: subtract p, keep the
+ * difference unless it borrowed (then the value was already < p).
+ */
+static void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
+			uint64_t t4)
+{
+	uint64_t borrow = 0, s0, s1, s2, s3, keep;
+
+	s0 = sbb(t0, P0, &borrow);
+	s1 = sbb(t1, P1, &borrow);
+	s2 = sbb(t2, P2, &borrow);
+	s3 = sbb(t3, P3, &borrow);
+	(void)sbb(t4, 0, &borrow);
+	keep = 0 - ct_barrier_u64(borrow); /* all-ones: t < p, keep t */
+	r[0] = ct_select_u64(keep, t0, s0);
+	r[1] = ct_select_u64(keep, t1, s1);
+	r[2] = ct_select_u64(keep, t2, s2);
+	r[3] = ct_select_u64(keep, t3, s3);
+}
+
+void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5, c, m;
+	u128 acc;
+
+	for (int i = 0; i < 4; i++) {
+		/* t += a * b[i] */
+		acc = (u128)a[0] * b[i] + t0;
+		t0 = (uint64_t)acc;
+		c = (uint64_t)(acc >> 64);
+		acc = (u128)a[1] * b[i] + t1 + c;
+		t1 = (uint64_t)acc;
+		c = (uint64_t)(acc >> 64);
+		acc = (u128)a[2] * b[i] + t2 + c;
+		t2 = (uint64_t)acc;
+		c = (uint64_t)(acc >> 64);
+		acc = (u128)a[3] * b[i] + t3 + c;
+		t3 = (uint64_t)acc;
+		c = (uint64_t)(acc >> 64);
+		acc = (u128)t4 + c;
+		t4 = (uint64_t)acc;
+		t5 = (uint64_t)(acc >> 64);
+		/*
+		 * t = (t + m*p) / 2^64 with m = t0 (-1/p mod 2^64 is 1): the low
+		 * limb t0 + m*P0 = m*2^64 gives 0 and a carry of m; P2 = 0.
+		 */
+		m = t0;
+		acc = (u128)m * P1 + t1 + m;
+		t0 = (uint64_t)acc;
+		c = (uint64_t)(acc >> 64);
+		acc = (u128)t2 + c;
+		t1 = (uint64_t)acc;
+		c = (uint64_t)(acc >> 64);
+		acc = (u128)m * P3 + t3 + c;
+		t2 = (uint64_t)acc;
+		c = (uint64_t)(acc >> 64);
+		acc = (u128)t4 + c;
+		t3 = (uint64_t)acc;
+		t4 = t5 + (uint64_t)(acc >> 64);
+	}
+	reduce_once(r, t0, t1, t2, t3, t4);
+}
+
+void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
+{
+	hs_p256_fe_mul(r, a, a);
+}
+
+void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k)
+{
+	hs_p256_fe_copy(r, a);
+	while (k-- > 0)
+		hs_p256_fe_sqr(r, r);
+}
+
+void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	uint64_t carry = 0, t0, t1, t2, t3;
+
+	t0 = adc(a[0], b[0], &carry);
+	t1 = adc(a[1], b[1], &carry);
+	t2 = adc(a[2], b[2], &carry);
+	t3 = adc(a[3], b[3], &carry);
+	reduce_once(r, t0, t1, t2, t3, carry);
+}
+
+void hs_p256_fe_sub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	uint64_t borrow = 0, carry = 0, t0, t1, t2, t3, mask;
+
+	t0 = sbb(a[0], b[0], &borrow);
+	t1 = sbb(a[1], b[1], &borrow);
+	t2 = sbb(a[2], b[2], &borrow);
+	t3 = sbb(a[3], b[3], &borrow);
+	/* on borrow the difference wrapped by 2^256: add p back (masked) */
+	mask = 0 - ct_barrier_u64(borrow);
+	r[0] = adc(t0, P0 & mask, &carry);
+	r[1] = adc(t1, P1 & mask, &carry);
+	r[2] = adc(t2, P2 & mask, &carry);
+	r[3] = adc(t3, P3 & mask, &carry);
+}
+
+void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a)
+{
+	static const hs_p256_fe zero = { 0, 0, 0, 0 };
+	hs_p256_fe_sub(r, zero, a);
+}
+
+/*
+ * p - 2 = ffffffff 00000001 00000000 00000000 00000000 ffffffff ffffffff
+ * fffffffd: from the top, 32 ones, 31 zeros, a one, 96 zeros, 94 ones, 0, 1.
+ * x_k below is a^(2^k - 1) (k ones).
+ */
+void hs_p256_fe_inv(hs_p256_fe r, const hs_p256_fe a)
+{
+	hs_p256_fe x2, x3, x6, x12, x15, x30, x32, t;
+
+	hs_p256_fe_sqr(t, a);
+	hs_p256_fe_mul(x2, t, a);
+	hs_p256_fe_sqr(t, x2);
+	hs_p256_fe_mul(x3, t, a);
+	hs_p256_fe_sqr_n(t, x3, 3);
+	hs_p256_fe_mul(x6, t, x3);
+	hs_p256_fe_sqr_n(t, x6, 6);
+	hs_p256_fe_mul(x12, t, x6);
+	hs_p256_fe_sqr_n(t, x12, 3);
+	hs_p256_fe_mul(x15, t, x3);
+	hs_p256_fe_sqr_n(t, x15, 15);
+	hs_p256_fe_mul(x30, t, x15);
+	hs_p256_fe_sqr_n(t, x30, 2);
+	hs_p256_fe_mul(x32, t, x2);
+	/* 32 ones, then 31 zeros and a one */
+	hs_p256_fe_sqr_n(t, x32, 32);
+	hs_p256_fe_mul(t, t, a);
+	/* 96 zeros and 32 ones, 32 more ones, 30 more ones */
+	hs_p256_fe_sqr_n(t, t, 128);
+	hs_p256_fe_mul(t, t, x32);
+	hs_p256_fe_sqr_n(t, t, 32);
+	hs_p256_fe_mul(t, t, x32);
+	hs_p256_fe_sqr_n(t, t, 30);
+	hs_p256_fe_mul(t, t, x30);
+	/* 0, 1 */
+	hs_p256_fe_sqr_n(t, t, 2);
+	hs_p256_fe_mul(r, t, a);
+}
+
+void hs_p256_fe_set_b(hs_p256_fe r) { hs_p256_fe_copy(r, b_mont); }
+
+void hs_p256_fe_set_one(hs_p256_fe r) { hs_p256_fe_copy(r, one_mont); }
+
+void hs_p256_fe_set_zero(hs_p256_fe r)
+{
+	r[0] = r[1] = r[2] = r[3] = 0;
+}
+
+void hs_p256_fe_copy(hs_p256_fe r, const hs_p256_fe a)
+{
+	r[0] = a[0];
+	r[1] = a[1];
+	r[2] = a[2];
+	r[3] = a[3];
+}
+
+void hs_p256_fe_cmov(hs_p256_fe r, const hs_p256_fe a, uint64_t mask)
+{
+	for (int i = 0; i < 4; i++)
+		r[i] = ct_select_u64(mask, a[i], r[i]);
+}
+
+uint64_t hs_p256_fe_is_zero(const hs_p256_fe a)
+{
+	/* fully reduced, so 0 has exactly one representation */
+	return ct_is_zero_mask_u64(a[0] | a[1] | a[2] | a[3]);
+}
+
+uint64_t hs_p256_fe_eq(const hs_p256_fe a, const hs_p256_fe b)
+{
+	return ct_is_zero_mask_u64((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) |
+				   (a[3] ^ b[3]));
+}
+
+static uint64_t load_be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+uint64_t hs_p256_fe_from_bytes(hs_p256_fe r, const uint8_t in[32])
+{
+	hs_p256_fe x;
+	uint64_t borrow = 0;
+
+	for (int i = 0; i < 4; i++)
+		x[i] = load_be64(in + 8 * (3 - i));
+	/* x < p iff x - p borrows */
+	(void)sbb(x[0], P0, &borrow);
+	(void)sbb(x[1], P1, &borrow);
+	(void)sbb(x[2], P2, &borrow);
+	(void)sbb(x[3], P3, &borrow);
+	/* Montgomery multiplication accepts any x < 2^256 and reduces it */
+	hs_p256_fe_mul(r, x, r2_mod_p);
+	return 0 - ct_barrier_u64(borrow);
+}
+
+void hs_p256_fe_to_bytes(uint8_t out[32], const hs_p256_fe a)
+{
+	static const hs_p256_fe one = { 1, 0, 0, 0 };
+	hs_p256_fe x;
+
+	hs_p256_fe_mul(x, a, one); /* a / R */
+	for (int i = 0; i < 4; i++)
+		store_be64(out + 8 * (3 - i), x[i]);
+}

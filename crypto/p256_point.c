@@ -1,0 +1,421 @@
+/*
+ * Implementation notes: P-256 point arithmetic and scalar multiplication.
+ *
+ * - Projective (X:Y:Z) coordinates with the complete formulas of Renes,
+ *   Costello and Batina 2016 (algorithm 4: addition, 5: mixed addition
+ *   with an affine point, 6: doubling; all for a = -3). They are exception
+ *   free: infinity, P + P and P + (-P) need no test, hence no branch.
+ * - Variable base (hs_p256_point_mul): signed fixed windows of 5 bits.
+ *   The scalar is recoded into 52 digits in [-15, 16]; each window costs
+ *   5 doublings and one addition of a table entry in {0, P, ..., 16P}
+ *   selected by scanning all 16 entries under a mask, then negated under
+ *   a mask. The number and order of operations never depend on k.
+ * - Fixed base (hs_p256_point_mul_base): k = sum d_i 2^(6i) with 43 signed
+ *   digits in [-31, 32]; the table holds (j+1) 2^(6i) G for j < 32, so
+ *   kG is 43 mixed additions and no doubling. A zero digit still does the
+ *   addition (of a dummy entry) and discards it with a masked move.
+ * - Digits are computed with masks (no branch); the carry out of a window
+ *   is 1 when its value exceeds half the window range.
+ * Secrets (the scalar, its digits, intermediate points) are wiped.
+ */
+#include "crypto/p256_point.h"
+
+#include "base/err.h"
+#include "base/wipe.h"
+#include "crypto/ct.h"
+
+/* short names for the field operations, to keep the formulas readable */
+static inline void fmul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	hs_p256_fe_mul(r, a, b);
+}
+static inline void fadd(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	hs_p256_fe_add(r, a, b);
+}
+static inline void fsub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	hs_p256_fe_sub(r, a, b);
+}
+
+/* affine G in Montgomery form (SEC 2 section 2.4.2) */
+static const struct hs_p256_affine generator = {
+	{ 0x79e730d418a9143cull, 0x75ba95fc5fedb601ull, 0x79fb732b77622510ull,
+	  0x18905f76a53755c6ull },
+	{ 0xddf25357ce95560aull, 0x8b4ab8e4ba19e45cull, 0xd2e88688dd21f325ull,
+	  0x8571ff1825885d85ull },
+};
+
+void hs_p256_point_set_infinity(struct hs_p256_point *r)
+{
+	hs_p256_fe_set_zero(r->x);
+	hs_p256_fe_set_one(r->y);
+	hs_p256_fe_set_zero(r->z);
+}
+
+void hs_p256_point_from_affine(struct hs_p256_point *r, const struct hs_p256_affine *a)
+{
+	hs_p256_fe_copy(r->x, a->x);
+	hs_p256_fe_copy(r->y, a->y);
+	hs_p256_fe_set_one(r->z);
+}
+
+void hs_p256_point_set_generator(struct hs_p256_point *r)
+{
+	hs_p256_point_from_affine(r, &generator);
+}
+
+/* RCB16 algorithm 4 (a = -3), step for step; 12M + 2 mult by b. */
+void hs_p256_point_add(struct hs_p256_point *r, const struct hs_p256_point *p,
+		       const struct hs_p256_point *q)
+{
+	hs_p256_fe t0, t1, t2, t3, t4, x3, y3, z3, b;
+
+	hs_p256_fe_set_b(b);
+	fmul(t0, p->x, q->x);
+	fmul(t1, p->y, q->y);
+	fmul(t2, p->z, q->z);
+	fadd(t3, p->x, p->y);
+	fadd(t4, q->x, q->y);
+	fmul(t3, t3, t4);
+	fadd(t4, t0, t1);
+	fsub(t3, t3, t4);
+	fadd(t4, p->y, p->z);
+	fadd(x3, q->y, q->z);
+	fmul(t4, t4, x3);
+	fadd(x3, t1, t2);
+	fsub(t4, t4, x3);
+	fadd(x3, p->x, p->z);
+	fadd(y3, q->x, q->z);
+	fmul(x3, x3, y3);
+	fadd(y3, t0, t2);
+	fsub(y3, x3, y3);
+	fmul(z3, b, t2);
+	fsub(x3, y3, z3);
+	fadd(z3, x3, x3);
+	fadd(x3, x3, z3);
+	fsub(z3, t1, x3);
+	fadd(x3, t1, x3);
+	fmul(y3, b, y3);
+	fadd(t1, t2, t2);
+	fadd(t2, t1, t2);
+	fsub(y3, y3, t2);
+	fsub(y3, y3, t0);
+	fadd(t1, y3, y3);
+	fadd(y3, t1, y3);
+	fadd(t1, t0, t0);
+	fadd(t0, t1, t0);
+	fsub(t0, t0, t2);
+	fmul(t1, t4, y3);
+	fmul(t2, t0, y3);
+	fmul(y3, x3, z3);
+	fadd(y3, y3, t2);
+	fmul(x3, t3, x3);
+	fsub(x3, x3, t1);
+	fmul(z3, t4, z3);
+	fmul(t1, t3, t0);
+	fadd(z3, z3, t1);
+	hs_p256_fe_copy(r->x, x3);
+	hs_p256_fe_copy(r->y, y3);
+	hs_p256_fe_copy(r->z, z3);
+}
+
+/* RCB16 algorithm 5 (a = -3, Z2 = 1); 11M + 2 mult by b. */
+void hs_p256_point_add_affine(struct hs_p256_point *r, const struct hs_p256_point *p,
+			      const struct hs_p256_affine *q)
+{
+	hs_p256_fe t0, t1, t2, t3, t4, x3, y3, z3, b;
+
+	hs_p256_fe_set_b(b);
+	fmul(t0, p->x, q->x);
+	fmul(t1, p->y, q->y);
+	fadd(t3, q->x, q->y);
+	fadd(t4, p->x, p->y);
+	fmul(t3, t3, t4);
+	fadd(t4, t0, t1);
+	fsub(t3, t3, t4);
+	fmul(t4, q->y, p->z);
+	fadd(t4, t4, p->y);
+	fmul(y3, q->x, p->z);
+	fadd(y3, y3, p->x);
+	fmul(z3, b, p->z);
+	fsub(x3, y3, z3);
+	fadd(z3, x3, x3);
+	fadd(x3, x3, z3);
+	fsub(z3, t1, x3);
+	fadd(x3, t1, x3);
+	fmul(y3, b, y3);
+	fadd(t1, p->z, p->z);
+	fadd(t2, t1, p->z);
+	fsub(y3, y3, t2);
+	fsub(y3, y3, t0);
+	fadd(t1, y3, y3);
+	fadd(y3, t1, y3);
+	fadd(t1, t0, t0);
+	fadd(t0, t1, t0);
+	fsub(t0, t0, t2);
+	fmul(t1, t4, y3);
+	fmul(t2, t0, y3);
+	fmul(y3, x3, z3);
+	fadd(y3, y3, t2);
+	fmul(x3, t3, x3);
+	fsub(x3, x3, t1);
+	fmul(z3, t4, z3);
+	fmul(t1, t3, t0);
+	fadd(z3, z3, t1);
+	hs_p256_fe_copy(r->x, x3);
+	hs_p256_fe_copy(r->y, y3);
+	hs_p256_fe_copy(r->z, z3);
+}
+
+/* RCB16 algorithm 6 (a = -3); 8M + 3S + 2 mult by b. */
+void hs_p256_point_double(struct hs_p256_point *r, const struct hs_p256_point *p)
+{
+	hs_p256_fe t0, t1, t2, t3, x3, y3, z3, b;
+
+	hs_p256_fe_set_b(b);
+	hs_p256_fe_sqr(t0, p->x);
+	hs_p256_fe_sqr(t1, p->y);
+	hs_p256_fe_sqr(t2, p->z);
+	fmul(t3, p->x, p->y);
+	fadd(t3, t3, t3);
+	fmul(z3, p->x, p->z);
+	fadd(z3, z3, z3);
+	fmul(y3, b, t2);
+	fsub(y3, y3, z3);
+	fadd(x3, y3, y3);
+	fadd(y3, x3, y3);
+	fsub(x3, t1, y3);
+	fadd(y3, t1, y3);
+	fmul(y3, x3, y3);
+	fmul(x3, x3, t3);
+	fadd(t3, t2, t2);
+	fadd(t2, t2, t3);
+	fmul(z3, b, z3);
+	fsub(z3, z3, t2);
+	fsub(z3, z3, t0);
+	fadd(t3, z3, z3);
+	fadd(z3, z3, t3);
+	fadd(t3, t0, t0);
+	fadd(t0, t3, t0);
+	fsub(t0, t0, t2);
+	fmul(t0, t0, z3);
+	fadd(y3, y3, t0);
+	fmul(t0, p->y, p->z);
+	fadd(t0, t0, t0);
+	fmul(z3, t0, z3);
+	fsub(x3, x3, z3);
+	fmul(z3, t0, t1);
+	fadd(z3, z3, z3);
+	fadd(z3, z3, z3);
+	hs_p256_fe_copy(r->x, x3);
+	hs_p256_fe_copy(r->y, y3);
+	hs_p256_fe_copy(r->z, z3);
+}
+
+void hs_p256_point_neg(struct hs_p256_point *r, const struct hs_p256_point *p)
+{
+	hs_p256_fe_copy(r->x, p->x);
+	hs_p256_fe_neg(r->y, p->y);
+	hs_p256_fe_copy(r->z, p->z);
+}
+
+void hs_p256_point_cmov(struct hs_p256_point *r, const struct hs_p256_point *a, uint64_t mask)
+{
+	hs_p256_fe_cmov(r->x, a->x, mask);
+	hs_p256_fe_cmov(r->y, a->y, mask);
+	hs_p256_fe_cmov(r->z, a->z, mask);
+}
+
+uint64_t hs_p256_point_is_infinity(const struct hs_p256_point *p)
+{
+	return hs_p256_fe_is_zero(p->z);
+}
+
+int hs_p256_point_from_bytes(struct hs_p256_point *r, const uint8_t x[32], const uint8_t y[32])
+{
+	hs_p256_fe lhs, rhs, t, b;
+
+	if (!hs_p256_fe_from_bytes(r->x, x) || !hs_p256_fe_from_bytes(r->y, y))
+		return HS_ERR_BAD_POINT;
+	/* y^2 == x^3 - 3x + b */
+	hs_p256_fe_sqr(lhs, r->y);
+	hs_p256_fe_sqr(rhs, r->x);
+	fmul(rhs, rhs, r->x);
+	fadd(t, r->x, r->x);
+	fadd(t, t, r->x);
+	fsub(rhs, rhs, t);
+	hs_p256_fe_set_b(b);
+	fadd(rhs, rhs, b);
+	if (!hs_p256_fe_eq(lhs, rhs))
+		return HS_ERR_BAD_POINT;
+	hs_p256_fe_set_one(r->z);
+	return 0;
+}
+
+uint64_t hs_p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct hs_p256_point *p)
+{
+	hs_p256_fe zinv, t;
+
+	hs_p256_fe_inv(zinv, p->z); /* 1/0 gives 0, so infinity maps to (0, 0) */
+	fmul(t, p->x, zinv);
+	hs_p256_fe_to_bytes(x, t);
+	fmul(t, p->y, zinv);
+	hs_p256_fe_to_bytes(y, t);
+	hs_wipe(zinv, sizeof(zinv));
+	hs_wipe(t, sizeof(t));
+	return hs_p256_point_is_infinity(p);
+}
+
+/* w bits of k starting at bit pos (pos is public: a loop counter). */
+static uint32_t scalar_bits(const hs_p256_sc k, unsigned pos, unsigned w)
+{
+	unsigned limb = pos / 64, off = pos % 64;
+	uint64_t v;
+
+	if (limb >= 4)
+		return 0;
+	v = k[limb] >> off;
+
+	if (off + w > 64 && limb + 1 < 4)
+		v |= k[limb + 1] << (64 - off);
+	return (uint32_t)v & ((1u << w) - 1);
+}
+
+/*
+ * Signed fixed-window recoding: k = sum d[i] 2^(w i), each digit in
+ * [-2^(w-1) + 1, 2^(w-1)]. A window value v (plus the carry in) above
+ * 2^(w-1) becomes v - 2^w with a carry of 1 into the next window.
+ * ndig * w must exceed 256 so the last window absorbs the final carry.
+ */
+static void recode(int8_t *d, unsigned ndig, const hs_p256_sc k, unsigned w)
+{
+	uint32_t carry = 0;
+
+	for (unsigned i = 0; i < ndig; i++) {
+		uint32_t v = scalar_bits(k, w * i, w) + carry;
+		/* v <= 2^w: (2^(w-1) - v) wraps, setting bit 31, iff v > 2^(w-1) */
+		carry = ct_barrier_u32(((1u << (w - 1)) - v) >> 31);
+		d[i] = (int8_t)(int32_t)(v - (carry << w));
+	}
+}
+
+/* sign mask (all-ones if d < 0) and |d| of a digit, without a branch */
+static uint64_t digit_sign(int8_t d, uint32_t *abs)
+{
+	uint32_t u = (uint32_t)(int32_t)d;
+	uint32_t neg = 0 - (u >> 31);
+
+	*abs = (u ^ neg) - neg;
+	return (uint64_t)0 - (uint64_t)(neg & 1);
+}
+
+static inline uint64_t mask64(uint32_t m32)
+{
+	return (uint64_t)0 - (uint64_t)(m32 & 1);
+}
+
+/* r = table[idx - 1], or infinity for idx = 0; reads all 16 entries. */
+static void lookup16(struct hs_p256_point *r, const struct hs_p256_point table[16], uint32_t idx)
+{
+	hs_p256_point_set_infinity(r);
+	for (uint32_t j = 0; j < 16; j++)
+		hs_p256_point_cmov(r, &table[j], mask64(ct_eq_mask_u32(idx, j + 1)));
+}
+
+#define VAR_W 5
+#define VAR_DIGITS 52 /* 52 * 5 = 260 > 256 */
+
+void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct hs_p256_point *p)
+{
+	struct hs_p256_point table[16], acc, q, nq;
+	int8_t d[VAR_DIGITS];
+	uint32_t abs;
+	uint64_t neg;
+
+	/* table[i] = (i + 1) p */
+	table[0] = *p;
+	hs_p256_point_double(&table[1], p);
+	for (int i = 2; i < 16; i++)
+		hs_p256_point_add(&table[i], &table[i - 1], p);
+	recode(d, VAR_DIGITS, k, VAR_W);
+	/* the top digit is bit 255 plus a carry: in [0, 2] */
+	(void)digit_sign(d[VAR_DIGITS - 1], &abs);
+	lookup16(&acc, table, abs);
+	for (int i = VAR_DIGITS - 2; i >= 0; i--) {
+		for (int j = 0; j < VAR_W; j++)
+			hs_p256_point_double(&acc, &acc);
+		neg = digit_sign(d[i], &abs);
+		lookup16(&q, table, abs);
+		hs_p256_point_neg(&nq, &q);
+		hs_p256_point_cmov(&q, &nq, neg);
+		hs_p256_point_add(&acc, &acc, &q);
+	}
+	*r = acc;
+	hs_wipe(table, sizeof(table));
+	hs_wipe(&acc, sizeof(acc));
+	hs_wipe(&q, sizeof(q));
+	hs_wipe(&nq, sizeof(nq));
+	hs_wipe(d, sizeof(d));
+	hs_wipe(&abs, sizeof(abs));
+}
+
+/* r = hs_p256_base_table[win][idx - 1]; reads the whole row. */
+static void lookup_base(struct hs_p256_affine *r, unsigned win, uint32_t idx)
+{
+	const struct hs_p256_affine *row = hs_p256_base_table[win];
+
+	hs_p256_fe_set_zero(r->x);
+	hs_p256_fe_set_zero(r->y);
+	for (uint32_t j = 0; j < HS_P256_BASE_ENTRIES; j++) {
+		uint64_t m = mask64(ct_eq_mask_u32(idx, j + 1));
+		hs_p256_fe_cmov(r->x, row[j].x, m);
+		hs_p256_fe_cmov(r->y, row[j].y, m);
+	}
+}
+
+#define BASE_W 6
+
+void hs_p256_point_mul_base(struct hs_p256_point *r, const hs_p256_sc k)
+{
+	struct hs_p256_point acc, sum;
+	struct hs_p256_affine q;
+	hs_p256_fe ny;
+	int8_t d[HS_P256_BASE_WINDOWS];
+	uint32_t abs;
+	uint64_t neg;
+
+	recode(d, HS_P256_BASE_WINDOWS, k, BASE_W);
+	hs_p256_point_set_infinity(&acc);
+	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
+		neg = digit_sign(d[i], &abs);
+		lookup_base(&q, i, abs);
+		hs_p256_fe_neg(ny, q.y);
+		hs_p256_fe_cmov(q.y, ny, neg);
+		/* d = 0 selected the dummy (0, 0): add anyway, keep acc */
+		hs_p256_point_add_affine(&sum, &acc, &q);
+		hs_p256_point_cmov(&acc, &sum, ~mask64(ct_eq_mask_u32(abs, 0)));
+	}
+	*r = acc;
+	hs_wipe(&acc, sizeof(acc));
+	hs_wipe(&sum, sizeof(sum));
+	hs_wipe(&q, sizeof(q));
+	hs_wipe(ny, sizeof(ny));
+	hs_wipe(d, sizeof(d));
+	hs_wipe(&abs, sizeof(abs));
+}
+
+/*
+ * Public inputs only. Today this is simply the two constant-time
+ * multiplications and one addition; the name leaves room for a faster
+ * variable-time method.
+ */
+void hs_p256_point_mul_double_vartime(struct hs_p256_point *r, const hs_p256_sc a,
+				      const hs_p256_sc b, const struct hs_p256_point *p)
+{
+	struct hs_p256_point ag, bp;
+
+	hs_p256_point_mul_base(&ag, a);
+	hs_p256_point_mul(&bp, b, p);
+	hs_p256_point_add(r, &ag, &bp);
+}

@@ -1,0 +1,46 @@
+/*
+ * Arithmetic modulo the P-256 group order
+ * n = ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc63254f
+ * (internal to crypto/: used by ECDH and ECDSA).
+ *
+ * A scalar is four 64-bit limbs, least significant first. Unless a name
+ * says "mont", values are plain integers in [0, n); "mont" values hold
+ * x * 2^256 mod n. Mixing one of each in hs_p256_sc_mont_mul gives a
+ * plain result: mont_mul(a, b) = a * b / 2^256 mod n.
+ * Everything runs in constant time. Outputs may alias inputs.
+ */
+#ifndef HS_CRYPTO_P256_SCALAR_H
+#define HS_CRYPTO_P256_SCALAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t hs_p256_sc[4];
+
+/*
+ * Load 32 bytes big-endian as they are (no reduction). Returns all-ones
+ * if the value is in [1, n-1] (a valid private key or nonce), else 0.
+ */
+uint64_t hs_p256_sc_from_bytes(hs_p256_sc r, const uint8_t in[32]);
+/*
+ * r = bits2int(h) mod n (SEC 1 4.1.3 step 5, RFC 6979 2.3.2): the leftmost
+ * 256 bits of h (all of it when shorter, as an integer), reduced mod n.
+ * Used for message digests and for 32-byte x-coordinates (x mod n).
+ */
+void hs_p256_sc_from_digest(hs_p256_sc r, const uint8_t *h, size_t h_len);
+void hs_p256_sc_to_bytes(uint8_t out[32], const hs_p256_sc a);
+
+void hs_p256_sc_add(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b);
+/* r = a * b / 2^256 mod n; a and b may be any values below n. */
+void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b);
+/* r = a * 2^256 mod n (into Montgomery form). */
+void hs_p256_sc_to_mont(hs_p256_sc r, const hs_p256_sc a);
+/* r = 1/a in Montgomery form, for a in Montgomery form (Fermat; 0 gives 0). */
+void hs_p256_sc_inv_mont(hs_p256_sc r, const hs_p256_sc a);
+
+/* all-ones if a == 0, else 0 */
+uint64_t hs_p256_sc_is_zero(const hs_p256_sc a);
+/* if (mask) r = a */
+void hs_p256_sc_cmov(hs_p256_sc r, const hs_p256_sc a, uint64_t mask);
+
+#endif

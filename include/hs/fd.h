@@ -1,0 +1,36 @@
+/*
+ * Blocking file-descriptor helpers on top of the sans-I/O engine. They use
+ * an already connected / accepted socket (or any fd pair-like stream) and
+ * never read past the record that completes the handshake, so after
+ * hs_fd_handshake() the kernel socket buffer holds exactly the bytes the
+ * engine has not seen (kTLS hand-off).
+ *
+ * These are the only libhs functions that do I/O.
+ */
+#ifndef HS_FD_H
+#define HS_FD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+struct hs_conn;
+
+/* Run the handshake to completion on fd. HS_ERR_TLS_CLOSED on EOF. */
+HS_MUST_CHECK int hs_fd_handshake(struct hs_conn *c, int fd);
+/* Client role: handshake on a connected socket (same as hs_fd_handshake). */
+HS_MUST_CHECK int hs_fd_connect(struct hs_conn *c, int fd);
+/* Server role: handshake on an accepted socket (same as hs_fd_handshake). */
+HS_MUST_CHECK int hs_fd_accept(struct hs_conn *c, int fd);
+/*
+ * Read application data: blocks until some arrives. *n = 0 means the peer
+ * sent close_notify (or closed the socket after it).
+ */
+HS_MUST_CHECK int hs_fd_read(struct hs_conn *c, int fd, void *buf, size_t cap, size_t *n);
+/* Write all len bytes. */
+HS_MUST_CHECK int hs_fd_write(struct hs_conn *c, int fd, const void *buf, size_t len);
+/* Send close_notify and flush it (the fd stays open: the caller closes). */
+HS_MUST_CHECK int hs_fd_close(struct hs_conn *c, int fd);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * TEST-ONLY hooks: make a connection deterministic so published traces
+ * (RFC 8448) can be reproduced byte for byte, and let a test plug in a
+ * verifier for a signature scheme hs does not implement yet (RSA-PSS).
+ * Never use these in a program: they disable randomness.
+ *
+ * Call hs_conn_test_hooks() right after hs_conn_new(): a client builds its
+ * ClientHello lazily, on the first pull / output_pending / feed.
+ */
+#ifndef HS_TEST_HOOKS_H
+#define HS_TEST_HOOKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "hs/tls.h"
+
+typedef int (*hs_test_verify_fn)(uint16_t scheme, const uint8_t *spki, size_t spki_len,
+				 const uint8_t *msg, size_t msg_len, const uint8_t *sig,
+				 size_t sig_len);
+
+struct hs_test_hooks {
+	const uint8_t *random;   /* 32 bytes: ClientHello / ServerHello random */
+	const uint8_t *kx_priv;  /* key-share private key for kx_group */
+	size_t kx_priv_len;
+	uint16_t kx_group;
+	/* client: send this ClientHello (whole handshake message) verbatim */
+	const uint8_t *client_hello;
+	size_t client_hello_len;
+	/* accept this extra signature scheme, checked by verify */
+	uint16_t extra_scheme;
+	hs_test_verify_fn verify;
+	/* server: send no legacy compatibility CCS, fixed cookie bytes */
+	const uint8_t *cookie;
+	size_t cookie_len;
+};
+
+HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h);
+
+/* Secrets of the handshake stage, for checking a trace (digest_len bytes). */
+struct hs_test_secrets {
+	size_t len;
+	uint8_t client_hs[48], server_hs[48], client_ap[48], server_ap[48];
+	uint8_t master[48], handshake[48];
+};
+void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s);
+
+#endif

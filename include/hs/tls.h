@@ -1,0 +1,159 @@
+/*
+ * hs TLS 1.3 engine: the public, sans-I/O API.
+ *
+ * A connection never touches a socket. The caller moves bytes:
+ *
+ *   hs_conn_feed(c, in, len, &used)   received bytes in; used says how many
+ *                                     were taken (the rest must be fed again)
+ *   hs_conn_pull(c, out, cap, &n)     bytes to send out
+ *   hs_conn_read(c, buf, cap, &n)     decrypted application data
+ *   hs_conn_write(c, buf, len, &n)    application data to protect
+ *   hs_conn_next_event(c)             handshake done, close_notify, alert
+ *
+ * Byte accounting is exact: feed never takes bytes past the record that
+ * completes the handshake (it returns with the rest unused), and it stops
+ * taking bytes while decrypted application data waits to be read.
+ * hs_conn_input_wanted() says how many more bytes finish the current record,
+ * so a caller reading a socket can read exactly that many (kTLS hand-off).
+ *
+ * Errors: every function returns 0 or a negative hs_err (base/err.h). The
+ * first fatal error is sticky: every later call returns it until free. An
+ * error we detect queues the matching fatal alert for hs_conn_pull(); an
+ * alert from the peer gives HS_ERR_TLS_PEER_ALERT (hs_conn_alert() tells
+ * which).
+ *
+ * Memory: hs_conn_new() allocates everything the connection needs; no
+ * call after that allocates. The config (and the buffers it points to) must
+ * outlive the connection. Secrets are wiped by hs_conn_free().
+ */
+#ifndef HS_TLS_H
+#define HS_TLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* Cipher suites (RFC 8446 B.4). */
+#define HS_TLS_AES_128_GCM_SHA256 0x1301
+#define HS_TLS_AES_256_GCM_SHA384 0x1302
+#define HS_TLS_CHACHA20_POLY1305_SHA256 0x1303
+
+/* Named groups (RFC 8446 4.2.7). */
+#define HS_GROUP_SECP256R1 0x0017
+#define HS_GROUP_X25519 0x001d
+
+/* Signature schemes (RFC 8446 4.2.3). */
+#define HS_SIG_ECDSA_SECP256R1_SHA256 0x0403
+#define HS_SIG_ED25519 0x0807
+
+enum hs_role { HS_ROLE_CLIENT = 0, HS_ROLE_SERVER = 1 };
+
+/* Events, in the order they happen; hs_conn_next_event() pops them. */
+enum hs_event {
+	HS_EVENT_NONE = 0,
+	HS_EVENT_HANDSHAKE_DONE = 1, /* both Finished exchanged (our view) */
+	HS_EVENT_CLOSE_NOTIFY = 2,   /* the peer closed its side */
+	HS_EVENT_ALERT = 3,          /* a fatal alert was sent or received */
+	HS_EVENT_KEY_UPDATE = 4,     /* the peer updated its sending keys */
+	HS_EVENT_TICKET = 5,         /* client: a NewSessionTicket arrived */
+};
+
+/* A certificate chain and its private key (see hs_cred_load_pem). */
+struct hs_cred;
+
+struct hs_config {
+	enum hs_role role;
+	/* Preference-ordered lists (IANA code points); NULL/0 = defaults. */
+	const uint16_t *suites;
+	size_t n_suites;
+	const uint16_t *groups; /* client: the first gets a key share */
+	size_t n_groups;
+	const uint16_t *sig_schemes;
+	size_t n_sig_schemes;
+	/* ALPN protocols, preference-ordered (server: its preference). */
+	const char *const *alpn;
+	size_t n_alpn;
+	/* server: chain + key to present. Required for a server. */
+	const struct hs_cred *cred;
+	/* client: SNI to send and the name the leaf's SAN must match. */
+	const char *server_name;
+	/*
+	 * client: the pinned trust anchor, a certificate in DER. The server's
+	 * leaf must be this exact certificate. NULL: no pin (insecure must be
+	 * set, the CertificateVerify signature is still checked).
+	 */
+	const uint8_t *anchor_der;
+	size_t anchor_len;
+	int insecure;      /* client: skip the pin and name checks */
+	int no_compat;     /* client: no middlebox compatibility mode */
+	int hrr_cookie;    /* server: always answer the first ClientHello with
+			      a HelloRetryRequest carrying a cookie */
+	int keep_tickets;  /* client: keep the last NewSessionTicket */
+	/*
+	 * Records sent under one key before an automatic KeyUpdate; 0 = the
+	 * AEAD's limit from RFC 8446 5.5 (2^24 for AES-GCM, 2^60 otherwise).
+	 */
+	uint64_t key_update_after;
+};
+
+struct hs_conn;
+
+/*
+ * Allocate a connection. A client builds its ClientHello lazily, on the
+ * first hs_conn_pull / hs_conn_output_pending / hs_conn_feed.
+ */
+HS_MUST_CHECK int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg);
+/* Wipe every secret and free. NULL is fine. */
+void hs_conn_free(struct hs_conn *c);
+
+/* Feed received bytes; *used gets how many were taken (0..len). */
+HS_MUST_CHECK int hs_conn_feed(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used);
+/* Bytes that would complete the record being received (>= 1). */
+size_t hs_conn_input_wanted(const struct hs_conn *c);
+/* Bytes queued for sending. */
+size_t hs_conn_output_pending(struct hs_conn *c);
+/* Copy up to cap queued bytes to out (removing them); *n gets the count. */
+HS_MUST_CHECK int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n);
+/* Copy up to cap bytes of received application data; *n = 0 if none. */
+HS_MUST_CHECK int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n);
+/*
+ * Protect application data; *n gets how many bytes were taken (fewer than
+ * len when the output queue is full: pull, then write the rest).
+ */
+HS_MUST_CHECK int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n);
+/* Send our KeyUpdate; request_peer asks the peer to update too. */
+HS_MUST_CHECK int hs_conn_key_update(struct hs_conn *c, int request_peer);
+/* Queue close_notify; afterwards writes fail with HS_ERR_TLS_CLOSED. */
+HS_MUST_CHECK int hs_conn_close(struct hs_conn *c);
+
+enum hs_event hs_conn_next_event(struct hs_conn *c);
+int hs_conn_handshake_done(const struct hs_conn *c);
+int hs_conn_peer_closed(const struct hs_conn *c);
+/* The sticky error (0 if none). */
+int hs_conn_error(const struct hs_conn *c);
+/* Alert description sent (from_peer 0) or received (1); -1 if none. */
+int hs_conn_alert(const struct hs_conn *c, int from_peer);
+
+/* Negotiated parameters (0 / NULL before they are known). */
+uint16_t hs_conn_suite(const struct hs_conn *c);
+uint16_t hs_conn_group(const struct hs_conn *c);
+uint16_t hs_conn_sig_scheme(const struct hs_conn *c);
+const char *hs_conn_alpn(const struct hs_conn *c);
+/* server: the SNI the client sent (NULL if none). */
+const char *hs_conn_server_name(const struct hs_conn *c);
+/* Did the handshake use a HelloRetryRequest? */
+int hs_conn_used_hrr(const struct hs_conn *c);
+/* client: the last NewSessionTicket kept (keep_tickets), or NULL. */
+const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *lifetime);
+
+/* Names for printing ("TLS_AES_128_GCM_SHA256", "x25519", ...; "?" if unknown). */
+const char *hs_suite_name(uint16_t suite);
+const char *hs_group_name(uint16_t group);
+const char *hs_sig_scheme_name(uint16_t scheme);
+/* Alert description name ("decode_error", ...). */
+const char *hs_alert_name(int alert);
+/* The alert an error maps to (the one table in libhs/alert.c). */
+int hs_err_alert(int err);
+
+#endif

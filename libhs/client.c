@@ -1,0 +1,460 @@
+/*
+ * The client state machine (RFC 8446 A.1), as data:
+ *
+ *   START -ClientHello-> WAIT_SH -ServerHello-> WAIT_EE -EE-> WAIT_CERT_CR
+ *   WAIT_SH -HelloRetryRequest-> WAIT_SH (once)
+ *   WAIT_CERT_CR -Certificate-> WAIT_CV, -CertificateRequest-> WAIT_CERT
+ *   WAIT_CV -CertificateVerify-> WAIT_FINISHED -Finished-> CONNECTED
+ *   CONNECTED: NewSessionTicket, KeyUpdate
+ *
+ * Implementation notes: middlebox compatibility (D.4) is on unless
+ * no_compat: a 32-byte legacy_session_id and one CCS before our second
+ * flight. We send one key share (the first configured group). The
+ * extension types we sent are remembered so that any extension in a reply
+ * we did not offer is unsupported_extension (4.2). The ECDHE private key
+ * is wiped as soon as the shared secret is computed.
+ */
+#include "libhs/internal.h"
+
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/rand.h"
+
+/* SHA-256("HelloRetryRequest"), RFC 8446 4.1.3 */
+static const uint8_t hrr_random[32] = {
+	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
+	0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
+};
+
+static int offered(const struct hs_conn *c, uint16_t type)
+{
+	return hs_u16_in(c->offered, c->n_offered, type);
+}
+
+static void note_offered(struct hs_conn *c, uint16_t type)
+{
+	if (c->n_offered < MAX_OFFERED && !offered(c, type))
+		c->offered[c->n_offered++] = type;
+}
+
+static int is_ip_literal(const char *s)
+{
+	/* RFC 6066 3: literal IPv4 and IPv6 addresses are not permitted */
+	int dots = 0, digits = 1;
+	for (; *s; s++) {
+		if (*s == ':')
+			return 1;
+		if (*s == '.')
+			dots++;
+		else if (*s < '0' || *s > '9')
+			digits = 0;
+	}
+	return digits && dots == 3;
+}
+
+static void write_available(struct hs_writer *w, const uint16_t *v, size_t n,
+			    const void *(*find)(uint16_t))
+{
+	for (size_t i = 0; i < n; i++)
+		if (find(v[i]) != NULL)
+			hs_write_u16(w, v[i]);
+}
+
+static const void *find_suite(uint16_t id) { return hs_suite_find(id); }
+static const void *find_group(uint16_t id) { return hs_group_find(id); }
+static const void *find_sig(uint16_t id) { return hs_sigscheme_find(id); }
+
+static void write_list_ext(struct hs_conn *c, struct hs_writer *w, uint16_t type,
+			   const uint16_t *v, size_t n, const void *(*find)(uint16_t))
+{
+	struct hs_writer_vec e, l;
+
+	hs_write_u16(w, type);
+	hs_write_vec_open(w, 2, &e);
+	hs_write_vec_open(w, 2, &l);
+	write_available(w, v, n, find);
+	if (type == EXT_SIG_ALGS && c->has_hooks && c->hooks.extra_scheme != 0)
+		hs_write_u16(w, c->hooks.extra_scheme);
+	hs_write_vec_close(w, &l);
+	hs_write_vec_close(w, &e);
+	note_offered(c, type);
+}
+
+static void write_ch_exts(struct hs_conn *c, struct hs_writer *w)
+{
+	const struct hs_config *cfg = c->cfg;
+	const uint16_t *v;
+	size_t n;
+	static const uint16_t versions[] = { TLS13_VERSION };
+
+	if (cfg->server_name != NULL && !is_ip_literal(cfg->server_name)) {
+		hs_ext_w_sni(w, cfg->server_name);
+		note_offered(c, EXT_SERVER_NAME);
+	}
+	hs_cfg_groups(cfg, &v, &n);
+	write_list_ext(c, w, EXT_SUPPORTED_GROUPS, v, n, find_group);
+	hs_cfg_sigs(cfg, &v, &n);
+	write_list_ext(c, w, EXT_SIG_ALGS, v, n, find_sig);
+	if (cfg->n_alpn > 0) {
+		hs_ext_w_alpn(w, cfg->alpn, cfg->n_alpn);
+		note_offered(c, EXT_ALPN);
+	}
+	hs_ext_w_u16_list(w, EXT_SUPPORTED_VERSIONS, 1, versions, 1);
+	note_offered(c, EXT_SUPPORTED_VERSIONS);
+	hs_ext_w_key_share(w, c->kx_group->id, c->kx_pub, c->kx_group->kx->pub_len, 1);
+	note_offered(c, EXT_KEY_SHARE);
+	if (c->cookie_len > 0) {
+		hs_ext_w_opaque(w, EXT_COOKIE, 2, c->cookie, c->cookie_len);
+		note_offered(c, EXT_COOKIE);
+	}
+}
+
+static int send_client_hello(struct hs_conn *c, uint16_t record_version)
+{
+	struct hs_writer w;
+	struct hs_writer_vec v, sub;
+	const uint16_t *suites;
+	size_t n;
+
+	hs_cfg_suites(c->cfg, &suites, &n);
+	hs_msg_begin(c, HT_CLIENT_HELLO, &w, &v);
+	hs_write_u16(&w, TLS12_VERSION);
+	hs_write_bytes(&w, c->random, 32);
+	hs_write_vec_open(&w, 1, &sub);
+	hs_write_bytes(&w, c->sid, c->sid_len);
+	hs_write_vec_close(&w, &sub);
+	hs_write_vec_open(&w, 2, &sub);
+	write_available(&w, suites, n, find_suite);
+	hs_write_vec_close(&w, &sub);
+	hs_write_u16(&w, 0x0100); /* legacy_compression_methods = { null } */
+	hs_write_vec_open(&w, 2, &sub);
+	write_ch_exts(c, &w);
+	hs_write_vec_close(&w, &sub);
+	TRY(hs_msg_end(c, &w, &v));
+	return hs_flush_hs(c, record_version);
+}
+
+/* test hook: send a given ClientHello verbatim, learning what it offers */
+static int send_verbatim_hello(struct hs_conn *c)
+{
+	struct hs_reader r = hs_reader_init(c->hooks.client_hello, c->hooks.client_hello_len);
+	struct hs_reader body, sid, suites, comp;
+	struct ext_list exts;
+	uint16_t version;
+
+	TRY(hs_msg_body(c->hooks.client_hello, c->hooks.client_hello_len, &body));
+	r = body;
+	TRY(hs_read_u16(&r, &version));
+	TRY(hs_read_bytes(&r, c->random, 32));
+	TRY(hs_read_vec(&r, 1, 0, 32, &sid));
+	c->sid_len = sid.len;
+	memcpy(c->sid, sid.p, sid.len);
+	TRY(hs_read_vec(&r, 2, 2, 0xfffe, &suites));
+	TRY(hs_read_vec(&r, 1, 1, 255, &comp));
+	TRY(hs_ext_parse(&r, &exts));
+	for (size_t i = 0; i < exts.n; i++)
+		note_offered(c, exts.e[i].type);
+	ENSURE(c->hooks.client_hello_len <= HS_MSG_MAX, HS_ERR_ARG);
+	memcpy(c->hs_out, c->hooks.client_hello, c->hooks.client_hello_len);
+	c->hs_out_len = c->hooks.client_hello_len;
+	hs_tr_update(&c->tr, c->hs_out, c->hs_out_len);
+	return hs_flush_hs(c, 0x0301);
+}
+
+int hs_client_start(struct hs_conn *c)
+{
+	const uint16_t *groups;
+	size_t n;
+	const struct group *g = NULL;
+
+	hs_cfg_groups(c->cfg, &groups, &n);
+	for (size_t i = 0; i < n && g == NULL; i++)
+		g = hs_group_find(groups[i]);
+	ENSURE(g != NULL, HS_ERR_TLS_NO_SHARED_GROUP);
+	TRY(hs_conn_keygen(c, g));
+	c->state = C_WAIT_SH;
+	if (c->has_hooks && c->hooks.client_hello != NULL)
+		return send_verbatim_hello(c);
+	TRY(hs_hello_random(c, c->random));
+	if (!c->cfg->no_compat) {
+		c->sid_len = 32;
+		TRY(hs_rand_bytes(c->sid, 32));
+	}
+	/* RFC 8446 5.1: 0x0301 in the record of the first ClientHello */
+	return send_client_hello(c, 0x0301);
+}
+
+/* ---- ServerHello / HelloRetryRequest (4.1.3, 4.1.4) ---- */
+
+struct server_hello {
+	uint8_t random[32];
+	uint16_t suite;
+	struct ext_list exts;
+};
+
+static int parse_sh(struct hs_conn *c, const uint8_t *msg, size_t len, struct server_hello *sh)
+{
+	struct hs_reader body, sid;
+	uint16_t version;
+	uint8_t comp;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_read_u16(&body, &version));
+	TRY(hs_read_bytes(&body, sh->random, 32));
+	TRY(hs_read_vec(&body, 1, 0, 32, &sid));
+	TRY(hs_read_u16(&body, &sh->suite));
+	TRY(hs_read_u8(&body, &comp));
+	TRY(hs_ext_parse(&body, &sh->exts));
+	TRY(hs_read_end(&body));
+	ENSURE(version == TLS12_VERSION, HS_ERR_TLS_VERSION);
+	ENSURE(sid.len == c->sid_len && memcmp(sid.p, c->sid, sid.len) == 0,
+	       HS_ERR_TLS_BAD_SESSION_ID);
+	ENSURE(comp == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	return 0;
+}
+
+static int check_sh_exts(struct hs_conn *c, const struct server_hello *sh, int hrr)
+{
+	const struct ext *sv = hs_ext_find(&sh->exts, EXT_SUPPORTED_VERSIONS);
+	struct hs_reader r;
+	uint16_t v;
+
+	/* without supported_versions the server speaks TLS 1.2 or older */
+	ENSURE(sv != NULL, HS_ERR_TLS_VERSION);
+	r = sv->body;
+	TRY(hs_read_u16(&r, &v));
+	TRY(hs_read_end(&r));
+	ENSURE(v == TLS13_VERSION, HS_ERR_TLS_ILLEGAL_PARAM);
+	for (size_t i = 0; i < sh->exts.n; i++) {
+		uint16_t t = sh->exts.e[i].type;
+		ENSURE(offered(c, t), HS_ERR_TLS_UNSOLICITED_EXT);
+		ENSURE(t == EXT_KEY_SHARE || t == EXT_SUPPORTED_VERSIONS || (hrr && t == EXT_COOKIE),
+		       HS_ERR_TLS_EXT_NOT_ALLOWED);
+	}
+	return 0;
+}
+
+static int pick_suite(struct hs_conn *c, uint16_t id)
+{
+	const uint16_t *suites;
+	size_t n;
+	const struct suite *s = hs_suite_find(id);
+
+	hs_cfg_suites(c->cfg, &suites, &n);
+	ENSURE(s != NULL && (hs_u16_in(suites, n, id) || c->hooks.client_hello != NULL),
+	       HS_ERR_TLS_BAD_SUITE);
+	/* 4.1.4: the ServerHello suite must be the HelloRetryRequest's */
+	ENSURE(c->suite == NULL || c->suite == s, HS_ERR_TLS_ILLEGAL_PARAM);
+	c->suite = s;
+	hs_tr_choose(&c->tr, s->hash());
+	return 0;
+}
+
+static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct server_hello *sh)
+{
+	const struct ext *ks = hs_ext_find(&sh->exts, EXT_KEY_SHARE);
+	const struct ext *ck = hs_ext_find(&sh->exts, EXT_COOKIE);
+	const uint16_t *groups;
+	size_t n;
+
+	/* 4.1.4: a second HelloRetryRequest -> unexpected_message */
+	ENSURE(!c->hrr_done, HS_ERR_TLS_UNEXPECTED_MSG);
+	c->hrr_done = 1;
+	TRY(check_sh_exts(c, sh, 1));
+	TRY(pick_suite(c, sh->suite));
+	/* "would not result in any change in the ClientHello" -> illegal_parameter */
+	ENSURE(ks != NULL || ck != NULL, HS_ERR_TLS_BAD_HRR);
+	if (ks != NULL) {
+		struct hs_reader r = ks->body;
+		uint16_t gid;
+		const struct group *g;
+		TRY(hs_read_u16(&r, &gid));
+		TRY(hs_read_end(&r));
+		hs_cfg_groups(c->cfg, &groups, &n);
+		g = hs_group_find(gid);
+		ENSURE(g != NULL && hs_u16_in(groups, n, gid) && g != c->kx_group, HS_ERR_TLS_BAD_HRR);
+		TRY(hs_conn_keygen(c, g));
+	}
+	if (ck != NULL) {
+		const uint8_t *p;
+		TRY(hs_ext_cookie(ck->body, &p, &c->cookie_len));
+		ENSURE(c->cookie_len <= sizeof(c->cookie), HS_ERR_TLS_BAD_COOKIE);
+		memcpy(c->cookie, p, c->cookie_len);
+	}
+	hs_tr_hrr_restart(&c->tr);
+	hs_tr_update(&c->tr, msg, len);
+	if (c->sid_len > 0)
+		TRY(hs_send_ccs(c));
+	c->state = C_WAIT_SH;
+	return send_client_hello(c, TLS12_VERSION);
+}
+
+static int sh_key_exchange(struct hs_conn *c, const struct server_hello *sh, uint8_t *shared)
+{
+	const struct ext *e = hs_ext_find(&sh->exts, EXT_KEY_SHARE);
+	struct key_share ks;
+	int err;
+
+	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
+	TRY(hs_ext_key_share_one(e->body, &ks));
+	ENSURE(ks.group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
+	err = c->kx_group->kx->shared(shared, c->kx_priv, ks.pub, ks.len);
+	hs_wipe(c->kx_priv, sizeof(c->kx_priv));
+	c->group = c->kx_group;
+	return err;
+}
+
+static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	struct server_hello sh;
+	uint8_t shared[HS_KX_MAX_SHARED], th[HASH_MAX];
+	int err;
+
+	TRY(parse_sh(c, msg, len, &sh));
+	if (memcmp(sh.random, hrr_random, 32) == 0)
+		return on_hrr(c, msg, len, &sh);
+	TRY(check_sh_exts(c, &sh, 0));
+	TRY(pick_suite(c, sh.suite));
+	err = sh_key_exchange(c, &sh, shared);
+	if (err == 0) {
+		hs_tr_update(&c->tr, msg, len);
+		hs_tr_hash(&c->tr, th);
+		err = hs_ks_start(&c->ks, c->suite->hash());
+	}
+	if (err == 0)
+		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
+	hs_wipe(shared, sizeof(shared));
+	TRY(err);
+	TRY(hs_set_read_key(c, c->ks.s_hs));
+	return hs_set_write_key(c, c->ks.c_hs);
+}
+
+/* ---- EncryptedExtensions (4.3.1) ---- */
+
+static int ee_alpn(struct hs_conn *c, const struct ext *e)
+{
+	const uint8_t *p;
+	size_t n;
+
+	TRY(hs_ext_alpn_one(e->body, &p, &n));
+	for (size_t i = 0; i < c->cfg->n_alpn; i++) {
+		if (strlen(c->cfg->alpn[i]) == n && memcmp(c->cfg->alpn[i], p, n) == 0) {
+			memcpy(c->alpn, p, n);
+			c->alpn[n] = 0;
+			return 0;
+		}
+	}
+	/* RFC 7301 3.1: the server's choice must be one we offered */
+	return HS_ERR_TLS_ILLEGAL_PARAM;
+}
+
+static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	struct hs_reader body;
+	struct ext_list exts;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_ext_parse(&body, &exts));
+	TRY(hs_read_end(&body));
+	for (size_t i = 0; i < exts.n; i++) {
+		const struct ext *e = &exts.e[i];
+		ENSURE(offered(c, e->type), HS_ERR_TLS_UNSOLICITED_EXT);
+		switch (e->type) {
+		case EXT_ALPN:
+			TRY(ee_alpn(c, e));
+			break;
+		case EXT_SERVER_NAME: /* RFC 6066 3: "extension_data" SHALL be empty */
+			ENSURE(hs_reader_left(&e->body) == 0, HS_ERR_TLS_DECODE);
+			break;
+		case EXT_SUPPORTED_GROUPS:
+		case EXT_MAX_FRAGMENT_LENGTH:
+		case EXT_RECORD_SIZE_LIMIT:
+		case EXT_EARLY_DATA:
+			break; /* allowed here; nothing we act on */
+		default:
+			return HS_ERR_TLS_EXT_NOT_ALLOWED;
+		}
+	}
+	hs_tr_update(&c->tr, msg, len);
+	return 0;
+}
+
+/* ---- the server's authentication ---- */
+
+static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	struct hs_reader body, ctx;
+	struct ext_list exts;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
+	TRY(hs_ext_parse(&body, &exts));
+	TRY(hs_read_end(&body));
+	/* 4.3.2: "The "signature_algorithms" extension MUST be specified" */
+	ENSURE(hs_ext_find(&exts, EXT_SIG_ALGS) != NULL, HS_ERR_TLS_MISSING_EXT);
+	c->cert_requested = 1;
+	c->cr_context_len = ctx.len;
+	memcpy(c->cr_context, ctx.p, ctx.len);
+	hs_tr_update(&c->tr, msg, len);
+	return 0;
+}
+
+static int on_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	TRY(hs_parse_certificate(c, msg, len));
+	hs_tr_update(&c->tr, msg, len);
+	return 0;
+}
+
+static int on_certificate_verify(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	TRY(hs_check_cert_verify(c, msg, len, 1));
+	hs_tr_update(&c->tr, msg, len);
+	return 0;
+}
+
+static int send_second_flight(struct hs_conn *c)
+{
+	if (c->sid_len > 0)
+		TRY(hs_send_ccs(c));
+	/* we hold no client certificate: an empty Certificate (4.4.2) */
+	if (c->cert_requested)
+		TRY(hs_build_certificate(c, NULL, c->cr_context, c->cr_context_len));
+	TRY(hs_build_finished(c, c->ks.c_hs));
+	return hs_flush_hs(c, TLS12_VERSION);
+}
+
+static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	uint8_t th[HASH_MAX];
+
+	TRY(hs_check_finished(c, c->ks.s_hs, msg, len));
+	hs_tr_update(&c->tr, msg, len);
+	hs_tr_hash(&c->tr, th);
+	TRY(hs_ks_master(&c->ks, th));
+	TRY(send_second_flight(c));
+	TRY(hs_set_write_key(c, c->ks.c_ap));
+	TRY(hs_set_read_key(c, c->ks.s_ap));
+	c->hs_done = 1;
+	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
+	return 0;
+}
+
+static const struct transition client_table[] = {
+	{ C_WAIT_SH, HT_SERVER_HELLO, on_server_hello, C_WAIT_EE },
+	{ C_WAIT_EE, HT_ENCRYPTED_EXTENSIONS, on_encrypted_extensions, C_WAIT_CERT_CR },
+	{ C_WAIT_CERT_CR, HT_CERTIFICATE, on_certificate, C_WAIT_CV },
+	{ C_WAIT_CERT_CR, HT_CERTIFICATE_REQUEST, on_certificate_request, C_WAIT_CERT },
+	{ C_WAIT_CERT, HT_CERTIFICATE, on_certificate, C_WAIT_CV },
+	{ C_WAIT_CV, HT_CERTIFICATE_VERIFY, on_certificate_verify, C_WAIT_FINISHED },
+	{ C_WAIT_FINISHED, HT_FINISHED, on_server_finished, C_CONNECTED },
+	{ C_CONNECTED, HT_NEW_SESSION_TICKET, hs_on_ticket, C_CONNECTED },
+	{ C_CONNECTED, HT_KEY_UPDATE, hs_on_key_update, C_CONNECTED },
+};
+
+int hs_client_handle(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	return hs_dispatch(c, client_table, sizeof(client_table) / sizeof(client_table[0]), msg,
+			   len);
+}

@@ -1,0 +1,567 @@
+/*
+ * The connection core: byte accounting, record dispatch, handshake message
+ * reassembly, alerts, events, and the application-data API.
+ *
+ * Implementation notes:
+ * - feed() copies one record at a time into in[] (header first, so the
+ *   size limits are checked before the body is waited for), opens it in
+ *   place and hands its content on. It stops early, leaving bytes unused,
+ *   when the record just processed completed the handshake, when decrypted
+ *   application data waits to be read, or after close_notify.
+ * - Handshake bytes collect in hs_in[] until whole messages are there; a
+ *   message after which the read key changes must end its record (5.1).
+ * - The first fatal error is stored, its alert queued (sealed under the
+ *   current write key) and returned from every later call.
+ * - The one allocation happens in hs_conn_new(); hs_conn_free() wipes the
+ *   whole object (keys, transcript, buffers) before freeing it.
+ */
+#include "libhs/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/rand.h"
+
+/* ---- events and errors ---- */
+
+void hs_conn_event(struct hs_conn *c, enum hs_event ev)
+{
+	if (c->ev_n < EVQ_LEN) {
+		c->evq[(c->ev_head + c->ev_n) % EVQ_LEN] = (uint8_t)ev;
+		c->ev_n++;
+	}
+}
+
+enum hs_event hs_conn_next_event(struct hs_conn *c)
+{
+	enum hs_event ev;
+
+	if (c->ev_n == 0)
+		return HS_EVENT_NONE;
+	ev = (enum hs_event)c->evq[c->ev_head];
+	c->ev_head = (c->ev_head + 1) % EVQ_LEN;
+	c->ev_n--;
+	return ev;
+}
+
+static struct hs_writer out_writer(struct hs_conn *c)
+{
+	if (c->out_off > 0) {
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+	}
+	return hs_writer_init(c->out + c->out_len, OUT_CAP - c->out_len);
+}
+
+static int send_record(struct hs_conn *c, uint8_t type, uint16_t version, const uint8_t *p,
+		       size_t n)
+{
+	struct hs_writer w = out_writer(c);
+	int err = hs_rec_seal(&c->wr, type, version, p, n, 0, &w);
+
+	if (err == 0)
+		c->out_len += w.len;
+	return err;
+}
+
+static void send_alert(struct hs_conn *c, uint8_t desc)
+{
+	uint8_t a[2] = { 2, desc }; /* fatal; close_notify is sent as a warning below */
+
+	if (desc == AL_CLOSE_NOTIFY)
+		a[0] = 1;
+	/* best effort: a full output queue just loses the alert */
+	if (send_record(c, CT_ALERT, TLS12_VERSION, a, 2) == 0 && desc != AL_CLOSE_NOTIFY)
+		c->alert_sent = desc;
+}
+
+static int fail(struct hs_conn *c, int err)
+{
+	if (c->err != 0)
+		return c->err;
+	c->err = err;
+	if (err != HS_ERR_TLS_PEER_ALERT) {
+		send_alert(c, (uint8_t)hs_alert_for(err));
+		hs_conn_event(c, HS_EVENT_ALERT);
+	}
+	return err;
+}
+
+/* ---- services for client.c / server.c ---- */
+
+int hs_hello_random(struct hs_conn *c, uint8_t out[32])
+{
+	if (c->has_hooks && c->hooks.random != NULL) {
+		memcpy(out, c->hooks.random, 32);
+		return 0;
+	}
+	return hs_rand_bytes(out, 32);
+}
+
+int hs_conn_keygen(struct hs_conn *c, const struct group *g)
+{
+	static const uint8_t base9[32] = { 9 };
+
+	c->kx_group = g;
+	if (c->has_hooks && c->hooks.kx_priv != NULL && c->hooks.kx_group == g->id) {
+		/* test hook: a fixed X25519 key; pub = X25519(priv, 9) */
+		ENSURE(g->id == HS_GROUP_X25519 && c->hooks.kx_priv_len == 32, HS_ERR_UNSUPPORTED);
+		memcpy(c->kx_priv, c->hooks.kx_priv, 32);
+		return g->kx->shared(c->kx_pub, c->kx_priv, base9, 32);
+	}
+	return g->kx->keygen(c->kx_priv, c->kx_pub);
+}
+
+void hs_msg_begin(struct hs_conn *c, uint8_t type, struct hs_writer *w, struct hs_writer_vec *v)
+{
+	*w = hs_writer_init(c->hs_out + c->hs_out_len, HS_MSG_MAX - c->hs_out_len);
+	hs_write_u8(w, type);
+	hs_write_vec_open(w, 3, v);
+}
+
+int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v)
+{
+	TRY(hs_write_vec_close(w, v));
+	TRY(hs_writer_error(w));
+	c->hs_out_len += w->len;
+	return 0;
+}
+
+int hs_msg_end(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v)
+{
+	TRY(hs_write_vec_close(w, v));
+	TRY(hs_writer_error(w));
+	hs_tr_update(&c->tr, c->hs_out + c->hs_out_len, w->len);
+	c->hs_out_len += w->len;
+	return 0;
+}
+
+int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version)
+{
+	size_t off = 0;
+
+	while (off < c->hs_out_len) {
+		size_t n = c->hs_out_len - off;
+		if (n > REC_MAX_PLAIN)
+			n = REC_MAX_PLAIN;
+		TRY(send_record(c, CT_HANDSHAKE, legacy_version, c->hs_out + off, n));
+		off += n;
+	}
+	c->hs_out_len = 0;
+	return 0;
+}
+
+int hs_send_ccs(struct hs_conn *c)
+{
+	static const uint8_t one = 1;
+
+	if (c->ccs_sent)
+		return 0;
+	c->ccs_sent = 1;
+	/* D.4: the CCS record is never protected; send it before any key is on */
+	struct rec_key *k = &c->wr;
+	int on = k->on;
+	k->on = 0;
+	int err = send_record(c, CT_CCS, TLS12_VERSION, &one, 1);
+	k->on = on;
+	return err;
+}
+
+int hs_set_read_key(struct hs_conn *c, const uint8_t *secret)
+{
+	c->rd_gen++;
+	return hs_rec_set_key(&c->rd, c->suite, secret);
+}
+
+int hs_set_write_key(struct hs_conn *c, const uint8_t *secret)
+{
+	return hs_rec_set_key(&c->wr, c->suite, secret);
+}
+
+int hs_dispatch(struct hs_conn *c, const struct transition *t, size_t n, const uint8_t *msg,
+		size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].state == c->state && t[i].msg_type == msg[0]) {
+			c->state = t[i].next;
+			return t[i].handle(c, msg, len);
+		}
+	}
+	return HS_ERR_TLS_UNEXPECTED_MSG;
+}
+
+/* ---- life cycle ---- */
+
+static int check_config(const struct hs_config *cfg)
+{
+	ENSURE(cfg != NULL, HS_ERR_ARG);
+	if (cfg->role == HS_ROLE_SERVER)
+		ENSURE(cfg->cred != NULL, HS_ERR_TLS_NO_CERT);
+	else
+		ENSURE(cfg->anchor_der != NULL || cfg->insecure, HS_ERR_ARG);
+	if (cfg->server_name != NULL)
+		ENSURE(strlen(cfg->server_name) <= NAME_MAX_LEN, HS_ERR_ARG);
+	return 0;
+}
+
+int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
+{
+	size_t size = (sizeof(struct hs_conn) + 63) & ~(size_t)63;
+	struct hs_conn *c;
+
+	*out = NULL;
+	TRY(check_config(cfg));
+	c = aligned_alloc(64, size);
+	if (c == NULL)
+		return HS_ERR_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->cfg = cfg;
+	c->role = cfg->role;
+	c->alert_sent = -1;
+	c->alert_recv = -1;
+	c->ku_after = cfg->key_update_after;
+	hs_tr_init(&c->tr);
+	*out = c;
+	return 0;
+}
+
+void hs_conn_free(struct hs_conn *c)
+{
+	if (c == NULL)
+		return;
+	hs_rec_wipe(&c->rd);
+	hs_rec_wipe(&c->wr);
+	hs_ks_wipe(&c->ks);
+	hs_wipe(c, sizeof(*c));
+	free(c);
+}
+
+int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h)
+{
+	ENSURE(!c->started && c->err == 0, HS_ERR_TLS_STATE);
+	c->hooks = *h;
+	c->has_hooks = 1;
+	return 0;
+}
+
+static int ensure_started(struct hs_conn *c)
+{
+	int err;
+
+	if (c->err != 0)
+		return c->err;
+	if (c->started)
+		return 0;
+	c->started = 1;
+	if (c->role != HS_ROLE_CLIENT)
+		return 0;
+	err = hs_client_start(c);
+	return err ? fail(c, err) : 0;
+}
+
+/* ---- receiving ---- */
+
+static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
+{
+	size_t off = 0;
+	int err = 0;
+
+	/* 5.1: "Implementations MUST NOT send zero-length fragments of
+	 * Handshake types" */
+	ENSURE(n > 0, HS_ERR_TLS_EMPTY_RECORD);
+	ENSURE(n <= sizeof(c->hs_in) - c->hs_in_len, HS_ERR_TLS_MSG_TOO_LARGE);
+	memcpy(c->hs_in + c->hs_in_len, p, n);
+	c->hs_in_len += n;
+	while (err == 0 && c->hs_in_len - off >= 4) {
+		struct hs_reader r = hs_reader_init(c->hs_in + off + 1, 3);
+		uint32_t len;
+		unsigned gen = c->rd_gen;
+
+		TRY(hs_read_u24(&r, &len));
+		ENSURE(len <= HS_MSG_MAX, HS_ERR_TLS_MSG_TOO_LARGE);
+		if (c->hs_in_len - off < 4 + (size_t)len)
+			break;
+		err = c->role == HS_ROLE_CLIENT ? hs_client_handle(c, c->hs_in + off, 4 + len)
+						: hs_server_handle(c, c->hs_in + off, 4 + len);
+		off += 4 + len;
+		/* 5.1: a message that changes keys must end its record */
+		if (err == 0 && gen != c->rd_gen && off != c->hs_in_len)
+			err = HS_ERR_TLS_KEY_CHANGE_MID_RECORD;
+	}
+	memmove(c->hs_in, c->hs_in + off, c->hs_in_len - off);
+	c->hs_in_len -= off;
+	return err;
+}
+
+static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)
+{
+	ENSURE(n == 2, HS_ERR_TLS_BAD_ALERT);
+	if (p[1] == AL_CLOSE_NOTIFY) {
+		c->peer_closed = 1;
+		hs_conn_event(c, HS_EVENT_CLOSE_NOTIFY);
+		return 0;
+	}
+	if (p[1] == AL_USER_CANCELED) /* 6.1: may be followed by close_notify */
+		return 0;
+	/* 6.2: in TLS 1.3 every other alert is fatal, whatever its level */
+	c->alert_recv = p[1];
+	hs_conn_event(c, HS_EVENT_ALERT);
+	return HS_ERR_TLS_PEER_ALERT;
+}
+
+static int peer_finished_seen(const struct hs_conn *c)
+{
+	return c->role == HS_ROLE_CLIENT ? c->state >= C_CONNECTED : c->state >= S_CONNECTED;
+}
+
+static int on_ccs(struct hs_conn *c, const uint8_t *p, size_t n)
+{
+	/* 5: a CCS of the single byte 0x01, after the first ClientHello and
+	 * before the peer's Finished, MUST simply be dropped; anything else
+	 * is unexpected_message */
+	ENSURE(n == 1 && p[0] == 1, HS_ERR_TLS_BAD_CCS);
+	ENSURE(c->hs_in_len == 0, HS_ERR_TLS_BAD_CCS);
+	ENSURE(c->role == HS_ROLE_CLIENT || c->state != S_START || c->hrr_done, HS_ERR_TLS_BAD_CCS);
+	ENSURE(!peer_finished_seen(c), HS_ERR_TLS_BAD_CCS);
+	return 0;
+}
+
+static int process_record(struct hs_conn *c)
+{
+	uint8_t type = c->in[0];
+	size_t n = c->in_len - REC_HDR;
+	uint8_t *body = c->in + REC_HDR;
+
+	if (type == CT_CCS)
+		return on_ccs(c, body, n);
+	if (c->rd.on) {
+		ENSURE(type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
+		TRY(hs_rec_open(&c->rd, c->in, n, &type, &n));
+	} else {
+		ENSURE(type != CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
+	}
+	/* 5.1: handshake messages MUST NOT be interleaved with other types */
+	ENSURE(type == CT_HANDSHAKE || c->hs_in_len == 0, HS_ERR_TLS_UNEXPECTED_RECORD);
+	switch (type) {
+	case CT_HANDSHAKE:
+		return on_handshake(c, body, n);
+	case CT_ALERT:
+		return on_alert(c, body, n);
+	case CT_APP:
+		ENSURE(c->hs_done, HS_ERR_TLS_UNEXPECTED_RECORD);
+		c->app_off = REC_HDR;
+		c->app_len = n;
+		return 0;
+	default:
+		return HS_ERR_TLS_UNEXPECTED_RECORD;
+	}
+}
+
+size_t hs_conn_input_wanted(const struct hs_conn *c)
+{
+	size_t body;
+
+	if (c->in_len < REC_HDR)
+		return REC_HDR - c->in_len;
+	/* the header was validated when it completed */
+	body = ((size_t)c->in[3] << 8) | c->in[4];
+	return REC_HDR + body - c->in_len;
+}
+
+static int feed_bytes(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used)
+{
+	int was_done = c->hs_done;
+
+	while (*used < len) {
+		size_t take, body;
+
+		if (c->app_len > 0 || c->peer_closed || (!was_done && c->hs_done))
+			break;
+		take = hs_conn_input_wanted(c);
+		if (take > len - *used)
+			take = len - *used;
+		memcpy(c->in + c->in_len, in + *used, take);
+		c->in_len += take;
+		*used += take;
+		if (c->in_len == REC_HDR)
+			TRY(hs_rec_check_header(c->in, c->rd.on, &body));
+		if (c->in_len >= REC_HDR && hs_conn_input_wanted(c) == 0) {
+			int err = process_record(c);
+			c->in_len = 0;
+			TRY(err);
+		}
+	}
+	return 0;
+}
+
+int hs_conn_feed(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used)
+{
+	int err;
+
+	*used = 0;
+	TRY(ensure_started(c));
+	err = feed_bytes(c, in, len, used);
+	return err ? fail(c, err) : 0;
+}
+
+/* ---- sending ---- */
+
+size_t hs_conn_output_pending(struct hs_conn *c)
+{
+	(void)ensure_started(c);
+	return c->out_len - c->out_off;
+}
+
+int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
+{
+	size_t avail;
+
+	*n = 0;
+	/* queued bytes (a fatal alert included) still go out after an error */
+	(void)ensure_started(c);
+	avail = c->out_len - c->out_off;
+	if (avail > cap)
+		avail = cap;
+	memcpy(out, c->out + c->out_off, avail);
+	c->out_off += avail;
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	*n = avail;
+	return avail > 0 ? 0 : c->err;
+}
+
+int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
+{
+	size_t k = c->app_len < cap ? c->app_len : cap;
+
+	*n = 0;
+	if (k == 0 && c->err != 0)
+		return c->err;
+	memcpy(buf, c->in + c->app_off, k);
+	c->app_off += k;
+	c->app_len -= k;
+	*n = k;
+	return 0;
+}
+
+int hs_send_key_update(struct hs_conn *c, int request)
+{
+	struct hs_writer w;
+	struct hs_writer_vec v;
+	const struct hs_hash *h = c->suite->hash();
+
+	hs_msg_begin(c, HT_KEY_UPDATE, &w, &v);
+	hs_write_u8(&w, request ? 1 : 0);
+	TRY(hs_msg_end_notr(c, &w, &v));
+	TRY(hs_flush_hs(c, TLS12_VERSION));
+	/* 7.2: application_traffic_secret_N+1 from _N */
+	TRY(hs_ks_next(h, c->wr.secret));
+	return hs_set_write_key(c, c->wr.secret);
+}
+
+static uint64_t ku_limit(const struct hs_conn *c)
+{
+	return c->ku_after != 0 ? c->ku_after : c->suite->record_limit;
+}
+
+/* room for a KeyUpdate record plus one data record of n bytes? */
+static size_t fits(struct hs_conn *c, size_t want)
+{
+	size_t overhead = REC_HDR + 1 + HS_AEAD_TAG_LEN;
+	size_t free_ = OUT_CAP - (c->out_len - c->out_off) - 2 * overhead - 8;
+
+	if (free_ > OUT_CAP)
+		return 0;
+	return want < free_ ? want : free_;
+}
+
+int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n)
+{
+	*n = 0;
+	TRY(c->err);
+	ENSURE(c->hs_done, HS_ERR_TLS_STATE);
+	ENSURE(!c->we_closed, HS_ERR_TLS_CLOSED);
+	while (*n < len) {
+		size_t k = fits(c, len - *n > REC_MAX_PLAIN ? REC_MAX_PLAIN : len - *n);
+		int err = 0;
+
+		if (k == 0)
+			break;
+		/* automatic KeyUpdate before the AEAD's per-key record limit */
+		if (c->wr.seq + 1 >= ku_limit(c))
+			err = hs_send_key_update(c, 0);
+		if (err == 0)
+			err = send_record(c, CT_APP, TLS12_VERSION, buf + *n, k);
+		if (err)
+			return fail(c, err);
+		*n += k;
+	}
+	return 0;
+}
+
+int hs_conn_key_update(struct hs_conn *c, int request_peer)
+{
+	int err;
+
+	TRY(c->err);
+	ENSURE(c->hs_done && !c->we_closed, HS_ERR_TLS_STATE);
+	ENSURE(fits(c, 64) == 64, HS_ERR_NO_SPACE);
+	err = hs_send_key_update(c, request_peer);
+	return err ? fail(c, err) : 0;
+}
+
+int hs_conn_close(struct hs_conn *c)
+{
+	if (c->we_closed)
+		return 0;
+	c->we_closed = 1;
+	send_alert(c, AL_CLOSE_NOTIFY);
+	return 0;
+}
+
+/* ---- getters ---- */
+
+int hs_conn_handshake_done(const struct hs_conn *c) { return c->hs_done; }
+int hs_conn_peer_closed(const struct hs_conn *c) { return c->peer_closed; }
+int hs_conn_error(const struct hs_conn *c) { return c->err; }
+int hs_conn_used_hrr(const struct hs_conn *c) { return c->hrr_done; }
+
+int hs_conn_alert(const struct hs_conn *c, int from_peer)
+{
+	return from_peer ? c->alert_recv : c->alert_sent;
+}
+
+uint16_t hs_conn_suite(const struct hs_conn *c) { return c->suite ? c->suite->id : 0; }
+uint16_t hs_conn_group(const struct hs_conn *c) { return c->group ? c->group->id : 0; }
+uint16_t hs_conn_sig_scheme(const struct hs_conn *c) { return c->sig ? c->sig->id : 0; }
+
+const char *hs_conn_alpn(const struct hs_conn *c)
+{
+	return c->alpn[0] ? c->alpn : NULL;
+}
+
+const char *hs_conn_server_name(const struct hs_conn *c)
+{
+	return c->sni[0] ? c->sni : NULL;
+}
+
+const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *lifetime)
+{
+	*len = c->ticket_len;
+	*lifetime = c->ticket_lifetime;
+	return c->ticket_len ? c->ticket : NULL;
+}
+
+void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->len = c->ks.len;
+	memcpy(s->client_hs, c->ks.c_hs, sizeof(s->client_hs));
+	memcpy(s->server_hs, c->ks.s_hs, sizeof(s->server_hs));
+	memcpy(s->client_ap, c->ks.c_ap, sizeof(s->client_ap));
+	memcpy(s->server_ap, c->ks.s_ap, sizeof(s->server_ap));
+	memcpy(s->handshake, c->ks.hs_secret, sizeof(s->handshake));
+	memcpy(s->master, c->ks.stage, sizeof(s->master));
+}

@@ -1,0 +1,281 @@
+/*
+ * The extensions codec (RFC 8446 4.2): one parser for an extensions block
+ * and small readers/writers for each extension hs understands.
+ *
+ * Implementation notes: hs_ext_parse() records every extension once; a
+ * second occurrence of a type is HS_ERR_TLS_DUP_EXT (4.2: "There MUST NOT
+ * be more than one extension of the same type in a given extension
+ * block"). Unknown types are kept in the list and simply never looked up,
+ * which is how unknown and GREASE extensions are ignored. List readers
+ * skip values they do not know (GREASE groups, schemes, versions).
+ */
+#include "libhs/internal.h"
+
+#include <string.h>
+
+int hs_ext_parse(struct hs_reader *r, struct ext_list *l)
+{
+	struct hs_reader block;
+
+	l->n = 0;
+	TRY(hs_read_vec(r, 2, 0, 0xffff, &block));
+	while (hs_reader_left(&block) > 0) {
+		uint16_t type;
+		struct hs_reader body;
+
+		TRY(hs_read_u16(&block, &type));
+		TRY(hs_read_vec(&block, 2, 0, 0xffff, &body));
+		ENSURE(hs_ext_find(l, type) == NULL, HS_ERR_TLS_DUP_EXT);
+		ENSURE(l->n < MAX_EXTS, HS_ERR_TLS_DECODE);
+		l->e[l->n].type = type;
+		l->e[l->n].body = body;
+		l->n++;
+	}
+	return 0;
+}
+
+const struct ext *hs_ext_find(const struct ext_list *l, uint16_t type)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].type == type)
+			return &l->e[i];
+	return NULL;
+}
+
+/* supported_groups, signature_algorithms(_cert): u16 list <2..2^16-2> */
+int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n)
+{
+	struct hs_reader list;
+
+	*n = 0;
+	TRY(hs_read_vec(&body, 2, 2, 0xfffe, &list));
+	TRY(hs_read_end(&body));
+	ENSURE(hs_reader_left(&list) % 2 == 0, HS_ERR_TLS_DECODE);
+	while (hs_reader_left(&list) > 0) {
+		uint16_t v;
+		TRY(hs_read_u16(&list, &v));
+		if (*n < max && !hs_is_grease(v))
+			out[(*n)++] = v;
+	}
+	return 0;
+}
+
+/* ClientHello supported_versions: u16 list <2..254> */
+int hs_ext_versions_has13(struct hs_reader body, int *has)
+{
+	struct hs_reader list;
+
+	*has = 0;
+	TRY(hs_read_vec(&body, 1, 2, 254, &list));
+	TRY(hs_read_end(&body));
+	ENSURE(hs_reader_left(&list) % 2 == 0, HS_ERR_TLS_DECODE);
+	while (hs_reader_left(&list) > 0) {
+		uint16_t v;
+		TRY(hs_read_u16(&list, &v));
+		if (v == TLS13_VERSION)
+			*has = 1;
+	}
+	return 0;
+}
+
+/* RFC 6066 3: ServerNameList; we take the (only) host_name entry */
+int hs_ext_sni(struct hs_reader body, char *name, size_t cap)
+{
+	struct hs_reader list, host;
+	int found = 0;
+
+	name[0] = 0;
+	TRY(hs_read_vec(&body, 2, 1, 0xffff, &list));
+	TRY(hs_read_end(&body));
+	while (hs_reader_left(&list) > 0) {
+		uint8_t type;
+		TRY(hs_read_u8(&list, &type));
+		TRY(hs_read_vec(&list, 2, 1, 0xffff, &host));
+		if (type != 0)
+			continue;
+		/* "The ServerNameList MUST NOT contain more than one name of the
+		 * same name_type" */
+		ENSURE(!found, HS_ERR_TLS_ILLEGAL_PARAM);
+		found = 1;
+		ENSURE(hs_reader_left(&host) < cap, HS_ERR_TLS_ILLEGAL_PARAM);
+		size_t n = hs_reader_left(&host);
+		TRY(hs_read_bytes(&host, name, n));
+		name[n] = 0;
+		ENSURE(strlen(name) == n, HS_ERR_TLS_ILLEGAL_PARAM);
+	}
+	return 0;
+}
+
+/* RFC 7301: server picks its most preferred protocol the client offers */
+int hs_ext_alpn_pick(struct hs_reader body, const char *const *ours, size_t n_ours,
+		     const char **pick)
+{
+	struct hs_reader list;
+
+	*pick = NULL;
+	TRY(hs_read_vec(&body, 2, 2, 0xffff, &list));
+	TRY(hs_read_end(&body));
+	for (size_t i = 0; i < n_ours && *pick == NULL; i++) {
+		struct hs_reader scan = list;
+		size_t len = strlen(ours[i]);
+		while (hs_reader_left(&scan) > 0) {
+			struct hs_reader proto;
+			TRY(hs_read_vec(&scan, 1, 1, 255, &proto));
+			if (hs_reader_left(&proto) == len && memcmp(proto.p, ours[i], len) == 0)
+				*pick = ours[i];
+		}
+	}
+	/* validate the whole list even when we found a match early */
+	while (hs_reader_left(&list) > 0) {
+		struct hs_reader proto;
+		TRY(hs_read_vec(&list, 1, 1, 255, &proto));
+	}
+	return 0;
+}
+
+/* EncryptedExtensions ALPN: exactly one protocol */
+int hs_ext_alpn_one(struct hs_reader body, const uint8_t **p, size_t *n)
+{
+	struct hs_reader list, proto;
+
+	TRY(hs_read_vec(&body, 2, 2, 0xffff, &list));
+	TRY(hs_read_end(&body));
+	TRY(hs_read_vec(&list, 1, 1, 255, &proto));
+	ENSURE(hs_reader_left(&list) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	*n = hs_reader_left(&proto);
+	return hs_read_view(&proto, *n, p);
+}
+
+static int read_share(struct hs_reader *r, struct key_share *ks)
+{
+	struct hs_reader pub;
+
+	TRY(hs_read_u16(r, &ks->group));
+	TRY(hs_read_vec(r, 2, 1, 0xffff, &pub));
+	ks->len = hs_reader_left(&pub);
+	return hs_read_view(&pub, ks->len, &ks->pub);
+}
+
+/* ClientHello key_share: KeyShareEntry client_shares<0..2^16-1> */
+int hs_ext_key_shares(struct hs_reader body, struct key_share *ks, size_t max, size_t *n)
+{
+	struct hs_reader list;
+
+	*n = 0;
+	TRY(hs_read_vec(&body, 2, 0, 0xffff, &list));
+	TRY(hs_read_end(&body));
+	while (hs_reader_left(&list) > 0) {
+		struct key_share s;
+		TRY(read_share(&list, &s));
+		/* 4.2.8: "Clients MUST NOT offer multiple KeyShareEntry values
+		 * for the same group" */
+		for (size_t i = 0; i < *n; i++)
+			ENSURE(ks[i].group != s.group, HS_ERR_TLS_ILLEGAL_PARAM);
+		ENSURE(*n < max, HS_ERR_TLS_ILLEGAL_PARAM);
+		ks[(*n)++] = s;
+	}
+	return 0;
+}
+
+/* ServerHello key_share: one KeyShareEntry */
+int hs_ext_key_share_one(struct hs_reader body, struct key_share *ks)
+{
+	TRY(read_share(&body, ks));
+	return hs_read_end(&body);
+}
+
+int hs_ext_cookie(struct hs_reader body, const uint8_t **p, size_t *n)
+{
+	struct hs_reader c;
+
+	TRY(hs_read_vec(&body, 2, 1, 0xffff, &c));
+	TRY(hs_read_end(&body));
+	*n = hs_reader_left(&c);
+	return hs_read_view(&c, *n, p);
+}
+
+/* ---- writers ---- */
+
+static int ext_open(struct hs_writer *w, uint16_t type, struct hs_writer_vec *v)
+{
+	hs_write_u16(w, type);
+	return hs_write_vec_open(w, 2, v);
+}
+
+int hs_ext_w_u16_list(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint16_t *v,
+		      size_t n)
+{
+	struct hs_writer_vec e, l;
+
+	ext_open(w, type, &e);
+	hs_write_vec_open(w, len_bytes, &l);
+	for (size_t i = 0; i < n; i++)
+		hs_write_u16(w, v[i]);
+	hs_write_vec_close(w, &l);
+	return hs_write_vec_close(w, &e);
+}
+
+int hs_ext_w_sni(struct hs_writer *w, const char *name)
+{
+	struct hs_writer_vec e, l, h;
+
+	ext_open(w, EXT_SERVER_NAME, &e);
+	hs_write_vec_open(w, 2, &l);
+	hs_write_u8(w, 0); /* host_name */
+	hs_write_vec_open(w, 2, &h);
+	hs_write_bytes(w, name, strlen(name));
+	hs_write_vec_close(w, &h);
+	hs_write_vec_close(w, &l);
+	return hs_write_vec_close(w, &e);
+}
+
+int hs_ext_w_alpn(struct hs_writer *w, const char *const *alpn, size_t n)
+{
+	struct hs_writer_vec e, l, p;
+
+	ext_open(w, EXT_ALPN, &e);
+	hs_write_vec_open(w, 2, &l);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(alpn[i]);
+		if (len == 0 || len > 255)
+			return w->err = HS_ERR_ARG;
+		hs_write_vec_open(w, 1, &p);
+		hs_write_bytes(w, alpn[i], len);
+		hs_write_vec_close(w, &p);
+	}
+	hs_write_vec_close(w, &l);
+	return hs_write_vec_close(w, &e);
+}
+
+int hs_ext_w_key_share(struct hs_writer *w, uint16_t group, const uint8_t *pub, size_t len,
+		       int client)
+{
+	struct hs_writer_vec e, l, k;
+
+	ext_open(w, EXT_KEY_SHARE, &e);
+	if (client)
+		hs_write_vec_open(w, 2, &l);
+	hs_write_u16(w, group);
+	if (pub != NULL) {
+		hs_write_vec_open(w, 2, &k);
+		hs_write_bytes(w, pub, len);
+		hs_write_vec_close(w, &k);
+	}
+	if (client)
+		hs_write_vec_close(w, &l);
+	return hs_write_vec_close(w, &e);
+}
+
+int hs_ext_w_opaque(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint8_t *p,
+		    size_t n)
+{
+	struct hs_writer_vec e, v;
+
+	ext_open(w, type, &e);
+	if (len_bytes > 0)
+		hs_write_vec_open(w, len_bytes, &v);
+	hs_write_bytes(w, p, n);
+	if (len_bytes > 0)
+		hs_write_vec_close(w, &v);
+	return hs_write_vec_close(w, &e);
+}

@@ -1,0 +1,447 @@
+/*
+ * libhs internals shared by the engine's files. Not installed, not public.
+ *
+ * Layout of a connection (struct hs_conn, conn.c owns it):
+ *   in[]      one received record (header + body), opened in place; decrypted
+ *             application data stays there until hs_conn_read() drains it
+ *   hs_in[]   handshake bytes being reassembled into whole messages
+ *   hs_out[]  our handshake messages not yet sealed into records
+ *   out[]     sealed records waiting for hs_conn_pull()
+ * All are fixed arrays inside the one allocation made by hs_conn_new().
+ */
+#ifndef HS_LIBHS_INTERNAL_H
+#define HS_LIBHS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/reader.h"
+#include "base/writer.h"
+#include "crypto/aead.h"
+#include "crypto/hash.h"
+#include "crypto/kx.h"
+#include "crypto/sig.h"
+#include "hs/cred.h"
+#include "hs/secrets.h"
+#include "hs/test_hooks.h"
+#include "hs/tls.h"
+
+#define TRY(expr)                         \
+	do {                              \
+		int try_err_ = (expr);    \
+		if (try_err_ != 0)        \
+			return try_err_;  \
+	} while (0)
+#define ENSURE(cond, err)          \
+	do {                       \
+		if (!(cond))       \
+			return (err); \
+	} while (0)
+
+/* RFC 8446 5.1 / 5.2 size limits */
+#define REC_HDR 5
+#define REC_MAX_PLAIN 16384
+#define REC_MAX_CIPHER (16384 + 256)
+#define HS_MSG_MAX 32768 /* largest handshake message we take or build */
+#define OUT_CAP (4 * (REC_HDR + REC_MAX_CIPHER))
+#define MAX_EXTS 48
+#define MAX_OFFERED 24
+#define HASH_MAX 48
+#define SPKI_MAX 1200
+#define NAME_MAX_LEN 255
+#define COOKIE_MAX 255
+#define TICKET_MAX 2048
+
+enum content_type { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APP = 23 };
+
+enum hs_type {
+	HT_CLIENT_HELLO = 1,
+	HT_SERVER_HELLO = 2,
+	HT_NEW_SESSION_TICKET = 4,
+	HT_END_OF_EARLY_DATA = 5,
+	HT_ENCRYPTED_EXTENSIONS = 8,
+	HT_CERTIFICATE = 11,
+	HT_CERTIFICATE_REQUEST = 13,
+	HT_CERTIFICATE_VERIFY = 15,
+	HT_FINISHED = 20,
+	HT_KEY_UPDATE = 24,
+	HT_MESSAGE_HASH = 254,
+};
+
+enum ext_type {
+	EXT_SERVER_NAME = 0,
+	EXT_MAX_FRAGMENT_LENGTH = 1,
+	EXT_SUPPORTED_GROUPS = 10,
+	EXT_SIG_ALGS = 13,
+	EXT_ALPN = 16,
+	EXT_RECORD_SIZE_LIMIT = 28,
+	EXT_PRE_SHARED_KEY = 41,
+	EXT_EARLY_DATA = 42,
+	EXT_SUPPORTED_VERSIONS = 43,
+	EXT_COOKIE = 44,
+	EXT_PSK_MODES = 45,
+	EXT_SIG_ALGS_CERT = 50,
+	EXT_KEY_SHARE = 51,
+};
+
+enum alert_desc {
+	AL_CLOSE_NOTIFY = 0,
+	AL_UNEXPECTED_MESSAGE = 10,
+	AL_BAD_RECORD_MAC = 20,
+	AL_RECORD_OVERFLOW = 22,
+	AL_HANDSHAKE_FAILURE = 40,
+	AL_BAD_CERTIFICATE = 42,
+	AL_UNSUPPORTED_CERTIFICATE = 43,
+	AL_CERTIFICATE_UNKNOWN = 46,
+	AL_ILLEGAL_PARAMETER = 47,
+	AL_UNKNOWN_CA = 48,
+	AL_DECODE_ERROR = 50,
+	AL_DECRYPT_ERROR = 51,
+	AL_PROTOCOL_VERSION = 70,
+	AL_INSUFFICIENT_SECURITY = 71,
+	AL_INTERNAL_ERROR = 80,
+	AL_USER_CANCELED = 90,
+	AL_MISSING_EXTENSION = 109,
+	AL_UNSUPPORTED_EXTENSION = 110,
+	AL_UNRECOGNIZED_NAME = 112,
+	AL_NO_APPLICATION_PROTOCOL = 120,
+};
+
+#define TLS13_VERSION 0x0304
+#define TLS12_VERSION 0x0303
+
+/* ---- suites.c: the algorithm tables ---- */
+
+struct suite {
+	uint16_t id;
+	const char *name;
+	const struct hs_aead *(*aead)(void);
+	const struct hs_hash *(*hash)(void);
+	size_t key_len;
+	uint64_t record_limit; /* RFC 8446 5.5: records per key */
+};
+
+struct group {
+	uint16_t id;
+	const char *name;
+	const struct hs_kx *kx;
+};
+
+enum key_type { KEY_NONE = 0, KEY_P256, KEY_ED25519, KEY_RSA };
+
+struct sigscheme {
+	uint16_t id;
+	const char *name;
+	const struct hs_sig *sig;
+	enum key_type key;
+};
+
+const struct suite *hs_suite_find(uint16_t id);
+const struct group *hs_group_find(uint16_t id);
+const struct sigscheme *hs_sigscheme_find(uint16_t id);
+extern const uint16_t hs_default_suites[];
+extern const size_t hs_n_default_suites;
+extern const uint16_t hs_default_groups[];
+extern const size_t hs_n_default_groups;
+extern const uint16_t hs_default_sigs[];
+extern const size_t hs_n_default_sigs;
+/* GREASE code points (RFC 8701): 0x?a?a with equal bytes. */
+int hs_is_grease(uint16_t v);
+
+/* ---- transcript.c ---- */
+
+struct transcript {
+	union hs_hash_ctx c256, c384; /* both run until the suite picks one */
+	const struct hs_hash *h;      /* NULL until chosen */
+};
+
+void hs_tr_init(struct transcript *t);
+void hs_tr_update(struct transcript *t, const uint8_t *p, size_t n);
+void hs_tr_choose(struct transcript *t, const struct hs_hash *h);
+/* Current hash (digest_len bytes) without disturbing the running state. */
+void hs_tr_hash(const struct transcript *t, uint8_t *out);
+/* HRR (RFC 8446 4.4.1): replace ClientHello1 by message_hash(Hash(CH1)). */
+void hs_tr_hrr_restart(struct transcript *t);
+void hs_tr_wipe(struct transcript *t);
+
+/* ---- keysched.c (RFC 8446 7.1) ---- */
+
+struct keysched {
+	const struct hs_hash *h;
+	size_t len;
+	uint8_t stage[HASH_MAX]; /* early, then handshake, then master secret */
+	uint8_t hs_secret[HASH_MAX];
+	uint8_t c_hs[HASH_MAX], s_hs[HASH_MAX];
+	uint8_t c_ap[HASH_MAX], s_ap[HASH_MAX];
+};
+
+HS_MUST_CHECK int hs_ks_start(struct keysched *ks, const struct hs_hash *h);
+HS_MUST_CHECK int hs_ks_handshake(struct keysched *ks, const uint8_t *shared, size_t shared_len,
+				  const uint8_t *th);
+HS_MUST_CHECK int hs_ks_master(struct keysched *ks, const uint8_t *th);
+HS_MUST_CHECK int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *th,
+				 uint8_t *out);
+HS_MUST_CHECK int hs_ks_traffic_key(const struct hs_hash *h, const uint8_t *secret, size_t key_len,
+				    uint8_t *key, uint8_t *iv);
+HS_MUST_CHECK int hs_ks_next(const struct hs_hash *h, uint8_t *secret);
+void hs_ks_wipe(struct keysched *ks);
+
+/* ---- record.c ---- */
+
+struct rec_key {
+	struct hs_aead_ctx ctx; /* first: 64-byte aligned */
+	const struct hs_aead *aead;
+	const struct suite *suite;
+	uint8_t iv[HS_AEAD_NONCE_LEN];
+	uint8_t secret[HASH_MAX];
+	uint64_t seq;
+	int on;
+};
+
+HS_MUST_CHECK int hs_rec_set_key(struct rec_key *k, const struct suite *s, const uint8_t *secret);
+void hs_rec_wipe(struct rec_key *k);
+/* Append one record carrying p[0..n) (n <= 2^14) of content type to w. */
+HS_MUST_CHECK int hs_rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version,
+			      const uint8_t *p, size_t n, size_t pad, struct hs_writer *w);
+/* Bytes a sealed record of n plaintext bytes takes on the wire. */
+size_t hs_rec_wire_len(const struct rec_key *k, size_t n, size_t pad);
+/*
+ * Open rec (header + body of body_len) in place: *type gets the inner
+ * content type, the plaintext is rec[5 .. 5 + *len).
+ */
+HS_MUST_CHECK int hs_rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type,
+			      size_t *len);
+/* Validate a record header (before its body arrives). */
+HS_MUST_CHECK int hs_rec_check_header(const uint8_t *hdr, int protected, size_t *body_len);
+
+/* ---- ext.c: the extensions codec ---- */
+
+struct ext {
+	uint16_t type;
+	struct hs_reader body;
+};
+
+struct ext_list {
+	struct ext e[MAX_EXTS];
+	size_t n;
+};
+
+/* Read an extensions block <min..2^16-1>; duplicates -> HS_ERR_TLS_DUP_EXT. */
+HS_MUST_CHECK int hs_ext_parse(struct hs_reader *r, struct ext_list *l);
+const struct ext *hs_ext_find(const struct ext_list *l, uint16_t type);
+HS_MUST_CHECK int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n);
+HS_MUST_CHECK int hs_ext_versions_has13(struct hs_reader body, int *has);
+HS_MUST_CHECK int hs_ext_sni(struct hs_reader body, char *name, size_t cap);
+HS_MUST_CHECK int hs_ext_alpn_pick(struct hs_reader body, const char *const *ours, size_t n_ours,
+				   const char **pick);
+HS_MUST_CHECK int hs_ext_alpn_one(struct hs_reader body, const uint8_t **p, size_t *n);
+struct key_share {
+	uint16_t group;
+	const uint8_t *pub;
+	size_t len;
+};
+HS_MUST_CHECK int hs_ext_key_shares(struct hs_reader body, struct key_share *ks, size_t max,
+				    size_t *n);
+HS_MUST_CHECK int hs_ext_key_share_one(struct hs_reader body, struct key_share *ks);
+HS_MUST_CHECK int hs_ext_cookie(struct hs_reader body, const uint8_t **p, size_t *n);
+
+/* writers: each writes type, length and body */
+int hs_ext_w_u16_list(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint16_t *v,
+		      size_t n);
+int hs_ext_w_sni(struct hs_writer *w, const char *name);
+int hs_ext_w_alpn(struct hs_writer *w, const char *const *alpn, size_t n);
+int hs_ext_w_key_share(struct hs_writer *w, uint16_t group, const uint8_t *pub, size_t len,
+		       int client);
+int hs_ext_w_opaque(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint8_t *p,
+		    size_t n);
+
+/* ---- der.c / x509.c / pem.c: the little of X.509 the engine needs ---- */
+
+#define DER_SEQUENCE 0x30
+#define DER_INTEGER 0x02
+#define DER_BIT_STRING 0x03
+#define DER_OCTET_STRING 0x04
+#define DER_NULL 0x05
+#define DER_OID 0x06
+
+/* Read one TLV with the given tag (definite, minimal length) as sub. */
+HS_MUST_CHECK int hs_der_read(struct hs_reader *r, uint8_t tag, struct hs_reader *sub);
+/* Like hs_der_read, but *raw also spans the tag and length bytes. */
+HS_MUST_CHECK int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_reader *sub,
+				  struct hs_reader *raw);
+/* Skip one TLV whatever its tag. */
+HS_MUST_CHECK int hs_der_skip(struct hs_reader *r);
+/* Next tag without consuming (0 at end). */
+uint8_t hs_der_peek(const struct hs_reader *r);
+int hs_der_oid_is(const struct hs_reader *oid, const uint8_t *want, size_t n);
+
+struct leaf_key {
+	enum key_type type;
+	uint8_t pub[HS_KX_MAX_PUB];
+	size_t pub_len;
+	const uint8_t *spki; /* the whole SubjectPublicKeyInfo, inside the cert */
+	size_t spki_len;
+};
+
+/* Parse a SubjectPublicKeyInfo (P-256, Ed25519 or RSA recognised). */
+HS_MUST_CHECK int hs_x509_spki(struct hs_reader spki_raw, struct leaf_key *k);
+/* The leaf's SPKI and SAN extension (san->len = 0 if none). */
+HS_MUST_CHECK int hs_x509_parse(const uint8_t *der, size_t len, struct leaf_key *k,
+				struct hs_reader *san);
+/* 0 if a SAN dNSName matches name (RFC 6125, one leftmost "*" label). */
+HS_MUST_CHECK int hs_x509_check_name(struct hs_reader san, const char *name);
+
+/* Next PEM block of label; *der_len gets the decoded size. */
+HS_MUST_CHECK int hs_pem_next(struct hs_reader *text, const char *label, uint8_t *der,
+			      size_t cap, size_t *der_len);
+
+/* Credentials (keys.c) as the engine sees them. */
+#define CRED_MAX_CHAIN 10
+struct hs_cred {
+	enum key_type type;
+	uint16_t scheme;
+	uint8_t priv[32];
+	uint8_t pub[HS_KX_MAX_PUB];
+	size_t pub_len;
+	size_t n_certs;
+	const uint8_t *cert[CRED_MAX_CHAIN];
+	size_t cert_len[CRED_MAX_CHAIN];
+	uint8_t *der; /* one buffer holding every certificate */
+};
+
+/* ---- alert.c ---- */
+int hs_alert_for(int err);
+
+/* ---- the connection ---- */
+
+enum client_state {
+	C_START = 0,
+	C_WAIT_SH,
+	C_WAIT_EE,
+	C_WAIT_CERT_CR,
+	C_WAIT_CERT,
+	C_WAIT_CV,
+	C_WAIT_FINISHED,
+	C_CONNECTED,
+};
+
+enum server_state {
+	S_START = 0,
+	S_WAIT_FINISHED,
+	S_CONNECTED,
+};
+
+struct hs_conn;
+typedef int (*msg_handler)(struct hs_conn *c, const uint8_t *msg, size_t len);
+
+/* One row of a state machine: in state, message type -> handler, next. */
+struct transition {
+	uint8_t state;
+	uint8_t msg_type;
+	msg_handler handle;
+	uint8_t next; /* the handler may move elsewhere (HelloRetryRequest) */
+};
+
+#define EVQ_LEN 16
+
+struct hs_conn {
+	struct rec_key rd, wr; /* first: 64-byte aligned AEAD contexts */
+	const struct hs_config *cfg;
+	enum hs_role role;
+	int state;
+	int err;
+	int alert_sent, alert_recv;
+	uint8_t evq[EVQ_LEN];
+	size_t ev_head, ev_n;
+	int started, hs_done, peer_closed, we_closed;
+	int hrr_done, ccs_sent, cert_requested;
+	unsigned rd_gen; /* bumped at every read-key change */
+	uint64_t ku_after;
+
+	/* negotiated */
+	const struct suite *suite;
+	const struct group *group;
+	const struct sigscheme *sig;
+	char alpn[NAME_MAX_LEN + 1];
+	char sni[NAME_MAX_LEN + 1];
+
+	/* handshake state */
+	struct transcript tr;
+	struct keysched ks;
+	uint8_t random[32];
+	uint8_t sid[32];
+	size_t sid_len;
+	uint8_t kx_priv[HS_KX_MAX_PRIV];
+	uint8_t kx_pub[HS_KX_MAX_PUB];
+	const struct group *kx_group; /* client: group of the share we sent */
+	uint8_t cookie[COOKIE_MAX];
+	size_t cookie_len;
+	uint16_t offered[MAX_OFFERED]; /* client: extension types we sent */
+	size_t n_offered;
+	uint8_t cr_context[255];
+	size_t cr_context_len;
+	struct leaf_key peer;
+	uint8_t peer_spki[SPKI_MAX];
+	uint8_t ticket[TICKET_MAX];
+	size_t ticket_len;
+	uint32_t ticket_lifetime;
+
+	struct hs_test_hooks hooks;
+	int has_hooks;
+
+	/* buffers */
+	size_t in_len;            /* bytes of the current record in in[] */
+	size_t app_off, app_len;  /* unread application data inside in[] */
+	size_t hs_in_len, hs_out_len;
+	size_t out_off, out_len;
+	uint8_t in[REC_HDR + REC_MAX_CIPHER];
+	uint8_t hs_in[HS_MSG_MAX + 4 + REC_MAX_PLAIN];
+	uint8_t hs_out[HS_MSG_MAX];
+	uint8_t out[OUT_CAP];
+};
+
+/* conn.c: services for the state machines */
+void hs_conn_event(struct hs_conn *c, enum hs_event ev);
+HS_MUST_CHECK int hs_conn_keygen(struct hs_conn *c, const struct group *g);
+/* Start a handshake message of type in hs_out; end adds it to the transcript. */
+void hs_msg_begin(struct hs_conn *c, uint8_t type, struct hs_writer *w, struct hs_writer_vec *v);
+HS_MUST_CHECK int hs_msg_end(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v);
+/* Same, for post-handshake messages that stay out of the transcript. */
+HS_MUST_CHECK int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v);
+HS_MUST_CHECK int hs_set_read_key(struct hs_conn *c, const uint8_t *secret);
+HS_MUST_CHECK int hs_set_write_key(struct hs_conn *c, const uint8_t *secret);
+HS_MUST_CHECK int hs_hello_random(struct hs_conn *c, uint8_t out[32]);
+/* Seal pending handshake bytes into records under the current write key. */
+HS_MUST_CHECK int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version);
+HS_MUST_CHECK int hs_send_ccs(struct hs_conn *c);
+HS_MUST_CHECK int hs_dispatch(struct hs_conn *c, const struct transition *t, size_t n,
+			      const uint8_t *msg, size_t len);
+
+/* msg.c: shared message pieces */
+HS_MUST_CHECK int hs_msg_body(const uint8_t *msg, size_t len, struct hs_reader *body);
+HS_MUST_CHECK int hs_build_finished(struct hs_conn *c, const uint8_t *base_secret);
+HS_MUST_CHECK int hs_check_finished(struct hs_conn *c, const uint8_t *base_secret,
+				    const uint8_t *msg, size_t len);
+HS_MUST_CHECK int hs_build_certificate(struct hs_conn *c, const struct hs_cred *cred,
+				       const uint8_t *ctx, size_t ctx_len);
+HS_MUST_CHECK int hs_build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server);
+HS_MUST_CHECK int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len,
+				       int server);
+HS_MUST_CHECK int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len);
+HS_MUST_CHECK int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len);
+HS_MUST_CHECK int hs_send_key_update(struct hs_conn *c, int request);
+HS_MUST_CHECK int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len);
+
+/* client.c / server.c */
+HS_MUST_CHECK int hs_client_start(struct hs_conn *c);
+HS_MUST_CHECK int hs_client_handle(struct hs_conn *c, const uint8_t *msg, size_t len);
+HS_MUST_CHECK int hs_server_handle(struct hs_conn *c, const uint8_t *msg, size_t len);
+
+/* lists from the config or the defaults */
+void hs_cfg_suites(const struct hs_config *cfg, const uint16_t **v, size_t *n);
+void hs_cfg_groups(const struct hs_config *cfg, const uint16_t **v, size_t *n);
+void hs_cfg_sigs(const struct hs_config *cfg, const uint16_t **v, size_t *n);
+int hs_u16_in(const uint16_t *v, size_t n, uint16_t x);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * The TLS 1.3 key schedule (RFC 8446 7.1), without PSKs:
+ *
+ *   early     = HKDF-Extract(0, 0)
+ *   handshake = HKDF-Extract(Derive-Secret(early, "derived", ""), ECDHE)
+ *     c/s hs traffic = Derive-Secret(handshake, "c hs traffic"/"s hs traffic", CH..SH)
+ *   master    = HKDF-Extract(Derive-Secret(handshake, "derived", ""), 0)
+ *     c/s ap traffic = Derive-Secret(master, "c ap traffic"/"s ap traffic", CH..server Fin)
+ *
+ * plus traffic keys (7.3), Finished keys (4.4.4) and the KeyUpdate step
+ * (7.2). Every intermediate lives in struct keysched, wiped by its owner.
+ *
+ * Implementation notes: the HKDF calls touch secrets; they run in constant
+ * time inside crypto/. Nothing here branches on secret bytes.
+ */
+#include "libhs/internal.h"
+
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/hkdf.h"
+#include "crypto/hmac.h"
+
+static int derived(const struct keysched *ks, uint8_t *out)
+{
+	uint8_t empty[HASH_MAX];
+
+	hs_hash_digest(ks->h, "", 0, empty);
+	return hs_derive_secret(ks->h, ks->stage, "derived", empty, out);
+}
+
+int hs_ks_start(struct keysched *ks, const struct hs_hash *h)
+{
+	uint8_t zeros[HASH_MAX] = { 0 };
+
+	ks->h = h;
+	ks->len = h->digest_len;
+	hs_hkdf_extract(h, NULL, 0, zeros, ks->len, ks->stage);
+	return 0;
+}
+
+int hs_ks_handshake(struct keysched *ks, const uint8_t *shared, size_t shared_len,
+		    const uint8_t *th)
+{
+	uint8_t salt[HASH_MAX];
+	int err = derived(ks, salt);
+
+	if (err == 0) {
+		hs_hkdf_extract(ks->h, salt, ks->len, shared, shared_len, ks->stage);
+		memcpy(ks->hs_secret, ks->stage, ks->len);
+		err = hs_derive_secret(ks->h, ks->stage, "c hs traffic", th, ks->c_hs);
+	}
+	if (err == 0)
+		err = hs_derive_secret(ks->h, ks->stage, "s hs traffic", th, ks->s_hs);
+	hs_wipe(salt, sizeof(salt));
+	return err;
+}
+
+int hs_ks_master(struct keysched *ks, const uint8_t *th)
+{
+	uint8_t salt[HASH_MAX], zeros[HASH_MAX] = { 0 };
+	int err = derived(ks, salt);
+
+	if (err == 0) {
+		hs_hkdf_extract(ks->h, salt, ks->len, zeros, ks->len, ks->stage);
+		err = hs_derive_secret(ks->h, ks->stage, "c ap traffic", th, ks->c_ap);
+	}
+	if (err == 0)
+		err = hs_derive_secret(ks->h, ks->stage, "s ap traffic", th, ks->s_ap);
+	hs_wipe(salt, sizeof(salt));
+	return err;
+}
+
+int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *th,
+		   uint8_t *out)
+{
+	uint8_t key[HASH_MAX];
+	int err = hs_hkdf_expand_label(h, base, "finished", NULL, 0, key, h->digest_len);
+
+	if (err == 0)
+		hs_hmac(h, key, h->digest_len, th, h->digest_len, out);
+	hs_wipe(key, sizeof(key));
+	return err;
+}
+
+int hs_ks_traffic_key(const struct hs_hash *h, const uint8_t *secret, size_t key_len,
+		      uint8_t *key, uint8_t *iv)
+{
+	TRY(hs_hkdf_expand_label(h, secret, "key", NULL, 0, key, key_len));
+	return hs_hkdf_expand_label(h, secret, "iv", NULL, 0, iv, HS_AEAD_NONCE_LEN);
+}
+
+int hs_ks_next(const struct hs_hash *h, uint8_t *secret)
+{
+	uint8_t next[HASH_MAX];
+	int err = hs_hkdf_expand_label(h, secret, "traffic upd", NULL, 0, next, h->digest_len);
+
+	if (err == 0)
+		memcpy(secret, next, h->digest_len);
+	hs_wipe(next, sizeof(next));
+	return err;
+}
+
+void hs_ks_wipe(struct keysched *ks)
+{
+	hs_wipe(ks, sizeof(*ks));
+}

@@ -1,0 +1,248 @@
+/*
+ * Handshake messages shared by both sides (RFC 8446 4.4, 4.6):
+ * Certificate, CertificateVerify, Finished, KeyUpdate, NewSessionTicket.
+ * Builders write through hs_writer into hs_out (hs_msg_begin/end add them
+ * to the transcript); parsers read through hs_reader only.
+ *
+ * Implementation notes: the Finished comparison is constant time
+ * (ct_memneq); the CertificateVerify input is rebuilt in a stack buffer
+ * that holds only public data. The peer's SubjectPublicKeyInfo is copied
+ * out of the message buffer (which is reused) into the connection.
+ */
+#include "libhs/internal.h"
+
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/ct.h"
+
+int hs_msg_body(const uint8_t *msg, size_t len, struct hs_reader *body)
+{
+	struct hs_reader r = hs_reader_init(msg, len);
+
+	TRY(hs_read_skip(&r, 4));
+	*body = r;
+	return 0;
+}
+
+/* ---- Finished (4.4.4) ---- */
+
+int hs_build_finished(struct hs_conn *c, const uint8_t *base_secret)
+{
+	struct hs_writer w;
+	struct hs_writer_vec v;
+	const struct hs_hash *h = c->suite->hash();
+	uint8_t th[HASH_MAX], mac[HASH_MAX];
+
+	hs_tr_hash(&c->tr, th);
+	TRY(hs_ks_finished(h, base_secret, th, mac));
+	hs_msg_begin(c, HT_FINISHED, &w, &v);
+	hs_write_bytes(&w, mac, h->digest_len);
+	hs_wipe(mac, sizeof(mac));
+	return hs_msg_end(c, &w, &v);
+}
+
+int hs_check_finished(struct hs_conn *c, const uint8_t *base_secret, const uint8_t *msg,
+		      size_t len)
+{
+	const struct hs_hash *h = c->suite->hash();
+	uint8_t th[HASH_MAX], mac[HASH_MAX];
+	struct hs_reader body;
+	uint32_t diff;
+
+	TRY(hs_msg_body(msg, len, &body));
+	ENSURE(hs_reader_left(&body) == h->digest_len, HS_ERR_TLS_DECODE);
+	hs_tr_hash(&c->tr, th);
+	TRY(hs_ks_finished(h, base_secret, th, mac));
+	/* constant time: the expected MAC is secret until compared */
+	diff = ct_memneq(mac, body.p, h->digest_len);
+	hs_wipe(mac, sizeof(mac));
+	return diff ? HS_ERR_TLS_BAD_FINISHED : 0;
+}
+
+/* ---- Certificate (4.4.2) ---- */
+
+int hs_build_certificate(struct hs_conn *c, const struct hs_cred *cred, const uint8_t *ctx,
+			 size_t ctx_len)
+{
+	struct hs_writer w;
+	struct hs_writer_vec v, cv, list, one;
+
+	hs_msg_begin(c, HT_CERTIFICATE, &w, &v);
+	hs_write_vec_open(&w, 1, &cv);
+	hs_write_bytes(&w, ctx, ctx_len);
+	hs_write_vec_close(&w, &cv);
+	hs_write_vec_open(&w, 3, &list);
+	for (size_t i = 0; cred != NULL && i < cred->n_certs; i++) {
+		hs_write_vec_open(&w, 3, &one);
+		hs_write_bytes(&w, cred->cert[i], cred->cert_len[i]);
+		hs_write_vec_close(&w, &one);
+		hs_write_u16(&w, 0); /* no per-certificate extensions */
+	}
+	hs_write_vec_close(&w, &list);
+	return hs_msg_end(c, &w, &v);
+}
+
+static int check_leaf(struct hs_conn *c, const uint8_t *der, size_t len, struct hs_reader san)
+{
+	const struct hs_config *cfg = c->cfg;
+
+	if (c->peer.type == KEY_NONE ||
+	    (c->peer.type == KEY_RSA && !(c->has_hooks && c->hooks.verify != NULL)))
+		return HS_ERR_TLS_UNSUPPORTED_CERT;
+	if (cfg->insecure)
+		return 0;
+	/* the pin: the leaf must be exactly the configured certificate */
+	ENSURE(cfg->anchor_len == len && memcmp(cfg->anchor_der, der, len) == 0,
+	       HS_ERR_TLS_CERT_UNTRUSTED);
+	if (cfg->server_name != NULL)
+		ENSURE(hs_x509_check_name(san, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
+	return 0;
+}
+
+static int read_leaf(struct hs_conn *c, struct hs_reader *list)
+{
+	struct hs_reader cert, exts, san;
+
+	TRY(hs_read_vec(list, 3, 1, 0xffffff, &cert));
+	TRY(hs_read_vec(list, 2, 0, 0xffff, &exts));
+	if (hs_x509_parse(cert.p, cert.len, &c->peer, &san) != 0)
+		return HS_ERR_TLS_BAD_CERT;
+	ENSURE(c->peer.spki_len <= sizeof(c->peer_spki), HS_ERR_TLS_BAD_CERT);
+	/* keep the SPKI: the message buffer is reused */
+	memcpy(c->peer_spki, c->peer.spki, c->peer.spki_len);
+	c->peer.spki = c->peer_spki;
+	return check_leaf(c, cert.p, cert.len, san);
+}
+
+int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	struct hs_reader body, ctx, list, cert, exts;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
+	TRY(hs_read_vec(&body, 3, 0, 0xffffff, &list));
+	TRY(hs_read_end(&body));
+	/* 4.4.2: for server authentication the context SHALL be empty */
+	ENSURE(hs_reader_left(&ctx) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	/* 4.4.2.4: an empty server Certificate -> decode_error */
+	ENSURE(hs_reader_left(&list) > 0, HS_ERR_TLS_DECODE);
+	TRY(read_leaf(c, &list));
+	while (hs_reader_left(&list) > 0) {
+		TRY(hs_read_vec(&list, 3, 1, 0xffffff, &cert));
+		TRY(hs_read_vec(&list, 2, 0, 0xffff, &exts));
+	}
+	return 0;
+}
+
+/* ---- CertificateVerify (4.4.3) ---- */
+
+static size_t cv_content(struct hs_conn *c, int server, uint8_t *out)
+{
+	static const char sctx[] = "TLS 1.3, server CertificateVerify";
+	static const char cctx[] = "TLS 1.3, client CertificateVerify";
+	size_t n = 0;
+
+	memset(out, 0x20, 64);
+	n = 64;
+	memcpy(out + n, server ? sctx : cctx, sizeof(sctx)); /* with its 0 byte */
+	n += sizeof(sctx);
+	hs_tr_hash(&c->tr, out + n);
+	return n + c->suite->hash()->digest_len;
+}
+
+int hs_build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server)
+{
+	uint8_t content[64 + 34 + HASH_MAX], sig[HS_SIG_MAX_LEN];
+	size_t n = cv_content(c, server, content), sig_len = sizeof(sig);
+	struct hs_writer w;
+	struct hs_writer_vec v, sv;
+
+	c->sig = hs_sigscheme_find(cred->scheme);
+	ENSURE(c->sig != NULL, HS_ERR_TLS_NO_SHARED_SIGALG);
+	TRY(c->sig->sig->sign(sig, &sig_len, cred->priv, cred->pub, content, n));
+	hs_msg_begin(c, HT_CERTIFICATE_VERIFY, &w, &v);
+	hs_write_u16(&w, cred->scheme);
+	hs_write_vec_open(&w, 2, &sv);
+	hs_write_bytes(&w, sig, sig_len);
+	hs_write_vec_close(&w, &sv);
+	return hs_msg_end(c, &w, &v);
+}
+
+int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int server)
+{
+	uint8_t content[64 + 34 + HASH_MAX];
+	struct hs_reader body, sig;
+	uint16_t scheme;
+	const uint16_t *offered;
+	size_t n_offered, n;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_read_u16(&body, &scheme));
+	TRY(hs_read_vec(&body, 2, 0, 0xffff, &sig));
+	TRY(hs_read_end(&body));
+	n = cv_content(c, server, content);
+	if (c->has_hooks && c->hooks.verify != NULL && scheme == c->hooks.extra_scheme) {
+		/* test hook: a scheme hs does not implement yet (RSA-PSS) */
+		if (c->hooks.verify(scheme, c->peer.spki, c->peer.spki_len, content, n, sig.p,
+				    sig.len) != 0)
+			return HS_ERR_TLS_BAD_CERT_VERIFY;
+		return 0;
+	}
+	/* 4.4.3: the scheme MUST be one we offered and fit the leaf's key */
+	hs_cfg_sigs(c->cfg, &offered, &n_offered);
+	c->sig = hs_sigscheme_find(scheme);
+	ENSURE(c->sig != NULL && hs_u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
+	ENSURE(c->sig->key == c->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
+	if (c->sig->sig->verify(c->peer.pub, c->peer.pub_len, content, n, sig.p, sig.len) != 0)
+		return HS_ERR_TLS_BAD_CERT_VERIFY;
+	return 0;
+}
+
+/* ---- KeyUpdate (4.6.3) ---- */
+
+int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	struct hs_reader body;
+	uint8_t req;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_read_u8(&body, &req));
+	TRY(hs_read_end(&body));
+	/* "If an implementation receives any other value, it MUST terminate
+	 * the connection with an illegal_parameter alert" */
+	ENSURE(req <= 1, HS_ERR_TLS_BAD_KEY_UPDATE);
+	TRY(hs_ks_next(c->suite->hash(), c->rd.secret));
+	TRY(hs_set_read_key(c, c->rd.secret));
+	hs_conn_event(c, HS_EVENT_KEY_UPDATE);
+	/* update_requested: answer with our own (update_not_requested) */
+	if (req == 1 && !c->we_closed)
+		TRY(hs_send_key_update(c, 0));
+	return 0;
+}
+
+/* ---- NewSessionTicket (4.6.1): parsed, kept or dropped ---- */
+
+int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	struct hs_reader body, nonce, ticket;
+	struct ext_list exts;
+	uint32_t lifetime, age_add;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_read_u32(&body, &lifetime));
+	TRY(hs_read_u32(&body, &age_add));
+	TRY(hs_read_vec(&body, 1, 0, 255, &nonce));
+	TRY(hs_read_vec(&body, 2, 1, 0xffff, &ticket));
+	TRY(hs_ext_parse(&body, &exts));
+	TRY(hs_read_end(&body));
+	/* "Servers MUST NOT use any value greater than 604800 seconds" */
+	ENSURE(lifetime <= 604800, HS_ERR_TLS_ILLEGAL_PARAM);
+	if (c->cfg->keep_tickets && ticket.len <= sizeof(c->ticket)) {
+		memcpy(c->ticket, ticket.p, ticket.len);
+		c->ticket_len = ticket.len;
+		c->ticket_lifetime = lifetime;
+	}
+	hs_conn_event(c, HS_EVENT_TICKET);
+	return 0;
+}

@@ -1,0 +1,364 @@
+/*
+ * The server state machine (RFC 8446 A.2), as data:
+ *
+ *   START -ClientHello-> (send SH..Finished) WAIT_FINISHED -Finished-> CONNECTED
+ *   START -ClientHello-> (send HelloRetryRequest) START, once
+ *   CONNECTED: KeyUpdate
+ *
+ * Negotiation follows the server's preference order for suites and
+ * groups. A HelloRetryRequest goes out when the client's key shares miss
+ * every group we accept but its supported_groups has one (group mismatch),
+ * or always on the first ClientHello with hrr_cookie (cookie round trip).
+ *
+ * Implementation notes: we send no NewSessionTicket (no resumption yet)
+ * and no CertificateRequest. The ECDHE private key and shared secret are
+ * wiped right after the handshake secret is derived. The cookie is random
+ * and kept in the connection; the second ClientHello must echo it.
+ */
+#include "libhs/internal.h"
+
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/rand.h"
+
+static const uint8_t hrr_random[32] = {
+	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
+	0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
+};
+
+#define MAX_SHARES 16
+#define MAX_LIST 64
+
+struct client_hello {
+	uint8_t random[32];
+	struct hs_reader sid, suites;
+	struct ext_list exts;
+	uint16_t groups[MAX_LIST];
+	size_t n_groups;
+	struct key_share shares[MAX_SHARES];
+	size_t n_shares;
+};
+
+static int parse_ch(const uint8_t *msg, size_t len, struct client_hello *ch)
+{
+	struct hs_reader body, comp;
+	uint16_t version;
+	uint8_t method;
+
+	TRY(hs_msg_body(msg, len, &body));
+	TRY(hs_read_u16(&body, &version));
+	TRY(hs_read_bytes(&body, ch->random, 32));
+	TRY(hs_read_vec(&body, 1, 0, 32, &ch->sid));
+	TRY(hs_read_vec(&body, 2, 2, 0xfffe, &ch->suites));
+	TRY(hs_read_vec(&body, 1, 1, 255, &comp));
+	/* a ClientHello without extensions is TLS 1.2 or older */
+	ENSURE(hs_reader_left(&body) > 0, HS_ERR_TLS_VERSION);
+	TRY(hs_ext_parse(&body, &ch->exts));
+	TRY(hs_read_end(&body));
+	ENSURE(hs_reader_left(&ch->suites) % 2 == 0, HS_ERR_TLS_DECODE);
+	/* 4.1.2: legacy_compression_methods MUST be exactly { 0 } */
+	TRY(hs_read_u8(&comp, &method));
+	ENSURE(method == 0 && hs_reader_left(&comp) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	ENSURE(version >= 0x0301 && version <= TLS12_VERSION, HS_ERR_TLS_VERSION);
+	return 0;
+}
+
+static int ch_versions(const struct client_hello *ch)
+{
+	const struct ext *e = hs_ext_find(&ch->exts, EXT_SUPPORTED_VERSIONS);
+	int has13;
+
+	ENSURE(e != NULL, HS_ERR_TLS_VERSION);
+	TRY(hs_ext_versions_has13(e->body, &has13));
+	ENSURE(has13, HS_ERR_TLS_VERSION);
+	return 0;
+}
+
+static int pick_suite(struct hs_conn *c, const struct client_hello *ch)
+{
+	const uint16_t *ours;
+	size_t n;
+
+	hs_cfg_suites(c->cfg, &ours, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct hs_reader r = ch->suites;
+		const struct suite *s = hs_suite_find(ours[i]);
+		while (s != NULL && hs_reader_left(&r) > 0) {
+			uint16_t id;
+			TRY(hs_read_u16(&r, &id));
+			if (id != ours[i])
+				continue;
+			/* 4.1.4: after HRR the suite must not change */
+			ENSURE(c->suite == NULL || c->suite == s, HS_ERR_TLS_ILLEGAL_PARAM);
+			c->suite = s;
+			return 0;
+		}
+	}
+	return HS_ERR_TLS_NO_SHARED_SUITE;
+}
+
+static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
+{
+	const struct ext *e = hs_ext_find(&ch->exts, EXT_SIG_ALGS);
+	uint16_t v[MAX_LIST];
+	size_t n;
+
+	/* 9.2: a ClientHello for certificate auth MUST carry signature_algorithms */
+	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
+	TRY(hs_ext_u16_list(e->body, v, MAX_LIST, &n));
+	ENSURE(hs_u16_in(v, n, c->cfg->cred->scheme), HS_ERR_TLS_NO_SHARED_SIGALG);
+	return 0;
+}
+
+static int read_groups(struct client_hello *ch)
+{
+	const struct ext *g = hs_ext_find(&ch->exts, EXT_SUPPORTED_GROUPS);
+	const struct ext *k = hs_ext_find(&ch->exts, EXT_KEY_SHARE);
+
+	/* 9.2: supported_groups and key_share go together */
+	ENSURE(g != NULL && k != NULL, HS_ERR_TLS_MISSING_EXT);
+	TRY(hs_ext_u16_list(g->body, ch->groups, MAX_LIST, &ch->n_groups));
+	TRY(hs_ext_key_shares(k->body, ch->shares, MAX_SHARES, &ch->n_shares));
+	/* 4.2.8: each share MUST be for a group in supported_groups */
+	for (size_t i = 0; i < ch->n_shares; i++)
+		ENSURE(hs_is_grease(ch->shares[i].group) ||
+			       hs_u16_in(ch->groups, ch->n_groups, ch->shares[i].group),
+		       HS_ERR_TLS_ILLEGAL_PARAM);
+	return 0;
+}
+
+/* A share we can use (*share set), or a group to ask for (*share NULL). */
+static int pick_group(struct hs_conn *c, const struct client_hello *ch,
+		      const struct key_share **share)
+{
+	const uint16_t *ours;
+	size_t n;
+
+	*share = NULL;
+	hs_cfg_groups(c->cfg, &ours, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct group *g = hs_group_find(ours[i]);
+		for (size_t j = 0; g != NULL && j < ch->n_shares; j++) {
+			if (ch->shares[j].group == g->id) {
+				c->group = g;
+				*share = &ch->shares[j];
+				return 0;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct group *g = hs_group_find(ours[i]);
+		if (g != NULL && hs_u16_in(ch->groups, ch->n_groups, g->id)) {
+			c->group = g;
+			return 0;
+		}
+	}
+	return HS_ERR_TLS_NO_SHARED_GROUP;
+}
+
+static int read_sni_alpn(struct hs_conn *c, const struct client_hello *ch)
+{
+	const struct ext *e = hs_ext_find(&ch->exts, EXT_SERVER_NAME);
+	const char *pick;
+
+	if (e != NULL)
+		TRY(hs_ext_sni(e->body, c->sni, sizeof(c->sni)));
+	e = hs_ext_find(&ch->exts, EXT_ALPN);
+	if (e == NULL || c->cfg->n_alpn == 0)
+		return 0;
+	TRY(hs_ext_alpn_pick(e->body, c->cfg->alpn, c->cfg->n_alpn, &pick));
+	/* RFC 7301 3.2: no overlap -> no_application_protocol */
+	ENSURE(pick != NULL, HS_ERR_TLS_NO_ALPN);
+	memcpy(c->alpn, pick, strlen(pick) + 1);
+	return 0;
+}
+
+static int check_retry(struct hs_conn *c, const struct client_hello *ch)
+{
+	const struct ext *e = hs_ext_find(&ch->exts, EXT_COOKIE);
+	const uint8_t *p;
+	size_t n;
+
+	/* 4.1.2: the second ClientHello keeps random and session id */
+	ENSURE(memcmp(ch->random, c->random, 32) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	ENSURE(ch->sid.len == c->sid_len && memcmp(ch->sid.p, c->sid, c->sid_len) == 0,
+	       HS_ERR_TLS_ILLEGAL_PARAM);
+	if (c->cookie_len == 0)
+		return 0;
+	ENSURE(e != NULL, HS_ERR_TLS_BAD_COOKIE);
+	TRY(hs_ext_cookie(e->body, &p, &n));
+	ENSURE(n == c->cookie_len && memcmp(p, c->cookie, n) == 0, HS_ERR_TLS_BAD_COOKIE);
+	return 0;
+}
+
+static void write_sh_start(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v,
+			   const uint8_t *random)
+{
+	struct hs_writer_vec sid;
+
+	hs_msg_begin(c, HT_SERVER_HELLO, w, v);
+	hs_write_u16(w, TLS12_VERSION);
+	hs_write_bytes(w, random, 32);
+	hs_write_vec_open(w, 1, &sid);
+	hs_write_bytes(w, c->sid, c->sid_len);
+	hs_write_vec_close(w, &sid);
+	hs_write_u16(w, c->suite->id);
+	hs_write_u8(w, 0);
+}
+
+static int send_hrr(struct hs_conn *c, int ask_group)
+{
+	static const uint8_t v13[2] = { 0x03, 0x04 };
+	struct hs_writer w;
+	struct hs_writer_vec v, exts;
+
+	if (c->cfg->hrr_cookie) {
+		c->cookie_len = 32;
+		if (c->has_hooks && c->hooks.cookie != NULL && c->hooks.cookie_len <= COOKIE_MAX) {
+			c->cookie_len = c->hooks.cookie_len;
+			memcpy(c->cookie, c->hooks.cookie, c->cookie_len);
+		} else {
+			TRY(hs_rand_bytes(c->cookie, 32));
+		}
+	}
+	hs_tr_hrr_restart(&c->tr);
+	write_sh_start(c, &w, &v, hrr_random);
+	hs_write_vec_open(&w, 2, &exts);
+	hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
+	if (ask_group) {
+		hs_ext_w_key_share(&w, c->group->id, NULL, 0, 0);
+		c->kx_group = c->group; /* the group the second hello must use */
+	}
+	if (c->cookie_len > 0)
+		hs_ext_w_opaque(&w, EXT_COOKIE, 2, c->cookie, c->cookie_len);
+	hs_write_vec_close(&w, &exts);
+	TRY(hs_msg_end(c, &w, &v));
+	TRY(hs_flush_hs(c, TLS12_VERSION));
+	c->hrr_done = 1;
+	c->state = S_START;
+	/* D.4: the CCS goes right after our first handshake message */
+	return c->sid_len > 0 ? hs_send_ccs(c) : 0;
+}
+
+static int send_server_hello(struct hs_conn *c)
+{
+	static const uint8_t v13[2] = { 0x03, 0x04 };
+	struct hs_writer w;
+	struct hs_writer_vec v, exts;
+
+	TRY(hs_hello_random(c, c->random));
+	write_sh_start(c, &w, &v, c->random);
+	hs_write_vec_open(&w, 2, &exts);
+	hs_ext_w_key_share(&w, c->group->id, c->kx_pub, c->group->kx->pub_len, 0);
+	hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
+	hs_write_vec_close(&w, &exts);
+	TRY(hs_msg_end(c, &w, &v));
+	TRY(hs_flush_hs(c, TLS12_VERSION));
+	return c->sid_len > 0 ? hs_send_ccs(c) : 0;
+}
+
+static int key_exchange(struct hs_conn *c, const struct key_share *share)
+{
+	uint8_t shared[HS_KX_MAX_SHARED], th[HASH_MAX];
+	int err;
+
+	TRY(hs_conn_keygen(c, c->group));
+	err = c->group->kx->shared(shared, c->kx_priv, share->pub, share->len);
+	hs_wipe(c->kx_priv, sizeof(c->kx_priv));
+	if (err == 0)
+		err = send_server_hello(c);
+	if (err == 0) {
+		hs_tr_hash(&c->tr, th);
+		err = hs_ks_start(&c->ks, c->suite->hash());
+	}
+	if (err == 0)
+		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
+	hs_wipe(shared, sizeof(shared));
+	return err;
+}
+
+static int send_encrypted_extensions(struct hs_conn *c)
+{
+	struct hs_writer w;
+	struct hs_writer_vec v, exts;
+	const char *alpn[1] = { c->alpn };
+
+	hs_msg_begin(c, HT_ENCRYPTED_EXTENSIONS, &w, &v);
+	hs_write_vec_open(&w, 2, &exts);
+	if (c->sni[0]) /* RFC 6066 3: acknowledge with an empty server_name */
+		hs_ext_w_opaque(&w, EXT_SERVER_NAME, 0, NULL, 0);
+	if (c->alpn[0])
+		hs_ext_w_alpn(&w, alpn, 1);
+	hs_write_vec_close(&w, &exts);
+	return hs_msg_end(c, &w, &v);
+}
+
+static int send_flight(struct hs_conn *c, const struct key_share *share)
+{
+	uint8_t th[HASH_MAX];
+
+	TRY(key_exchange(c, share));
+	TRY(hs_set_write_key(c, c->ks.s_hs));
+	TRY(hs_set_read_key(c, c->ks.c_hs));
+	TRY(send_encrypted_extensions(c));
+	TRY(hs_build_certificate(c, c->cfg->cred, NULL, 0));
+	TRY(hs_build_cert_verify(c, c->cfg->cred, 1));
+	TRY(hs_build_finished(c, c->ks.s_hs));
+	TRY(hs_flush_hs(c, TLS12_VERSION));
+	hs_tr_hash(&c->tr, th);
+	TRY(hs_ks_master(&c->ks, th));
+	return hs_set_write_key(c, c->ks.s_ap);
+}
+
+static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	struct client_hello ch;
+	const struct key_share *share;
+
+	TRY(parse_ch(msg, len, &ch));
+	TRY(ch_versions(&ch));
+	if (c->hrr_done)
+		TRY(check_retry(c, &ch));
+	TRY(pick_suite(c, &ch));
+	TRY(check_sigalgs(c, &ch));
+	TRY(read_groups(&ch));
+	TRY(pick_group(c, &ch, &share));
+	TRY(read_sni_alpn(c, &ch));
+	hs_tr_choose(&c->tr, c->suite->hash());
+	hs_tr_update(&c->tr, msg, len);
+	if (!c->hrr_done) {
+		memcpy(c->random, ch.random, 32);
+		c->sid_len = ch.sid.len;
+		memcpy(c->sid, ch.sid.p, ch.sid.len);
+		if (share == NULL || c->cfg->hrr_cookie)
+			return send_hrr(c, share == NULL);
+	}
+	/* after our HelloRetryRequest the share must be for the group we named */
+	ENSURE(share != NULL, HS_ERR_TLS_BAD_KEY_SHARE);
+	ENSURE(c->kx_group == NULL || share->group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
+	c->sig = hs_sigscheme_find(c->cfg->cred->scheme);
+	return send_flight(c, share);
+}
+
+static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	TRY(hs_check_finished(c, c->ks.c_hs, msg, len));
+	hs_tr_update(&c->tr, msg, len);
+	TRY(hs_set_read_key(c, c->ks.c_ap));
+	c->hs_done = 1;
+	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
+	return 0;
+}
+
+static const struct transition server_table[] = {
+	{ S_START, HT_CLIENT_HELLO, on_client_hello, S_WAIT_FINISHED },
+	{ S_WAIT_FINISHED, HT_FINISHED, on_client_finished, S_CONNECTED },
+	{ S_CONNECTED, HT_KEY_UPDATE, hs_on_key_update, S_CONNECTED },
+};
+
+int hs_server_handle(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	return hs_dispatch(c, server_table, sizeof(server_table) / sizeof(server_table[0]), msg,
+			   len);
+}

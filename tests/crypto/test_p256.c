@@ -1,0 +1,826 @@
+/*
+ * Proves P-256 known answers and internal consistency:
+ * - field and scalar arithmetic (inverses, range checks, reductions);
+ * - public keys of known private keys (1, 2, 3, n-1, n-2, RFC 5903, RFC
+ *   6979) and the rejection of 0, n and above with a zeroed output;
+ * - every entry of the fixed-base table, and the fixed-base and windowed
+ *   multiplications against a plain double-and-add, on random and edge
+ *   scalars (window boundaries, carries, n-1);
+ * - ECDH known answers (RFC 5903 8.1) and peer point validation;
+ * - RFC 6979 A.2.5 signatures (k, r and s exactly) for SHA-256, SHA-384
+ *   and SHA-512, and short digests (SHA-1, SHA-224 sizes);
+ * - verification rejects r or s of 0 or n, modified r, s, digest or key;
+ * - strict DER encoding and parsing; the kx and sig tables.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "crypto/kx.h"
+#include "crypto/p256.h"
+#include "crypto/p256_point.h"
+#include "crypto/sha2.h"
+#include "crypto/sig.h"
+#include "testutil.h"
+
+#define N_HEX "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"
+#define GX_HEX "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+#define GY_HEX "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"
+
+static void unhex(const char *hex, uint8_t *out, size_t n)
+{
+	assert_int_equal(hex_decode_to(hex, out, n), 0);
+}
+
+/* big-endian 32 bytes of x (x < 2^64) */
+static void be32_small(uint8_t out[32], uint64_t x)
+{
+	memset(out, 0, 32);
+	for (int i = 31; i >= 24; i--) {
+		out[i] = (uint8_t)x;
+		x >>= 8;
+	}
+}
+
+/* out = n - x, big-endian, for small x */
+static void n_minus(uint8_t out[32], unsigned x)
+{
+	unsigned borrow = x;
+
+	unhex(N_HEX, out, 32);
+	for (int i = 31; i >= 0 && borrow; i--) {
+		unsigned v = out[i];
+		out[i] = (uint8_t)(v - borrow);
+		borrow = v < borrow ? 1 : 0;
+	}
+}
+
+static void point_bytes(uint8_t xy[64], const struct hs_p256_point *p)
+{
+	uint64_t inf = hs_p256_point_to_bytes(xy, xy + 32, p);
+	assert_int_equal(inf, 0);
+}
+
+/* ---- field and scalar ---- */
+
+static void test_field(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	uint8_t b[32], out[32];
+	hs_p256_fe a, inv, one, t;
+
+	test_rng_init(&rng, 0x256f);
+	hs_p256_fe_set_one(one);
+	for (int i = 0; i < 200; i++) {
+		test_rng_bytes(&rng, b, 32);
+		b[0] &= 0x7f; /* < p */
+		assert_true(hs_p256_fe_from_bytes(a, b) != 0);
+		hs_p256_fe_to_bytes(out, a);
+		assert_memory_equal(out, b, 32);
+		hs_p256_fe_inv(inv, a);
+		hs_p256_fe_mul(t, a, inv);
+		assert_true(hs_p256_fe_eq(t, one) != 0);
+		hs_p256_fe_sub(t, a, a);
+		assert_true(hs_p256_fe_is_zero(t) != 0);
+		hs_p256_fe_neg(t, a);
+		hs_p256_fe_add(t, t, a);
+		assert_true(hs_p256_fe_is_zero(t) != 0);
+	}
+	/* p itself and above are out of range; p - 1 is in */
+	unhex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff", b, 32);
+	assert_true(hs_p256_fe_from_bytes(a, b) == 0);
+	b[31] = 0xfe;
+	assert_true(hs_p256_fe_from_bytes(a, b) != 0);
+	hs_p256_fe_add(t, a, one); /* (p - 1) + 1 = 0 */
+	assert_true(hs_p256_fe_is_zero(t) != 0);
+	memset(b, 0xff, 32);
+	assert_true(hs_p256_fe_from_bytes(a, b) == 0);
+	hs_p256_fe_set_zero(a);
+	hs_p256_fe_inv(inv, a);
+	assert_true(hs_p256_fe_is_zero(inv) != 0);
+}
+
+static void test_scalar(void **state)
+{
+	(void)state;
+	uint8_t b[32], out[32];
+	hs_p256_sc a, am, inv, t;
+	struct test_rng rng;
+
+	be32_small(b, 0);
+	assert_true(hs_p256_sc_from_bytes(a, b) == 0);
+	be32_small(b, 1);
+	assert_true(hs_p256_sc_from_bytes(a, b) != 0);
+	n_minus(b, 1);
+	assert_true(hs_p256_sc_from_bytes(a, b) != 0);
+	n_minus(b, 0);
+	assert_true(hs_p256_sc_from_bytes(a, b) == 0);
+	memset(b, 0xff, 32);
+	assert_true(hs_p256_sc_from_bytes(a, b) == 0);
+
+	/* digest reduction: n -> 0, n + 1 -> 1 (as n - 0 + 1), 2^256-1 -> 2^256-1-n */
+	n_minus(b, 0);
+	hs_p256_sc_from_digest(a, b, 32);
+	assert_true(hs_p256_sc_is_zero(a) != 0);
+	memset(b, 0xff, 32);
+	hs_p256_sc_from_digest(a, b, 32);
+	hs_p256_sc_to_bytes(out, a);
+	unhex("00000000ffffffff00000000000000004319055258e8617b0c46353d039cdaae", b, 32);
+	assert_memory_equal(out, b, 32);
+	/* short digests are integers as they are; long ones keep the left 256 bits */
+	{
+		uint8_t h[40];
+		for (int i = 0; i < 40; i++)
+			h[i] = (uint8_t)(i + 1);
+		hs_p256_sc_from_digest(a, h, 3);
+		hs_p256_sc_to_bytes(out, a);
+		be32_small(b, 0x010203);
+		assert_memory_equal(out, b, 32);
+		hs_p256_sc_from_digest(a, h, 40);
+		hs_p256_sc_to_bytes(out, a);
+		assert_memory_equal(out, h, 32);
+		hs_p256_sc_from_digest(a, h, 0);
+		assert_true(hs_p256_sc_is_zero(a) != 0);
+	}
+
+	/* a * (1/a) = 1, in and out of Montgomery form */
+	test_rng_init(&rng, 0x256a);
+	for (int i = 0; i < 100; i++) {
+		test_rng_bytes(&rng, b, 32);
+		b[0] &= 0x7f;
+		b[31] |= 1;
+		assert_true(hs_p256_sc_from_bytes(a, b) != 0);
+		hs_p256_sc_to_mont(am, a);
+		hs_p256_sc_inv_mont(inv, am);
+		hs_p256_sc_mont_mul(t, a, inv); /* a * a^-1 R / R = 1 */
+		hs_p256_sc_to_bytes(out, t);
+		be32_small(b, 1);
+		assert_memory_equal(out, b, 32);
+	}
+	/* (n-1) + 2 = 1 */
+	n_minus(b, 1);
+	(void)hs_p256_sc_from_bytes(a, b);
+	be32_small(b, 2);
+	(void)hs_p256_sc_from_bytes(t, b);
+	hs_p256_sc_add(a, a, t);
+	hs_p256_sc_to_bytes(out, a);
+	be32_small(b, 1);
+	assert_memory_equal(out, b, 32);
+}
+
+/* ---- public keys ---- */
+
+static void check_public(const uint8_t priv[32], const char *x_hex, const char *y_hex)
+{
+	uint8_t pub[65], want[64];
+
+	assert_int_equal(hs_p256_public(pub, priv), 0);
+	assert_int_equal(pub[0], 0x04);
+	unhex(x_hex, want, 32);
+	unhex(y_hex, want + 32, 32);
+	assert_memory_equal(pub + 1, want, 64);
+	assert_int_equal(hs_p256_check_public(pub, sizeof(pub)), 0);
+}
+
+static void test_public_known(void **state)
+{
+	(void)state;
+	uint8_t d[32], pub[65];
+
+	be32_small(d, 1);
+	check_public(d, GX_HEX, GY_HEX);
+	/* 2G, 3G computed with affine formulas in Python (independent of this code) */
+	be32_small(d, 2);
+	check_public(d, "7cf27b188d034f7e8a52380304b51ac3c08969e277f21b35a60b48fc47669978",
+		     "07775510db8ed040293d9ac69f7430dbba7dade63ce982299e04b79d227873d1");
+	be32_small(d, 3);
+	check_public(d, "5ecbe4d1a6330a44c8f7ef951d4bf165e6c6b721efada985fb41661bc6e7fd6c",
+		     "8734640c4998ff7e374b06ce1a64a2ecd82ab036384fb83d9a79b127a27d5032");
+	/* (n-1)G = -G: y = p - Gy */
+	n_minus(d, 1);
+	check_public(d, GX_HEX, "b01cbd1c01e58065711814b583f061e9d431cca994cea1313449bf97c840ae0a");
+	/* (n-2)G = -2G */
+	n_minus(d, 2);
+	check_public(d, "7cf27b188d034f7e8a52380304b51ac3c08969e277f21b35a60b48fc47669978",
+		     "f888aaee24712fc0d6c26539608bcf244582521ac3167dd661fb4862dd878c2e");
+	/* RFC 5903 section 8.1 */
+	unhex("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433", d, 32);
+	check_public(d, "dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c3772581180",
+		     "5271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990bb3");
+	unhex("c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53", d, 32);
+	check_public(d, "d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf63",
+		     "56fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872ab");
+	/* RFC 6979 A.2.5 */
+	unhex("c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721", d, 32);
+	check_public(d, "60fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6",
+		     "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299");
+
+	/* bad keys: error and a zeroed output */
+	static const uint8_t zero65[65] = { 0 };
+	be32_small(d, 0);
+	memset(pub, 0xaa, sizeof(pub));
+	assert_int_equal(hs_p256_public(pub, d), HS_ERR_BAD_KEY);
+	assert_memory_equal(pub, zero65, 65);
+	n_minus(d, 0);
+	memset(pub, 0xaa, sizeof(pub));
+	assert_int_equal(hs_p256_public(pub, d), HS_ERR_BAD_KEY);
+	assert_memory_equal(pub, zero65, 65);
+	memset(d, 0xff, 32);
+	assert_int_equal(hs_p256_public(pub, d), HS_ERR_BAD_KEY);
+	assert_memory_equal(pub, zero65, 65);
+}
+
+/* ---- scalar multiplication ---- */
+
+/* plain MSB-first double-and-add over the complete formulas */
+static void ref_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct hs_p256_point *p)
+{
+	hs_p256_point_set_infinity(r);
+	for (int i = 255; i >= 0; i--) {
+		hs_p256_point_double(r, r);
+		if ((k[i / 64] >> (i % 64)) & 1)
+			hs_p256_point_add(r, r, p);
+	}
+}
+
+static void test_base_table(void **state)
+{
+	(void)state;
+	struct hs_p256_point base, acc, ent;
+	uint8_t want[64], got[64];
+
+	hs_p256_point_set_generator(&base);
+	for (int i = 0; i < HS_P256_BASE_WINDOWS; i++) {
+		acc = base;
+		for (int j = 0; j < HS_P256_BASE_ENTRIES; j++) {
+			hs_p256_point_from_affine(&ent, &hs_p256_base_table[i][j]);
+			point_bytes(want, &acc);
+			point_bytes(got, &ent);
+			assert_memory_equal(got, want, 64);
+			hs_p256_point_add(&acc, &acc, &base);
+		}
+		for (int k = 0; k < 6; k++)
+			hs_p256_point_double(&base, &base);
+	}
+}
+
+static void check_mul(const uint8_t kb[32])
+{
+	struct hs_p256_point g, r1, r2, r3;
+	uint8_t a[64], b[64], c[64];
+	hs_p256_sc k;
+	uint64_t inf1, inf2, inf3;
+
+	for (int i = 0; i < 4; i++) {
+		k[i] = 0;
+		for (int j = 0; j < 8; j++)
+			k[i] = (k[i] << 8) | kb[8 * (3 - i) + j];
+	}
+	hs_p256_point_set_generator(&g);
+	ref_mul(&r1, k, &g);
+	hs_p256_point_mul(&r2, k, &g);
+	hs_p256_point_mul_base(&r3, k);
+	inf1 = hs_p256_point_to_bytes(a, a + 32, &r1);
+	inf2 = hs_p256_point_to_bytes(b, b + 32, &r2);
+	inf3 = hs_p256_point_to_bytes(c, c + 32, &r3);
+	assert_true(inf1 == inf2 && inf1 == inf3);
+	assert_memory_equal(a, b, 64);
+	assert_memory_equal(a, c, 64);
+}
+
+static void test_mul_consistency(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	uint8_t kb[32];
+
+	/* edges: 0, 1, small, n-1, n (infinity), all-ones windows, 2^255 */
+	be32_small(kb, 0);
+	check_mul(kb);
+	for (unsigned v = 1; v < 70; v++) {
+		be32_small(kb, v);
+		check_mul(kb);
+	}
+	for (unsigned v = 0; v < 4; v++) {
+		n_minus(kb, v);
+		check_mul(kb);
+	}
+	memset(kb, 0xff, 32);
+	check_mul(kb); /* 2^256 - 1: every digit carries */
+	memset(kb, 0, 32);
+	kb[0] = 0x80;
+	check_mul(kb);
+	for (int pat = 0; pat < 4; pat++) {
+		static const uint8_t fill[4] = { 0x10, 0x84, 0x21, 0x7b };
+		memset(kb, fill[pat], 32);
+		check_mul(kb);
+	}
+	test_rng_init(&rng, 0x256b);
+	for (int i = 0; i < 100; i++) {
+		test_rng_bytes(&rng, kb, 32);
+		check_mul(kb);
+	}
+}
+
+static void test_mul_other_point(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	struct hs_p256_point p, r1, r2;
+	uint8_t kb[32], a[64], b[64];
+	hs_p256_sc k;
+
+	test_rng_init(&rng, 0x256c);
+	/* p = 7G, then random multiples */
+	hs_p256_point_set_generator(&p);
+	k[0] = 7, k[1] = k[2] = k[3] = 0;
+	hs_p256_point_mul_base(&p, k);
+	for (int i = 0; i < 30; i++) {
+		test_rng_bytes(&rng, kb, 32);
+		for (int j = 0; j < 4; j++)
+			memcpy(&k[j], kb + 8 * j, 8);
+		ref_mul(&r1, k, &p);
+		hs_p256_point_mul(&r2, k, &p);
+		point_bytes(a, &r1);
+		point_bytes(b, &r2);
+		assert_memory_equal(a, b, 64);
+	}
+}
+
+/* ---- ECDH ---- */
+
+static void test_ecdh_known(void **state)
+{
+	(void)state;
+	uint8_t i[32], r[32], gi[65], gr[65], z[32], want[32];
+
+	unhex("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433", i, 32);
+	unhex("c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53", r, 32);
+	unhex("04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c3772581180"
+	      "5271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990bb3", gi, 65);
+	unhex("04d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf63"
+	      "56fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872ab", gr, 65);
+	unhex("d6840f6b42f6edafd13116e0e12565202fef8e9ece7dce03812464d04b9442de", want, 32);
+	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), 0);
+	assert_memory_equal(z, want, 32);
+	assert_int_equal(hs_p256_ecdh(z, r, gi, 65), 0);
+	assert_memory_equal(z, want, 32);
+	assert_int_equal(hs_kx_p256.shared(z, i, gr, 65), 0);
+	assert_memory_equal(z, want, 32);
+
+	/* d = 1 gives the peer's own x; d = n - 1 too (-P has the same x) */
+	be32_small(i, 1);
+	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), 0);
+	assert_memory_equal(z, gr + 1, 32);
+	n_minus(i, 1);
+	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), 0);
+	assert_memory_equal(z, gr + 1, 32);
+
+	/* bad private keys: error and zeroed output */
+	static const uint8_t zero[32] = { 0 };
+	be32_small(i, 0);
+	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), HS_ERR_BAD_KEY);
+	assert_memory_equal(z, zero, 32);
+	n_minus(i, 0);
+	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), HS_ERR_BAD_KEY);
+	assert_memory_equal(z, zero, 32);
+}
+
+static void test_ecdh_bad_points(void **state)
+{
+	(void)state;
+	uint8_t d[32], pub[65], bad[66], z[32];
+
+	unhex("c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53", d, 32);
+	unhex("04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c3772581180"
+	      "5271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990bb3", pub, 65);
+	assert_int_equal(hs_p256_check_public(pub, 65), 0);
+	/* lengths */
+	assert_int_equal(hs_p256_ecdh(z, d, pub, 64), HS_ERR_BAD_POINT);
+	memcpy(bad, pub, 65);
+	bad[65] = 0;
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 66), HS_ERR_BAD_POINT);
+	assert_int_equal(hs_p256_ecdh(z, d, pub, 0), HS_ERR_BAD_POINT);
+	assert_int_equal(hs_p256_ecdh(z, d, pub, 33), HS_ERR_BAD_POINT);
+	/* prefixes other than 0x04 (compressed, hybrid, infinity) */
+	static const uint8_t prefixes[] = { 0x00, 0x02, 0x03, 0x05, 0x06, 0x07 };
+	for (size_t k = 0; k < sizeof(prefixes); k++) {
+		memcpy(bad, pub, 65);
+		bad[0] = prefixes[k];
+		assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	}
+	/* off the curve: y + 1, x + 1 */
+	memcpy(bad, pub, 65);
+	bad[64] ^= 1;
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	memcpy(bad, pub, 65);
+	bad[32] ^= 1;
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	/* (0, 0) and all-zero */
+	memset(bad, 0, 65);
+	bad[0] = 0x04;
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	/*
+	 * (0, y0) is on the curve; (p, y0) is the same point if x were
+	 * reduced mod p, and must be rejected: coordinates must be < p.
+	 */
+	unhex("04" "0000000000000000000000000000000000000000000000000000000000000000"
+	      "66485c780e2f83d72433bd5d84a06bb6541c2af31dae871728bf856a174f93f4", bad, 65);
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), 0);
+	unhex("04" "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"
+	      "66485c780e2f83d72433bd5d84a06bb6541c2af31dae871728bf856a174f93f4", bad, 65);
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	/* y = p, y = 2^256 - 1 */
+	unhex("04" GX_HEX "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff", bad,
+	      65);
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	memset(bad + 33, 0xff, 32);
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	/* while G itself is fine */
+	unhex("04" GX_HEX GY_HEX, bad, 65);
+	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), 0);
+	assert_int_equal(hs_p256_check_public(NULL, 0), HS_ERR_BAD_POINT);
+}
+
+static void test_keygen(void **state)
+{
+	(void)state;
+	uint8_t a[32], b[32], pa[65], pb[65], za[32], zb[32], p2[65];
+
+	assert_int_equal(hs_p256_keygen(a, pa), 0);
+	assert_int_equal(hs_kx_p256.keygen(b, pb), 0);
+	assert_memory_not_equal(a, b, 32);
+	assert_int_equal(hs_p256_check_public(pa, 65), 0);
+	assert_int_equal(hs_p256_public(p2, a), 0);
+	assert_memory_equal(p2, pa, 65);
+	assert_int_equal(hs_p256_ecdh(za, a, pb, 65), 0);
+	assert_int_equal(hs_p256_ecdh(zb, b, pa, 65), 0);
+	assert_memory_equal(za, zb, 32);
+	assert_string_equal(hs_kx_p256.name, "secp256r1");
+	assert_int_equal(hs_kx_p256.priv_len, 32);
+	assert_int_equal(hs_kx_p256.pub_len, 65);
+	assert_int_equal(hs_kx_p256.shared_len, 32);
+}
+
+/* ---- ECDSA ---- */
+
+struct rfc6979_vec {
+	const char *msg;
+	int hash; /* digest length: 20, 28 (given as hex), 32, 48, 64 */
+	const char *digest_hex; /* for 20 and 28 */
+	const char *k, *r, *s;
+};
+
+#define RFC6979_D "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"
+#define RFC6979_U                                                                              \
+	"0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"                   \
+	"7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299"
+
+/*
+ * RFC 6979 A.2.5 for 32-, 48- and 64-byte digests. The 20- and 28-byte
+ * rows (SHA-1 and SHA-224 digests of the same messages) are NOT the RFC's:
+ * the RFC runs its HMAC_DRBG with SHA-1 / SHA-224 there, which hs has no
+ * use for; these use HMAC-SHA-256 as hs does, computed with an independent
+ * Python model (hashlib, hmac, affine point arithmetic).
+ */
+static const struct rfc6979_vec rfc6979_vecs[] = {
+	{ "sample", 32, NULL,
+	  "a6e3c57dd01abe90086538398355dd4c3b17aa873382b0f24d6129493d8aad60",
+	  "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716",
+	  "f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8" },
+	{ "test", 32, NULL,
+	  "d16b6ae827f17175e040871a1c7ec3500192c4c92677336ec2537acaee0008e0",
+	  "f1abb023518351cd71d881567b1ea663ed3efcf6c5132b354f28d3b0b7d38367",
+	  "019f4113742a2b14bd25926b49c649155f267e60d3814b4c0cc84250e46f0083" },
+	{ "sample", 48, NULL,
+	  "09f634b188cefd98e7ec88b1aa9852d734d0bc272f7d2a47decc6ebeb375aad4",
+	  "0eafea039b20e9b42309fb1d89e213057cbf973dc0cfc8f129edddc800ef7719",
+	  "4861f0491e6998b9455193e34e7b0d284ddd7149a74b95b9261f13abde940954" },
+	{ "test", 48, NULL,
+	  "16aeffa357260b04b1dd199693960740066c1a8f3e8edd79070aa914d361b3b8",
+	  "83910e8b48bb0c74244ebdf7f07a1c5413d61472bd941ef3920e623fbccebeb6",
+	  "8ddbec54cf8cd5874883841d712142a56a8d0f218f5003cb0296b6b509619f2c" },
+	{ "sample", 64, NULL,
+	  "5fa81c63109badb88c1f367b47da606da28cad69aa22c4fe6ad7df73a7173aa5",
+	  "8496a60b5e9b47c825488827e0495b0e3fa109ec4568fd3f8d1097678eb97f00",
+	  "2362ab1adbe2b8adf9cb9edab740ea6049c028114f2460f96554f61fae3302fe" },
+	{ "test", 64, NULL,
+	  "6915d11632aca3c40d5d51c08daf9c555933819548784480e93499000d9f0b7f",
+	  "461d93f31b6540894788fd206c07cfa0cc35f46fa3c91816fff1040ad1581a04",
+	  "39af9f15de0db8d97e72719c74820d304ce5226e32dedae67519e840d1194e55" },
+	{ "sample", 20, "8151325dcdbae9e0ff95f9f9658432dbedfdb209",
+	  "5c999e2e983043e124ac74b6899108c8c7f8eecb3b747a57baa599a552a23378",
+	  "3eb8ddc0ac1950f0b92a1456308bc78543a8a76fee7e30cb95dd85ec5c92a6a6",
+	  "d959bae95c09890e31b848da6acb2b43e78ca545858900b67743ef3650061ef6" },
+	{ "test", 20, "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3",
+	  "631c91973744139a03ddefc0474b58ce72c45e11194d7e674e2ccbd8df0c34ec",
+	  "aba05bcacf26386cad3c3c0a87bf5e5915c8b77c1404e0b8dab246125b0588f5",
+	  "3427e387a5dd6c15a24276a8fe596f51de8cd0be9a3ed64374acaefd0f4e84e6" },
+	{ "sample", 28, "9003e374bc726550c2c289447fd0533160f875709386dfa377bfd41c",
+	  "5ae98f0a7ed7ebc17363c643e3044e1b803a6c0dc480da04920cef677b87029a",
+	  "41aac2925693c03ac1b034771ca0435582b420528ecf86ce51322b6d6f82c788",
+	  "28f850d0a21284f2cdfd3c2dd86fe9ba789283a56c9a59cdf81fa6fa051cbe64" },
+	{ "test", 28, "90a3ed9e32b2aaf4c61c410eb925426119e1a9dc53d4286ade99a809",
+	  "5eb4a8ec245baf753721387c4e9126ae049f8d9b651a212ff8db17b3e1a3a2bd",
+	  "e86faee5d30fde6982e16cdf54ff67be600dd362889dee0ee5351fab41ec3b27",
+	  "899ece7184d9fb7bf258ced9e53327819c6e9dae51b56e191067aeb6f4244a3f" },
+};
+
+static size_t vec_digest(const struct rfc6979_vec *v, uint8_t h[64])
+{
+	size_t len = strlen(v->msg);
+
+	switch (v->hash) {
+	case 32:
+		hs_sha256(v->msg, len, h);
+		return 32;
+	case 48:
+		hs_sha384(v->msg, len, h);
+		return 48;
+	case 64:
+		hs_sha512(v->msg, len, h);
+		return 64;
+	default:
+		unhex(v->digest_hex, h, (size_t)v->hash);
+		return (size_t)v->hash;
+	}
+}
+
+/* k = s^-1 (e + r d) mod n, from a signature and its key */
+static void recover_k(uint8_t k_out[32], const uint8_t sig[64], const uint8_t d_b[32],
+		      const uint8_t *h, size_t h_len)
+{
+	hs_p256_sc r, s, d, e, t, w;
+
+	(void)hs_p256_sc_from_bytes(r, sig);
+	(void)hs_p256_sc_from_bytes(s, sig + 32);
+	(void)hs_p256_sc_from_bytes(d, d_b);
+	hs_p256_sc_from_digest(e, h, h_len);
+	hs_p256_sc_to_mont(t, d);
+	hs_p256_sc_mont_mul(t, r, t); /* r d */
+	hs_p256_sc_add(t, t, e);
+	hs_p256_sc_to_mont(w, s);
+	hs_p256_sc_inv_mont(w, w);
+	hs_p256_sc_mont_mul(t, w, t);
+	hs_p256_sc_to_bytes(k_out, t);
+}
+
+static void test_rfc6979(void **state)
+{
+	(void)state;
+	uint8_t d[32], pub[65], h[64], sig[64], want[64], k[32], kwant[32], kpub[65];
+
+	unhex(RFC6979_D, d, 32);
+	unhex(RFC6979_U, pub, 65);
+	for (size_t i = 0; i < sizeof(rfc6979_vecs) / sizeof(rfc6979_vecs[0]); i++) {
+		const struct rfc6979_vec *v = &rfc6979_vecs[i];
+		size_t hl = vec_digest(v, h);
+
+		assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, hl, 0), 0);
+		unhex(v->r, want, 32);
+		unhex(v->s, want + 32, 32);
+		assert_memory_equal(sig, want, 64);
+		/* the nonce: from the signature, and r = x(kG) mod n */
+		unhex(v->k, kwant, 32);
+		recover_k(k, sig, d, h, hl);
+		assert_memory_equal(k, kwant, 32);
+		assert_int_equal(hs_p256_public(kpub, kwant), 0);
+		assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, hl, sig), 0);
+		/* hedged: a different signature, still valid */
+		assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, hl, 1), 0);
+		assert_memory_not_equal(sig, want, 64);
+		assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, hl, sig), 0);
+	}
+}
+
+static void test_sign_bad_key(void **state)
+{
+	(void)state;
+	uint8_t d[32], h[32] = { 1 }, sig[64];
+	static const uint8_t zero[64] = { 0 };
+
+	be32_small(d, 0);
+	memset(sig, 0xaa, 64);
+	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 0), HS_ERR_BAD_KEY);
+	assert_memory_equal(sig, zero, 64);
+	n_minus(d, 0);
+	memset(sig, 0xaa, 64);
+	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 1), HS_ERR_BAD_KEY);
+	assert_memory_equal(sig, zero, 64);
+	/* n - 1 is a good key */
+	n_minus(d, 1);
+	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 0), 0);
+}
+
+static void test_verify_negative(void **state)
+{
+	(void)state;
+	uint8_t d[32], pub[65], h[32], sig[64], bad[64], badpub[65];
+
+	unhex(RFC6979_D, d, 32);
+	unhex(RFC6979_U, pub, 65);
+	hs_sha256("sample", 6, h);
+	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 0), 0);
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, sig), 0);
+	/* any one bit of r, s or the digest */
+	for (int bit = 0; bit < 512; bit += 7) {
+		memcpy(bad, sig, 64);
+		bad[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		assert_int_not_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), 0);
+	}
+	h[5] ^= 0x10;
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, sig), HS_ERR_BAD_SIG);
+	h[5] ^= 0x10;
+	/* r or s zero, n, or n + small */
+	memcpy(bad, sig, 64);
+	memset(bad, 0, 32);
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	memcpy(bad, sig, 64);
+	memset(bad + 32, 0, 32);
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	memcpy(bad, sig, 64);
+	n_minus(bad, 0);
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	memcpy(bad, sig, 64);
+	n_minus(bad + 32, 0);
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	/* s and n - s both verify (no low-s rule) */
+	{
+		uint8_t nb[32];
+		unsigned borrow = 0;
+
+		n_minus(nb, 0);
+		memcpy(bad, sig, 64);
+		/* bad.s = n - s, byte by byte */
+		for (int i = 31; i >= 0; i--) {
+			unsigned v = (unsigned)nb[i] - sig[32 + i] - borrow;
+			bad[32 + i] = (uint8_t)v;
+			borrow = (v >> 8) & 1;
+		}
+		assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), 0);
+	}
+	/* wrong key, bad key encodings */
+	unhex("04" GX_HEX GY_HEX, badpub, 65);
+	assert_int_equal(hs_ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_SIG);
+	memcpy(badpub, pub, 65);
+	badpub[64] ^= 1;
+	assert_int_equal(hs_ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_POINT);
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 64, h, 32, sig), HS_ERR_BAD_POINT);
+	memcpy(badpub, pub, 65);
+	badpub[0] = 0x03;
+	assert_int_equal(hs_ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_POINT);
+}
+
+/* ---- DER ---- */
+
+static void der_roundtrip(const char *raw_hex, const char *der_hex)
+{
+	uint8_t raw[64], der[80], want[80], back[64];
+	size_t len = sizeof(der), want_len = strlen(der_hex) / 2;
+
+	unhex(raw_hex, raw, 64);
+	unhex(der_hex, want, want_len);
+	assert_int_equal(hs_ecdsa_sig_to_der(der, &len, raw), 0);
+	assert_int_equal(len, want_len);
+	assert_memory_equal(der, want, len);
+	assert_int_equal(hs_ecdsa_sig_from_der(back, der, len), 0);
+	assert_memory_equal(back, raw, 64);
+	/* one byte short of room */
+	len = want_len - 1;
+	assert_int_equal(hs_ecdsa_sig_to_der(der, &len, raw), HS_ERR_NO_SPACE);
+}
+
+static void test_der_encode(void **state)
+{
+	(void)state;
+	/* top bits set: both padded, 72 bytes */
+	der_roundtrip("ff" "00000000000000000000000000000000000000000000000000000000000001"
+		      "80" "00000000000000000000000000000000000000000000000000000000000002",
+		      "3046"
+		      "022100ff00000000000000000000000000000000000000000000000000000000000001"
+		      "022100" "80" "00000000000000000000000000000000000000000000000000000000000002");
+	/* small values lose their leading zeros */
+	der_roundtrip("0000000000000000000000000000000000000000000000000000000000000001"
+		      "000000000000000000000000000000000000000000000000000000000000007f",
+		      "300602010102017f");
+	der_roundtrip("0000000000000000000000000000000000000000000000000000000000000080"
+		      "0000000000000000000000000000000000000000000000000000000000000000",
+		      "300702020080020100");
+	der_roundtrip("7f00000000000000000000000000000000000000000000000000000000000001"
+		      "0001000000000000000000000000000000000000000000000000000000000001",
+		      "3043"
+		      "02207f00000000000000000000000000000000000000000000000000000000000001"
+		      "021f01000000000000000000000000000000000000000000000000000000000001");
+}
+
+static void der_bad(const char *der_hex)
+{
+	uint8_t der[128], raw[64];
+	size_t len = strlen(der_hex) / 2;
+
+	unhex(der_hex, der, len);
+	assert_int_equal(hs_ecdsa_sig_from_der(raw, der, len), HS_ERR_BAD_ENCODING);
+}
+
+static void test_der_strict(void **state)
+{
+	(void)state;
+	uint8_t raw[64];
+
+	assert_int_equal(hs_ecdsa_sig_from_der(raw, (const uint8_t *)"\x30\x06\x02\x01\x01\x02\x01\x02", 8),
+			 0);
+	der_bad("");
+	der_bad("30");
+	der_bad("3000");
+	der_bad("3006020101020102" "00");   /* trailing byte */
+	der_bad("3007020101020102" "00");   /* byte after the integers inside */
+	der_bad("3106020101020102");        /* SET, not SEQUENCE */
+	der_bad("3006030101020102");        /* BIT STRING, not INTEGER */
+	der_bad("3006020101020202");        /* length overruns */
+	der_bad("3005020101020102");        /* sequence shorter than contents */
+	der_bad("308106020101020102");      /* long-form length, not minimal */
+	der_bad("3007028101010201" "02");   /* long-form integer length */
+	der_bad("300702020001020102");      /* leading zero not needed */
+	der_bad("3006020181020102");        /* negative */
+	der_bad("30050200020102");          /* empty integer */
+	der_bad("3003020101");              /* one integer */
+	der_bad("3009020101020102020103");  /* three integers */
+	der_bad("3080020101020102" "0000"); /* indefinite length (BER) */
+	/* 33 bytes without a needed zero: too long */
+	der_bad("3026" "022101" "0000000000000000000000000000000000000000000000000000000000000000"
+		"020101");
+	/* 34 bytes even with the zero */
+	der_bad("3027" "02220080" "0000000000000000000000000000000000000000000000000000000000000000"
+		"020101");
+	/* 33 bytes with the one allowed zero: fine */
+	{
+		uint8_t der[40];
+		unhex("3026" "022100" "80000000000000000000000000000000000000000000000000000000000001"
+		      "00" "020101", der, 40);
+		assert_int_equal(hs_ecdsa_sig_from_der(raw, der, 40), 0);
+		assert_int_equal(raw[0], 0x80);
+		assert_int_equal(raw[30], 0x01);
+		assert_int_equal(raw[31], 0x00);
+		assert_int_equal(raw[63], 0x01);
+	}
+	assert_int_equal(hs_ecdsa_sig_from_der(raw, NULL, 0), HS_ERR_BAD_ENCODING);
+}
+
+/* ---- the signature table ---- */
+
+static void test_sig_table(void **state)
+{
+	(void)state;
+	const struct hs_sig *t = &hs_sig_ecdsa_p256_sha256;
+	uint8_t d[32], pub[65], sig[HS_SIG_MAX_LEN + 8], raw[64], h[32];
+	size_t len = sizeof(sig);
+	static const char msg[] = "hs P-256 signature table";
+
+	assert_int_equal(t->priv_len, 32);
+	assert_int_equal(t->pub_len, 65);
+	assert_int_equal(t->max_sig_len, HS_P256_SIG_DER_MAX);
+	unhex(RFC6979_D, d, 32);
+	unhex(RFC6979_U, pub, 65);
+	assert_int_equal(t->sign(sig, &len, d, pub, (const uint8_t *)msg, sizeof(msg)), 0);
+	assert_true(len >= 8 && len <= HS_P256_SIG_DER_MAX);
+	assert_int_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg), sig, len), 0);
+	/* it is DER over SHA-256(msg) */
+	assert_int_equal(hs_ecdsa_sig_from_der(raw, sig, len), 0);
+	hs_sha256(msg, sizeof(msg), h);
+	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, raw), 0);
+	/* other message, trailing byte, truncated */
+	assert_int_not_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg) - 1, sig, len), 0);
+	sig[len] = 0;
+	assert_int_not_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg), sig, len + 1), 0);
+	assert_int_not_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg), sig, len - 1), 0);
+	/* no room */
+	len = 8;
+	assert_int_equal(t->sign(sig, &len, d, pub, (const uint8_t *)msg, sizeof(msg)),
+			 HS_ERR_NO_SPACE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_field),
+		cmocka_unit_test(test_scalar),
+		cmocka_unit_test(test_public_known),
+		cmocka_unit_test(test_base_table),
+		cmocka_unit_test(test_mul_consistency),
+		cmocka_unit_test(test_mul_other_point),
+		cmocka_unit_test(test_ecdh_known),
+		cmocka_unit_test(test_ecdh_bad_points),
+		cmocka_unit_test(test_keygen),
+		cmocka_unit_test(test_rfc6979),
+		cmocka_unit_test(test_sign_bad_key),
+		cmocka_unit_test(test_verify_negative),
+		cmocka_unit_test(test_der_encode),
+		cmocka_unit_test(test_der_strict),
+		cmocka_unit_test(test_sig_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,242 @@
+/*
+ * Proves X25519 matches RFC 7748: the section 5.2 vectors (including the
+ * top bit of u being ignored), the iterated test after 1 and 1,000 steps
+ * (1,000,000 with HS_SLOW_TESTS=1), and the section 6.1 Diffie-Hellman
+ * example; that non-canonical u (>= p) is reduced rather than rejected; that
+ * every low-order input gives HS_ERR_ZERO_SHARED with zero bytes written;
+ * that the public key taken through the Edwards fixed-base table equals the
+ * ladder on u = 9; and that the hs_kx_x25519 table checks lengths and
+ * agrees with itself.
+ * With the CPU's fast path present, it is checked against the portable one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "crypto/cpu.h"
+#include "crypto/kx.h"
+#include "crypto/x25519.h"
+#include "testutil.h"
+
+static void unhex32(const char *hex, uint8_t out[32])
+{
+	assert_int_equal(hex_decode_to(hex, out, 32), 0);
+}
+
+static void check_x25519(const char *k_hex, const char *u_hex, const char *out_hex)
+{
+	uint8_t k[32], u[32], want[32], out[32];
+
+	unhex32(k_hex, k);
+	unhex32(u_hex, u);
+	unhex32(out_hex, want);
+	assert_int_equal(hs_x25519(out, k, u), 0);
+	assert_memory_equal(out, want, 32);
+}
+
+/* RFC 7748 5.2, the two single-shot vectors. */
+static void test_rfc7748_vectors(void **state)
+{
+	(void)state;
+	check_x25519("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+		     "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
+		     "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552");
+	/* this u has its top bit set (…93): it must be ignored */
+	check_x25519("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+		     "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
+		     "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957");
+	check_x25519("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+		     "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a413",
+		     "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957");
+}
+
+/* RFC 7748 5.2 iterated: k, u = X25519(k, u), k starting from k = u = 9. */
+static void test_rfc7748_iterated(void **state)
+{
+	(void)state;
+	uint8_t k[32] = { 9 }, u[32] = { 9 }, r[32], want[32];
+	const char *slow = getenv("HS_SLOW_TESTS");
+	unsigned n = (slow && strcmp(slow, "1") == 0) ? 1000000 : 1000;
+
+	for (unsigned i = 1; i <= n; i++) {
+		assert_int_equal(hs_x25519(r, k, u), 0);
+		memcpy(u, k, 32);
+		memcpy(k, r, 32);
+		if (i == 1) {
+			unhex32("422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079",
+				want);
+			assert_memory_equal(k, want, 32);
+		} else if (i == 1000) {
+			unhex32("684cf59ba83309552800ef566f2f4d3c1c3887c49360e3875f2eb94d99532c51",
+				want);
+			assert_memory_equal(k, want, 32);
+		}
+	}
+	if (n == 1000000) {
+		unhex32("7c3911e0ab2586fd864497297e575e6f3bc601c0883c30df5f4dd2d24f665424", want);
+		assert_memory_equal(k, want, 32);
+	}
+}
+
+/* RFC 7748 6.1: both public keys and the shared secret, from both sides. */
+static void test_rfc7748_dh(void **state)
+{
+	(void)state;
+	uint8_t a[32], b[32], a_pub[32], b_pub[32], want[32], s1[32], s2[32];
+
+	unhex32("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a", a);
+	unhex32("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb", b);
+	assert_int_equal(hs_x25519_public(a_pub, a), 0);
+	unhex32("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a", want);
+	assert_memory_equal(a_pub, want, 32);
+	assert_int_equal(hs_x25519_public(b_pub, b), 0);
+	unhex32("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", want);
+	assert_memory_equal(b_pub, want, 32);
+	assert_int_equal(hs_x25519(s1, a, b_pub), 0);
+	assert_int_equal(hs_x25519(s2, b, a_pub), 0);
+	unhex32("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742", want);
+	assert_memory_equal(s1, want, 32);
+	assert_memory_equal(s2, want, 32);
+}
+
+/* u and u + p (both < 2^255) are the same point: RFC 7748 5 says accept. */
+static void test_noncanonical_u(void **state)
+{
+	(void)state;
+	uint8_t k[32], u[32], u_big[32], r1[32], r2[32];
+
+	unhex32("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4", k);
+	for (unsigned small = 2; small < 19; small++) {
+		/* u_big = small + p = 2^255 - 19 + small: ed+small ff .. ff 7f */
+		memset(u, 0, 32);
+		u[0] = (uint8_t)small;
+		memset(u_big, 0xff, 32);
+		u_big[0] = (uint8_t)(0xed + small);
+		u_big[31] = 0x7f;
+		int e1 = hs_x25519(r1, k, u), e2 = hs_x25519(r2, k, u_big);
+		assert_int_equal(e1, e2);
+		assert_memory_equal(r1, r2, 32);
+		/* the ignored top bit changes nothing either */
+		u_big[31] = 0xff;
+		assert_int_equal(hs_x25519(r2, k, u_big), e1);
+		assert_memory_equal(r1, r2, 32);
+	}
+}
+
+/* Low-order points (and their non-canonical twins) give an all-zero secret. */
+static void test_zero_shared(void **state)
+{
+	(void)state;
+	static const char *const low_order[] = {
+		"0000000000000000000000000000000000000000000000000000000000000000", /* 0 */
+		"0100000000000000000000000000000000000000000000000000000000000000", /* 1 */
+		/* the two points of order 8 */
+		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+		/* non-canonical encodings of 0 and 1, and -1 (order 2 on the twist) */
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p */
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p + 1 */
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p - 1 */
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", /* same, top bit */
+	};
+	uint8_t k[32], u[32], out[32], zero[32] = { 0 };
+
+	unhex32("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a", k);
+	for (size_t i = 0; i < sizeof(low_order) / sizeof(low_order[0]); i++) {
+		unhex32(low_order[i], u);
+		memset(out, 0xaa, 32);
+		assert_int_equal(hs_x25519(out, k, u), HS_ERR_ZERO_SHARED);
+		assert_memory_equal(out, zero, 32);
+	}
+}
+
+/* The kx table: sizes, peer length check, and two parties agree. */
+static void test_kx_table(void **state)
+{
+	(void)state;
+	const struct hs_kx *kx = &hs_kx_x25519;
+	uint8_t a[32], b[32], a_pub[32], b_pub[33], s1[32], s2[32], pub[32];
+
+	assert_string_equal(kx->name, "x25519");
+	assert_int_equal(kx->priv_len, 32);
+	assert_int_equal(kx->pub_len, 32);
+	assert_int_equal(kx->shared_len, 32);
+	assert_int_equal(kx->keygen(a, a_pub), 0);
+	assert_int_equal(kx->keygen(b, b_pub), 0);
+	assert_int_equal(hs_x25519_public(pub, a), 0);
+	assert_memory_equal(pub, a_pub, 32);
+	assert_memory_not_equal(a, b, 32);
+	assert_int_equal(kx->shared(s1, a, b_pub, 32), 0);
+	assert_int_equal(kx->shared(s2, b, a_pub, 32), 0);
+	assert_memory_equal(s1, s2, 32);
+	assert_int_equal(kx->shared(s1, a, b_pub, 31), HS_ERR_BAD_ENCODING);
+	assert_int_equal(kx->shared(s1, a, b_pub, 33), HS_ERR_BAD_ENCODING);
+	assert_int_equal(kx->shared(s1, a, b_pub, 0), HS_ERR_BAD_ENCODING);
+}
+
+/* The public key (Edwards fixed-base table, mapped to u) equals the ladder on u = 9. */
+static void test_public_matches_ladder(void **state)
+{
+	(void)state;
+	static const uint8_t nine[32] = { 9 };
+	struct test_rng rng;
+	uint8_t k[32], p1[32], p2[32];
+
+	test_rng_init(&rng, 0x7748);
+	for (int i = 0; i < 300; i++) {
+		test_rng_bytes(&rng, k, 32);
+		if (i == 0)
+			memset(k, 0, 32);
+		if (i == 1)
+			memset(k, 0xff, 32);
+		assert_int_equal(hs_x25519_public(p1, k), 0);
+		assert_int_equal(hs_x25519(p2, k, nine), 0);
+		assert_memory_equal(p1, p2, 32);
+	}
+}
+
+/* Whatever path the CPU selects must equal the portable code bit for bit. */
+static void test_fast_matches_portable(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	uint8_t k[32], u[32], r1[32], r2[32], p1[32], p2[32];
+
+	test_rng_init(&rng, 0x25519);
+	for (int i = 0; i < 200; i++) {
+		test_rng_bytes(&rng, k, 32);
+		test_rng_bytes(&rng, u, 32);
+		if (i < 20)
+			memset(u + 1, 0xff, 31); /* near and above p */
+		hs_cpu_force_portable(1);
+		int e1 = hs_x25519(r1, k, u);
+		int f1 = hs_x25519_public(p1, k);
+		hs_cpu_force_portable(0);
+		int e2 = hs_x25519(r2, k, u);
+		int f2 = hs_x25519_public(p2, k);
+		assert_int_equal(e1, e2);
+		assert_memory_equal(r1, r2, 32);
+		assert_int_equal(f1, 0);
+		assert_int_equal(f2, 0);
+		assert_memory_equal(p1, p2, 32);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rfc7748_vectors),
+		cmocka_unit_test(test_rfc7748_iterated),
+		cmocka_unit_test(test_rfc7748_dh),
+		cmocka_unit_test(test_noncanonical_u),
+		cmocka_unit_test(test_zero_shared),
+		cmocka_unit_test(test_kx_table),
+		cmocka_unit_test(test_public_matches_ladder),
+		cmocka_unit_test(test_fast_matches_portable),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
