@@ -69,26 +69,37 @@ static void schedule(uint32_t w[64], const uint8_t *p)
 	}
 }
 
-/* FIPS 180-4, 6.2.2 step 3: 64 rounds over the working variables s[0..7]. */
+static inline uint32_t big_sigma0(uint32_t a) { return ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22); }
+static inline uint32_t big_sigma1(uint32_t e) { return ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25); }
+static inline uint32_t ch(uint32_t e, uint32_t f, uint32_t g) { return g ^ (e & (f ^ g)); }
+static inline uint32_t maj(uint32_t a, uint32_t b, uint32_t c) { return (a & b) | (c & (a | b)); }
+
+/* One round of FIPS 180-4, 6.2.2 step 3. Instead of shifting the eight
+ * working variables, the caller rotates the names: d and h are the only
+ * ones written (d += T1 becomes the new e, h = T1 + T2 the new a). */
+#define ROUND256(a, b, c, d, e, f, g, h, i)                                             \
+	do {                                                                             \
+		uint32_t t1_ = h + big_sigma1(e) + ch(e, f, g) + hs_sha256_k[i] + w[i];   \
+		d += t1_;                                                                \
+		h = t1_ + big_sigma0(a) + maj(a, b, c);                                  \
+	} while (0)
+
+/* 64 rounds over the working variables s[0..7] = a..h. */
 static void rounds(uint32_t s[8], const uint32_t w[64])
 {
-	for (int i = 0; i < 64; i++) {
-		uint32_t e = s[4], a = s[0];
-		uint32_t ch = (e & s[5]) ^ (~e & s[6]);
-		uint32_t maj = (a & s[1]) ^ (a & s[2]) ^ (s[1] & s[2]);
-		uint32_t t1 = s[7] + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) + ch;
-		uint32_t t2 = (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) + maj;
+	uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
 
-		t1 += hs_sha256_k[i] + w[i];
-		s[7] = s[6];
-		s[6] = s[5];
-		s[5] = s[4];
-		s[4] = s[3] + t1;
-		s[3] = s[2];
-		s[2] = s[1];
-		s[1] = s[0];
-		s[0] = t1 + t2;
+	for (int i = 0; i < 64; i += 8) {
+		ROUND256(a, b, c, d, e, f, g, h, i);
+		ROUND256(h, a, b, c, d, e, f, g, i + 1);
+		ROUND256(g, h, a, b, c, d, e, f, i + 2);
+		ROUND256(f, g, h, a, b, c, d, e, i + 3);
+		ROUND256(e, f, g, h, a, b, c, d, i + 4);
+		ROUND256(d, e, f, g, h, a, b, c, i + 5);
+		ROUND256(c, d, e, f, g, h, a, b, i + 6);
+		ROUND256(b, c, d, e, f, g, h, a, i + 7);
 	}
+	s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e, s[5] = f, s[6] = g, s[7] = h;
 }
 
 void hs_sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t nblocks)

@@ -82,26 +82,37 @@ static void schedule(uint64_t w[80], const uint8_t *p)
 	}
 }
 
-/* FIPS 180-4, 6.4.2 step 3: 80 rounds over the working variables s[0..7]. */
+static inline uint64_t big_sigma0(uint64_t a) { return ror64(a, 28) ^ ror64(a, 34) ^ ror64(a, 39); }
+static inline uint64_t big_sigma1(uint64_t e) { return ror64(e, 14) ^ ror64(e, 18) ^ ror64(e, 41); }
+static inline uint64_t ch(uint64_t e, uint64_t f, uint64_t g) { return g ^ (e & (f ^ g)); }
+static inline uint64_t maj(uint64_t a, uint64_t b, uint64_t c) { return (a & b) | (c & (a | b)); }
+
+/* One round of FIPS 180-4, 6.4.2 step 3. Instead of shifting the eight
+ * working variables, the caller rotates the names: d and h are the only
+ * ones written (d += T1 becomes the new e, h = T1 + T2 the new a). */
+#define ROUND512(a, b, c, d, e, f, g, h, i)                                             \
+	do {                                                                             \
+		uint64_t t1_ = h + big_sigma1(e) + ch(e, f, g) + K512[i] + w[i];          \
+		d += t1_;                                                                \
+		h = t1_ + big_sigma0(a) + maj(a, b, c);                                  \
+	} while (0)
+
+/* 80 rounds over the working variables s[0..7] = a..h. */
 static void rounds(uint64_t s[8], const uint64_t w[80])
 {
-	for (int i = 0; i < 80; i++) {
-		uint64_t e = s[4], a = s[0];
-		uint64_t ch = (e & s[5]) ^ (~e & s[6]);
-		uint64_t maj = (a & s[1]) ^ (a & s[2]) ^ (s[1] & s[2]);
-		uint64_t t1 = s[7] + (ror64(e, 14) ^ ror64(e, 18) ^ ror64(e, 41)) + ch;
-		uint64_t t2 = (ror64(a, 28) ^ ror64(a, 34) ^ ror64(a, 39)) + maj;
+	uint64_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
 
-		t1 += K512[i] + w[i];
-		s[7] = s[6];
-		s[6] = s[5];
-		s[5] = s[4];
-		s[4] = s[3] + t1;
-		s[3] = s[2];
-		s[2] = s[1];
-		s[1] = s[0];
-		s[0] = t1 + t2;
+	for (int i = 0; i < 80; i += 8) {
+		ROUND512(a, b, c, d, e, f, g, h, i);
+		ROUND512(h, a, b, c, d, e, f, g, i + 1);
+		ROUND512(g, h, a, b, c, d, e, f, i + 2);
+		ROUND512(f, g, h, a, b, c, d, e, i + 3);
+		ROUND512(e, f, g, h, a, b, c, d, i + 4);
+		ROUND512(d, e, f, g, h, a, b, c, i + 5);
+		ROUND512(c, d, e, f, g, h, a, b, i + 6);
+		ROUND512(b, c, d, e, f, g, h, a, i + 7);
 	}
+	s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e, s[5] = f, s[6] = g, s[7] = h;
 }
 
 static void blocks_portable(uint64_t h[8], const uint8_t *p, size_t nblocks)
