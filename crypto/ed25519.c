@@ -63,7 +63,7 @@ static void hash_mod_l(uint8_t out[32], const uint8_t a[32], const uint8_t *b, c
 int hs_ed25519_public(uint8_t pub[32], const uint8_t seed[32])
 {
 	uint8_t h[64];
-	struct ge_ext A;
+	struct hs_ge_ext A;
 
 	expand_seed(h, seed);
 	hs_ge_scalarmult_base(&A, h);
@@ -87,7 +87,7 @@ int hs_ed25519_sign(uint8_t sig[64], const uint8_t seed[32], const uint8_t pub[3
 		    const void *msg, size_t msg_len)
 {
 	uint8_t h[64], r[32], k[32];
-	struct ge_ext R;
+	struct hs_ge_ext R;
 
 	expand_seed(h, seed);
 	hash_mod_l(r, h + 32, NULL, msg, msg_len);  /* r = H(prefix || M) mod L */
@@ -104,8 +104,8 @@ int hs_ed25519_sign(uint8_t sig[64], const uint8_t seed[32], const uint8_t pub[3
 int hs_ed25519_verify(const uint8_t pub[32], const void *msg, size_t msg_len,
 		      const uint8_t sig[64])
 {
-	struct ge_ext A;
-	struct ge_proj check;
+	struct hs_ge_ext A;
+	struct hs_ge_proj check;
 	uint8_t k[32], enc[32];
 
 	/* RFC 8032 5.1.7 step 1: "If any of the decodings fail (including S

@@ -16,7 +16,7 @@
 #include "crypto/ct.h"
 
 /* sqrt(-1) = 2^((p-1)/4) mod p (RFC 8032 5.1.3), in 51-bit limbs. */
-static const struct fe fe_sqrtm1 = { { 0x61b274a0ea0b0, 0x0d5a5fc8f189d, 0x7ef5e9cbd0c60,
+static const struct hs_fe25519 fe_sqrtm1 = { { 0x61b274a0ea0b0, 0x0d5a5fc8f189d, 0x7ef5e9cbd0c60,
 				       0x78595a6804c9e, 0x2b8324804fc1d } };
 
 static uint64_t load64_le(const uint8_t *p)
@@ -33,7 +33,7 @@ static void store64_le(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-void hs_fe_frombytes(struct fe *h, const uint8_t s[32])
+void hs_fe_frombytes(struct hs_fe25519 *h, const uint8_t s[32])
 {
 	uint64_t w0 = load64_le(s), w1 = load64_le(s + 8), w2 = load64_le(s + 16),
 		 w3 = load64_le(s + 24);
@@ -46,7 +46,7 @@ void hs_fe_frombytes(struct fe *h, const uint8_t s[32])
 }
 
 /* Reduce to the canonical representative, limbs < 2^51. */
-static void fe_reduce(struct fe *t)
+static void fe_reduce(struct hs_fe25519 *t)
 {
 	uint64_t q;
 
@@ -65,9 +65,9 @@ static void fe_reduce(struct fe *t)
 	t->v[4] &= FE_MASK51; /* subtracts q 2^255 */
 }
 
-void hs_fe_tobytes(uint8_t s[32], const struct fe *h)
+void hs_fe_tobytes(uint8_t s[32], const struct hs_fe25519 *h)
 {
-	struct fe t = *h;
+	struct hs_fe25519 t = *h;
 
 	fe_reduce(&t);
 	store64_le(s, t.v[0] | (t.v[1] << 51));
@@ -89,7 +89,7 @@ int hs_fe_bytes_noncanonical(const uint8_t s[32])
 	return 1;
 }
 
-uint64_t hs_fe_iszero_mask(const struct fe *f)
+uint64_t hs_fe_iszero_mask(const struct hs_fe25519 *f)
 {
 	uint8_t s[32];
 	uint32_t acc = 0;
@@ -100,9 +100,9 @@ uint64_t hs_fe_iszero_mask(const struct fe *f)
 	return ct_is_zero_mask_u64(acc);
 }
 
-uint64_t hs_fe_isodd(const struct fe *f)
+uint64_t hs_fe_isodd(const struct hs_fe25519 *f)
 {
-	struct fe t = *f;
+	struct hs_fe25519 t = *f;
 
 	fe_reduce(&t);
 	return t.v[0] & 1;
@@ -112,9 +112,10 @@ uint64_t hs_fe_isodd(const struct fe *f)
  * Shared head of both chains: returns f^(2^250 - 1) in t250 and f^11 in
  * f11. The exponent reached after each step is in the comments.
  */
-static void fe_pow_2_250_1(struct fe *t250, struct fe *f11, const struct fe *f)
+static void fe_pow_2_250_1(struct hs_fe25519 *t250, struct hs_fe25519 *f11,
+			   const struct hs_fe25519 *f)
 {
-	struct fe f2, t0, t1, t2;
+	struct hs_fe25519 f2, t0, t1, t2;
 
 	fe_sq(&f2, f);              /* 2 */
 	fe_sq_n(&t0, &f2, 2);       /* 8 */
@@ -138,27 +139,28 @@ static void fe_pow_2_250_1(struct fe *t250, struct fe *f11, const struct fe *f)
 	fe_mul(t250, &t1, &t0);     /* 2^250 - 1 */
 }
 
-void hs_fe_invert(struct fe *h, const struct fe *f)
+void hs_fe_invert(struct hs_fe25519 *h, const struct hs_fe25519 *f)
 {
-	struct fe t, f11;
+	struct hs_fe25519 t, f11;
 
 	fe_pow_2_250_1(&t, &f11, f);
 	fe_sq_n(&t, &t, 5);         /* 2^255 - 2^5 */
 	fe_mul(h, &t, &f11);        /* 2^255 - 21 = p - 2 */
 }
 
-void hs_fe_pow22523(struct fe *h, const struct fe *f)
+void hs_fe_pow22523(struct hs_fe25519 *h, const struct hs_fe25519 *f)
 {
-	struct fe t, f11;
+	struct hs_fe25519 t, f11;
 
 	fe_pow_2_250_1(&t, &f11, f);
 	fe_sq_n(&t, &t, 2);         /* 2^252 - 4 */
 	fe_mul(h, &t, f);           /* 2^252 - 3 */
 }
 
-uint64_t hs_fe_sqrt_ratio(struct fe *x, const struct fe *u, const struct fe *v)
+uint64_t hs_fe_sqrt_ratio(struct hs_fe25519 *x, const struct hs_fe25519 *u,
+			  const struct hs_fe25519 *v)
 {
-	struct fe v3, v7, t, check, d;
+	struct hs_fe25519 v3, v7, t, check, d;
 	uint64_t ok_pos, ok_neg;
 
 	fe_sq(&v3, v);

@@ -30,35 +30,36 @@
 
 #include "crypto/ct.h"
 
-struct fe {
+struct hs_fe25519 {
 	uint64_t v[5];
 };
 
-typedef unsigned __int128 fe_u128;
+typedef unsigned __int128 hs_fe_u128;
 
 #define FE_MASK51 ((UINT64_C(1) << 51) - 1)
 
-static inline void fe_0(struct fe *h)
+static inline void fe_0(struct hs_fe25519 *h)
 {
 	for (int i = 0; i < 5; i++)
 		h->v[i] = 0;
 }
 
-static inline void fe_1(struct fe *h)
+static inline void fe_1(struct hs_fe25519 *h)
 {
 	fe_0(h);
 	h->v[0] = 1;
 }
 
 /* h = f + g, limbs added without carry (see bounds above). */
-static inline void fe_add(struct fe *h, const struct fe *f, const struct fe *g)
+static inline void fe_add(struct hs_fe25519 *h, const struct hs_fe25519 *f,
+			  const struct hs_fe25519 *g)
 {
 	for (int i = 0; i < 5; i++)
 		h->v[i] = f->v[i] + g->v[i];
 }
 
 /* One carry pass: any limbs < 2^63 in, tight out (limb 0 < 2^51 + 19 * 2^12). */
-static inline void fe_carry(struct fe *h)
+static inline void fe_carry(struct hs_fe25519 *h)
 {
 	uint64_t c;
 
@@ -70,7 +71,8 @@ static inline void fe_carry(struct fe *h)
 }
 
 /* h = f - g, computed as f + 8p - g so no limb goes negative, then carried. */
-static inline void fe_sub(struct fe *h, const struct fe *f, const struct fe *g)
+static inline void fe_sub(struct hs_fe25519 *h, const struct hs_fe25519 *f,
+			  const struct hs_fe25519 *g)
 {
 	/* 8p in limbs: 8 (2^51 - 19), then 8 (2^51 - 1) four times */
 	h->v[0] = f->v[0] + (UINT64_C(0x3fffffffffff68)) - g->v[0];
@@ -80,9 +82,9 @@ static inline void fe_sub(struct fe *h, const struct fe *f, const struct fe *g)
 }
 
 /* h = -f */
-static inline void fe_neg(struct fe *h, const struct fe *f)
+static inline void fe_neg(struct hs_fe25519 *h, const struct hs_fe25519 *f)
 {
-	struct fe z;
+	struct hs_fe25519 z;
 
 	fe_0(&z);
 	fe_sub(h, &z, f);
@@ -92,8 +94,8 @@ static inline void fe_neg(struct fe *h, const struct fe *f)
  * Carry five 128-bit column sums (each < 2^115) into a tight element. The
  * top carry is < 2^60, so 19 times it still fits 64 bits.
  */
-static inline void fe_carry_wide(struct fe *h, fe_u128 r0, fe_u128 r1, fe_u128 r2, fe_u128 r3,
-				 fe_u128 r4)
+static inline void fe_carry_wide(struct hs_fe25519 *h, hs_fe_u128 r0, hs_fe_u128 r1,
+				 hs_fe_u128 r2, hs_fe_u128 r3, hs_fe_u128 r4)
 {
 	uint64_t c;
 
@@ -110,46 +112,45 @@ static inline void fe_carry_wide(struct fe *h, fe_u128 r0, fe_u128 r1, fe_u128 r
 	h->v[4] = (uint64_t)r4 & FE_MASK51;
 }
 
+/* 64 x 64 -> 128-bit product (undefined again at the end of this header) */
+#define FE_M(a, b) ((hs_fe_u128)(a) * (b))
+
 /* h = f g. Limbs of f and g < 2^54; h may alias f or g. */
-static inline void fe_mul(struct fe *h, const struct fe *f, const struct fe *g)
+static inline void fe_mul(struct hs_fe25519 *h, const struct hs_fe25519 *f,
+			  const struct hs_fe25519 *g)
 {
 	uint64_t f0 = f->v[0], f1 = f->v[1], f2 = f->v[2], f3 = f->v[3], f4 = f->v[4];
 	uint64_t g0 = g->v[0], g1 = g->v[1], g2 = g->v[2], g3 = g->v[3], g4 = g->v[4];
 	/* column i + j >= 5 wraps to column i + j - 5 with weight 19 */
 	uint64_t g1_19 = 19 * g1, g2_19 = 19 * g2, g3_19 = 19 * g3, g4_19 = 19 * g4;
-	fe_u128 r0, r1, r2, r3, r4;
 
-	r0 = (fe_u128)f0 * g0 + (fe_u128)f1 * g4_19 + (fe_u128)f2 * g3_19 + (fe_u128)f3 * g2_19 +
-	     (fe_u128)f4 * g1_19;
-	r1 = (fe_u128)f0 * g1 + (fe_u128)f1 * g0 + (fe_u128)f2 * g4_19 + (fe_u128)f3 * g3_19 +
-	     (fe_u128)f4 * g2_19;
-	r2 = (fe_u128)f0 * g2 + (fe_u128)f1 * g1 + (fe_u128)f2 * g0 + (fe_u128)f3 * g4_19 +
-	     (fe_u128)f4 * g3_19;
-	r3 = (fe_u128)f0 * g3 + (fe_u128)f1 * g2 + (fe_u128)f2 * g1 + (fe_u128)f3 * g0 +
-	     (fe_u128)f4 * g4_19;
-	r4 = (fe_u128)f0 * g4 + (fe_u128)f1 * g3 + (fe_u128)f2 * g2 + (fe_u128)f3 * g1 +
-	     (fe_u128)f4 * g0;
-	fe_carry_wide(h, r0, r1, r2, r3, r4);
+	fe_carry_wide(h,
+		      FE_M(f0, g0) + FE_M(f1, g4_19) + FE_M(f2, g3_19) + FE_M(f3, g2_19) +
+			      FE_M(f4, g1_19),
+		      FE_M(f0, g1) + FE_M(f1, g0) + FE_M(f2, g4_19) + FE_M(f3, g3_19) +
+			      FE_M(f4, g2_19),
+		      FE_M(f0, g2) + FE_M(f1, g1) + FE_M(f2, g0) + FE_M(f3, g4_19) +
+			      FE_M(f4, g3_19),
+		      FE_M(f0, g3) + FE_M(f1, g2) + FE_M(f2, g1) + FE_M(f3, g0) + FE_M(f4, g4_19),
+		      FE_M(f0, g4) + FE_M(f1, g3) + FE_M(f2, g2) + FE_M(f3, g1) + FE_M(f4, g0));
 }
 
 /* h = f^2, the symmetric products counted once and doubled. Limbs < 2^54. */
-static inline void fe_sq(struct fe *h, const struct fe *f)
+static inline void fe_sq(struct hs_fe25519 *h, const struct hs_fe25519 *f)
 {
 	uint64_t f0 = f->v[0], f1 = f->v[1], f2 = f->v[2], f3 = f->v[3], f4 = f->v[4];
-	uint64_t f0_2 = 2 * f0, f1_2 = 2 * f1, f2_2 = 2 * f2;
+	uint64_t f0_2 = 2 * f0, f1_2 = 2 * f1, f2_2 = 2 * f2, f3_2 = 2 * f3;
 	uint64_t f3_19 = 19 * f3, f4_19 = 19 * f4;
-	fe_u128 r0, r1, r2, r3, r4;
 
-	r0 = (fe_u128)f0 * f0 + (fe_u128)f1_2 * f4_19 + (fe_u128)f2_2 * f3_19;
-	r1 = (fe_u128)f0_2 * f1 + (fe_u128)f2_2 * f4_19 + (fe_u128)f3 * f3_19;
-	r2 = (fe_u128)f0_2 * f2 + (fe_u128)f1 * f1 + (fe_u128)(2 * f3) * f4_19;
-	r3 = (fe_u128)f0_2 * f3 + (fe_u128)f1_2 * f2 + (fe_u128)f4 * f4_19;
-	r4 = (fe_u128)f0_2 * f4 + (fe_u128)f1_2 * f3 + (fe_u128)f2 * f2;
-	fe_carry_wide(h, r0, r1, r2, r3, r4);
+	fe_carry_wide(h, FE_M(f0, f0) + FE_M(f1_2, f4_19) + FE_M(f2_2, f3_19),
+		      FE_M(f0_2, f1) + FE_M(f2_2, f4_19) + FE_M(f3, f3_19),
+		      FE_M(f0_2, f2) + FE_M(f1, f1) + FE_M(f3_2, f4_19),
+		      FE_M(f0_2, f3) + FE_M(f1_2, f2) + FE_M(f4, f4_19),
+		      FE_M(f0_2, f4) + FE_M(f1_2, f3) + FE_M(f2, f2));
 }
 
 /* h = f^(2^n), n >= 1. */
-static inline void fe_sq_n(struct fe *h, const struct fe *f, int n)
+static inline void fe_sq_n(struct hs_fe25519 *h, const struct hs_fe25519 *f, int n)
 {
 	fe_sq(h, f);
 	for (int i = 1; i < n; i++)
@@ -157,13 +158,15 @@ static inline void fe_sq_n(struct fe *h, const struct fe *f, int n)
 }
 
 /* h = f n for a small constant n < 2^32. Limbs of f < 2^54. */
-static inline void fe_mul_small(struct fe *h, const struct fe *f, uint32_t n)
+static inline void fe_mul_small(struct hs_fe25519 *h, const struct hs_fe25519 *f, uint32_t n)
 {
-	fe_carry_wide(h, (fe_u128)f->v[0] * n, (fe_u128)f->v[1] * n, (fe_u128)f->v[2] * n,
-		      (fe_u128)f->v[3] * n, (fe_u128)f->v[4] * n);
+	fe_carry_wide(h, FE_M(f->v[0], n), FE_M(f->v[1], n), FE_M(f->v[2], n), FE_M(f->v[3], n),
+		      FE_M(f->v[4], n));
 }
 
-static inline void fe_copy(struct fe *h, const struct fe *f)
+#undef FE_M
+
+static inline void fe_copy(struct hs_fe25519 *h, const struct hs_fe25519 *f)
 {
 	*h = *f;
 }
@@ -172,7 +175,7 @@ static inline void fe_copy(struct fe *h, const struct fe *f)
  * Swap f and g if mask is all-ones, leave them if it is zero. Both are read
  * and written either way: the xor of the pair is masked, never branched on.
  */
-static inline void fe_cswap(struct fe *f, struct fe *g, uint64_t mask)
+static inline void fe_cswap(struct hs_fe25519 *f, struct hs_fe25519 *g, uint64_t mask)
 {
 	mask = ct_barrier_u64(mask);
 	for (int i = 0; i < 5; i++) {
@@ -183,7 +186,7 @@ static inline void fe_cswap(struct fe *f, struct fe *g, uint64_t mask)
 }
 
 /* h = mask ? f : h, by masking (see fe_cswap). */
-static inline void fe_cmov(struct fe *h, const struct fe *f, uint64_t mask)
+static inline void fe_cmov(struct hs_fe25519 *h, const struct hs_fe25519 *f, uint64_t mask)
 {
 	mask = ct_barrier_u64(mask);
 	for (int i = 0; i < 5; i++)
@@ -194,24 +197,25 @@ static inline void fe_cmov(struct fe *h, const struct fe *f, uint64_t mask)
 
 /* Load 32 little-endian bytes, ignoring bit 255; values >= p are accepted
  * as they stand (they are reduced by the arithmetic). */
-void hs_fe_frombytes(struct fe *h, const uint8_t s[32]);
+void hs_fe_frombytes(struct hs_fe25519 *h, const uint8_t s[32]);
 /* Store the canonical (fully reduced) little-endian encoding. */
-void hs_fe_tobytes(uint8_t s[32], const struct fe *h);
+void hs_fe_tobytes(uint8_t s[32], const struct hs_fe25519 *h);
 /* 1 if bytes s (bit 255 ignored) encode a value >= p. Variable time: public input only. */
 int hs_fe_bytes_noncanonical(const uint8_t s[32]);
 /* All-ones if f = 0 mod p, else 0. */
-uint64_t hs_fe_iszero_mask(const struct fe *f);
+uint64_t hs_fe_iszero_mask(const struct hs_fe25519 *f);
 /* Bit 0 of the canonical encoding (the "sign" of RFC 8032). */
-uint64_t hs_fe_isodd(const struct fe *f);
+uint64_t hs_fe_isodd(const struct hs_fe25519 *f);
 /* h = 1/f = f^(p-2); 0 maps to 0. */
-void hs_fe_invert(struct fe *h, const struct fe *f);
+void hs_fe_invert(struct hs_fe25519 *h, const struct hs_fe25519 *f);
 /* h = f^((p-5)/8) = f^(2^252-3). */
-void hs_fe_pow22523(struct fe *h, const struct fe *f);
+void hs_fe_pow22523(struct hs_fe25519 *h, const struct hs_fe25519 *f);
 /*
  * x = sqrt(u/v) if it exists (RFC 8032 5.1.3 step 2-3); returns all-ones
  * then, else 0 (and x is garbage). The root returned has no chosen sign.
  * Constant time.
  */
-uint64_t hs_fe_sqrt_ratio(struct fe *x, const struct fe *u, const struct fe *v);
+uint64_t hs_fe_sqrt_ratio(struct hs_fe25519 *x, const struct hs_fe25519 *u,
+			  const struct hs_fe25519 *v);
 
 #endif

@@ -25,6 +25,7 @@
  */
 #include "crypto/ge25519.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/wipe.h"
@@ -32,12 +33,12 @@
 #include "crypto/ge25519_table.h"
 
 /* d = -121665/121666 and 2d (RFC 8032 5.1), in 51-bit limbs */
-static const struct fe ge_d = { { 0x34dca135978a3, 0x1a8283b156ebd, 0x5e7a26001c029,
+static const struct hs_fe25519 ge_d = { { 0x34dca135978a3, 0x1a8283b156ebd, 0x5e7a26001c029,
 				  0x739c663a03cbb, 0x52036cee2b6ff } };
-static const struct fe ge_d2 = { { 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052,
+static const struct hs_fe25519 ge_d2 = { { 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052,
 				   0x6738cc7407977, 0x2406d9dc56dff } };
 
-static void ext_identity(struct ge_ext *p)
+static void ext_identity(struct hs_ge_ext *p)
 {
 	fe_0(&p->x);
 	fe_1(&p->y);
@@ -45,7 +46,7 @@ static void ext_identity(struct ge_ext *p)
 	fe_0(&p->t);
 }
 
-static void done_to_ext(struct ge_ext *r, const struct ge_done *c)
+static void done_to_ext(struct hs_ge_ext *r, const struct hs_ge_done *c)
 {
 	fe_mul(&r->x, &c->e, &c->f);
 	fe_mul(&r->y, &c->g, &c->h);
@@ -53,21 +54,21 @@ static void done_to_ext(struct ge_ext *r, const struct ge_done *c)
 	fe_mul(&r->t, &c->e, &c->h);
 }
 
-static void done_to_proj(struct ge_proj *r, const struct ge_done *c)
+static void done_to_proj(struct hs_ge_proj *r, const struct hs_ge_done *c)
 {
 	fe_mul(&r->x, &c->e, &c->f);
 	fe_mul(&r->y, &c->g, &c->h);
 	fe_mul(&r->z, &c->f, &c->g);
 }
 
-static void ext_to_proj(struct ge_proj *r, const struct ge_ext *p)
+static void ext_to_proj(struct hs_ge_proj *r, const struct hs_ge_ext *p)
 {
 	r->x = p->x;
 	r->y = p->y;
 	r->z = p->z;
 }
 
-static void ext_to_cached(struct ge_cached *r, const struct ge_ext *p)
+static void ext_to_cached(struct hs_ge_cached *r, const struct hs_ge_ext *p)
 {
 	fe_add(&r->ypx, &p->y, &p->x);
 	fe_sub(&r->ymx, &p->y, &p->x);
@@ -79,9 +80,9 @@ static void ext_to_cached(struct ge_cached *r, const struct ge_ext *p)
  * r = 2p: A = X^2, B = Y^2, C = 2Z^2, E = (X+Y)^2 - A - B, G = B - A,
  * F = G - C, H = -(A + B) (dbl-2008-hwcd with a = -1).
  */
-static void ge_dbl(struct ge_done *r, const struct ge_proj *p)
+static void ge_dbl(struct hs_ge_done *r, const struct hs_ge_proj *p)
 {
-	struct fe a, b, c, s;
+	struct hs_fe25519 a, b, c, s;
 
 	fe_sq(&a, &p->x);
 	fe_sq(&b, &p->y);
@@ -102,8 +103,9 @@ static void ge_dbl(struct ge_done *r, const struct ge_proj *p)
  * F = D - C, G = D + C, H = B + A (add-2008-hwcd-3). Subtraction of the
  * second point swaps its Y+X and Y-X and negates C, hence "neg".
  */
-static void add_tail(struct ge_done *r, const struct fe *a, const struct fe *b, const struct fe *c,
-		     const struct fe *d, int neg)
+static void add_tail(struct hs_ge_done *r, const struct hs_fe25519 *a,
+		     const struct hs_fe25519 *b, const struct hs_fe25519 *c,
+		     const struct hs_fe25519 *d, int neg)
 {
 	fe_sub(&r->e, b, a);
 	fe_add(&r->h, b, a);
@@ -117,10 +119,10 @@ static void add_tail(struct ge_done *r, const struct fe *a, const struct fe *b, 
 }
 
 /* r = p + q (neg = 0) or p - q (neg = 1), q cached. */
-static void ge_add_cached(struct ge_done *r, const struct ge_ext *p, const struct ge_cached *q,
-			  int neg)
+static void ge_add_cached(struct hs_ge_done *r, const struct hs_ge_ext *p,
+			  const struct hs_ge_cached *q, int neg)
 {
-	struct fe a, b, c, d, ypx, ymx;
+	struct hs_fe25519 a, b, c, d, ypx, ymx;
 
 	fe_add(&ypx, &p->y, &p->x);
 	fe_sub(&ymx, &p->y, &p->x);
@@ -133,10 +135,10 @@ static void ge_add_cached(struct ge_done *r, const struct ge_ext *p, const struc
 }
 
 /* r = p + q (neg = 0) or p - q (neg = 1), q affine from a table (Z = 1). */
-static void ge_add_niels(struct ge_done *r, const struct ge_ext *p, const struct ge_niels *q,
-			 int neg)
+static void ge_add_niels(struct hs_ge_done *r, const struct hs_ge_ext *p,
+			 const struct hs_ge_niels *q, int neg)
 {
-	struct fe a, b, c, d, ypx, ymx;
+	struct hs_fe25519 a, b, c, d, ypx, ymx;
 
 	fe_add(&ypx, &p->y, &p->x);
 	fe_sub(&ymx, &p->y, &p->x);
@@ -147,9 +149,9 @@ static void ge_add_niels(struct ge_done *r, const struct ge_ext *p, const struct
 	add_tail(r, &a, &b, &c, &d, neg);
 }
 
-int hs_ge_frombytes(struct ge_ext *p, const uint8_t s[32])
+int hs_ge_frombytes(struct hs_ge_ext *p, const uint8_t s[32])
 {
-	struct fe u, v, yy;
+	struct hs_fe25519 u, v, yy;
 	uint64_t sign = s[31] >> 7;
 
 	/* RFC 8032 5.1.3 step 1: "If the resulting value is >= p, decoding fails." */
@@ -173,9 +175,9 @@ int hs_ge_frombytes(struct ge_ext *p, const uint8_t s[32])
 	return 0;
 }
 
-void hs_ge_proj_tobytes(uint8_t s[32], const struct ge_proj *p)
+void hs_ge_proj_tobytes(uint8_t s[32], const struct hs_ge_proj *p)
 {
-	struct fe zi, x, y;
+	struct hs_fe25519 zi, x, y;
 
 	hs_fe_invert(&zi, &p->z);
 	fe_mul(&x, &p->x, &zi);
@@ -187,24 +189,24 @@ void hs_ge_proj_tobytes(uint8_t s[32], const struct ge_proj *p)
 	hs_wipe(&y, sizeof(y));
 }
 
-void hs_ge_tobytes(uint8_t s[32], const struct ge_ext *p)
+void hs_ge_tobytes(uint8_t s[32], const struct hs_ge_ext *p)
 {
-	struct ge_proj q;
+	struct hs_ge_proj q;
 
 	ext_to_proj(&q, p);
 	hs_ge_proj_tobytes(s, &q);
 	hs_wipe(&q, sizeof(q));
 }
 
-void hs_ge_neg(struct ge_ext *p)
+void hs_ge_neg(struct hs_ge_ext *p)
 {
 	fe_neg(&p->x, &p->x);
 	fe_neg(&p->t, &p->t);
 }
 
-void hs_ge_to_montgomery_u(uint8_t u[32], const struct ge_ext *p)
+void hs_ge_to_montgomery_u(uint8_t u[32], const struct hs_ge_ext *p)
 {
-	struct fe num, den;
+	struct hs_fe25519 num, den;
 
 	/* u = (1 + y)/(1 - y) = (Z + Y)/(Z - Y) (RFC 7748 4.1) */
 	fe_add(&num, &p->z, &p->y);
@@ -244,17 +246,17 @@ static void recode_radix16(int8_t e[64], const uint8_t a[32])
  * are read and the one equal to |e| kept by a mask (the identity stays
  * when e = 0); then the negation is kept by a mask when e < 0.
  */
-static void select_niels(struct ge_niels *t, int j, int8_t e)
+static void select_niels(struct hs_ge_niels *t, int j, int8_t e)
 {
 	uint64_t neg = 0 - (uint64_t)((uint8_t)e >> 7);           /* all-ones iff e < 0 */
-	uint64_t abs = ((uint64_t)(int64_t)e ^ neg) - neg;        /* |e|, two's complement */
-	struct ge_niels minus;
+	uint64_t mag = ((uint64_t)(int64_t)e ^ neg) - neg;        /* |e|, two's complement */
+	struct hs_ge_niels minus;
 
 	fe_1(&t->ypx);
 	fe_1(&t->ymx);
 	fe_0(&t->xy2d);
 	for (int k = 0; k < 8; k++) {
-		uint64_t m = ct_is_zero_mask_u64(abs ^ (uint64_t)(k + 1));
+		uint64_t m = ct_is_zero_mask_u64(mag ^ (uint64_t)(k + 1));
 		fe_cmov(&t->ypx, &ge_base_comb[j][k].ypx, m);
 		fe_cmov(&t->ymx, &ge_base_comb[j][k].ymx, m);
 		fe_cmov(&t->xy2d, &ge_base_comb[j][k].xy2d, m);
@@ -272,12 +274,12 @@ static void select_niels(struct ge_niels *t, int j, int8_t e)
 /* Scratch of hs_ge_scalarmult_base, one struct so one wipe clears it. */
 struct base_scratch {
 	int8_t e[64];
-	struct ge_niels t;
-	struct ge_done c;
-	struct ge_proj p;
+	struct hs_ge_niels t;
+	struct hs_ge_done c;
+	struct hs_ge_proj p;
 };
 
-void hs_ge_scalarmult_base(struct ge_ext *r, const uint8_t a[32])
+void hs_ge_scalarmult_base(struct hs_ge_ext *r, const uint8_t a[32])
 {
 	struct base_scratch s;
 
@@ -338,14 +340,14 @@ static void wnaf(int8_t naf[256], const uint8_t s[32], int w)
 	}
 }
 
-void hs_ge_double_scalarmult_vartime(struct ge_proj *r, const uint8_t a[32],
-				     const struct ge_ext *A, const uint8_t b[32])
+void hs_ge_double_scalarmult_vartime(struct hs_ge_proj *r, const uint8_t a[32],
+				     const struct hs_ge_ext *A, const uint8_t b[32])
 {
 	int8_t an[256], bn[256];
-	struct ge_cached ai[8]; /* A, 3A, 5A, ..., 15A */
-	struct ge_ext t, a2;
-	struct ge_done c;
-	struct ge_proj p2;
+	struct hs_ge_cached ai[8]; /* A, 3A, 5A, ..., 15A */
+	struct hs_ge_ext t, a2;
+	struct hs_ge_done c;
+	struct hs_ge_proj p2;
 	int i;
 
 	wnaf(an, a, 5);
@@ -368,13 +370,13 @@ void hs_ge_double_scalarmult_vartime(struct ge_proj *r, const uint8_t a[32],
 		;
 	for (; i >= 0; i--) {
 		ge_dbl(&c, r);
-		if (an[i]) {
+		if (an[i]) { /* odd digit d: index (|d| - 1) / 2 = |d| / 2 */
 			done_to_ext(&t, &c);
-			ge_add_cached(&c, &t, &ai[(an[i] < 0 ? -an[i] : an[i]) / 2], an[i] < 0);
+			ge_add_cached(&c, &t, &ai[abs(an[i]) / 2], an[i] < 0);
 		}
 		if (bn[i]) {
 			done_to_ext(&t, &c);
-			ge_add_niels(&c, &t, &ge_base_odd[(bn[i] < 0 ? -bn[i] : bn[i]) / 2], bn[i] < 0);
+			ge_add_niels(&c, &t, &ge_base_odd[abs(bn[i]) / 2], bn[i] < 0);
 		}
 		done_to_proj(r, &c);
 	}

@@ -1,4 +1,8 @@
-/* HMAC (RFC 2104) over any struct hs_hash. */
+/*
+ * HMAC (RFC 2104) over any struct hs_hash. The key is absorbed at init, so
+ * a keyed struct hs_hmac may be copied to MAC several messages, and out
+ * may overlap the key or the message.
+ */
 #ifndef HS_CRYPTO_HMAC_H
 #define HS_CRYPTO_HMAC_H
 

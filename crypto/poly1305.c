@@ -13,6 +13,10 @@
  * - h is kept only partially reduced (h < 2p). The final reduction
  *   computes g = h + 5 and takes g - 2^130 instead of h when bit 130 of g
  *   is set, by a masked select: no branch on h.
+ * - SIMD backends (crypto/asm/poly1305_*.c) absorb long runs of whole
+ *   blocks in radix 2^26 with powers of r; this file gives them the powers
+ *   and the conversions of h between the two radices. The padded last
+ *   block always goes through the portable code here.
  * - Only the message length steers loops and the buffer; secrets never
  *   select a branch or an address. The state is wiped by final.
  */
@@ -82,7 +86,13 @@ static void blocks(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks, uin
 	st->h2 = h2;
 }
 
-void hs_poly1305_init(struct hs_poly1305 *st, const uint8_t key[32])
+void hs_poly1305_blocks_portable(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
+{
+	blocks(st, m, nblocks, 1);
+}
+
+void hs_poly1305_init_with(struct hs_poly1305 *st, const uint8_t key[32],
+			   hs_poly1305_blocks_fn *blocks_fn)
 {
 	/* clamp (RFC 8439 2.5.1): r &= 0x0ffffffc0ffffffc0ffffffc0fffffff */
 	st->r0 = load_le64(key) & 0x0ffffffc0fffffffull;
@@ -90,7 +100,14 @@ void hs_poly1305_init(struct hs_poly1305 *st, const uint8_t key[32])
 	st->s0 = load_le64(key + 16);
 	st->s1 = load_le64(key + 24);
 	st->h0 = st->h1 = st->h2 = 0;
+	st->npow = 0;
+	st->blocks = blocks_fn;
 	st->buf_len = 0;
+}
+
+void hs_poly1305_init(struct hs_poly1305 *st, const uint8_t key[32])
+{
+	hs_poly1305_init_with(st, key, hs_poly1305_blocks_portable);
 }
 
 void hs_poly1305_update(struct hs_poly1305 *st, const uint8_t *m, size_t len)
@@ -105,11 +122,11 @@ void hs_poly1305_update(struct hs_poly1305 *st, const uint8_t *m, size_t len)
 		len -= n;
 		if (st->buf_len < 16)
 			return;
-		blocks(st, st->buf, 1, 1);
+		st->blocks(st, st->buf, 1);
 		st->buf_len = 0;
 	}
 	if (len >= 16) {
-		blocks(st, m, len / 16, 1);
+		st->blocks(st, m, len / 16);
 		m += len & ~(size_t)15;
 		len &= 15;
 	}
@@ -149,6 +166,90 @@ void hs_poly1305_final(struct hs_poly1305 *st, uint8_t tag[16])
 	store_le64(tag, h0);
 	store_le64(tag + 8, h1);
 	hs_wipe(st, sizeof(*st));
+}
+
+/* ---- radix 2^26 helpers for the SIMD backends ---- */
+
+#define M26 ((uint64_t)0x3ffffff)
+
+/*
+ * out = a b mod p, partially reduced, in radix 2^26 (2^130 = 5 mod p folds
+ * the high partial products: a_i b_j 2^(26(i+j)) with i + j >= 5 becomes
+ * 5 a_i b_j 2^(26(i+j-5))). Inputs below 2^26 + 2^10 per limb; every sum
+ * below 2^59; the output has limbs below 2^26 except limb 1 < 2^26 + 2^10.
+ */
+static void mul26(uint32_t out[5], const uint32_t a[5], const uint32_t b[5])
+{
+	const uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4];
+	const uint64_t b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+	const uint64_t s1 = 5 * b1, s2 = 5 * b2, s3 = 5 * b3, s4 = 5 * b4;
+	uint64_t d[5], c;
+
+	d[0] = a0 * b0 + a1 * s4 + a2 * s3 + a3 * s2 + a4 * s1;
+	d[1] = a0 * b1 + a1 * b0 + a2 * s4 + a3 * s3 + a4 * s2;
+	d[2] = a0 * b2 + a1 * b1 + a2 * b0 + a3 * s4 + a4 * s3;
+	d[3] = a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0 + a4 * s4;
+	d[4] = a0 * b4 + a1 * b3 + a2 * b2 + a3 * b1 + a4 * b0;
+	for (int i = 0; i < 4; i++) {
+		d[i + 1] += d[i] >> 26;
+		d[i] &= M26;
+	}
+	c = d[4] >> 26;
+	d[4] &= M26;
+	d[0] += 5 * c;
+	d[1] += d[0] >> 26;
+	d[0] &= M26;
+	for (int i = 0; i < 5; i++)
+		out[i] = (uint32_t)d[i];
+}
+
+void hs_poly1305_powers(struct hs_poly1305 *st, unsigned n)
+{
+	if (st->npow == 0) {
+		/* r itself: split the clamped radix-2^64 words */
+		st->rpow[0][0] = (uint32_t)(st->r0 & M26);
+		st->rpow[0][1] = (uint32_t)((st->r0 >> 26) & M26);
+		st->rpow[0][2] = (uint32_t)(((st->r0 >> 52) | (st->r1 << 12)) & M26);
+		st->rpow[0][3] = (uint32_t)((st->r1 >> 14) & M26);
+		st->rpow[0][4] = (uint32_t)(st->r1 >> 40);
+		st->npow = 1;
+	}
+	for (; st->npow < n; st->npow++)
+		mul26(st->rpow[st->npow], st->rpow[st->npow - 1], st->rpow[0]);
+}
+
+void hs_poly1305_h_to26(const struct hs_poly1305 *st, uint64_t l[5])
+{
+	l[0] = st->h0 & M26;
+	l[1] = (st->h0 >> 26) & M26;
+	l[2] = ((st->h0 >> 52) | (st->h1 << 12)) & M26;
+	l[3] = (st->h1 >> 14) & M26;
+	l[4] = (st->h1 >> 40) | (st->h2 << 24); /* h2 <= 4: below 2^27 */
+}
+
+void hs_poly1305_h_from26(struct hs_poly1305 *st, const uint64_t in[5])
+{
+	uint64_t l[5], c;
+	u128 t;
+
+	/* carry to 26-bit limbs, folding 2^130 = 5 back into limb 0 */
+	for (int i = 0; i < 5; i++)
+		l[i] = in[i];
+	for (int i = 0; i < 4; i++) {
+		l[i + 1] += l[i] >> 26;
+		l[i] &= M26;
+	}
+	c = l[4] >> 26;
+	l[4] &= M26;
+	l[0] += 5 * c;
+	l[1] += l[0] >> 26;
+	l[0] &= M26;
+	/* now h < 2^130 + 2^40: reassemble radix 2^64, h2 <= 4 */
+	t = (u128)l[0] + ((u128)l[1] << 26) + ((u128)l[2] << 52);
+	st->h0 = (uint64_t)t;
+	t = (t >> 64) + ((u128)l[3] << 14) + ((u128)l[4] << 40);
+	st->h1 = (uint64_t)t;
+	st->h2 = (uint64_t)(t >> 64);
 }
 
 void hs_poly1305(const uint8_t key[32], const uint8_t *m, size_t len, uint8_t tag[16])

@@ -1,4 +1,8 @@
-/* SHA-256, SHA-384 and SHA-512 (FIPS 180-4). Streaming and one-shot. */
+/*
+ * SHA-256, SHA-384 and SHA-512 (FIPS 180-4). Streaming and one-shot.
+ * hs_sha256_* use SHA-NI when hs_cpu_has() reports it (checked on each
+ * call; both backends give identical bits). p may be NULL when n is 0.
+ */
 #ifndef HS_CRYPTO_SHA2_H
 #define HS_CRYPTO_SHA2_H
 

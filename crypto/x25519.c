@@ -34,8 +34,8 @@
 
 /* Ladder state and scratch: one struct, so one wipe at the end clears all. */
 struct ladder {
-	struct fe x1, x2, z2, x3, z3;
-	struct fe a, aa, b, bb, e, c, d, da, cb;
+	struct hs_fe25519 x1, x2, z2, x3, z3;
+	struct hs_fe25519 a, aa, b, bb, e, c, d, da, cb;
 };
 
 /* One differential add-and-double step of RFC 7748 5 (after the swap). */
@@ -74,7 +74,7 @@ static void clamp(uint8_t k[32], const uint8_t scalar[32])
 static void x25519_ladder(uint8_t out[32], const uint8_t k[32], const uint8_t u[32])
 {
 	struct ladder s;
-	struct fe zinv;
+	struct hs_fe25519 zinv;
 	uint64_t swap = 0;
 
 	hs_fe_frombytes(&s.x1, u);
@@ -127,7 +127,7 @@ int hs_x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]
 int hs_x25519_public(uint8_t pub[32], const uint8_t priv[32])
 {
 	uint8_t k[32];
-	struct ge_ext p;
+	struct hs_ge_ext p;
 
 	clamp(k, priv);
 	hs_ge_scalarmult_base(&p, k);

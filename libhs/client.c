@@ -228,7 +228,8 @@ static int check_sh_exts(struct hs_conn *c, const struct server_hello *sh, int h
 	ENSURE(v == TLS13_VERSION, HS_ERR_TLS_ILLEGAL_PARAM);
 	for (size_t i = 0; i < sh->exts.n; i++) {
 		uint16_t t = sh->exts.e[i].type;
-		ENSURE(offered(c, t), HS_ERR_TLS_UNSOLICITED_EXT);
+		/* 4.2.2: a cookie may come in a HelloRetryRequest unasked */
+		ENSURE(offered(c, t) || (hrr && t == EXT_COOKIE), HS_ERR_TLS_UNSOLICITED_EXT);
 		ENSURE(t == EXT_KEY_SHARE || t == EXT_SUPPORTED_VERSIONS || (hrr && t == EXT_COOKIE),
 		       HS_ERR_TLS_EXT_NOT_ALLOWED);
 	}

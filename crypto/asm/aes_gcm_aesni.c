@@ -10,15 +10,9 @@
  * - CTR: the counter block is kept with its last 32-bit word in little-
  *   endian order, so one paddd steps it (wrapping mod 2^32 as GCM's inc32
  *   does) and one pshufb turns it back into the block.
- * - GHASH in the reflected order (block bytes reversed, read as a 128-bit
- *   integer). The key powers are stored pre-divided by x (a left shift),
- *   so the 255-bit carry-less product already is the 256-bit reflected
- *   product (Gueron and Kounavis, "Intel Carry-Less Multiplication
- *   Instruction and its Usage for Computing the GCM Mode", 2010).
- *   Karatsuba, three PCLMULQDQ per block. Reduction modulo
- *   x^128 + x^7 + x^2 + x + 1 in two folds of 64 bits, each one PCLMULQDQ
- *   by 0xc2 << 56 (that is x + x^2 + x^7, reflected and divided by x) plus
- *   a swap of halves (the x^0 term).
+ * - GHASH: the reflected representation and the pre-divided key powers
+ *   of ghash_clmul.h (shared with the VAES backend); Karatsuba, three
+ *   PCLMULQDQ per block, and two for each reduction.
  * - Bulk: 8 blocks in flight. GHASH is aggregated over 8 blocks,
  *   Y' = (Y + C1) H^8 + C2 H^7 + ... + C8 H, with a single reduction; its
  *   multiplies are interleaved with the AES rounds of the next 8 blocks
@@ -37,6 +31,7 @@
 
 #include "base/wipe.h"
 #include "crypto/aes_ct.h"
+#include "crypto/asm/ghash_clmul.h"
 #include "crypto/ct.h"
 
 #define TARGET __attribute__((target("aes,pclmul,ssse3,sse4.1")))
@@ -51,12 +46,6 @@ INLINE void store(uint8_t *p, __m128i v) { _mm_storeu_si128((__m128i *)(void *)p
 /* Context loads: 16-byte aligned (aead.h asks for 64). */
 INLINE __m128i cload(const uint8_t *p) { return _mm_load_si128((const __m128i *)(const void *)p); }
 INLINE __m128i xor(__m128i a, __m128i b) { return _mm_xor_si128(a, b); }
-
-/* Reverse the 16 bytes: a GCM block <-> its reflected 128-bit integer. */
-INLINE __m128i bswap128(__m128i v)
-{
-	return _mm_shuffle_epi8(v, _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-}
 
 /* Reverse the last 4 bytes only: the counter word, big-endian <-> native. */
 INLINE __m128i ctr_swap(__m128i v)
@@ -77,42 +66,6 @@ INLINE __m128i aes_block(const ctx_t *c, __m128i x)
 
 /* --- GHASH ------------------------------------------------------------- */
 
-/* Unreduced Karatsuba sums of a batch of products. */
-struct gacc {
-	__m128i lo, hi, mid;
-};
-
-INLINE void gacc_zero(struct gacc *a)
-{
-	a->lo = a->hi = a->mid = _mm_setzero_si128();
-}
-
-/* a += x * hk (x reflected, hk pre-divided by x, hkx its half-XOR). */
-INLINE void gacc_mul(struct gacc *a, __m128i x, __m128i hk, __m128i hkx)
-{
-	a->lo = xor(a->lo, _mm_clmulepi64_si128(x, hk, 0x00));
-	a->hi = xor(a->hi, _mm_clmulepi64_si128(x, hk, 0x11));
-	a->mid = xor(a->mid, _mm_clmulepi64_si128(xor(x, _mm_shuffle_epi32(x, 0x4e)), hkx, 0x00));
-}
-
-/*
- * Reduce the 256-bit reflected sum (hi: degrees 0..127, lo: 128..255).
- * Each fold moves the low 64 bits of lo (the highest degrees) 128 degrees
- * down: the x^0 term by swapping halves, x + x^2 + x^7 by one PCLMULQDQ.
- * After two folds lo holds degrees 0..127.
- */
-INLINE __m128i gacc_reduce(const struct gacc *a)
-{
-	const __m128i poly = _mm_set_epi64x(0, (long long)0xc200000000000000u);
-	__m128i mid = xor(a->mid, xor(a->lo, a->hi));
-	__m128i hi = xor(a->hi, _mm_srli_si128(mid, 8));
-	__m128i lo = xor(a->lo, _mm_slli_si128(mid, 8));
-
-	lo = xor(_mm_shuffle_epi32(lo, 0x4e), _mm_clmulepi64_si128(lo, poly, 0x00));
-	lo = xor(_mm_shuffle_epi32(lo, 0x4e), _mm_clmulepi64_si128(lo, poly, 0x00));
-	return xor(hi, lo);
-}
-
 INLINE __m128i hk_load(const ctx_t *c, unsigned i) { return cload(c->hk[i]); }
 INLINE __m128i hkx_load(const ctx_t *c, unsigned i) { return cload(c->hkx[i]); }
 
@@ -123,7 +76,7 @@ INLINE __m128i ghash_n(const ctx_t *c, __m128i y, const uint8_t *p, unsigned n)
 
 	gacc_zero(&a);
 	for (unsigned j = 0; j < n; j++) {
-		__m128i x = bswap128(load(p + 16 * j));
+		__m128i x = ghash_bswap(load(p + 16 * j));
 		if (j == 0)
 			x = xor(x, y);
 		gacc_mul(&a, x, hk_load(c, n - 1 - j), hkx_load(c, n - 1 - j));
@@ -149,17 +102,6 @@ static TARGET __m128i ghash_bytes(const ctx_t *c, __m128i y, const uint8_t *p, s
 	return y;
 }
 
-/* x (reflected) divided by x mod P: shift left 1, add P/x if bit x^0 fell out. */
-INLINE __m128i div_x(__m128i h)
-{
-	/* all-ones if the top bit (x^0) is set: arithmetic shift, broadcast */
-	__m128i top = _mm_shuffle_epi32(_mm_srai_epi32(h, 31), 0xff);
-	__m128i shl = _mm_or_si128(_mm_slli_epi64(h, 1), _mm_slli_si128(_mm_srli_epi64(h, 63), 8));
-	const __m128i p = _mm_set_epi64x((long long)0xc200000000000000u, 1);
-
-	return xor(shl, _mm_and_si128(top, p));
-}
-
 /* --- public entry points ------------------------------------------------ */
 
 TARGET int hs_aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len)
@@ -171,18 +113,14 @@ TARGET int hs_aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len)
 	if (rounds == 0)
 		return HS_ERR_ARG;
 	c->rounds = rounds;
-	h = bswap128(aes_block(c, _mm_setzero_si128()));
+	h = ghash_bswap(aes_block(c, _mm_setzero_si128()));
 	p = h;
 	for (unsigned i = 0; i < HS_AESNI_HPOWERS; i++) {
-		struct gacc a;
-		if (i > 0) { /* p = p * H */
-			gacc_zero(&a);
-			gacc_mul(&a, p, load(c->hk[0]), load(c->hkx[0]));
-			p = gacc_reduce(&a);
-		}
-		hk = div_x(p);
+		if (i > 0)
+			p = ghash_mul(p, cload(c->hk[0])); /* H^(i+1) */
+		hk = ghash_div_x(p);
 		store(c->hk[i], hk);
-		store(c->hkx[i], _mm_move_epi64(xor(hk, _mm_shuffle_epi32(hk, 0x4e))));
+		store(c->hkx[i], ghash_kx(hk));
 	}
 	return 0;
 }
@@ -252,7 +190,7 @@ INLINE __m128i ctr8_ghash8(const ctx_t *c, __m128i *ctr, const uint8_t *in, uint
 	aes8_start(c, s, ctr);
 #pragma GCC unroll 8
 	for (unsigned r = 1; r <= 8; r++) {
-		__m128i x = bswap128(load(gh + 16 * (r - 1)));
+		__m128i x = ghash_bswap(load(gh + 16 * (r - 1)));
 		aes8_round(s, cload(c->rk + 16 * r));
 		if (r == 1)
 			x = xor(x, y);
@@ -335,7 +273,7 @@ INLINE __m128i gcm_tag(const ctx_t *c, __m128i y, size_t ad_len, size_t len, __m
 
 	gacc_zero(&a);
 	gacc_mul(&a, xor(y, lens), hk_load(c, 0), hkx_load(c, 0));
-	return xor(bswap128(gacc_reduce(&a)), mask);
+	return xor(ghash_bswap(gacc_reduce(&a)), mask);
 }
 
 TARGET void hs_aes_gcm_aesni_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,

@@ -40,4 +40,26 @@ HS_MUST_CHECK int hs_aes_gcm_aesni_open(const void *ctx, const uint8_t *nonce,
 /* One raw AES block with the context's key (for the FIPS-197 tests). */
 void hs_aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
 
+/*
+ * VAES + VPCLMULQDQ on 512-bit vectors (AVX-512 F/BW/VL): four blocks per
+ * register. hk[i] = H^(16 - i) divided by x (reflected), so a run of
+ * n <= 16 blocks uses hk[16 - n ..]; four zero blocks follow, so that
+ * 64-byte loads near the end stay inside the array and multiply by 0.
+ */
+#define HS_VAES_HPOWERS 16
+
+struct hs_aes_gcm_vaes_ctx {
+	alignas(64) uint8_t rk[16 * 15];
+	alignas(64) uint8_t hk[HS_VAES_HPOWERS + 4][16];
+	unsigned rounds;
+};
+
+HS_MUST_CHECK int hs_aes_gcm_vaes_init(void *ctx, const uint8_t *key, size_t key_len);
+void hs_aes_gcm_vaes_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+			  size_t ad_len, const uint8_t *in, size_t len, uint8_t *out);
+HS_MUST_CHECK int hs_aes_gcm_vaes_open(const void *ctx, const uint8_t *nonce,
+				       const uint8_t *ad, size_t ad_len, const uint8_t *in,
+				       size_t len, uint8_t *out);
+void hs_aes_gcm_vaes_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
+
 #endif

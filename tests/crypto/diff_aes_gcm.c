@@ -124,11 +124,21 @@ static void test_diff_aesni(void **state)
 	diff_backend(hs_aead_aes256gcm_aesni(), 3000);
 }
 
+static void test_diff_vaes(void **state)
+{
+	(void)state;
+	if (hs_aead_aes128gcm_vaes() == NULL)
+		skip();
+	diff_backend(hs_aead_aes128gcm_vaes(), 3000);
+	diff_backend(hs_aead_aes256gcm_vaes(), 3000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diff_portable),
 		cmocka_unit_test(test_diff_aesni),
+		cmocka_unit_test(test_diff_vaes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
  * and A.3 including the reduction edge cases, key generation 2.6.2 and
  * A.4, AEAD 2.8.2 and A.5) on every backend this CPU has; that the SIMD
  * ChaCha20 backends are bit-identical to the portable one (every length
- * 0..1100 and beyond, counter wrap, masks, in place); that flipping any bit
+ * 0..1100 and beyond, counter wrap, masks, in place) and the SIMD Poly1305
+ * backends to the portable one (random and extreme keys and messages,
+ * whole or in pieces); that flipping any bit
  * of ciphertext, tag or AD makes open fail with HS_ERR_BAD_TAG leaving only
  * zeros in out; and the table contract (sizes, init copies, wipe, dispatch).
  *
@@ -48,6 +50,26 @@ static int xor_usable(size_t i)
 	return xor_backends[i].needs == 0 || hs_cpu_has(xor_backends[i].needs);
 }
 
+struct mac_backend {
+	const char *name;
+	hs_poly1305_blocks_fn *fn;
+	uint32_t needs;
+};
+
+static const struct mac_backend mac_backends[] = {
+	{ "portable", hs_poly1305_blocks_portable, 0 },
+#if defined(__x86_64__)
+	{ "avx2", hs_poly1305_blocks_avx2, HS_CPU_AVX2 },
+	{ "avx512", hs_poly1305_blocks_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
+#endif
+};
+#define N_MAC (sizeof(mac_backends) / sizeof(mac_backends[0]))
+
+static int mac_usable(size_t i)
+{
+	return mac_backends[i].needs == 0 || hs_cpu_has(mac_backends[i].needs);
+}
+
 static const struct hs_aead *(*const aead_getters[])(void) = {
 	hs_aead_chacha20poly1305_portable,
 	hs_aead_chacha20poly1305_avx2,
@@ -60,6 +82,9 @@ static void print_backends(void)
 	for (size_t i = 0; i < N_XOR; i++)
 		printf("# chacha20 %s: %s\n", xor_backends[i].name,
 		       xor_usable(i) ? "tested" : "SKIPPED (CPU lacks it)");
+	for (size_t i = 0; i < N_MAC; i++)
+		printf("# poly1305 %s: %s\n", mac_backends[i].name,
+		       mac_usable(i) ? "tested" : "SKIPPED (CPU lacks it)");
 	for (size_t i = 0; i < N_AEAD; i++)
 		if (aead_getters[i]() != NULL)
 			printf("# aead: %s\n", aead_getters[i]()->name);
@@ -268,6 +293,14 @@ static void check_poly(const char *key_hex, const uint8_t *m, size_t len, const 
 	hex_to(tag_hex, want, 16);
 	hs_poly1305(key, m, len, got);
 	assert_memory_equal(got, want, 16);
+	for (size_t i = 0; i < N_MAC; i++) {
+		if (!mac_usable(i))
+			continue;
+		hs_poly1305_init_with(&st, key, mac_backends[i].fn);
+		hs_poly1305_update(&st, m, len);
+		hs_poly1305_final(&st, got);
+		assert_memory_equal(got, want, 16);
+	}
 	/* byte at a time through the streaming interface */
 	hs_poly1305_init(&st, key);
 	for (size_t i = 0; i < len; i++)
@@ -369,6 +402,57 @@ static void test_poly1305_streaming(void **state)
 		hs_poly1305_final(&st, got);
 		assert_memory_equal(got, want, 16);
 	}
+}
+
+/*
+ * Every SIMD Poly1305 equals the portable one: random keys and messages,
+ * and the extremes (largest clamped r, all-ones s and message, which push
+ * the limb bounds), lengths 0..2100 (past the 16- and 32-block thresholds),
+ * whole or split into random pieces.
+ */
+static void test_poly1305_backends_identical(void **state)
+{
+	(void)state;
+	enum { MAX = 2100 };
+	struct test_rng rng;
+	uint8_t *m = malloc(MAX), key[32], want[16], got[16];
+	struct hs_poly1305 st;
+
+	assert_non_null(m);
+	test_rng_init(&rng, 0x9017);
+	for (size_t len = 0; len <= MAX; len = len < 700 ? len + 1 : len + 37) {
+		int extreme = len % 4 == 1;
+
+		if (extreme) {
+			memset(key, 0xff, sizeof(key));
+			memset(m, 0xff, len);
+		} else {
+			test_rng_bytes(&rng, key, sizeof(key));
+			test_rng_bytes(&rng, m, len);
+		}
+		hs_poly1305(key, m, len, want);
+		for (size_t b = 1; b < N_MAC; b++) {
+			size_t off = 0;
+			if (!mac_usable(b))
+				continue;
+			hs_poly1305_init_with(&st, key, mac_backends[b].fn);
+			hs_poly1305_update(&st, m, len);
+			hs_poly1305_final(&st, got);
+			assert_memory_equal(got, want, 16);
+			/* in pieces: the powers are computed once, h crosses radices */
+			hs_poly1305_init_with(&st, key, mac_backends[b].fn);
+			while (off < len) {
+				size_t n = 1 + test_rng_below(&rng, 700);
+				if (n > len - off)
+					n = len - off;
+				hs_poly1305_update(&st, m + off, n);
+				off += n;
+			}
+			hs_poly1305_final(&st, got);
+			assert_memory_equal(got, want, 16);
+		}
+	}
+	free(m);
 }
 
 /* ---- Poly1305 key generation: 2.6.2 and A.4 ---- */
@@ -730,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_poly1305_2_5_2),
 		cmocka_unit_test(test_poly1305_a3),
 		cmocka_unit_test(test_poly1305_streaming),
+		cmocka_unit_test(test_poly1305_backends_identical),
 		cmocka_unit_test(test_keygen),
 		cmocka_unit_test(test_aead_2_8_2),
 		cmocka_unit_test(test_aead_a5),

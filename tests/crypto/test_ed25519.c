@@ -21,6 +21,11 @@
 #include "crypto/sig.h"
 #include "testutil.h"
 
+/* L, the group order, and L - 1, little-endian (RFC 8032 5.1) */
+#define Z32 "0000000000000000000000000000000000000000000000000000000000000000"
+#define L_HEX "edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010"
+#define LM1_HEX "ecd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010"
+
 struct rfc_vector {
 	const char *name, *seed, *pub, *msg, *sig;
 };
@@ -157,8 +162,8 @@ static void unhex(const char *hex, uint8_t *out, size_t n)
 static void test_verify_strict(void **state)
 {
 	(void)state;
-	static const char l_hex[] = "edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010";
-	static const char ident[] = "0100000000000000000000000000000000000000000000000000000000000000";
+	static const char ident[] = /* the identity (0, 1) */
+		"0100000000000000000000000000000000000000000000000000000000000000";
 	struct decoded d;
 	uint8_t sig[64], pub[32];
 	unsigned carry = 0;
@@ -167,10 +172,10 @@ static void test_verify_strict(void **state)
 
 	/* S = L, and S + L (the same S mod L): out of range */
 	memcpy(sig, d.sig, 32);
-	unhex(l_hex, sig + 32, 32);
+	unhex(L_HEX, sig + 32, 32);
 	assert_int_equal(hs_ed25519_verify(d.pub, d.msg, d.msg_len, sig), HS_ERR_BAD_SIG);
 	uint8_t l[32];
-	unhex(l_hex, l, 32);
+	unhex(L_HEX, l, 32);
 	memcpy(sig, d.sig, 64);
 	for (int i = 0; i < 32; i++) {
 		carry += (unsigned)sig[32 + i] + l[i];
@@ -211,8 +216,8 @@ static void check_base_mult(const uint8_t s[32])
 {
 	static const uint8_t zero[32];
 	uint8_t b_enc[32], e1[32], e2[32];
-	struct ge_ext b, p;
-	struct ge_proj q;
+	struct hs_ge_ext b, p;
+	struct hs_ge_proj q;
 
 	unhex("5866666666666666666666666666666666666666666666666666666666666666", b_enc, 32);
 	assert_int_equal(hs_ge_frombytes(&b, b_enc), 0);
@@ -233,8 +238,8 @@ static void test_base_tables(void **state)
 	(void)state;
 	static const uint8_t zero[32];
 	uint8_t s[32], b_enc[32], e1[32], e2[32];
-	struct ge_ext b;
-	struct ge_proj q;
+	struct hs_ge_ext b;
+	struct hs_ge_proj q;
 	struct test_rng rng;
 
 	for (int j = 0; j < 32; j++) {
@@ -295,10 +300,6 @@ static void check_reduce(const char *in_hex, const char *want_hex)
 	hs_sc_reduce64(out, in);
 	assert_memory_equal(out, want, 32);
 }
-
-#define Z32 "0000000000000000000000000000000000000000000000000000000000000000"
-#define L_HEX "edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010"
-#define LM1_HEX "ecd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010"
 
 /* Scalar arithmetic on the edges of Barrett's estimate (values from Python). */
 static void test_scalars(void **state)

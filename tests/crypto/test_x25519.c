@@ -141,7 +141,8 @@ static void test_zero_shared(void **state)
 		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p */
 		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p + 1 */
 		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p - 1 */
-		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", /* same, top bit */
+		/* p - 1 again, with the ignored top bit set */
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
 	};
 	uint8_t k[32], u[32], out[32], zero[32] = { 0 };
 

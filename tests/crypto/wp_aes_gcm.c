@@ -110,6 +110,7 @@ static void wp_group(const struct json *g, struct wp_count *c)
 	const struct hs_aead *backends[] = {
 		ksize == 128 ? hs_aead_aes128gcm_portable() : hs_aead_aes256gcm_portable(),
 		ksize == 128 ? hs_aead_aes128gcm_aesni() : hs_aead_aes256gcm_aesni(),
+		ksize == 128 ? hs_aead_aes128gcm_vaes() : hs_aead_aes256gcm_vaes(),
 	};
 
 	assert_non_null(tests);
@@ -147,7 +148,8 @@ static void test_wycheproof_aes_gcm(void **state)
 
 	if (j == NULL)
 		skip();
-	printf("# backends: portable%s\n", hs_aead_aes128gcm_aesni() ? ", AES-NI" : "");
+	printf("# backends: portable%s%s\n", hs_aead_aes128gcm_aesni() ? ", AES-NI" : "",
+	       hs_aead_aes128gcm_vaes() ? ", VAES-512" : "");
 	groups = json_get(j, "testGroups");
 	assert_non_null(groups);
 	for (size_t i = 0; i < groups->count; i++)

@@ -37,13 +37,17 @@ static int check(const struct hs_aead *a, size_t len)
 	CT_PUBLIC(ct, len + 16); /* the ciphertext is what goes on the wire */
 
 	r1 = a->open(&ctx, nonce, ad, sizeof(ad), ct, len + 16, back);
-	ct[len / 2] ^= 1; /* a bad tag (or bad ciphertext) */
-	r2 = a->open(&ctx, nonce, ad, sizeof(ad), ct, len + 16, back + 0);
 	CT_PUBLIC(&r1, sizeof(r1));
-	CT_PUBLIC(&r2, sizeof(r2));
 	CT_PUBLIC(back, len);
 	CT_PUBLIC(pt, len);
-	if (r1 != 0 || r2 != HS_ERR_BAD_TAG)
+	if (r1 != 0 || memcmp(back, pt, len) != 0)
+		bad = 1;
+
+	ct[len / 2] ^= 1; /* a bad tag (or bad ciphertext) */
+	r2 = a->open(&ctx, nonce, ad, sizeof(ad), ct, len + 16, back);
+	CT_PUBLIC(&r2, sizeof(r2));
+	CT_PUBLIC(back, len);
+	if (r2 != HS_ERR_BAD_TAG)
 		bad = 1;
 	for (size_t i = 0; i < len; i++)
 		bad |= back[i] != 0; /* the failed open cleared it */
@@ -59,6 +63,7 @@ int main(void)
 	const struct hs_aead *backends[] = {
 		hs_aead_aes128gcm_portable(), hs_aead_aes256gcm_portable(),
 		hs_aead_aes128gcm_aesni(), hs_aead_aes256gcm_aesni(),
+		hs_aead_aes128gcm_vaes(), hs_aead_aes256gcm_vaes(), /* NULL under valgrind */
 	};
 	int bad = 0;
 

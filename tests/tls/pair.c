@@ -49,8 +49,8 @@ void wire_take(struct hs_conn *from, struct wire *w)
 
 	while (hs_conn_output_pending(from) > 0) {
 		assert_true(w->len < WIRE_CAP);
-		(void)hs_conn_pull(from, w->buf + w->len, WIRE_CAP - w->len, &n);
-		if (n == 0)
+		int err = hs_conn_pull(from, w->buf + w->len, WIRE_CAP - w->len, &n);
+		if (n == 0 || err)
 			break;
 		w->len += n;
 	}

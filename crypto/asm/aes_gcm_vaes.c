@@ -1,0 +1,380 @@
+/*
+ * AES-GCM with VAES and VPCLMULQDQ on 512-bit vectors (AVX-512 F/BW/VL):
+ * each register holds four blocks.
+ *
+ * Implementation notes
+ * - Per-function target attributes, as in aes_gcm_aesni.c; the key
+ *   schedule is the portable one; GHASH uses the reflected representation
+ *   and the pre-divided key powers of ghash_clmul.h.
+ * - CTR: one register holds four counter blocks, each with its 32-bit
+ *   counter word in native order (one vpaddd steps all four, wrapping mod
+ *   2^32 like inc32; one vpshufb per 128-bit lane restores the blocks).
+ * - Bulk: 16 blocks (four registers) in flight. GHASH is aggregated over
+ *   16 blocks with H^16..H^1 and one reduction; the four vector products
+ *   (schoolbook: four VPCLMULQDQ each) are spread over the first four AES
+ *   rounds of the next batch (sealing) or of the same batch (opening,
+ *   which reads the ciphertext before it writes the plaintext).
+ * - Tails: anything shorter than 256 bytes goes through byte-masked loads
+ *   and stores (AVX-512 BW), zero-filled, so a partial last block is
+ *   padded for GHASH for free and nothing outside the buffers is touched.
+ *   The same masked path hashes the AD.
+ * - open clears the output under a mask without branching on the tag
+ *   comparison: only lengths and the return value are observable.
+ * Valgrind cannot run AVX-512, so this file is checked by the bit-for-bit
+ * and OpenSSL tests but not by ctgrind; it uses no table and no branch on
+ * data, like the others.
+ */
+#include "crypto/asm/aes_gcm_asm.h"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/aes_ct.h"
+#include "crypto/asm/ghash_clmul.h"
+#include "crypto/ct.h"
+
+#define TARGET \
+	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx2,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")))
+#define INLINE static inline __attribute__((always_inline)) TARGET
+
+typedef struct hs_aes_gcm_vaes_ctx ctx_t;
+
+_Static_assert(sizeof(((ctx_t *)0)->rk) >= 16 * (HS_AES_MAX_ROUNDS + 1), "round keys");
+
+INLINE __m128i load128(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
+INLINE void store128(uint8_t *p, __m128i v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
+INLINE __m512i load512(const uint8_t *p) { return _mm512_loadu_si512((const void *)p); }
+INLINE void store512(uint8_t *p, __m512i v) { _mm512_storeu_si512((void *)p, v); }
+INLINE __m512i xor512(__m512i a, __m512i b) { return _mm512_xor_si512(a, b); }
+/* a ^ b ^ c in one instruction (truth table 0x96) */
+INLINE __m512i xor3(__m512i a, __m512i b, __m512i c) { return _mm512_ternarylogic_epi64(a, b, c, 0x96); }
+
+/* Round key r in all four lanes. */
+INLINE __m512i rkey(const ctx_t *c, unsigned r)
+{
+	return _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)(const void *)(c->rk + 16 * r)));
+}
+
+/* Byte reversal of each 128-bit lane: blocks <-> reflected integers. */
+INLINE __m512i bswap4(__m512i v)
+{
+	const __m128i m = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+
+	return _mm512_shuffle_epi8(v, _mm512_broadcast_i32x4(m));
+}
+
+/* Reverse the counter word (last 4 bytes) of each lane. */
+INLINE __m512i ctr_swap4(__m512i v)
+{
+	const __m128i m = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+
+	return _mm512_shuffle_epi8(v, _mm512_broadcast_i32x4(m));
+}
+
+/* Add n to the counter word of every lane. */
+INLINE __m512i ctr_add4(__m512i ctr, int n)
+{
+	return _mm512_add_epi32(ctr, _mm512_set_epi32(n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0));
+}
+
+/* The first n bytes (n public; all 64 if n >= 64). */
+INLINE __mmask64 first_bytes(size_t n) { return n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1; }
+
+INLINE __m128i aes_block(const ctx_t *c, __m128i x)
+{
+	const __m128i *rk = (const __m128i *)(const void *)c->rk;
+
+	x = _mm_xor_si128(x, _mm_load_si128(rk));
+	for (unsigned r = 1; r < c->rounds; r++)
+		x = _mm_aesenc_si128(x, _mm_load_si128(rk + r));
+	return _mm_aesenclast_si128(x, _mm_load_si128(rk + c->rounds));
+}
+
+/* --- GHASH over four registers ------------------------------------------ */
+
+struct gacc4 {
+	__m512i lo, hi, mid;
+};
+
+INLINE void gacc4_zero(struct gacc4 *a)
+{
+	a->lo = a->hi = a->mid = _mm512_setzero_si512();
+}
+
+/* a += x * h lane by lane (schoolbook: the middle is x.lo h.hi + x.hi h.lo). */
+INLINE void gacc4_mul(struct gacc4 *a, __m512i x, __m512i h)
+{
+	a->lo = xor512(a->lo, _mm512_clmulepi64_epi128(x, h, 0x00));
+	a->hi = xor512(a->hi, _mm512_clmulepi64_epi128(x, h, 0x11));
+	a->mid = xor3(a->mid, _mm512_clmulepi64_epi128(x, h, 0x01),
+		      _mm512_clmulepi64_epi128(x, h, 0x10));
+}
+
+/* XOR of the four 128-bit lanes. */
+INLINE __m128i fold4(__m512i v)
+{
+	__m256i t = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+
+	return _mm_xor_si128(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+}
+
+INLINE __m128i gacc4_reduce(const struct gacc4 *a)
+{
+	__m128i lo = fold4(a->lo), hi = fold4(a->hi), mid = fold4(a->mid);
+
+	return ghash_reduce(_mm_xor_si128(hi, _mm_srli_si128(mid, 8)),
+			    _mm_xor_si128(lo, _mm_slli_si128(mid, 8)));
+}
+
+/*
+ * GHASH of n <= 16 blocks given reflected in x[0..3] (lane j of x[k] is
+ * block 4k + j; Y already added into block 0; lanes past n are zero):
+ * block j is multiplied by H^(n - j), that is hk[16 - n + j].
+ */
+INLINE __m128i ghash16(const ctx_t *c, const __m512i x[4], unsigned n)
+{
+	struct gacc4 a;
+
+	gacc4_zero(&a);
+	for (unsigned k = 0; k < 4 && 4 * k < n; k++)
+		gacc4_mul(&a, x[k], load512(c->hk[16 - n + 4 * k]));
+	return gacc4_reduce(&a);
+}
+
+/* Absorb len bytes, zero-padding a last partial block (masked loads). */
+static TARGET __m128i ghash_bytes(const ctx_t *c, __m128i y, const uint8_t *p, size_t len)
+{
+	while (len > 0) {
+		size_t n = len < 256 ? len : 256;
+		__m512i x[4];
+
+		for (unsigned k = 0; k < 4; k++)
+			x[k] = 64 * k < n ? bswap4(_mm512_maskz_loadu_epi8(first_bytes(n - 64 * k),
+									   p + 64 * k))
+					  : _mm512_setzero_si512();
+		x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
+		y = ghash16(c, x, (unsigned)((n + 15) / 16));
+		p += n;
+		len -= n;
+	}
+	return y;
+}
+
+/* --- CTR ------------------------------------------------------------------ */
+
+/* 16 counter blocks from *ctr, whitened with round key 0; *ctr += 16. */
+INLINE void aes16_start(const ctx_t *c, __m512i s[4], __m512i *ctr)
+{
+	__m512i k = rkey(c, 0);
+
+	for (int j = 0; j < 4; j++)
+		s[j] = xor512(ctr_swap4(ctr_add4(*ctr, 4 * j)), k);
+	*ctr = ctr_add4(*ctr, 16);
+}
+
+INLINE void aes16_round(__m512i s[4], __m512i k)
+{
+	for (int j = 0; j < 4; j++)
+		s[j] = _mm512_aesenc_epi128(s[j], k);
+}
+
+/* Rounds r..last: s becomes 16 keystream blocks. */
+INLINE void aes16_finish(const ctx_t *c, __m512i s[4], unsigned r)
+{
+	__m512i k;
+
+	for (; r < c->rounds; r++)
+		aes16_round(s, rkey(c, r));
+	k = rkey(c, r);
+	for (int j = 0; j < 4; j++)
+		s[j] = _mm512_aesenclast_epi128(s[j], k);
+}
+
+INLINE void xor_out16(const __m512i s[4], const uint8_t *in, uint8_t *out)
+{
+	for (int j = 0; j < 4; j++)
+		store512(out + 64 * j, xor512(load512(in + 64 * j), s[j]));
+}
+
+/* 16 blocks of CTR: out = in ^ keystream. */
+static TARGET void ctr16(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out)
+{
+	__m512i s[4];
+
+	aes16_start(c, s, ctr);
+	aes16_finish(c, s, 1);
+	xor_out16(s, in, out);
+}
+
+/*
+ * ctr16, and y = GHASH over the 16 blocks at gh, one register's products
+ * after each of the first four rounds. gh may be in (read before out is
+ * written) or the previous 256 bytes of out.
+ */
+INLINE __m128i ctr16_ghash16(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
+			     const uint8_t *gh, __m128i y)
+{
+	__m512i s[4];
+	struct gacc4 a;
+
+	gacc4_zero(&a);
+	aes16_start(c, s, ctr);
+	for (unsigned r = 1; r <= 4; r++) {
+		__m512i x = bswap4(load512(gh + 64 * (r - 1)));
+		aes16_round(s, rkey(c, r));
+		if (r == 1)
+			x = xor512(x, _mm512_zextsi128_si512(y));
+		gacc4_mul(&a, x, load512(c->hk[4 * (r - 1)]));
+	}
+	aes16_finish(c, s, 5);
+	xor_out16(s, in, out);
+	return gacc4_reduce(&a);
+}
+
+static TARGET __m128i bulk_open(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
+				size_t n16, __m128i y)
+{
+	for (size_t i = 0; i < n16; i++, in += 256, out += 256)
+		y = ctr16_ghash16(c, ctr, in, out, in, y);
+	return y;
+}
+
+/* n16 > 0 batches; batch i's output is hashed during batch i + 1. */
+static TARGET __m128i bulk_seal(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
+				size_t n16, __m128i y)
+{
+	ctr16(c, ctr, in, out);
+	for (size_t i = 1; i < n16; i++, in += 256, out += 256)
+		y = ctr16_ghash16(c, ctr, in + 256, out + 256, out, y);
+	return ghash_bytes(c, y, out, 256);
+}
+
+/* The last len < 256 bytes, with masked loads and stores, then hashed. */
+static TARGET __m128i ctr_tail(const ctx_t *c, __m512i ctr, const uint8_t *in, size_t len,
+			       uint8_t *out, int decrypt, __m128i y)
+{
+	__m512i s[4], x[4];
+
+	if (len == 0)
+		return y;
+	aes16_start(c, s, &ctr);
+	aes16_finish(c, s, 1);
+	for (unsigned k = 0; k < 4; k++) {
+		__mmask64 m;
+		__m512i d, o;
+		if (64 * k >= len) {
+			x[k] = _mm512_setzero_si512();
+			continue;
+		}
+		m = first_bytes(len - 64 * k);
+		d = _mm512_maskz_loadu_epi8(m, in + 64 * k);
+		o = _mm512_maskz_mov_epi8(m, xor512(d, s[k])); /* zero past the end */
+		_mm512_mask_storeu_epi8(out + 64 * k, m, o);
+		x[k] = bswap4(decrypt ? d : o);
+	}
+	x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
+	return ghash16(c, x, (unsigned)((len + 15) / 16));
+}
+
+/* --- GCM -------------------------------------------------------------------- */
+
+/* CTR from counter 2 with GHASH of the ciphertext; returns E_K(J0). */
+static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const uint8_t *in,
+				size_t len, uint8_t *out, int decrypt, __m128i *y)
+{
+	const __m128i swap = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	uint8_t j0[16] = { [15] = 1 };
+	__m128i ctr1, mask;
+	__m512i ctr;
+	size_t n16 = len / 256;
+
+	memcpy(j0, nonce, 12);
+	ctr1 = _mm_shuffle_epi8(load128(j0), swap);
+	mask = aes_block(c, load128(j0));
+	/* lanes hold counters 2, 3, 4, 5 */
+	ctr = _mm512_add_epi32(_mm512_broadcast_i32x4(ctr1),
+			       _mm512_set_epi32(4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0));
+	if (decrypt)
+		*y = bulk_open(c, &ctr, in, out, n16, *y);
+	else if (n16 > 0)
+		*y = bulk_seal(c, &ctr, in, out, n16, *y);
+	*y = ctr_tail(c, ctr, in + 256 * n16, len % 256, out + 256 * n16, decrypt, *y);
+	return mask;
+}
+
+/* GHASH of [len(A)]_64 || [len(C)]_64 (bits), then masked with E_K(J0). */
+INLINE __m128i gcm_tag(const ctx_t *c, __m128i y, size_t ad_len, size_t len, __m128i mask)
+{
+	__m128i lens = _mm_set_epi64x((long long)((uint64_t)ad_len * 8), (long long)((uint64_t)len * 8));
+	__m128i h1 = _mm_load_si128((const __m128i *)(const void *)c->hk[HS_VAES_HPOWERS - 1]);
+
+	return _mm_xor_si128(ghash_bswap(ghash_mul(_mm_xor_si128(y, lens), h1)), mask);
+}
+
+TARGET int hs_aes_gcm_vaes_init(void *ctx, const uint8_t *key, size_t key_len)
+{
+	ctx_t *c = ctx;
+	__m128i h, p, h1;
+	unsigned rounds = hs_aes_ct_expand(c->rk, key, key_len);
+
+	if (rounds == 0)
+		return HS_ERR_ARG;
+	c->rounds = rounds;
+	h = ghash_bswap(aes_block(c, _mm_setzero_si128()));
+	h1 = ghash_div_x(h);
+	p = h;
+	for (unsigned i = 1; i <= HS_VAES_HPOWERS; i++) { /* p = H^i */
+		if (i > 1)
+			p = ghash_mul(p, h1);
+		store128(c->hk[HS_VAES_HPOWERS - i], ghash_div_x(p));
+	}
+	memset(c->hk[HS_VAES_HPOWERS], 0, 4 * 16);
+	return 0;
+}
+
+TARGET void hs_aes_gcm_vaes_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
+{
+	store128(out, aes_block(ctx, load128(in)));
+}
+
+TARGET void hs_aes_gcm_vaes_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+				 size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
+{
+	const ctx_t *c = ctx;
+	__m128i y = ghash_bytes(c, _mm_setzero_si128(), ad, ad_len);
+	__m128i mask = gcm_crypt(c, nonce, in, len, out, 0, &y);
+
+	store128(out + len, gcm_tag(c, y, ad_len, len, mask));
+}
+
+TARGET int hs_aes_gcm_vaes_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+				size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
+{
+	const ctx_t *c = ctx;
+	uint8_t tag[16];
+	__m128i y, mask;
+	__m512i keep;
+	uint32_t bad;
+
+	if (len < 16)
+		return HS_ERR_BAD_TAG;
+	len -= 16;
+	y = ghash_bytes(c, _mm_setzero_si128(), ad, ad_len);
+	mask = gcm_crypt(c, nonce, in, len, out, 1, &y);
+	store128(tag, gcm_tag(c, y, ad_len, len, mask));
+	bad = ct_memneq(tag, in + len, 16);
+	hs_wipe(tag, sizeof(tag));
+	/* keep is all-ones when the tag matched, else zero: out &= keep */
+	keep = _mm512_set1_epi32((int)(ct_barrier_u32(bad) - 1));
+	for (size_t i = 0; i < len; i += 64) {
+		__mmask64 m = first_bytes(len - i);
+		_mm512_mask_storeu_epi8(out + i, m,
+					_mm512_and_si512(_mm512_maskz_loadu_epi8(m, out + i), keep));
+	}
+	return (int)bad * HS_ERR_BAD_TAG;
+}
+
+#endif /* __x86_64__ */

@@ -1,0 +1,259 @@
+/*
+ * ktls: the record layer after the handshake, on kernel TLS or in userspace.
+ *
+ * After hs's engine (libhs) finishes a TLS 1.3 handshake on a TCP socket,
+ * hs_ktls_attach() takes its secrets and hands the socket to the kernel
+ * (setsockopt TCP_ULP "tls", then SOL_TLS TLS_TX / TLS_RX). Where the kernel
+ * cannot (no CONFIG_TLS, module absent, cipher not built, not a TCP socket)
+ * the same object runs our own record crypto (crypto/aead.h) over plain
+ * send/recv: the caller sees one interface, and hs_ktls_path() says which
+ * path each direction is on (hs_ktls_reason() says why it is not the kernel).
+ *
+ * The two directions are independent: TX may be on the kernel while RX is in
+ * userspace (the tests use that to check the kernel's records against ours).
+ *
+ * Memory: struct hs_ktls is caller memory (about 55 KiB: record buffers and
+ * two AEAD contexts); nothing here allocates. It holds secrets:
+ * hs_ktls_wipe() clears it; the socket itself is the caller's to close.
+ *
+ * Errors: 0 or a negative hs_err (base/err.h). A failed syscall becomes
+ * HS_ERR_TLS_CLOSED (EOF, EPIPE, ECONNRESET), HS_ERR_TLS_BAD_RECORD_MAC
+ * (EBADMSG: the kernel found a bad tag) or HS_ERR_INTERNAL, with errno kept
+ * in hs_ktls_errno(). The first fatal error is sticky.
+ */
+#ifndef HS_KTLS_KTLS_H
+#define HS_KTLS_KTLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+#include "crypto/aead.h"
+#include "hs/secrets.h"
+
+/* TLS 1.3 record sizes (RFC 8446 5.1, 5.2). */
+#define HS_KTLS_HDR 5
+#define HS_KTLS_PT_MAX 16384
+#define HS_KTLS_CT_MAX (HS_KTLS_PT_MAX + 256)
+#define HS_KTLS_REC_MAX (HS_KTLS_HDR + HS_KTLS_CT_MAX)
+
+/* Record content types (RFC 8446 B.1). */
+#define HS_KTLS_CCS 20
+#define HS_KTLS_ALERT 21
+#define HS_KTLS_HANDSHAKE 22
+#define HS_KTLS_DATA 23
+
+/* The cipher rows, in the order of the descriptor table. */
+enum hs_ktls_cipher_id {
+	HS_KTLS_AES_128_GCM = 0,
+	HS_KTLS_AES_256_GCM = 1,
+	HS_KTLS_CHACHA20_POLY1305 = 2,
+	HS_KTLS_N_CIPHERS = 3,
+};
+
+/* One row: how a TLS 1.3 suite maps onto linux/tls.h's crypto_info. */
+struct hs_ktls_cipher {
+	const char *name;      /* "AES-128-GCM", as /proc and ss print it: see diag_name */
+	const char *diag_name; /* the kernel's name in INET_DIAG_ULP_INFO ("aes-gcm-128") */
+	uint16_t suite;        /* HS_TLS_AES_128_GCM_SHA256, ... */
+	uint16_t kernel_type;  /* TLS_CIPHER_AES_GCM_128, ... */
+	size_t info_size;      /* sizeof(struct tls12_crypto_info_...) */
+	size_t key_off, key_len;
+	size_t iv_off, iv_len;     /* the explicit part of the 12-byte IV */
+	size_t salt_off, salt_len; /* the implicit part (first bytes of the IV) */
+	size_t seq_off, seq_len;
+	size_t secret_len; /* hash length of the suite: 32 or 48 */
+	const struct hs_aead *(*aead)(void);
+};
+
+/* Which row serves suite (NULL: not a suite we can hand to the kernel). */
+const struct hs_ktls_cipher *hs_ktls_cipher_for_suite(uint16_t suite);
+const struct hs_ktls_cipher *hs_ktls_cipher_by_id(enum hs_ktls_cipher_id id);
+
+/*
+ * Fill buf (at least c->info_size bytes) with the crypto_info the kernel
+ * takes for TLS 1.3: version, cipher type, salt = iv[0..salt_len),
+ * iv = the rest of the 12-byte IV, key, rec_seq = seq big-endian.
+ * The caller wipes buf once setsockopt has copied it.
+ */
+HS_MUST_CHECK int hs_ktls_crypto_info(const struct hs_ktls_cipher *c, const uint8_t *key,
+				      const uint8_t *iv, uint64_t seq, uint8_t *buf,
+				      size_t cap);
+
+/* Why a direction is not on the kernel path. */
+enum hs_ktls_why {
+	HS_KTLS_WHY_NONE = 0,   /* it is on the kernel path */
+	HS_KTLS_WHY_FORCED,     /* the caller asked for userspace */
+	HS_KTLS_WHY_NOT_TCP,    /* not a connected TCP socket */
+	HS_KTLS_WHY_NO_ULP,     /* TCP_ULP "tls" refused: CONFIG_TLS off or tls.ko absent */
+	HS_KTLS_WHY_OLD_KERNEL, /* no TLS 1.3 in this kernel (Linux < 5.1) */
+	HS_KTLS_WHY_NO_CIPHER,  /* the kernel lacks this cipher (not built, or < 5.11 for ChaCha) */
+	HS_KTLS_WHY_SYSCALL,    /* another setsockopt error (see hs_ktls_errno) */
+};
+const char *hs_ktls_why_str(enum hs_ktls_why why);
+
+/* What the running kernel can do, found by trying it on loopback sockets. */
+struct hs_ktls_caps {
+	int ulp;         /* TCP_ULP "tls" accepted */
+	unsigned tx, rx; /* bit (1u << hs_ktls_cipher_id) per cipher that installs */
+	int no_pad;      /* TLS_RX_EXPECT_NO_PAD accepted (Linux >= 6.0) */
+	int rekey;       /* TLS_TX may be set again: TLS 1.3 KeyUpdate (Linux >= 6.14) */
+	enum hs_ktls_why why; /* first reason something is missing (NONE: all there) */
+	int sys_errno;
+	char release[65];  /* uname -r */
+	char reason[200];  /* one sentence saying what is missing and why */
+};
+
+/* Probe this kernel (real syscalls, a few loopback connections). */
+HS_MUST_CHECK int hs_ktls_probe(struct hs_ktls_caps *caps);
+
+/*
+ * Replaceable syscalls, so that tests can check the exact bytes given to the
+ * kernel without one. Each behaves like the syscall: -1 and errno on error.
+ */
+struct hs_ktls_ops {
+	int (*setsockopt)(void *user, int fd, int level, int name, const void *val,
+			  socklen_t len);
+	ssize_t (*sendmsg)(void *user, int fd, const struct msghdr *m, int flags);
+	ssize_t (*recvmsg)(void *user, int fd, struct msghdr *m, int flags);
+	void *user;
+};
+/* The real ones. */
+extern const struct hs_ktls_ops hs_ktls_sys_ops;
+
+/* Flags for hs_ktls_attach / hs_ktls_init. */
+#define HS_KTLS_F_USER 1u         /* userspace path for both directions */
+#define HS_KTLS_F_USER_TX 2u      /* userspace path for TX only */
+#define HS_KTLS_F_USER_RX 4u      /* userspace path for RX only */
+#define HS_KTLS_F_KERNEL_ONLY 8u  /* fail (HS_ERR_UNSUPPORTED) instead of falling back */
+#define HS_KTLS_F_NO_PAD 16u      /* the peer never pads records: TLS_RX_EXPECT_NO_PAD */
+
+enum hs_ktls_path { HS_KTLS_PATH_USER = 0, HS_KTLS_PATH_KERNEL = 1 };
+
+/* Called with each post-handshake message other than KeyUpdate (e.g. NewSessionTicket). */
+typedef int (*hs_ktls_handshake_fn)(void *arg, const uint8_t *msg, size_t len);
+
+struct hs_ktls_dir {
+	uint8_t secret[HS_SECRET_MAX]; /* current traffic secret: next one for KeyUpdate */
+	uint8_t key[HS_KEY_MAX];
+	uint8_t iv[HS_IV_LEN];
+	uint64_t seq;
+	enum hs_ktls_path path;
+	enum hs_ktls_why why;
+	int why_errno;
+	struct hs_aead_ctx aead; /* userspace path only */
+};
+
+/* All fields are private: use the functions below. */
+struct hs_ktls {
+	int fd;
+	unsigned flags;
+	const struct hs_ktls_cipher *cipher;
+	const struct hs_aead *aead;
+	struct hs_ktls_ops ops;
+	struct hs_ktls_dir tx, rx;
+	int err;        /* sticky error */
+	int sys_errno;  /* errno behind err, if any */
+	int peer_alert; /* alert description received, -1 if none */
+	int peer_closed, sent_close;
+	int no_pad;     /* kernel RX has TLS_RX_EXPECT_NO_PAD */
+	int want_update; /* peer asked for our KeyUpdate: sent on the next write */
+	unsigned key_updates_rx, key_updates_tx;
+	hs_ktls_handshake_fn on_handshake;
+	void *on_handshake_arg;
+	/* userspace RX: raw bytes received, [in_off, in_len) not yet used */
+	size_t in_off, in_len;
+	uint8_t in[2 * HS_KTLS_REC_MAX];
+	/* plaintext waiting for hs_ktls_read: [pt_off, pt_len) */
+	size_t pt_off, pt_len;
+	uint8_t pt[HS_KTLS_PT_MAX + 1];
+	uint8_t out[HS_KTLS_REC_MAX]; /* userspace TX: one sealed record */
+};
+
+/*
+ * Set k up on fd from the secrets (traffic keys, IVs and next sequence
+ * numbers of both directions) and install what the kernel takes. ops NULL:
+ * the real syscalls. The secrets stay the caller's (wipe them after).
+ */
+HS_MUST_CHECK int hs_ktls_init(struct hs_ktls *k, int fd, const struct hs_secrets *s,
+			       unsigned flags, const struct hs_ktls_ops *ops);
+
+/* Route post-handshake messages (NewSessionTicket...) to fn. */
+void hs_ktls_on_handshake(struct hs_ktls *k, hs_ktls_handshake_fn fn, void *arg);
+
+/*
+ * Plaintext that was decrypted before the hand-off (the engine read it): it
+ * is returned by hs_ktls_read before anything from the socket. At most
+ * HS_KTLS_PT_MAX bytes in all.
+ */
+HS_MUST_CHECK int hs_ktls_push_plaintext(struct hs_ktls *k, const uint8_t *p, size_t len);
+
+enum hs_ktls_path hs_ktls_tx_path(const struct hs_ktls *k);
+enum hs_ktls_path hs_ktls_rx_path(const struct hs_ktls *k);
+/* Both directions on the kernel? */
+int hs_ktls_is_kernel(const struct hs_ktls *k);
+/* Why TX (or RX) is not on the kernel, as a sentence ("" when it is). */
+const char *hs_ktls_reason(const struct hs_ktls *k, int rx);
+int hs_ktls_errno(const struct hs_ktls *k);
+int hs_ktls_error(const struct hs_ktls *k);
+/* Received alert description, -1 if none. */
+int hs_ktls_peer_alert(const struct hs_ktls *k);
+int hs_ktls_fd(const struct hs_ktls *k);
+uint16_t hs_ktls_suite(const struct hs_ktls *k);
+
+/* Write all len bytes of application data (records of at most 16 KiB). */
+HS_MUST_CHECK int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len);
+/*
+ * Read application data: blocks until some arrives. Handles the records of
+ * other types on the way (KeyUpdate: rekey; alerts; other handshake messages
+ * to the callback). *n = 0: the peer sent close_notify.
+ */
+HS_MUST_CHECK int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n);
+
+/* One record of any content type: send (len <= 16 KiB) / receive. */
+HS_MUST_CHECK int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const void *buf,
+				      size_t len);
+/*
+ * Receive the next record's content (at most cap bytes; application data may
+ * come as several records merged) and its type. EOF gives HS_ERR_TLS_CLOSED.
+ */
+HS_MUST_CHECK int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, void *buf, size_t cap,
+				      size_t *n);
+
+/* Send an alert (level 1 warning, 2 fatal). */
+HS_MUST_CHECK int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc);
+/* Send close_notify (the socket stays open). */
+HS_MUST_CHECK int hs_ktls_close(struct hs_ktls *k);
+
+/*
+ * Send a KeyUpdate (request_peer: ask the peer to update too) and move TX to
+ * the next traffic secret (RFC 8446 4.6.3, 7.2). On a kernel that cannot
+ * rekey (Linux < 6.14) this fails with HS_ERR_UNSUPPORTED before sending
+ * anything, and the connection stays usable on the old keys.
+ */
+HS_MUST_CHECK int hs_ktls_key_update(struct hs_ktls *k, int request_peer);
+
+/* Wipe every secret in k (the fd is not closed). */
+void hs_ktls_wipe(struct hs_ktls *k);
+
+/* ---- hand-off from the engine (ktls/handoff.c) ---- */
+struct hs_conn;
+
+/*
+ * After the handshake: flush what the engine still has to send, move any
+ * application data it already decrypted into k, take its secrets and
+ * install. Fails with HS_ERR_TLS_STATE if the engine holds part of a record
+ * (the seam would lose bytes).
+ */
+HS_MUST_CHECK int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
+/* Handshake on a connected (client) / accepted (server) socket, then attach. */
+HS_MUST_CHECK int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd,
+				  unsigned flags);
+HS_MUST_CHECK int hs_ktls_accept(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
+
+/* The next traffic secret and its key/IV (RFC 8446 7.2), in place. */
+HS_MUST_CHECK int hs_ktls_next_secret(const struct hs_ktls_cipher *c, struct hs_ktls_dir *d);
+
+#endif
