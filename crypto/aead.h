@@ -56,5 +56,7 @@ const struct hs_aead *hs_aead_aes256gcm_vaes(void);
 const struct hs_aead *hs_aead_chacha20poly1305_portable(void);
 const struct hs_aead *hs_aead_chacha20poly1305_avx2(void);   /* HS_CPU_AVX2 */
 const struct hs_aead *hs_aead_chacha20poly1305_avx512(void); /* HS_CPU_AVX512F | HS_CPU_AVX2 */
+/* HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2 */
+const struct hs_aead *hs_aead_chacha20poly1305_avx512ifma(void);
 
 #endif

@@ -3,11 +3,12 @@
  *
  * - Four 64-bit limbs, little-endian, Montgomery form with R = 2^256,
  *   always fully reduced into [0, p). Products use unsigned __int128.
- * - Multiplication is word-by-word Montgomery (CIOS: multiply one limb of b,
- *   then reduce one limb). Because p = -1 mod 2^64, the reduction factor is
- *   m = t[0] itself, and the low limb of t + m*p is always 0 with a carry
- *   of m; the middle limb of p is 0. The running value stays below 2p and
- *   a final masked subtraction of p brings it into [0, p).
+ * - Multiplication is a full 4x4-limb schoolbook product (squaring: 10
+ *   limb products instead of 16), then Montgomery reduction one limb at a
+ *   time. Because p = -1 mod 2^64, the reduction factor is the low limb
+ *   itself, and the low limb of t + m*p is always 0 with a carry of m; the
+ *   third limb of p is 0. The result is below 2p and a final masked
+ *   subtraction of p brings it into [0, p).
  * - Additions and subtractions compute both candidates (with and without
  *   p) and select with a mask taken from the carry or borrow: no branch.
  * - Inversion is Fermat (a^(p-2)) along a fixed addition chain of 255
@@ -74,52 +75,122 @@ static void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uin
 	r[3] = ct_select_u64(keep, t3, s3);
 }
 
-void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+/* lo:hi of one 128-bit value */
+#define LO(x) ((uint64_t)(x))
+#define HI(x) ((uint64_t)((x) >> 64))
+
+/*
+ * Montgomery reduction of the 512-bit t0..t7: four times, m = the low limb
+ * (-1/p mod 2^64 is 1); t += m*p makes that limb 0 (t0 + m*P0 = m*2^64,
+ * a carry of m) and it is dropped; m*P1 + m = m*2^32 is a shift; P2 = 0.
+ * hi carries past the top limb.
+ * The result, below 2p, is reduced once.
+ */
+static void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
+			uint64_t t4, uint64_t t5, uint64_t t6, uint64_t t7)
 {
-	uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5, c, m;
+	uint64_t m, hi = 0;
 	u128 acc;
 
-	for (int i = 0; i < 4; i++) {
-		/* t += a * b[i] */
-		acc = (u128)a[0] * b[i] + t0;
-		t0 = (uint64_t)acc;
-		c = (uint64_t)(acc >> 64);
-		acc = (u128)a[1] * b[i] + t1 + c;
-		t1 = (uint64_t)acc;
-		c = (uint64_t)(acc >> 64);
-		acc = (u128)a[2] * b[i] + t2 + c;
-		t2 = (uint64_t)acc;
-		c = (uint64_t)(acc >> 64);
-		acc = (u128)a[3] * b[i] + t3 + c;
-		t3 = (uint64_t)acc;
-		c = (uint64_t)(acc >> 64);
-		acc = (u128)t4 + c;
-		t4 = (uint64_t)acc;
-		t5 = (uint64_t)(acc >> 64);
-		/*
-		 * t = (t + m*p) / 2^64 with m = t0 (-1/p mod 2^64 is 1): the low
-		 * limb t0 + m*P0 = m*2^64 gives 0 and a carry of m; P2 = 0.
-		 */
-		m = t0;
-		acc = (u128)m * P1 + t1 + m;
-		t0 = (uint64_t)acc;
-		c = (uint64_t)(acc >> 64);
-		acc = (u128)t2 + c;
-		t1 = (uint64_t)acc;
-		c = (uint64_t)(acc >> 64);
-		acc = (u128)m * P3 + t3 + c;
-		t2 = (uint64_t)acc;
-		c = (uint64_t)(acc >> 64);
-		acc = (u128)t4 + c;
-		t3 = (uint64_t)acc;
-		t4 = t5 + (uint64_t)(acc >> 64);
-	}
-	reduce_once(r, t0, t1, t2, t3, t4);
+#define REDUCE_STEP(r0, r1, r2, r3, r4)                                                        \
+	m = r0;                                                                                \
+	acc = (u128)r1 + (m << 32); /* m*P1 + m (the carry of limb 0) = m*2^32 */              \
+	r1 = LO(acc);                                                                          \
+	acc = (u128)r2 + (m >> 32) + HI(acc);                                                  \
+	r2 = LO(acc);                                                                          \
+	acc = (u128)m * P3 + r3 + HI(acc);                                                     \
+	r3 = LO(acc);                                                                          \
+	acc = (u128)r4 + HI(acc) + hi;                                                         \
+	r4 = LO(acc);                                                                          \
+	hi = HI(acc);
+	REDUCE_STEP(t0, t1, t2, t3, t4)
+	REDUCE_STEP(t1, t2, t3, t4, t5)
+	REDUCE_STEP(t2, t3, t4, t5, t6)
+	REDUCE_STEP(t3, t4, t5, t6, t7)
+#undef REDUCE_STEP
+	reduce_once(r, t4, t5, t6, t7, hi);
 }
 
+void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+	u128 acc;
+
+	/* schoolbook 4x4 limbs, one row per limb of b */
+	acc = (u128)a0 * b[0];
+	t0 = LO(acc);
+	acc = (u128)a1 * b[0] + HI(acc);
+	t1 = LO(acc);
+	acc = (u128)a2 * b[0] + HI(acc);
+	t2 = LO(acc);
+	acc = (u128)a3 * b[0] + HI(acc);
+	t3 = LO(acc);
+	t4 = HI(acc);
+#define MUL_ROW(bi, r0, r1, r2, r3, r4)                                                        \
+	acc = (u128)a0 * (bi) + r0;                                                            \
+	r0 = LO(acc);                                                                          \
+	acc = (u128)a1 * (bi) + r1 + HI(acc);                                                  \
+	r1 = LO(acc);                                                                          \
+	acc = (u128)a2 * (bi) + r2 + HI(acc);                                                  \
+	r2 = LO(acc);                                                                          \
+	acc = (u128)a3 * (bi) + r3 + HI(acc);                                                  \
+	r3 = LO(acc);                                                                          \
+	r4 = HI(acc);
+	MUL_ROW(b[1], t1, t2, t3, t4, t5)
+	MUL_ROW(b[2], t2, t3, t4, t5, t6)
+	MUL_ROW(b[3], t3, t4, t5, t6, t7)
+#undef MUL_ROW
+	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+}
+
+/* The cross products a_i a_j (i < j) once, doubled, plus the squares: 10 multiplications. */
 void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
 {
-	hs_p256_fe_mul(r, a, a);
+	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+	u128 acc;
+
+	acc = (u128)a0 * a1;
+	t1 = LO(acc);
+	acc = (u128)a0 * a2 + HI(acc);
+	t2 = LO(acc);
+	acc = (u128)a0 * a3 + HI(acc);
+	t3 = LO(acc);
+	t4 = HI(acc);
+	acc = (u128)a1 * a2 + t3;
+	t3 = LO(acc);
+	acc = (u128)a1 * a3 + t4 + HI(acc);
+	t4 = LO(acc);
+	t5 = HI(acc);
+	acc = (u128)a2 * a3 + t5;
+	t5 = LO(acc);
+	t6 = HI(acc);
+	/* double */
+	t7 = t6 >> 63;
+	t6 = (t6 << 1) | (t5 >> 63);
+	t5 = (t5 << 1) | (t4 >> 63);
+	t4 = (t4 << 1) | (t3 >> 63);
+	t3 = (t3 << 1) | (t2 >> 63);
+	t2 = (t2 << 1) | (t1 >> 63);
+	t1 <<= 1;
+	/* add the squares on the diagonal */
+	acc = (u128)a0 * a0;
+	t0 = LO(acc);
+	acc = (u128)t1 + HI(acc);
+	t1 = LO(acc);
+	acc = (u128)a1 * a1 + t2 + HI(acc);
+	t2 = LO(acc);
+	acc = (u128)t3 + HI(acc);
+	t3 = LO(acc);
+	acc = (u128)a2 * a2 + t4 + HI(acc);
+	t4 = LO(acc);
+	acc = (u128)t5 + HI(acc);
+	t5 = LO(acc);
+	acc = (u128)a3 * a3 + t6 + HI(acc);
+	t6 = LO(acc);
+	t7 += HI(acc);
+	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
 void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k)

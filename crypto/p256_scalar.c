@@ -1,9 +1,10 @@
 /*
  * Implementation notes: arithmetic modulo the P-256 group order n.
  *
- * - Four 64-bit limbs, little-endian. Multiplication is word-by-word
- *   Montgomery (CIOS) with R = 2^256 and n0 = -1/n mod 2^64; the running
- *   value stays below 2n and one masked subtraction reduces it.
+ * - Four 64-bit limbs, little-endian. Multiplication is a 4x4-limb
+ *   schoolbook product (squaring: 10 limb products) and Montgomery
+ *   reduction one limb at a time, R = 2^256, n0 = -1/n mod 2^64; the
+ *   result stays below 2n and one masked subtraction reduces it.
  * - Inversion is Fermat (a^(n-2)) with a fixed 4-bit window over the
  *   public exponent: the window index comes from n, never from a, so the
  *   table lookup is not secret-dependent; every input does the same work.
@@ -61,36 +62,121 @@ static void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_t t4)
 		r[i] = ct_select_u64(keep, t[i], s[i]);
 }
 
-void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+#define LO(x) ((uint64_t)(x))
+#define HI(x) ((uint64_t)((x) >> 64))
+
+/*
+ * Montgomery reduction of the 512-bit t0..t7, one limb at a time:
+ * m = t_i * N0 makes t + m*n*2^(64i) divisible by 2^(64(i+1)); hi is the
+ * carry past the top limb. The result (below 2n) is reduced once.
+ */
+static void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
+			uint64_t t4, uint64_t t5, uint64_t t6, uint64_t t7)
 {
-	uint64_t t[4] = { 0, 0, 0, 0 }, t4 = 0, t5, c, m;
+	uint64_t m, hi = 0, t[4];
 	u128 acc;
 
-	for (int i = 0; i < 4; i++) {
-		/* t += a * b[i] */
-		c = 0;
-		for (int j = 0; j < 4; j++) {
-			acc = (u128)a[j] * b[i] + t[j] + c;
-			t[j] = (uint64_t)acc;
-			c = (uint64_t)(acc >> 64);
-		}
-		acc = (u128)t4 + c;
-		t4 = (uint64_t)acc;
-		t5 = (uint64_t)(acc >> 64);
-		/* t = (t + m*n) / 2^64, m chosen so the low limb becomes 0 */
-		m = t[0] * N0;
-		acc = (u128)m * order[0] + t[0];
-		c = (uint64_t)(acc >> 64);
-		for (int j = 1; j < 4; j++) {
-			acc = (u128)m * order[j] + t[j] + c;
-			t[j - 1] = (uint64_t)acc;
-			c = (uint64_t)(acc >> 64);
-		}
-		acc = (u128)t4 + c;
-		t[3] = (uint64_t)acc;
-		t4 = t5 + (uint64_t)(acc >> 64);
-	}
-	reduce_once(r, t, t4);
+#define REDUCE_STEP(r0, r1, r2, r3, r4)                                                        \
+	m = r0 * N0;                                                                           \
+	acc = (u128)m * order[0] + r0;                                                         \
+	acc = (u128)m * order[1] + r1 + HI(acc);                                               \
+	r1 = LO(acc);                                                                          \
+	acc = (u128)m * order[2] + r2 + HI(acc);                                               \
+	r2 = LO(acc);                                                                          \
+	acc = (u128)m * order[3] + r3 + HI(acc);                                               \
+	r3 = LO(acc);                                                                          \
+	acc = (u128)r4 + HI(acc) + hi;                                                         \
+	r4 = LO(acc);                                                                          \
+	hi = HI(acc);
+	REDUCE_STEP(t0, t1, t2, t3, t4)
+	REDUCE_STEP(t1, t2, t3, t4, t5)
+	REDUCE_STEP(t2, t3, t4, t5, t6)
+	REDUCE_STEP(t3, t4, t5, t6, t7)
+#undef REDUCE_STEP
+	t[0] = t4;
+	t[1] = t5;
+	t[2] = t6;
+	t[3] = t7;
+	reduce_once(r, t, hi);
+}
+
+void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+{
+	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+	u128 acc;
+
+	acc = (u128)a0 * b[0];
+	t0 = LO(acc);
+	acc = (u128)a1 * b[0] + HI(acc);
+	t1 = LO(acc);
+	acc = (u128)a2 * b[0] + HI(acc);
+	t2 = LO(acc);
+	acc = (u128)a3 * b[0] + HI(acc);
+	t3 = LO(acc);
+	t4 = HI(acc);
+#define MUL_ROW(bi, r0, r1, r2, r3, r4)                                                        \
+	acc = (u128)a0 * (bi) + r0;                                                            \
+	r0 = LO(acc);                                                                          \
+	acc = (u128)a1 * (bi) + r1 + HI(acc);                                                  \
+	r1 = LO(acc);                                                                          \
+	acc = (u128)a2 * (bi) + r2 + HI(acc);                                                  \
+	r2 = LO(acc);                                                                          \
+	acc = (u128)a3 * (bi) + r3 + HI(acc);                                                  \
+	r3 = LO(acc);                                                                          \
+	r4 = HI(acc);
+	MUL_ROW(b[1], t1, t2, t3, t4, t5)
+	MUL_ROW(b[2], t2, t3, t4, t5, t6)
+	MUL_ROW(b[3], t3, t4, t5, t6, t7)
+#undef MUL_ROW
+	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+}
+
+/* r = a * a / 2^256 mod n: cross products once, doubled, plus the squares. */
+static void mont_sqr(hs_p256_sc r, const hs_p256_sc a)
+{
+	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+	u128 acc;
+
+	acc = (u128)a0 * a1;
+	t1 = LO(acc);
+	acc = (u128)a0 * a2 + HI(acc);
+	t2 = LO(acc);
+	acc = (u128)a0 * a3 + HI(acc);
+	t3 = LO(acc);
+	t4 = HI(acc);
+	acc = (u128)a1 * a2 + t3;
+	t3 = LO(acc);
+	acc = (u128)a1 * a3 + t4 + HI(acc);
+	t4 = LO(acc);
+	t5 = HI(acc);
+	acc = (u128)a2 * a3 + t5;
+	t5 = LO(acc);
+	t6 = HI(acc);
+	t7 = t6 >> 63;
+	t6 = (t6 << 1) | (t5 >> 63);
+	t5 = (t5 << 1) | (t4 >> 63);
+	t4 = (t4 << 1) | (t3 >> 63);
+	t3 = (t3 << 1) | (t2 >> 63);
+	t2 = (t2 << 1) | (t1 >> 63);
+	t1 <<= 1;
+	acc = (u128)a0 * a0;
+	t0 = LO(acc);
+	acc = (u128)t1 + HI(acc);
+	t1 = LO(acc);
+	acc = (u128)a1 * a1 + t2 + HI(acc);
+	t2 = LO(acc);
+	acc = (u128)t3 + HI(acc);
+	t3 = LO(acc);
+	acc = (u128)a2 * a2 + t4 + HI(acc);
+	t4 = LO(acc);
+	acc = (u128)t5 + HI(acc);
+	t5 = LO(acc);
+	acc = (u128)a3 * a3 + t6 + HI(acc);
+	t6 = LO(acc);
+	t7 += HI(acc);
+	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
 void hs_p256_sc_to_mont(hs_p256_sc r, const hs_p256_sc a)
@@ -113,7 +199,7 @@ void hs_p256_sc_inv_mont(hs_p256_sc r, const hs_p256_sc a)
 		/* the nibble is of the public exponent n - 2 */
 		unsigned nib = (n_minus_2[i / 2] >> (i % 2 ? 0 : 4)) & 0xf;
 		for (int k = 0; k < 4; k++)
-			hs_p256_sc_mont_mul(t, t, t);
+			mont_sqr(t, t);
 		hs_p256_sc_mont_mul(t, t, pow[nib]);
 	}
 	for (int i = 0; i < 4; i++)

@@ -48,8 +48,10 @@ void hs_poly1305(const uint8_t key[32], const uint8_t *m, size_t len, uint8_t ta
 void hs_poly1305_blocks_portable(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
 /* crypto/asm/ (x86-64): HS_CPU_AVX2, 4 blocks at a time. */
 void hs_poly1305_blocks_avx2(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
-/* crypto/asm/ (x86-64): HS_CPU_AVX512F, 8 blocks at a time. */
+/* crypto/asm/ (x86-64): HS_CPU_AVX512F | HS_CPU_AVX2, 8 blocks at a time. */
 void hs_poly1305_blocks_avx512(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
+/* crypto/asm/ (x86-64): HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2, radix 2^44. */
+void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
 
 /* ---- helpers for the SIMD backends (radix 2^26: x = sum l[i] 2^(26 i)) ---- */
 

@@ -91,6 +91,7 @@ enum hs_ktls_why {
 	HS_KTLS_WHY_OLD_KERNEL, /* no TLS 1.3 in this kernel (Linux < 5.1) */
 	HS_KTLS_WHY_NO_CIPHER,  /* the kernel lacks this cipher (not built, or < 5.11 for ChaCha) */
 	HS_KTLS_WHY_SYSCALL,    /* another setsockopt error (see hs_ktls_errno) */
+	HS_KTLS_WHY_NO_REKEY,   /* on the kernel, but it cannot rekey (Linux < 6.14) */
 };
 const char *hs_ktls_why_str(enum hs_ktls_why why);
 

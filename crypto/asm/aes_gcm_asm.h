@@ -42,11 +42,11 @@ void hs_aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[1
 
 /*
  * VAES + VPCLMULQDQ on 512-bit vectors (AVX-512 F/BW/VL): four blocks per
- * register. hk[i] = H^(16 - i) divided by x (reflected), so a run of
- * n <= 16 blocks uses hk[16 - n ..]; four zero blocks follow, so that
- * 64-byte loads near the end stay inside the array and multiply by 0.
+ * register, 32 per batch. hk[i] = H^(32 - i) divided by x (reflected), so
+ * a run of n <= 32 blocks uses hk[32 - n ..]; four zero blocks follow, so
+ * that 64-byte loads near the end stay inside the array and multiply by 0.
  */
-#define HS_VAES_HPOWERS 16
+#define HS_VAES_HPOWERS 32
 
 struct hs_aes_gcm_vaes_ctx {
 	alignas(64) uint8_t rk[16 * 15];

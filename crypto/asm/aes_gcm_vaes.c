@@ -9,15 +9,18 @@
  * - CTR: one register holds four counter blocks, each with its 32-bit
  *   counter word in native order (one vpaddd steps all four, wrapping mod
  *   2^32 like inc32; one vpshufb per 128-bit lane restores the blocks).
- * - Bulk: 16 blocks (four registers) in flight. GHASH is aggregated over
- *   16 blocks with H^16..H^1 and one reduction; the four vector products
- *   (schoolbook: four VPCLMULQDQ each) are spread over the first four AES
- *   rounds of the next batch (sealing) or of the same batch (opening,
- *   which reads the ciphertext before it writes the plaintext).
- * - Tails: anything shorter than 256 bytes goes through byte-masked loads
+ * - Bulk: batches of 32 blocks (eight registers, 512 bytes). GHASH is
+ *   aggregated over a batch with H^32..H^1 and one reduction, so the
+ *   serial chain through Y (multiply, sum, reduce) comes once per 512
+ *   bytes; the eight vector products (schoolbook: four VPCLMULQDQ each)
+ *   are spread over the first eight AES rounds of the next batch (sealing)
+ *   or of the same batch (opening, which reads the ciphertext before it
+ *   writes the plaintext).
+ * - Tails: anything shorter than a batch goes through byte-masked loads
  *   and stores (AVX-512 BW), zero-filled, so a partial last block is
- *   padded for GHASH for free and nothing outside the buffers is touched.
- *   The same masked path hashes the AD.
+ *   padded for GHASH for free and nothing outside the buffers is touched;
+ *   only the registers the tail needs are encrypted. The same masked path
+ *   hashes the AD.
  * - open clears the output under a mask without branching on the tag
  *   comparison: only lengths and the return value are observable.
  * Valgrind cannot run AVX-512, so this file is checked by the bit-for-bit
@@ -39,6 +42,10 @@
 #define TARGET \
 	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx2,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")))
 #define INLINE static inline __attribute__((always_inline)) TARGET
+
+/* Registers per batch (four blocks each) and bytes per batch. */
+#define NV (HS_VAES_HPOWERS / 4)
+#define BATCH (64 * NV)
 
 typedef struct hs_aes_gcm_vaes_ctx ctx_t;
 
@@ -130,17 +137,17 @@ INLINE __m128i gacc4_reduce(const struct gacc4 *a)
 }
 
 /*
- * GHASH of n <= 16 blocks given reflected in x[0..3] (lane j of x[k] is
- * block 4k + j; Y already added into block 0; lanes past n are zero):
- * block j is multiplied by H^(n - j), that is hk[16 - n + j].
+ * GHASH of n <= 4 NV blocks given reflected in x[0..NV-1] (lane j of x[k]
+ * is block 4k + j; Y already added into block 0; lanes past n are zero):
+ * block j is multiplied by H^(n - j), which is hk[4 NV - n + j].
  */
-INLINE __m128i ghash16(const ctx_t *c, const __m512i x[4], unsigned n)
+INLINE __m128i ghash_batch(const ctx_t *c, const __m512i x[NV], unsigned n)
 {
 	struct gacc4 a;
 
 	gacc4_zero(&a);
-	for (unsigned k = 0; k < 4 && 4 * k < n; k++)
-		gacc4_mul(&a, x[k], load512(c->hk[16 - n + 4 * k]));
+	for (unsigned k = 0; k < NV && 4 * k < n; k++)
+		gacc4_mul(&a, x[k], load512(c->hk[HS_VAES_HPOWERS - n + 4 * k]));
 	return gacc4_reduce(&a);
 }
 
@@ -148,15 +155,15 @@ INLINE __m128i ghash16(const ctx_t *c, const __m512i x[4], unsigned n)
 static TARGET __m128i ghash_bytes(const ctx_t *c, __m128i y, const uint8_t *p, size_t len)
 {
 	while (len > 0) {
-		size_t n = len < 256 ? len : 256;
-		__m512i x[4];
+		size_t n = len < BATCH ? len : BATCH;
+		__m512i x[NV];
 
-		for (unsigned k = 0; k < 4; k++)
+		for (unsigned k = 0; k < NV; k++)
 			x[k] = 64 * k < n ? bswap4(_mm512_maskz_loadu_epi8(first_bytes(n - 64 * k),
 									   p + 64 * k))
 					  : _mm512_setzero_si512();
 		x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
-		y = ghash16(c, x, (unsigned)((n + 15) / 16));
+		y = ghash_batch(c, x, (unsigned)((n + 15) / 16));
 		p += n;
 		len -= n;
 	}
@@ -165,107 +172,112 @@ static TARGET __m128i ghash_bytes(const ctx_t *c, __m128i y, const uint8_t *p, s
 
 /* --- CTR ------------------------------------------------------------------ */
 
-/* 16 counter blocks from *ctr, whitened with round key 0; *ctr += 16. */
-INLINE void aes16_start(const ctx_t *c, __m512i s[4], __m512i *ctr)
+/*
+ * The first nv <= NV registers of counter blocks from *ctr, whitened with
+ * round key 0; *ctr moves past the whole batch. The aes_* helpers only
+ * touch s[0..nv-1]: a short tail computes no more than it needs.
+ */
+INLINE void aes_start(const ctx_t *c, __m512i s[NV], unsigned nv, __m512i *ctr)
 {
 	__m512i k = rkey(c, 0);
 
-	for (int j = 0; j < 4; j++)
-		s[j] = xor512(ctr_swap4(ctr_add4(*ctr, 4 * j)), k);
-	*ctr = ctr_add4(*ctr, 16);
+	for (unsigned j = 0; j < nv; j++)
+		s[j] = xor512(ctr_swap4(ctr_add4(*ctr, 4 * (int)j)), k);
+	*ctr = ctr_add4(*ctr, 4 * NV);
 }
 
-INLINE void aes16_round(__m512i s[4], __m512i k)
+INLINE void aes_round(__m512i s[NV], unsigned nv, __m512i k)
 {
-	for (int j = 0; j < 4; j++)
+	for (unsigned j = 0; j < nv; j++)
 		s[j] = _mm512_aesenc_epi128(s[j], k);
 }
 
-/* Rounds r..last: s becomes 16 keystream blocks. */
-INLINE void aes16_finish(const ctx_t *c, __m512i s[4], unsigned r)
+/* Rounds r..last: s becomes keystream. */
+INLINE void aes_finish(const ctx_t *c, __m512i s[NV], unsigned nv, unsigned r)
 {
 	__m512i k;
 
 	for (; r < c->rounds; r++)
-		aes16_round(s, rkey(c, r));
+		aes_round(s, nv, rkey(c, r));
 	k = rkey(c, r);
-	for (int j = 0; j < 4; j++)
+	for (unsigned j = 0; j < nv; j++)
 		s[j] = _mm512_aesenclast_epi128(s[j], k);
 }
 
-INLINE void xor_out16(const __m512i s[4], const uint8_t *in, uint8_t *out)
+INLINE void xor_out(const __m512i s[NV], const uint8_t *in, uint8_t *out)
 {
-	for (int j = 0; j < 4; j++)
+	for (unsigned j = 0; j < NV; j++)
 		store512(out + 64 * j, xor512(load512(in + 64 * j), s[j]));
 }
 
-/* 16 blocks of CTR: out = in ^ keystream. */
-static TARGET void ctr16(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out)
+/* One batch of CTR: out = in ^ keystream. */
+static TARGET void ctr_batch(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out)
 {
-	__m512i s[4];
+	__m512i s[NV];
 
-	aes16_start(c, s, ctr);
-	aes16_finish(c, s, 1);
-	xor_out16(s, in, out);
+	aes_start(c, s, NV, ctr);
+	aes_finish(c, s, NV, 1);
+	xor_out(s, in, out);
 }
 
 /*
- * ctr16, and y = GHASH over the 16 blocks at gh, one register's products
- * after each of the first four rounds. gh may be in (read before out is
- * written) or the previous 256 bytes of out.
+ * ctr_batch, and y = GHASH over the batch at gh, one register's products
+ * after each of the first NV rounds (NV < 10). gh may be in (read before
+ * out is written) or the previous batch of out.
  */
-INLINE __m128i ctr16_ghash16(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
-			     const uint8_t *gh, __m128i y)
+INLINE __m128i ctr_ghash_batch(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
+			       const uint8_t *gh, __m128i y)
 {
-	__m512i s[4];
+	__m512i s[NV];
 	struct gacc4 a;
 
 	gacc4_zero(&a);
-	aes16_start(c, s, ctr);
-	for (unsigned r = 1; r <= 4; r++) {
+	aes_start(c, s, NV, ctr);
+	for (unsigned r = 1; r <= NV; r++) {
 		__m512i x = bswap4(load512(gh + 64 * (r - 1)));
-		aes16_round(s, rkey(c, r));
+		aes_round(s, NV, rkey(c, r));
 		if (r == 1)
 			x = xor512(x, _mm512_zextsi128_si512(y));
 		gacc4_mul(&a, x, load512(c->hk[4 * (r - 1)]));
 	}
-	aes16_finish(c, s, 5);
-	xor_out16(s, in, out);
+	aes_finish(c, s, NV, NV + 1);
+	xor_out(s, in, out);
 	return gacc4_reduce(&a);
 }
 
 static TARGET __m128i bulk_open(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
-				size_t n16, __m128i y)
+				size_t nb, __m128i y)
 {
-	for (size_t i = 0; i < n16; i++, in += 256, out += 256)
-		y = ctr16_ghash16(c, ctr, in, out, in, y);
+	for (size_t i = 0; i < nb; i++, in += BATCH, out += BATCH)
+		y = ctr_ghash_batch(c, ctr, in, out, in, y);
 	return y;
 }
 
-/* n16 > 0 batches; batch i's output is hashed during batch i + 1. */
+/* nb > 0 batches; batch i's output is hashed during batch i + 1. */
 static TARGET __m128i bulk_seal(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
-				size_t n16, __m128i y)
+				size_t nb, __m128i y)
 {
-	ctr16(c, ctr, in, out);
-	for (size_t i = 1; i < n16; i++, in += 256, out += 256)
-		y = ctr16_ghash16(c, ctr, in + 256, out + 256, out, y);
-	return ghash_bytes(c, y, out, 256);
+	ctr_batch(c, ctr, in, out);
+	for (size_t i = 1; i < nb; i++, in += BATCH, out += BATCH)
+		y = ctr_ghash_batch(c, ctr, in + BATCH, out + BATCH, out, y);
+	return ghash_bytes(c, y, out, BATCH);
 }
 
-/* The last len < 256 bytes, with masked loads and stores, then hashed. */
+/* The last len < BATCH bytes, with masked loads and stores, then hashed. */
 static TARGET __m128i ctr_tail(const ctx_t *c, __m512i ctr, const uint8_t *in, size_t len,
 			       uint8_t *out, int decrypt, __m128i y)
 {
-	__m512i s[4], x[4];
+	unsigned nv = (unsigned)((len + 63) / 64);
+	__m512i s[NV], x[NV];
 
 	if (len == 0)
 		return y;
-	aes16_start(c, s, &ctr);
-	aes16_finish(c, s, 1);
-	for (unsigned k = 0; k < 4; k++) {
+	aes_start(c, s, nv, &ctr);
+	aes_finish(c, s, nv, 1);
+	for (unsigned k = 0; k < NV; k++) {
 		__mmask64 m;
 		__m512i d, o;
-		if (64 * k >= len) {
+		if (k >= nv) {
 			x[k] = _mm512_setzero_si512();
 			continue;
 		}
@@ -276,7 +288,7 @@ static TARGET __m128i ctr_tail(const ctx_t *c, __m512i ctr, const uint8_t *in, s
 		x[k] = bswap4(decrypt ? d : o);
 	}
 	x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
-	return ghash16(c, x, (unsigned)((len + 15) / 16));
+	return ghash_batch(c, x, (unsigned)((len + 15) / 16));
 }
 
 /* --- GCM -------------------------------------------------------------------- */
@@ -289,7 +301,7 @@ static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const u
 	uint8_t j0[16] = { [15] = 1 };
 	__m128i ctr1, mask;
 	__m512i ctr;
-	size_t n16 = len / 256;
+	size_t nb = len / BATCH;
 
 	memcpy(j0, nonce, 12);
 	ctr1 = _mm_shuffle_epi8(load128(j0), swap);
@@ -298,10 +310,10 @@ static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const u
 	ctr = _mm512_add_epi32(_mm512_broadcast_i32x4(ctr1),
 			       _mm512_set_epi32(4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0));
 	if (decrypt)
-		*y = bulk_open(c, &ctr, in, out, n16, *y);
-	else if (n16 > 0)
-		*y = bulk_seal(c, &ctr, in, out, n16, *y);
-	*y = ctr_tail(c, ctr, in + 256 * n16, len % 256, out + 256 * n16, decrypt, *y);
+		*y = bulk_open(c, &ctr, in, out, nb, *y);
+	else if (nb > 0)
+		*y = bulk_seal(c, &ctr, in, out, nb, *y);
+	*y = ctr_tail(c, ctr, in + BATCH * nb, len % BATCH, out + BATCH * nb, decrypt, *y);
 	return mask;
 }
 

@@ -61,6 +61,8 @@ static const struct mac_backend mac_backends[] = {
 #if defined(__x86_64__)
 	{ "avx2", hs_poly1305_blocks_avx2, HS_CPU_AVX2 },
 	{ "avx512", hs_poly1305_blocks_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
+	{ "avx512ifma", hs_poly1305_blocks_avx512ifma,
+	  HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2 },
 #endif
 };
 #define N_MAC (sizeof(mac_backends) / sizeof(mac_backends[0]))
@@ -74,6 +76,7 @@ static const struct hs_aead *(*const aead_getters[])(void) = {
 	hs_aead_chacha20poly1305_portable,
 	hs_aead_chacha20poly1305_avx2,
 	hs_aead_chacha20poly1305_avx512,
+	hs_aead_chacha20poly1305_avx512ifma,
 };
 #define N_AEAD (sizeof(aead_getters) / sizeof(aead_getters[0]))
 
@@ -788,7 +791,9 @@ static void test_dispatch(void **state)
 	const struct hs_aead *best = hs_aead_chacha20poly1305();
 
 	assert_non_null(best);
-	if (hs_aead_chacha20poly1305_avx512() != NULL)
+	if (hs_aead_chacha20poly1305_avx512ifma() != NULL)
+		assert_ptr_equal(best, hs_aead_chacha20poly1305_avx512ifma());
+	else if (hs_aead_chacha20poly1305_avx512() != NULL)
 		assert_ptr_equal(best, hs_aead_chacha20poly1305_avx512());
 	else if (hs_aead_chacha20poly1305_avx2() != NULL)
 		assert_ptr_equal(best, hs_aead_chacha20poly1305_avx2());
@@ -800,6 +805,7 @@ static void test_dispatch(void **state)
 	assert_ptr_equal(hs_aead_chacha20poly1305(), hs_aead_chacha20poly1305_portable());
 	assert_null(hs_aead_chacha20poly1305_avx2());
 	assert_null(hs_aead_chacha20poly1305_avx512());
+	assert_null(hs_aead_chacha20poly1305_avx512ifma());
 	hs_cpu_force_portable(0);
 }
 

@@ -7,7 +7,6 @@
  * that the public key taken through the Edwards fixed-base table equals the
  * ladder on u = 9; and that the hs_kx_x25519 table checks lengths and
  * agrees with itself.
- * With the CPU's fast path present, it is checked against the portable one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +16,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "crypto/cpu.h"
 #include "crypto/kx.h"
 #include "crypto/x25519.h"
 #include "testutil.h"
@@ -200,33 +198,6 @@ static void test_public_matches_ladder(void **state)
 	}
 }
 
-/* Whatever path the CPU selects must equal the portable code bit for bit. */
-static void test_fast_matches_portable(void **state)
-{
-	(void)state;
-	struct test_rng rng;
-	uint8_t k[32], u[32], r1[32], r2[32], p1[32], p2[32];
-
-	test_rng_init(&rng, 0x25519);
-	for (int i = 0; i < 200; i++) {
-		test_rng_bytes(&rng, k, 32);
-		test_rng_bytes(&rng, u, 32);
-		if (i < 20)
-			memset(u + 1, 0xff, 31); /* near and above p */
-		hs_cpu_force_portable(1);
-		int e1 = hs_x25519(r1, k, u);
-		int f1 = hs_x25519_public(p1, k);
-		hs_cpu_force_portable(0);
-		int e2 = hs_x25519(r2, k, u);
-		int f2 = hs_x25519_public(p2, k);
-		assert_int_equal(e1, e2);
-		assert_memory_equal(r1, r2, 32);
-		assert_int_equal(f1, 0);
-		assert_int_equal(f2, 0);
-		assert_memory_equal(p1, p2, 32);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,7 +208,6 @@ int main(void)
 		cmocka_unit_test(test_zero_shared),
 		cmocka_unit_test(test_kx_table),
 		cmocka_unit_test(test_public_matches_ladder),
-		cmocka_unit_test(test_fast_matches_portable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

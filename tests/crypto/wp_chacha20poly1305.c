@@ -104,6 +104,7 @@ static void run_group(const struct json *g, struct wp_count *c)
 		hs_aead_chacha20poly1305_portable(),
 		hs_aead_chacha20poly1305_avx2(),
 		hs_aead_chacha20poly1305_avx512(),
+		hs_aead_chacha20poly1305_avx512ifma(),
 	};
 	int applicable = json_get_num(g, "ivSize", 0) == 96 &&
 			 json_get_num(g, "keySize", 0) == 256 &&

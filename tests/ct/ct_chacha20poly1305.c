@@ -9,7 +9,7 @@
  * block loop and partial block and the AVX2 full and tail paths.
  *
  * Every backend valgrind can run is checked; valgrind does not emulate
- * AVX-512 and hides it from CPUID, so that backend reports as skipped.
+ * AVX-512 and hides it from CPUID, so those backends report as skipped.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -75,8 +75,9 @@ int main(void)
 		hs_aead_chacha20poly1305_portable(),
 		hs_aead_chacha20poly1305_avx2(),
 		hs_aead_chacha20poly1305_avx512(),
+		hs_aead_chacha20poly1305_avx512ifma(),
 	};
-	const char *names[] = { "portable", "AVX2", "AVX-512" };
+	const char *names[] = { "portable", "AVX2", "AVX-512", "AVX-512 IFMA" };
 	int fails = 0;
 
 	for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {

@@ -1,0 +1,213 @@
+/*
+ * Poly1305 block absorption with AVX-512 IFMA: eight blocks at a time in
+ * radix 2^44. Same result as hs_poly1305_blocks_portable
+ * (crypto/poly1305.h).
+ *
+ * Implementation notes:
+ * - Eight accumulators, one per 64-bit lane, as three limbs
+ *   x0 + x1 2^44 + x2 2^88. Step: A = A r^8 + M; the last step multiplies
+ *   the lanes by r^8 .. r (in lane order), then the lanes are summed
+ *   (same scheme as poly1305_avx512.c, fewer and wider limbs).
+ * - vpmadd52luq / vpmadd52huq add the low / high 52 bits of a 52x52-bit
+ *   product. With 2^132 = 4 2^130 = 20 mod p, the product folds as
+ *     d0 = a0 r0 + a1 20r2 + a2 20r1
+ *     d1 = a0 r1 + a1 r0   + a2 20r2
+ *     d2 = a0 r2 + a1 r1   + a2 r0
+ *   and each d is kept as lo + hi 2^52 until the carry.
+ * - Bounds: after the carry x0 < 2^44, x1 < 2^44 + 2^13, x2 < 2^42, so
+ *   with a block added A0, A1 < 2^45, A2 < 2^43; r^k limbs < 2^44 and
+ *   20 r^k < 2^49: every factor is below 2^52 as IFMA needs, products
+ *   < 2^94, lo sums < 2^54, hi sums < 2^44.
+ * - Fewer than 32 blocks go to the AVX2 code. Only nblocks steers loops:
+ *   constant time. Call only when
+ *   hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2).
+ */
+#include <immintrin.h>
+
+#include "base/wipe.h"
+#include "crypto/poly1305.h"
+
+#define IFMA __attribute__((target("avx512f,avx512ifma")))
+
+#define M44 ((uint64_t)0xfffffffffff)
+#define M42 ((uint64_t)0x3ffffffffff)
+
+__extension__ typedef unsigned __int128 u128;
+
+/* A radix-2^26 power (limbs < 2^26 + 2^10, value < 2^130 + 2^37) in radix 2^44. */
+static void pow44(const uint32_t l[5], uint64_t out[3])
+{
+	u128 t = (u128)l[0] + ((u128)l[1] << 26) + ((u128)l[2] << 52);
+	uint64_t w0 = (uint64_t)t, w1, w2;
+
+	t = (t >> 64) + ((u128)l[3] << 14) + ((u128)l[4] << 40);
+	w1 = (uint64_t)t;
+	w2 = (uint64_t)(t >> 64);
+	/* the value may exceed 2^130 by a little: fold bits 130+ (2^130 = 5) */
+	t = (u128)w0 + 5 * (w2 >> 2);
+	w0 = (uint64_t)t;
+	t = (u128)w1 + (uint64_t)(t >> 64);
+	w1 = (uint64_t)t;
+	w2 = (w2 & 3) + (uint64_t)(t >> 64);
+	out[0] = w0 & M44;
+	out[1] = ((w0 >> 44) | (w1 << 20)) & M44;
+	out[2] = (w1 >> 24) | (w2 << 40);
+}
+
+/* Blocks m[0..127] as radix-2^44 limbs with the 2^128 bit, lanes = blocks 0, 4, 1, 5, ... */
+IFMA static inline void load8(const uint8_t *m, __m512i x[3])
+{
+	const __m512i mask = _mm512_set1_epi64(M44);
+	__m512i v0 = _mm512_loadu_si512(m);
+	__m512i v1 = _mm512_loadu_si512(m + 64);
+	__m512i lo = _mm512_unpacklo_epi64(v0, v1);
+	__m512i hi = _mm512_unpackhi_epi64(v0, v1);
+
+	x[0] = _mm512_and_si512(lo, mask);
+	x[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44),
+						_mm512_slli_epi64(hi, 20)), mask);
+	/* 2^128 = 2^88 2^40 */
+	x[2] = _mm512_or_si512(_mm512_srli_epi64(hi, 24), _mm512_set1_epi64((uint64_t)1 << 40));
+}
+
+/* lo[k] + hi[k] 2^52 = d_k of a r; s[k] = 20 r[k] (s[0] unused). */
+IFMA static inline void mul(__m512i lo[3], __m512i hi[3], const __m512i a[3],
+			    const __m512i r[3], const __m512i s[3])
+{
+	const __m512i z = _mm512_setzero_si512();
+
+	lo[0] = _mm512_madd52lo_epu64(z, a[0], r[0]);
+	hi[0] = _mm512_madd52hi_epu64(z, a[0], r[0]);
+	lo[1] = _mm512_madd52lo_epu64(z, a[0], r[1]);
+	hi[1] = _mm512_madd52hi_epu64(z, a[0], r[1]);
+	lo[2] = _mm512_madd52lo_epu64(z, a[0], r[2]);
+	hi[2] = _mm512_madd52hi_epu64(z, a[0], r[2]);
+
+	lo[0] = _mm512_madd52lo_epu64(lo[0], a[1], s[2]);
+	hi[0] = _mm512_madd52hi_epu64(hi[0], a[1], s[2]);
+	lo[1] = _mm512_madd52lo_epu64(lo[1], a[1], r[0]);
+	hi[1] = _mm512_madd52hi_epu64(hi[1], a[1], r[0]);
+	lo[2] = _mm512_madd52lo_epu64(lo[2], a[1], r[1]);
+	hi[2] = _mm512_madd52hi_epu64(hi[2], a[1], r[1]);
+
+	lo[0] = _mm512_madd52lo_epu64(lo[0], a[2], s[1]);
+	hi[0] = _mm512_madd52hi_epu64(hi[0], a[2], s[1]);
+	lo[1] = _mm512_madd52lo_epu64(lo[1], a[2], s[2]);
+	hi[1] = _mm512_madd52hi_epu64(hi[1], a[2], s[2]);
+	lo[2] = _mm512_madd52lo_epu64(lo[2], a[2], r[0]);
+	hi[2] = _mm512_madd52hi_epu64(hi[2], a[2], r[0]);
+}
+
+/* x = lo + hi 2^52 carried to x0 < 2^44, x1 < 2^44 + 2^13, x2 < 2^42. */
+IFMA static inline void carry(__m512i x[3], const __m512i lo[3], const __m512i hi[3])
+{
+	const __m512i m44 = _mm512_set1_epi64(M44), m42 = _mm512_set1_epi64(M42);
+	__m512i c, l1, l2;
+
+	/* the hi halves weigh 2^52 = 2^44 2^8 (limbs 0, 1) and 2^42 2^10 (limb 2) */
+	c = _mm512_add_epi64(_mm512_srli_epi64(lo[0], 44), _mm512_slli_epi64(hi[0], 8));
+	x[0] = _mm512_and_si512(lo[0], m44);
+	l1 = _mm512_add_epi64(lo[1], c);
+	c = _mm512_add_epi64(_mm512_srli_epi64(l1, 44), _mm512_slli_epi64(hi[1], 8));
+	x[1] = _mm512_and_si512(l1, m44);
+	l2 = _mm512_add_epi64(lo[2], c);
+	c = _mm512_add_epi64(_mm512_srli_epi64(l2, 42), _mm512_slli_epi64(hi[2], 10));
+	x[2] = _mm512_and_si512(l2, m42);
+	/* bits 130 and up: times 5 into limb 0, then one more carry to limb 1 */
+	x[0] = _mm512_add_epi64(x[0], _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
+	x[1] = _mm512_add_epi64(x[1], _mm512_srli_epi64(x[0], 44));
+	x[0] = _mm512_and_si512(x[0], m44);
+}
+
+/* h (radix 2^64) as three radix-2^44 limbs; h2 <= 4 gives x2 < 2^43. */
+static void h_to44(const struct hs_poly1305 *st, uint64_t x[3])
+{
+	x[0] = st->h0 & M44;
+	x[1] = ((st->h0 >> 44) | (st->h1 << 20)) & M44;
+	x[2] = (st->h1 >> 24) | (st->h2 << 40);
+}
+
+/* h = sum (lo[k] + hi[k] 2^52) 2^(44 k), carried and partially reduced (h2 <= 4). */
+static void h_from44(struct hs_poly1305 *st, const uint64_t lo[3], const uint64_t hi[3])
+{
+	u128 l0 = (u128)lo[0] + ((u128)hi[0] << 52);
+	u128 l1 = (u128)lo[1] + ((u128)hi[1] << 52);
+	u128 l2 = (u128)lo[2] + ((u128)hi[2] << 52);
+	uint64_t x0, x1, x2, c;
+
+	l1 += l0 >> 44;
+	x0 = (uint64_t)l0 & M44;
+	l2 += l1 >> 44;
+	x1 = (uint64_t)l1 & M44;
+	c = (uint64_t)(l2 >> 42); /* < 2^57 */
+	x2 = (uint64_t)l2 & M42;
+	/* fold bits 130 and up: 2^130 = 5 mod p */
+	l0 = (u128)x0 + (u128)c * 5;
+	x0 = (uint64_t)l0 & M44;
+	l1 = (u128)x1 + (uint64_t)(l0 >> 44);
+	x1 = (uint64_t)l1 & M44;
+	x2 += (uint64_t)(l1 >> 44);
+	/* x0, x1 < 2^44, x2 <= 2^42: the value is below 2^130 + 2^88, so h2 <= 4 */
+	st->h0 = x0 | (x1 << 44);
+	st->h1 = (x1 >> 20) | (x2 << 24);
+	st->h2 = x2 >> 40;
+}
+
+IFMA void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
+{
+	/* rpow index for each lane of the last step: blocks 0, 4, 1, 5, 2, 6, 3, 7 need r^8, r^4, ... */
+	static const int last[8] = { 7, 3, 6, 2, 5, 1, 4, 0 };
+	__m512i r[3], s[3], a[3], lo[3], hi[3], x[3];
+	uint64_t p[8][3], h[3], slo[3], shi[3];
+	size_t groups = nblocks / 8;
+
+	if (nblocks < 32) {
+		hs_poly1305_blocks_avx2(st, m, nblocks);
+		return;
+	}
+	hs_poly1305_powers(st, 8);
+	for (int k = 0; k < 8; k++)
+		pow44(st->rpow[k], p[k]);
+	h_to44(st, h);
+	for (int i = 0; i < 3; i++) {
+		r[i] = _mm512_set1_epi64(p[7][i]);
+		s[i] = _mm512_set1_epi64(20 * p[7][i]);
+	}
+
+	/* h joins the first block (lane 0) */
+	load8(m, a);
+	for (int i = 0; i < 3; i++)
+		a[i] = _mm512_add_epi64(a[i], _mm512_setr_epi64((long long)h[i], 0, 0, 0, 0, 0, 0, 0));
+	for (size_t g = 1; g < groups; g++) {
+		mul(lo, hi, a, r, s);
+		carry(a, lo, hi);
+		load8(m + 128 * g, x);
+		for (int i = 0; i < 3; i++)
+			a[i] = _mm512_add_epi64(a[i], x[i]);
+	}
+
+	for (int i = 0; i < 3; i++) {
+		r[i] = _mm512_setr_epi64(p[last[0]][i], p[last[1]][i], p[last[2]][i], p[last[3]][i],
+					 p[last[4]][i], p[last[5]][i], p[last[6]][i], p[last[7]][i]);
+		/* 20 r = 16 r + 4 r */
+		s[i] = _mm512_add_epi64(_mm512_slli_epi64(r[i], 4), _mm512_slli_epi64(r[i], 2));
+	}
+	mul(lo, hi, a, r, s);
+	for (int i = 0; i < 3; i++) {
+		slo[i] = (uint64_t)_mm512_reduce_add_epi64(lo[i]); /* < 8 2^54 */
+		shi[i] = (uint64_t)_mm512_reduce_add_epi64(hi[i]); /* < 8 2^44 */
+	}
+	h_from44(st, slo, shi);
+	hs_poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
+
+	hs_wipe(p, sizeof(p));
+	hs_wipe(h, sizeof(h));
+	hs_wipe(slo, sizeof(slo));
+	hs_wipe(shi, sizeof(shi));
+	hs_wipe(r, sizeof(r));
+	hs_wipe(s, sizeof(s));
+	hs_wipe(a, sizeof(a));
+	hs_wipe(lo, sizeof(lo));
+	hs_wipe(hi, sizeof(hi));
+	hs_wipe(x, sizeof(x));
+}

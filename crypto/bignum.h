@@ -1,0 +1,100 @@
+/*
+ * Fixed-capacity big integers for RSA and P-384: little-endian arrays of
+ * 64-bit limbs, at most HS_BN_LIMBS (4096 bits), in caller memory (no
+ * allocation). Every function takes the limb count n explicitly; n is
+ * public (it comes from a key's size), values may be secret.
+ *
+ * Unless a name ends in _vartime, a function runs in time independent of
+ * the values of its arguments (only n is observable): no branch and no
+ * memory index depends on them. _vartime functions are for public data
+ * only (signature verification, public moduli and exponents).
+ *
+ * Montgomery arithmetic: for an odd modulus m of n limbs, R = 2^(64n);
+ * a value x is held as x R mod m ("Montgomery form") between conversions.
+ */
+#ifndef HS_CRYPTO_BIGNUM_H
+#define HS_CRYPTO_BIGNUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define HS_BN_MAX_BITS 4096
+#define HS_BN_LIMBS (HS_BN_MAX_BITS / 64)
+
+/* An odd modulus and its Montgomery constants. */
+struct hs_bn_mont {
+	size_t n;                  /* limbs in use, 1..HS_BN_LIMBS */
+	uint64_t m0inv;            /* -m^-1 mod 2^64 */
+	uint64_t m[HS_BN_LIMBS];   /* the modulus (odd); limbs >= n are zero */
+	uint64_t rr[HS_BN_LIMBS];  /* R^2 mod m */
+	uint64_t one[HS_BN_LIMBS]; /* R mod m: 1 in Montgomery form */
+};
+
+/*
+ * a (n limbs) = the big-endian bytes in[0..len). HS_ERR_TOO_LONG if
+ * len > 8n (the bytes are not inspected, so leading zeros count).
+ */
+HS_MUST_CHECK int hs_bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len);
+/* out[0..len) = a mod 2^(8 len), big-endian, zero-padded on the left. */
+void hs_bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n);
+
+/* r = a + b, returns the carry (0 or 1). r may alias a or b. */
+uint64_t hs_bn_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
+/* r = a - b, returns the borrow (0 or 1). r may alias a or b. */
+uint64_t hs_bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
+/* all-ones if a < b, else 0 */
+uint64_t hs_bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n);
+/* all-ones if a == b, else 0 */
+uint64_t hs_bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n);
+/* all-ones if a == 0, else 0 */
+uint64_t hs_bn_is_zero_mask(const uint64_t *a, size_t n);
+/* if (mask) r = a; mask is all-ones or 0 */
+void hs_bn_cmov(uint64_t *r, const uint64_t *a, size_t n, uint64_t mask);
+/* r (2n limbs) = a * b (n limbs each); r must not alias a or b. */
+void hs_bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
+/* Bit length of a (0 for a = 0). Variable time. */
+size_t hs_bn_bitlen_vartime(const uint64_t *a, size_t n);
+
+/* r = a + b mod m, r = a - b mod m, for a, b < m. */
+void hs_bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
+void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
+
+/*
+ * Montgomery context for the odd modulus m (n limbs, m > 1; HS_ERR_ARG if
+ * n is 0 or too large, or m is even: that one check branches on m's low
+ * bit, which is 1 for every valid key). Constant time in m otherwise.
+ */
+HS_MUST_CHECK int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n);
+/* The same for a public modulus, faster (uses m's bit length). */
+HS_MUST_CHECK int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n);
+
+/* r = a b R^-1 mod m, for a, b < m. r may alias a or b. */
+void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
+/* r = a R mod m (a < m); r = a R^-1 mod m. */
+void hs_bn_mont_to(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
+void hs_bn_mont_from(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
+/*
+ * r (n limbs) = t mod m, for t of 2n limbs with t < m R (for instance
+ * any value below m times any n-limb value). Plain form in and out.
+ */
+void hs_bn_mod_wide(uint64_t *r, const uint64_t *t, const struct hs_bn_mont *c);
+
+/*
+ * r = a^e mod m (plain form in and out, a < m), e of e_n limbs. Fixed
+ * 4-bit windows over all 64 e_n bits of e, each table entry read with a
+ * masked scan: constant time in a, e and m.
+ */
+void hs_bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		   const struct hs_bn_mont *c);
+/* The same for a public exponent: square-and-multiply over e's bits. */
+void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+			   const struct hs_bn_mont *c);
+/*
+ * r = a^-1 mod m (a < m) by a constant-time binary extended GCD of 128 n
+ * iterations. Returns all-ones if gcd(a, m) = 1, else 0 (then r is junk).
+ */
+uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
+
+#endif

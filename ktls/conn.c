@@ -1,0 +1,289 @@
+/*
+ * The connection after the hand-off: application data, the records of other
+ * types (alerts, close_notify, post-handshake messages) and KeyUpdate, the
+ * same on the kernel path and ours.
+ *
+ * Implementation notes:
+ * - KeyUpdate (RFC 8446 4.6.3, 7.2): the next secret is
+ *   HKDF-Expand-Label(secret, "traffic upd", "", Hash.length), then key and
+ *   IV from it, and the sequence number restarts at 0. Sending: the
+ *   KeyUpdate goes out under the old key, then TX moves. Receiving: the
+ *   kernel (>= 6.14) pauses decryption after a KeyUpdate record (reads fail
+ *   with EKEYEXPIRED) until TLS_RX is set again with the new key.
+ * - A kernel without rekey (< 6.14) answers EBUSY to a second TLS_TX. Before
+ *   sending our KeyUpdate we ask it with a crypto_info whose cipher type is
+ *   0: a kernel that can rekey refuses that with EINVAL and changes nothing
+ *   (it checks that version and cipher stay the same), an older one says
+ *   EBUSY. So our own KeyUpdate fails cleanly before anything is sent; the
+ *   peer's KeyUpdate on such a kernel fails the connection with
+ *   HS_ERR_UNSUPPORTED (the peer has already switched keys).
+ * - "Handshake messages MUST NOT span key changes" (RFC 8446 5.1): a
+ *   KeyUpdate must be the last message of its record. Post-handshake
+ *   messages split across records are not supported (HS_ERR_TLS_DECODE).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/tls.h>
+#include <sys/socket.h>
+
+#include "base/wipe.h"
+#include "crypto/hash.h"
+#include "crypto/hkdf.h"
+#include "ktls/internal.h"
+#include "ktls/ktls.h"
+
+#define HS_MSG_NEW_SESSION_TICKET 4
+#define HS_MSG_KEY_UPDATE 24
+#define ALERT_CLOSE_NOTIFY 0
+#define ALERT_USER_CANCELED 90
+
+int hs_ktls_next_secret(const struct hs_ktls_cipher *c, struct hs_ktls_dir *d)
+{
+	const struct hs_hash *h = c->secret_len == 48 ? hs_hash_sha384() : hs_hash_sha256();
+	uint8_t next[HS_SECRET_MAX];
+	int err;
+
+	err = hs_hkdf_expand_label(h, d->secret, "traffic upd", NULL, 0, next, c->secret_len);
+	if (!err)
+		err = hs_hkdf_expand_label(h, next, "key", NULL, 0, d->key, c->key_len);
+	if (!err)
+		err = hs_hkdf_expand_label(h, next, "iv", NULL, 0, d->iv, HS_IV_LEN);
+	if (!err) {
+		memcpy(d->secret, next, c->secret_len);
+		d->seq = 0;
+	}
+	hs_wipe(next, sizeof(next));
+	return err;
+}
+
+/* Key d (already moved to the next secret) on its path. */
+static int rekey_dir(struct hs_ktls *k, struct hs_ktls_dir *d, int name)
+{
+	int e;
+
+	if (d->path == HS_KTLS_PATH_USER)
+		return ktls_user_key(k, d) ? ktls_fail(k, HS_ERR_INTERNAL, 0) : 0;
+	e = ktls_set_conf(k, name, d, 0);
+	if (e == 0)
+		return 0;
+	d->why = e == EBUSY ? HS_KTLS_WHY_NO_REKEY : HS_KTLS_WHY_SYSCALL;
+	d->why_errno = e;
+	return ktls_fail(k, HS_ERR_UNSUPPORTED, e);
+}
+
+/* Can the kernel take TLS_TX again? (see the notes above) */
+static int kernel_can_rekey(struct hs_ktls *k)
+{
+	struct tls_crypto_info probe = { .version = TLS_1_3_VERSION, .cipher_type = 0 };
+	int rc = k->ops.setsockopt(k->ops.user, k->fd, SOL_TLS, TLS_TX, &probe, sizeof(probe));
+
+	return rc != 0 && errno == EINVAL;
+}
+
+int hs_ktls_key_update(struct hs_ktls *k, int request_peer)
+{
+	uint8_t msg[5] = { HS_MSG_KEY_UPDATE, 0, 0, 1, request_peer ? 1 : 0 };
+	int err;
+
+	if (k->err)
+		return k->err;
+	if (k->sent_close)
+		return HS_ERR_TLS_CLOSED;
+	if (k->tx.path == HS_KTLS_PATH_KERNEL && !kernel_can_rekey(k)) {
+		k->tx.why = HS_KTLS_WHY_NO_REKEY;
+		k->tx.why_errno = EBUSY;
+		return HS_ERR_UNSUPPORTED; /* nothing sent: the connection goes on */
+	}
+	err = ktls_send(k, HS_KTLS_HANDSHAKE, msg, sizeof(msg));
+	if (err)
+		return err;
+	err = hs_ktls_next_secret(k->cipher, &k->tx);
+	if (err)
+		return ktls_fail(k, err, 0);
+	err = rekey_dir(k, &k->tx, TLS_TX);
+	if (err)
+		return err;
+	k->want_update = 0;
+	k->key_updates_tx++;
+	return 0;
+}
+
+static int on_key_update(struct hs_ktls *k, const uint8_t *m, size_t rest)
+{
+	int err;
+
+	if (rest != 0)
+		return ktls_fail(k, HS_ERR_TLS_KEY_CHANGE_MID_RECORD, 0);
+	if (m[0] > 1)
+		return ktls_fail(k, HS_ERR_TLS_BAD_KEY_UPDATE, 0);
+	err = hs_ktls_next_secret(k->cipher, &k->rx);
+	if (err)
+		return ktls_fail(k, err, 0);
+	err = rekey_dir(k, &k->rx, TLS_RX);
+	if (err)
+		return err;
+	k->key_updates_rx++;
+	/* RFC 8446 4.6.3: answer update_requested before our next data record */
+	if (m[0] == 1 && !k->sent_close)
+		k->want_update = 1;
+	return 0;
+}
+
+static int on_handshake(struct hs_ktls *k, const uint8_t *p, size_t len)
+{
+	while (len > 0) {
+		size_t mlen;
+		int err = 0;
+
+		if (len < 4)
+			return ktls_fail(k, HS_ERR_TLS_DECODE, 0);
+		mlen = ((size_t)p[1] << 16) | ((size_t)p[2] << 8) | p[3];
+		if (mlen > len - 4)
+			return ktls_fail(k, HS_ERR_TLS_DECODE, 0);
+		if (p[0] == HS_MSG_KEY_UPDATE && mlen != 1)
+			return ktls_fail(k, HS_ERR_TLS_DECODE, 0);
+		if (p[0] == HS_MSG_KEY_UPDATE)
+			err = on_key_update(k, p + 4, len - 5);
+		else if (p[0] == HS_MSG_NEW_SESSION_TICKET && k->on_handshake)
+			err = k->on_handshake(k->on_handshake_arg, p, 4 + mlen);
+		else if (p[0] != HS_MSG_NEW_SESSION_TICKET)
+			err = ktls_fail(k, HS_ERR_TLS_UNEXPECTED_MSG, 0);
+		if (err)
+			return k->err ? k->err : ktls_fail(k, err, 0);
+		p += 4 + mlen;
+		len -= 4 + mlen;
+	}
+	return 0;
+}
+
+static int on_alert(struct hs_ktls *k, const uint8_t *p, size_t len)
+{
+	if (len != 2)
+		return ktls_fail(k, HS_ERR_TLS_BAD_ALERT, 0);
+	if (p[1] == ALERT_CLOSE_NOTIFY) {
+		k->peer_closed = 1;
+		return 0;
+	}
+	if (p[1] == ALERT_USER_CANCELED) /* RFC 8446 6.1: the one other non-fatal alert */
+		return 0;
+	k->peer_alert = p[1];
+	return ktls_fail(k, HS_ERR_TLS_PEER_ALERT, 0);
+}
+
+static int on_control(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
+{
+	if (type == HS_KTLS_ALERT)
+		return on_alert(k, p, len);
+	if (type == HS_KTLS_HANDSHAKE)
+		return on_handshake(k, p, len);
+	return ktls_fail(k, HS_ERR_TLS_UNEXPECTED_RECORD, 0);
+}
+
+static size_t take_pt(struct hs_ktls *k, uint8_t *buf, size_t cap)
+{
+	size_t n = k->pt_len - k->pt_off;
+
+	if (n > cap)
+		n = cap;
+	memcpy(buf, k->pt + k->pt_off, n);
+	hs_wipe(k->pt + k->pt_off, n);
+	k->pt_off += n;
+	if (k->pt_off == k->pt_len)
+		k->pt_off = k->pt_len = 0;
+	return n;
+}
+
+int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n)
+{
+	uint8_t *dst, type;
+	size_t got, dcap;
+	int err;
+
+	*n = 0;
+	if (cap == 0)
+		return HS_ERR_ARG;
+	for (;;) {
+		if (k->pt_len > k->pt_off) {
+			*n = take_pt(k, buf, cap);
+			return 0;
+		}
+		if (k->err)
+			return k->err;
+		if (k->peer_closed)
+			return 0;
+		if (k->want_update && (err = hs_ktls_key_update(k, 0)) != 0)
+			return err;
+		/* a small buffer: receive into k->pt (a control record must fit) */
+		dst = cap >= HS_KTLS_PT_MAX ? buf : k->pt;
+		dcap = cap >= HS_KTLS_PT_MAX ? cap : HS_KTLS_PT_MAX;
+		err = ktls_recv(k, &type, dst, dcap, &got);
+		if (err)
+			return err;
+		if (type != HS_KTLS_DATA) {
+			err = on_control(k, type, dst, got);
+			hs_wipe(dst, got);
+			if (err)
+				return err;
+		} else if (dst == buf) {
+			*n = got;
+			return 0;
+		} else {
+			k->pt_off = 0;
+			k->pt_len = got;
+		}
+	}
+}
+
+int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len)
+{
+	int err;
+
+	if (k->err)
+		return k->err;
+	if (k->sent_close)
+		return HS_ERR_TLS_CLOSED;
+	if (k->want_update && (err = hs_ktls_key_update(k, 0)) != 0)
+		return err;
+	return ktls_send(k, HS_KTLS_DATA, buf, len);
+}
+
+int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const void *buf, size_t len)
+{
+	if (k->err)
+		return k->err;
+	if (len > HS_KTLS_PT_MAX)
+		return HS_ERR_TOO_LONG;
+	if (len == 0 && type != HS_KTLS_DATA)
+		return HS_ERR_ARG;
+	return ktls_send(k, type, buf, len);
+}
+
+int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, void *buf, size_t cap, size_t *n)
+{
+	*n = 0;
+	if (k->pt_len > k->pt_off) {
+		*type = HS_KTLS_DATA;
+		*n = take_pt(k, buf, cap);
+		return 0;
+	}
+	if (k->err)
+		return k->err;
+	return ktls_recv(k, type, buf, cap, n);
+}
+
+int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc)
+{
+	uint8_t a[2] = { level, desc };
+
+	if (k->sent_close)
+		return HS_ERR_TLS_CLOSED;
+	if (level == 2 || desc == ALERT_CLOSE_NOTIFY)
+		k->sent_close = 1;
+	return ktls_send(k, HS_KTLS_ALERT, a, sizeof(a));
+}
+
+int hs_ktls_close(struct hs_ktls *k)
+{
+	return hs_ktls_send_alert(k, 1, ALERT_CLOSE_NOTIFY);
+}

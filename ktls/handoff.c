@@ -1,0 +1,107 @@
+/*
+ * The seam between the engine (libhs) and the record layer here.
+ *
+ * Implementation notes:
+ * - No byte is lost or read twice: the engine's fd helpers never read past
+ *   the record that completes the handshake, so the socket holds every
+ *   record after it (the server's NewSessionTickets, early application
+ *   data); the engine's own sequence numbers (hs_conn_secrets) are the ones
+ *   given to the kernel. What the engine did read and decrypt beyond the
+ *   handshake (application data fed to it before the hand-off) is moved
+ *   into k and returned first by hs_ktls_read.
+ * - The engine must hold no part of a record (hs_conn_input_wanted() is a
+ *   full header); bytes it still has to send (a server's tickets) are sent
+ *   before TX moves, since they are already sealed with the engine's keys.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <sys/socket.h>
+
+#include "base/wipe.h"
+#include "hs/fd.h"
+#include "hs/secrets.h"
+#include "hs/tls.h"
+#include "ktls/ktls.h"
+
+static int send_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t r = send(fd, p, len, MSG_NOSIGNAL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return HS_ERR_TLS_CLOSED;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+static int flush_engine(struct hs_conn *c, int fd)
+{
+	uint8_t buf[4096];
+	size_t n;
+	int err = 0;
+
+	while (!err && hs_conn_output_pending(c) > 0) {
+		err = hs_conn_pull(c, buf, sizeof(buf), &n);
+		if (!err)
+			err = send_all(fd, buf, n);
+	}
+	return err;
+}
+
+/* Application data the engine decrypted before the hand-off. */
+static int drain_engine(struct hs_ktls *k, struct hs_conn *c)
+{
+	uint8_t buf[4096];
+	size_t n;
+	int err;
+
+	do {
+		err = hs_conn_read(c, buf, sizeof(buf), &n);
+		if (!err && n > 0)
+			err = hs_ktls_push_plaintext(k, buf, n);
+	} while (!err && n > 0);
+	hs_wipe(buf, sizeof(buf));
+	return err;
+}
+
+int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
+{
+	struct hs_secrets s;
+	int err;
+
+	if (!k || !c)
+		return HS_ERR_ARG;
+	if (!hs_conn_handshake_done(c) || hs_conn_error(c))
+		return HS_ERR_TLS_STATE;
+	err = flush_engine(c, fd);
+	if (err)
+		return err;
+	if (hs_conn_input_wanted(c) != HS_KTLS_HDR)
+		return HS_ERR_TLS_STATE; /* part of a record is inside the engine */
+	err = hs_conn_secrets(c, &s);
+	if (err)
+		return err;
+	err = hs_ktls_init(k, fd, &s, flags, NULL);
+	hs_secrets_wipe(&s);
+	if (!err)
+		err = drain_engine(k, c);
+	return err;
+}
+
+int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
+{
+	int err = hs_fd_connect(c, fd);
+
+	return err ? err : hs_ktls_attach(k, c, fd, flags);
+}
+
+int hs_ktls_accept(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
+{
+	int err = hs_fd_accept(c, fd);
+
+	return err ? err : hs_ktls_attach(k, c, fd, flags);
+}

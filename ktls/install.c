@@ -1,0 +1,277 @@
+/*
+ * Setting a connection up: the kernel path (TCP_ULP "tls", TLS_TX, TLS_RX,
+ * TLS_RX_EXPECT_NO_PAD) with a fall-back, per direction, to our own record
+ * layer, and the replaceable syscalls.
+ *
+ * Implementation notes:
+ * - Check first, then act (DESIGN 7): the suite must have a row, the IV must
+ *   be 12 bytes and the key the row's length before any setsockopt.
+ * - The ULP is set once for the socket; a direction whose TLS_TX/TLS_RX is
+ *   refused stays a plain TCP direction under the ULP (the kernel's base
+ *   config passes it through), so it can still run in userspace.
+ * - Every crypto_info is built in a stack buffer and wiped right after the
+ *   setsockopt, whatever its result.
+ * - errno from the kernel is mapped to a reason: ENOENT on TCP_ULP = no tls
+ *   module (or CONFIG_TLS off); ENOENT on TLS_TX/RX = the kernel could not
+ *   allocate the AEAD (cipher not built); EINVAL = it does not know the
+ *   version or cipher type (Linux < 5.1 for TLS 1.3, < 5.11 for ChaCha20).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/tls.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include "base/wipe.h"
+#include "crypto/aead.h"
+#include "ktls/internal.h"
+#include "ktls/ktls.h"
+
+static int sys_setsockopt(void *user, int fd, int level, int name, const void *val,
+			  socklen_t len)
+{
+	(void)user;
+	return setsockopt(fd, level, name, val, len);
+}
+
+static ssize_t sys_sendmsg(void *user, int fd, const struct msghdr *m, int flags)
+{
+	(void)user;
+	return sendmsg(fd, m, flags);
+}
+
+static ssize_t sys_recvmsg(void *user, int fd, struct msghdr *m, int flags)
+{
+	(void)user;
+	return recvmsg(fd, m, flags);
+}
+
+const struct hs_ktls_ops hs_ktls_sys_ops = {
+	.setsockopt = sys_setsockopt,
+	.sendmsg = sys_sendmsg,
+	.recvmsg = sys_recvmsg,
+	.user = NULL,
+};
+
+const char *hs_ktls_why_str(enum hs_ktls_why why)
+{
+	switch (why) {
+	case HS_KTLS_WHY_NONE: return "";
+	case HS_KTLS_WHY_FORCED: return "userspace path requested";
+	case HS_KTLS_WHY_NOT_TCP: return "not a connected TCP socket";
+	case HS_KTLS_WHY_NO_ULP:
+		return "the kernel refused TCP_ULP \"tls\": tls module absent or CONFIG_TLS off";
+	case HS_KTLS_WHY_OLD_KERNEL: return "kernel too old for TLS 1.3 in kTLS (needs Linux >= 5.1)";
+	case HS_KTLS_WHY_NO_CIPHER:
+		return "the kernel lacks this cipher (not built, or Linux < 5.11 for ChaCha20-Poly1305)";
+	case HS_KTLS_WHY_SYSCALL: return "setsockopt failed";
+	case HS_KTLS_WHY_NO_REKEY:
+		return "this kernel cannot rekey kTLS (TLS 1.3 KeyUpdate needs Linux >= 6.14)";
+	}
+	return "?";
+}
+
+enum hs_ktls_why ktls_why_ulp(int e)
+{
+	switch (e) {
+	case ENOENT: return HS_KTLS_WHY_NO_ULP;
+	case ENOTCONN:
+	case EOPNOTSUPP:
+	case ENOPROTOOPT:
+	case ENOTSOCK:
+	case EBADF: return HS_KTLS_WHY_NOT_TCP;
+	default: return HS_KTLS_WHY_SYSCALL;
+	}
+}
+
+enum hs_ktls_why ktls_why_conf(int e, const struct hs_ktls_cipher *c)
+{
+	if (e == ENOENT)
+		return HS_KTLS_WHY_NO_CIPHER;
+	if (e == EINVAL)
+		return c->kernel_type == TLS_CIPHER_CHACHA20_POLY1305 ? HS_KTLS_WHY_NO_CIPHER
+								      : HS_KTLS_WHY_OLD_KERNEL;
+	if (e == ENOPROTOOPT)
+		return HS_KTLS_WHY_NO_ULP;
+	return HS_KTLS_WHY_SYSCALL;
+}
+
+int ktls_set_conf(struct hs_ktls *k, int name, const struct hs_ktls_dir *d, uint64_t seq)
+{
+	uint8_t info[64];
+	int rc, e;
+
+	if (hs_ktls_crypto_info(k->cipher, d->key, d->iv, seq, info, sizeof(info)) != 0)
+		return EINVAL;
+	rc = k->ops.setsockopt(k->ops.user, k->fd, SOL_TLS, name, info,
+			       (socklen_t)k->cipher->info_size);
+	e = errno;
+	hs_wipe(info, sizeof(info));
+	return rc == 0 ? 0 : (e ? e : EIO);
+}
+
+int ktls_user_key(struct hs_ktls *k, struct hs_ktls_dir *d)
+{
+	return k->aead->init(&d->aead, d->key);
+}
+
+static void copy_dir(struct hs_ktls_dir *d, const struct hs_dir_secrets *s, size_t secret_len,
+		     size_t key_len)
+{
+	memcpy(d->secret, s->secret, secret_len);
+	memcpy(d->key, s->key, key_len);
+	memcpy(d->iv, s->iv, HS_IV_LEN);
+	d->seq = s->seq;
+}
+
+/* Check first: everything the install relies on, before any syscall. */
+static int validate(const struct hs_secrets *s, const struct hs_ktls_cipher **c)
+{
+	if (!s || !s->tx || !s->rx)
+		return HS_ERR_ARG;
+	*c = hs_ktls_cipher_for_suite(s->suite);
+	if (!*c)
+		return HS_ERR_UNSUPPORTED;
+	if (s->iv_len != HS_IV_LEN || s->key_len != (*c)->key_len ||
+	    s->secret_len != (*c)->secret_len)
+		return HS_ERR_ARG;
+	return 0;
+}
+
+/* Try TLS_TX or TLS_RX; on refusal the direction falls back to userspace. */
+static void install_dir(struct hs_ktls *k, struct hs_ktls_dir *d, int name)
+{
+	int e = ktls_set_conf(k, name, d, d->seq);
+
+	if (e == 0) {
+		d->path = HS_KTLS_PATH_KERNEL;
+		d->why = HS_KTLS_WHY_NONE;
+		return;
+	}
+	d->why = ktls_why_conf(e, k->cipher);
+	d->why_errno = e;
+}
+
+static void install_kernel(struct hs_ktls *k, int want_tx, int want_rx)
+{
+	int rc, e;
+	uint32_t one = 1;
+
+	rc = k->ops.setsockopt(k->ops.user, k->fd, IPPROTO_TCP, TCP_ULP, "tls", sizeof("tls"));
+	e = errno;
+	if (rc != 0) {
+		k->tx.why = k->rx.why = ktls_why_ulp(e);
+		k->tx.why_errno = k->rx.why_errno = e;
+		return;
+	}
+	if (want_tx)
+		install_dir(k, &k->tx, TLS_TX);
+	if (want_rx)
+		install_dir(k, &k->rx, TLS_RX);
+	/* Linux >= 6.0: promise the kernel that the peer never pads (it retries if it does). */
+	if (k->rx.path == HS_KTLS_PATH_KERNEL && (k->flags & HS_KTLS_F_NO_PAD))
+		k->no_pad = k->ops.setsockopt(k->ops.user, k->fd, SOL_TLS, TLS_RX_EXPECT_NO_PAD,
+					      &one, sizeof(one)) == 0;
+}
+
+static int init_user_dirs(struct hs_ktls *k)
+{
+	if (k->tx.path == HS_KTLS_PATH_USER && ktls_user_key(k, &k->tx) != 0)
+		return HS_ERR_INTERNAL;
+	if (k->rx.path == HS_KTLS_PATH_USER && ktls_user_key(k, &k->rx) != 0)
+		return HS_ERR_INTERNAL;
+	return 0;
+}
+
+int hs_ktls_init(struct hs_ktls *k, int fd, const struct hs_secrets *s, unsigned flags,
+		 const struct hs_ktls_ops *ops)
+{
+	const struct hs_ktls_cipher *c;
+	int want_tx, want_rx;
+
+	if (!k)
+		return HS_ERR_ARG;
+	memset(k, 0, sizeof(*k));
+	k->fd = fd;
+	k->peer_alert = -1;
+	int err = validate(s, &c);
+	if (err)
+		return err;
+	k->flags = flags;
+	k->cipher = c;
+	k->aead = c->aead();
+	k->ops = ops ? *ops : hs_ktls_sys_ops;
+	copy_dir(&k->tx, s->tx, c->secret_len, c->key_len);
+	copy_dir(&k->rx, s->rx, c->secret_len, c->key_len);
+	k->tx.path = k->rx.path = HS_KTLS_PATH_USER;
+	want_tx = !(flags & (HS_KTLS_F_USER | HS_KTLS_F_USER_TX));
+	want_rx = !(flags & (HS_KTLS_F_USER | HS_KTLS_F_USER_RX));
+	k->tx.why = want_tx ? HS_KTLS_WHY_NONE : HS_KTLS_WHY_FORCED;
+	k->rx.why = want_rx ? HS_KTLS_WHY_NONE : HS_KTLS_WHY_FORCED;
+	if (want_tx || want_rx)
+		install_kernel(k, want_tx, want_rx);
+	if ((flags & HS_KTLS_F_KERNEL_ONLY) &&
+	    ((want_tx && k->tx.path != HS_KTLS_PATH_KERNEL) ||
+	     (want_rx && k->rx.path != HS_KTLS_PATH_KERNEL))) {
+		k->sys_errno = want_tx && k->tx.why_errno ? k->tx.why_errno : k->rx.why_errno;
+		k->err = HS_ERR_UNSUPPORTED;
+		return HS_ERR_UNSUPPORTED;
+	}
+	err = init_user_dirs(k);
+	if (err)
+		k->err = err;
+	return err;
+}
+
+void hs_ktls_wipe(struct hs_ktls *k)
+{
+	if (!k)
+		return;
+	if (k->aead) {
+		k->aead->wipe(&k->tx.aead);
+		k->aead->wipe(&k->rx.aead);
+	}
+	hs_wipe(k, sizeof(*k));
+	k->fd = -1;
+}
+
+enum hs_ktls_path hs_ktls_tx_path(const struct hs_ktls *k) { return k->tx.path; }
+enum hs_ktls_path hs_ktls_rx_path(const struct hs_ktls *k) { return k->rx.path; }
+
+int hs_ktls_is_kernel(const struct hs_ktls *k)
+{
+	return k->tx.path == HS_KTLS_PATH_KERNEL && k->rx.path == HS_KTLS_PATH_KERNEL;
+}
+
+const char *hs_ktls_reason(const struct hs_ktls *k, int rx)
+{
+	return hs_ktls_why_str(rx ? k->rx.why : k->tx.why);
+}
+
+int hs_ktls_errno(const struct hs_ktls *k) { return k->sys_errno; }
+int hs_ktls_error(const struct hs_ktls *k) { return k->err; }
+int hs_ktls_peer_alert(const struct hs_ktls *k) { return k->peer_alert; }
+int hs_ktls_fd(const struct hs_ktls *k) { return k->fd; }
+uint16_t hs_ktls_suite(const struct hs_ktls *k) { return k->cipher ? k->cipher->suite : 0; }
+
+void hs_ktls_on_handshake(struct hs_ktls *k, hs_ktls_handshake_fn fn, void *arg)
+{
+	k->on_handshake = fn;
+	k->on_handshake_arg = arg;
+}
+
+int hs_ktls_push_plaintext(struct hs_ktls *k, const uint8_t *p, size_t len)
+{
+	if (len > sizeof(k->pt) - (k->pt_len - k->pt_off))
+		return HS_ERR_NO_SPACE;
+	if (k->pt_off > 0) {
+		memmove(k->pt, k->pt + k->pt_off, k->pt_len - k->pt_off);
+		k->pt_len -= k->pt_off;
+		k->pt_off = 0;
+	}
+	memcpy(k->pt + k->pt_len, p, len);
+	k->pt_len += len;
+	return 0;
+}
