@@ -62,12 +62,16 @@ void hs_bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const stru
 void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
 
 /*
- * Montgomery context for the odd modulus m (n limbs, m > 1; HS_ERR_ARG if
- * n is 0 or too large, or m is even: that one check branches on m's low
- * bit, which is 1 for every valid key). Constant time in m otherwise.
+ * Montgomery context for the odd modulus m > 1 of n limbs (HS_ERR_ARG if
+ * n is 0 or too large). The caller checks that m is odd and above 1
+ * (otherwise the results are meaningless, though memory-safe). Constant
+ * time in m.
  */
 HS_MUST_CHECK int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n);
-/* The same for a public modulus, faster (uses m's bit length). */
+/*
+ * The same for a public modulus, faster (uses m's bit length); this one
+ * checks m itself: HS_ERR_ARG if m is even or 1.
+ */
 HS_MUST_CHECK int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n);
 
 /* r = a b R^-1 mod m, for a, b < m. r may alias a or b. */

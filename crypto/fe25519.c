@@ -16,8 +16,9 @@
 #include "crypto/ct.h"
 
 /* sqrt(-1) = 2^((p-1)/4) mod p (RFC 8032 5.1.3), in 51-bit limbs. */
-static const struct hs_fe25519 fe_sqrtm1 = { { 0x61b274a0ea0b0, 0x0d5a5fc8f189d, 0x7ef5e9cbd0c60,
-				       0x78595a6804c9e, 0x2b8324804fc1d } };
+static const struct hs_fe25519 fe_sqrtm1 = {
+	{ 0x61b274a0ea0b0, 0x0d5a5fc8f189d, 0x7ef5e9cbd0c60, 0x78595a6804c9e, 0x2b8324804fc1d }
+};
 
 static uint64_t load64_le(const uint8_t *p)
 {

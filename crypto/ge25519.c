@@ -6,10 +6,10 @@
  *   addition in extended coordinates (8M with the 2dT of the addend
  *   precomputed, 7M with an affine table addend) and doubling from
  *   projective coordinates (4S + 4M counting the conversion back). Both
- *   produce a "completed" point (ge_done) that is converted only as far as
+ *   produce a "completed" point (hs_ge_done) that is converted only as far as
  *   the next operation needs. The addition law is complete: no special
  *   cases for the identity or for doubling, hence no branches.
- * - Limb bounds: every ge_done field is < 2^54 (fe_add of tight values or
+ * - Limb bounds: every hs_ge_done field is < 2^54 (fe_add of tight values or
  *   fe_sub results), fit for fe_mul; see fe25519.h.
  * - Fixed-base multiplication (secret scalar) writes a = sum e_i 16^i with
  *   digits e_i in [-8, 8] and uses the table ge_base_comb[j][k] =
@@ -33,10 +33,12 @@
 #include "crypto/ge25519_table.h"
 
 /* d = -121665/121666 and 2d (RFC 8032 5.1), in 51-bit limbs */
-static const struct hs_fe25519 ge_d = { { 0x34dca135978a3, 0x1a8283b156ebd, 0x5e7a26001c029,
-				  0x739c663a03cbb, 0x52036cee2b6ff } };
-static const struct hs_fe25519 ge_d2 = { { 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052,
-				   0x6738cc7407977, 0x2406d9dc56dff } };
+static const struct hs_fe25519 ge_d = {
+	{ 0x34dca135978a3, 0x1a8283b156ebd, 0x5e7a26001c029, 0x739c663a03cbb, 0x52036cee2b6ff }
+};
+static const struct hs_fe25519 ge_d2 = {
+	{ 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052, 0x6738cc7407977, 0x2406d9dc56dff }
+};
 
 static void ext_identity(struct hs_ge_ext *p)
 {

@@ -319,8 +319,15 @@ static inline uint64_t mask64(uint32_t m32)
 static void lookup16(struct hs_p256_point *r, const struct hs_p256_point table[16], uint32_t idx)
 {
 	hs_p256_point_set_infinity(r);
-	for (uint32_t j = 0; j < 16; j++)
-		hs_p256_point_cmov(r, &table[j], mask64(ct_eq_mask_u32(idx, j + 1)));
+	for (uint32_t j = 0; j < 16; j++) {
+		/* all-ones for the wanted entry only: the scan reads every entry */
+		uint64_t m = mask64(ct_eq_mask_u32(idx, j + 1));
+		for (int l = 0; l < 4; l++) {
+			r->x[l] |= m & table[j].x[l];
+			r->y[l] = ct_select_u64(m, table[j].y[l], r->y[l]);
+			r->z[l] |= m & table[j].z[l];
+		}
+	}
 }
 
 #define VAR_W 5
@@ -360,7 +367,7 @@ void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct
 	hs_wipe(&abs, sizeof(abs));
 }
 
-/* r = hs_p256_base_table[win][idx - 1]; reads the whole row. */
+/* r = hs_p256_base_table[win][idx - 1] (zeros for idx = 0); reads the whole row. */
 static void lookup_base(struct hs_p256_affine *r, unsigned win, uint32_t idx)
 {
 	const struct hs_p256_affine *row = hs_p256_base_table[win];
@@ -368,9 +375,12 @@ static void lookup_base(struct hs_p256_affine *r, unsigned win, uint32_t idx)
 	hs_p256_fe_set_zero(r->x);
 	hs_p256_fe_set_zero(r->y);
 	for (uint32_t j = 0; j < HS_P256_BASE_ENTRIES; j++) {
+		/* all-ones for the wanted entry only; OR-ing every masked entry selects it */
 		uint64_t m = mask64(ct_eq_mask_u32(idx, j + 1));
-		hs_p256_fe_cmov(r->x, row[j].x, m);
-		hs_p256_fe_cmov(r->y, row[j].y, m);
+		for (int l = 0; l < 4; l++) {
+			r->x[l] |= m & row[j].x[l];
+			r->y[l] |= m & row[j].y[l];
+		}
 	}
 }
 
@@ -405,17 +415,34 @@ void hs_p256_point_mul_base(struct hs_p256_point *r, const hs_p256_sc k)
 	hs_wipe(&abs, sizeof(abs));
 }
 
+/* r = k * G for a public k: the same digits, direct table reads, zero digits skipped. */
+static void mul_base_vartime(struct hs_p256_point *r, const hs_p256_sc k)
+{
+	int8_t d[HS_P256_BASE_WINDOWS];
+	struct hs_p256_affine q;
+
+	recode(d, HS_P256_BASE_WINDOWS, k, BASE_W);
+	hs_p256_point_set_infinity(r);
+	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
+		if (d[i] == 0)
+			continue;
+		q = hs_p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1];
+		if (d[i] < 0)
+			hs_p256_fe_neg(q.y, q.y);
+		hs_p256_point_add_affine(r, r, &q);
+	}
+}
+
 /*
- * Public inputs only. Today this is simply the two constant-time
- * multiplications and one addition; the name leaves room for a faster
- * variable-time method.
+ * Public inputs only: a G by the table without scanning; b p by the
+ * constant-time window method (its doublings dominate either way).
  */
 void hs_p256_point_mul_double_vartime(struct hs_p256_point *r, const hs_p256_sc a,
 				      const hs_p256_sc b, const struct hs_p256_point *p)
 {
 	struct hs_p256_point ag, bp;
 
-	hs_p256_point_mul_base(&ag, a);
+	mul_base_vartime(&ag, a);
 	hs_p256_point_mul(&bp, b, p);
 	hs_p256_point_add(r, &ag, &bp);
 }

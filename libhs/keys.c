@@ -103,16 +103,12 @@ static int load_key(struct hs_cred *cred, const char *pem, size_t len)
 static int derive_public(struct hs_cred *cred)
 {
 	switch (cred->type) {
-#if defined(HS_HAVE_P256)
 	case KEY_P256:
 		cred->pub_len = 65;
 		return hs_p256_public(cred->pub, cred->priv);
-#endif
-#if defined(HS_HAVE_ED25519)
 	case KEY_ED25519:
 		cred->pub_len = 32;
 		return hs_ed25519_public(cred->pub, cred->priv);
-#endif
 	default:
 		return HS_ERR_UNSUPPORTED;
 	}

@@ -2,59 +2,38 @@
  * The algorithm tables: cipher suites (RFC 8446 B.4), named groups
  * (4.2.7) and signature schemes (4.2.3), each a row pointing at a crypto
  * table. Adding P-384 or RSA-PSS is one more row here and nothing else.
- *
- * Implementation notes: a crypto family that is not built yet (the tree
- * grows family by family) is left out at compile time through the
- * HS_HAVE_* macros that libhs/meson.build derives from crypto/; lookups of
- * a missing row return NULL and the negotiation simply never picks it.
  */
 #include "libhs/internal.h"
 
 #include "crypto/hash.h"
 
-#if defined(HS_HAVE_AESGCM)
 static const struct hs_aead *aes128(void) { return hs_aead_aes128gcm(); }
 static const struct hs_aead *aes256(void) { return hs_aead_aes256gcm(); }
-#endif
-#if defined(HS_HAVE_CHACHA)
 static const struct hs_aead *chacha(void) { return hs_aead_chacha20poly1305(); }
-#endif
 
 /* RFC 8446 5.5: AES-GCM may protect at most 2^24.5 records per key; we
  * update at 2^24. ChaCha20-Poly1305's limit exceeds 2^64: we use 2^60. */
 static const struct suite suites[] = {
-#if defined(HS_HAVE_AESGCM)
 	{ .id = HS_TLS_AES_128_GCM_SHA256, .name = "TLS_AES_128_GCM_SHA256", .aead = aes128,
 	  .hash = hs_hash_sha256, .key_len = 16, .record_limit = (uint64_t)1 << 24 },
 	{ .id = HS_TLS_AES_256_GCM_SHA384, .name = "TLS_AES_256_GCM_SHA384", .aead = aes256,
 	  .hash = hs_hash_sha384, .key_len = 32, .record_limit = (uint64_t)1 << 24 },
-#endif
-#if defined(HS_HAVE_CHACHA)
 	{ .id = HS_TLS_CHACHA20_POLY1305_SHA256, .name = "TLS_CHACHA20_POLY1305_SHA256",
 	  .aead = chacha, .hash = hs_hash_sha256, .key_len = 32,
 	  .record_limit = (uint64_t)1 << 60 },
-#endif
 	{ .id = 0 },
 };
 
 static const struct group groups[] = {
-#if defined(HS_HAVE_X25519)
 	{ .id = HS_GROUP_X25519, .name = "x25519", .kx = &hs_kx_x25519 },
-#endif
-#if defined(HS_HAVE_P256_KX)
 	{ .id = HS_GROUP_SECP256R1, .name = "secp256r1", .kx = &hs_kx_p256 },
-#endif
 	{ .id = 0 },
 };
 
 static const struct sigscheme sigschemes[] = {
-#if defined(HS_HAVE_ECDSA)
 	{ .id = HS_SIG_ECDSA_SECP256R1_SHA256, .name = "ecdsa_secp256r1_sha256",
 	  .sig = &hs_sig_ecdsa_p256_sha256, .key = KEY_P256 },
-#endif
-#if defined(HS_HAVE_ED25519)
 	{ .id = HS_SIG_ED25519, .name = "ed25519", .sig = &hs_sig_ed25519, .key = KEY_ED25519 },
-#endif
 	{ .id = 0 },
 };
 

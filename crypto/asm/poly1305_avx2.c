@@ -16,6 +16,10 @@
  * - Loading: unpacking two 32-byte loads splits four blocks into their low
  *   and high 64-bit halves in lane order (0, 2, 1, 3); the final powers are
  *   laid out in the same order.
+ * - Scalar copies of h and of the powers are wiped; the vector values
+ *   are never stored (their addresses are not taken, so they stay in
+ *   registers: wiping them would force them into memory, and a spill
+ *   slot the compiler chose cannot be reached from C anyway).
  * - Fewer than 16 blocks go to the portable code (the set-up would cost
  *   more than it saves). Only nblocks steers loops: constant time.
  */
@@ -135,9 +139,4 @@ AVX2 void hs_poly1305_blocks_avx2(struct hs_poly1305 *st, const uint8_t *m, size
 	hs_poly1305_blocks_portable(st, m + 64 * groups, nblocks % 4);
 
 	hs_wipe(h, sizeof(h));
-	hs_wipe(r, sizeof(r));
-	hs_wipe(s, sizeof(s));
-	hs_wipe(a, sizeof(a));
-	hs_wipe(d, sizeof(d));
-	hs_wipe(x, sizeof(x));
 }

@@ -8,6 +8,10 @@
  *   (lane order below) before the lanes are summed. Same limb bounds.
  * - Loading: unpacking two 64-byte loads gives lanes in block order
  *   (0, 4, 1, 5, 2, 6, 3, 7); the final powers follow that order.
+ * - Scalar copies of h and of the powers are wiped; the vector values
+ *   are never stored (their addresses are not taken, so they stay in
+ *   registers: wiping them would force them into memory, and a spill
+ *   slot the compiler chose cannot be reached from C anyway).
  * - Fewer than 32 blocks go to the AVX2 code (which itself sends fewer
  *   than 16 to the portable code). Only nblocks steers loops: constant
  *   time. Call only when hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2).
@@ -126,9 +130,4 @@ AVX512 void hs_poly1305_blocks_avx512(struct hs_poly1305 *st, const uint8_t *m, 
 	hs_poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
 
 	hs_wipe(h, sizeof(h));
-	hs_wipe(r, sizeof(r));
-	hs_wipe(s, sizeof(s));
-	hs_wipe(a, sizeof(a));
-	hs_wipe(d, sizeof(d));
-	hs_wipe(x, sizeof(x));
 }

@@ -18,6 +18,10 @@
  *   with a block added A0, A1 < 2^45, A2 < 2^43; r^k limbs < 2^44 and
  *   20 r^k < 2^49: every factor is below 2^52 as IFMA needs, products
  *   < 2^94, lo sums < 2^54, hi sums < 2^44.
+ * - Scalar copies of h and of the powers are wiped; the vector values
+ *   are never stored (their addresses are not taken, so they stay in
+ *   registers: wiping them would force them into memory, and a spill
+ *   slot the compiler chose cannot be reached from C anyway).
  * - Fewer than 32 blocks go to the AVX2 code. Only nblocks steers loops:
  *   constant time. Call only when
  *   hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2).
@@ -204,10 +208,4 @@ IFMA void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m
 	hs_wipe(h, sizeof(h));
 	hs_wipe(slo, sizeof(slo));
 	hs_wipe(shi, sizeof(shi));
-	hs_wipe(r, sizeof(r));
-	hs_wipe(s, sizeof(s));
-	hs_wipe(a, sizeof(a));
-	hs_wipe(lo, sizeof(lo));
-	hs_wipe(hi, sizeof(hi));
-	hs_wipe(x, sizeof(x));
 }

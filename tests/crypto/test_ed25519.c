@@ -117,6 +117,20 @@ static void test_rfc8032_vectors(void **state)
 	}
 }
 
+/* An empty message may be passed as NULL (TEST 1 again). */
+static void test_null_empty_message(void **state)
+{
+	(void)state;
+	struct decoded d;
+	uint8_t sig[64];
+
+	decode_vector(&rfc8032[0], &d);
+	assert_int_equal(hs_ed25519_sign(sig, d.seed, d.pub, NULL, 0), 0);
+	assert_memory_equal(sig, d.sig, 64);
+	assert_int_equal(hs_ed25519_verify(d.pub, NULL, 0, sig), 0);
+	free(d.msg);
+}
+
 /* Every single-bit change of the signature, a changed message, a changed key: rejected. */
 static void test_rfc8032_tampered(void **state)
 {
@@ -393,6 +407,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc8032_vectors),
+		cmocka_unit_test(test_null_empty_message),
 		cmocka_unit_test(test_rfc8032_tampered),
 		cmocka_unit_test(test_verify_strict),
 		cmocka_unit_test(test_base_tables),

@@ -1,0 +1,455 @@
+/*
+ * Implementation notes: fixed-capacity big integers (see bignum.h).
+ *
+ * - Limbs are 64 bits, products 128 bits (unsigned __int128). Loops run
+ *   over the public limb count n only; carries and borrows are computed
+ *   arithmetically and used as masks (ct.h), never in branches.
+ * - Montgomery multiplication is CIOS (coarsely integrated operand
+ *   scanning, Koc, Acar, Kaliski 1996): after each row the partial result
+ *   stays below 2m, and one masked subtraction at the end brings it
+ *   below m.
+ * - R^2 mod m: x = R mod m by modular doublings of 1 (constant time) or of
+ *   2^(bitlen(m)-1) (public moduli), then write 64n = t 2^k with t odd:
+ *   t more doublings give R 2^t, and k Montgomery squarings double the
+ *   exponent k times (mont(R 2^s, R 2^s) = R 2^(2s)), reaching R 2^(64n).
+ * - Exponentiation with a secret exponent uses fixed 4-bit windows over
+ *   all the exponent's limbs (the count of limbs is public) and reads the
+ *   16-entry table whole under masks for every window.
+ * - Inversion is the classic binary extended GCD made branch-free: with
+ *   A = a, B = m, U = 1, V = 0 and the invariants A = U a, B = V a (mod m),
+ *   each step, if A is odd, swaps (A, U) with (B, V) when A < B and
+ *   subtracts, then halves A and U (mod m). Every step cuts
+ *   bitlen(A) + bitlen(B) by one until A = 0, so 2 * 64n steps always
+ *   suffice; at the end B = gcd(a, m) and V = B / a.
+ * - Leaf functions (add, mul, mont_mul) leave their partial sums on the
+ *   stack; the functions that hold a whole secret working set
+ *   (exponentiation, inversion) wipe it.
+ */
+#include "crypto/bignum.h"
+
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/ct.h"
+
+typedef unsigned __int128 u128;
+
+#define WIN_BITS 4
+#define WIN_SIZE (1u << WIN_BITS)
+
+int hs_bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len)
+{
+	if (len > 8 * n)
+		return HS_ERR_TOO_LONG;
+	memset(a, 0, n * sizeof(*a));
+	for (size_t i = 0; i < len; i++) {
+		size_t k = len - 1 - i; /* byte position counted from the least significant end */
+		a[k / 8] |= (uint64_t)in[i] << (8 * (k % 8));
+	}
+	return 0;
+}
+
+void hs_bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n)
+{
+	for (size_t i = 0; i < len; i++) {
+		size_t k = len - 1 - i;
+		out[i] = k / 8 < n ? (uint8_t)(a[k / 8] >> (8 * (k % 8))) : 0;
+	}
+}
+
+uint64_t hs_bn_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+{
+	uint64_t c = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		u128 z = (u128)a[i] + b[i] + c;
+		r[i] = (uint64_t)z;
+		c = (uint64_t)(z >> 64);
+	}
+	return c;
+}
+
+uint64_t hs_bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+{
+	uint64_t borrow = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		/* a wrapped difference has all its top 64 bits set: take one */
+		u128 z = (u128)a[i] - b[i] - borrow;
+		r[i] = (uint64_t)z;
+		borrow = (uint64_t)(z >> 64) & 1;
+	}
+	return borrow;
+}
+
+uint64_t hs_bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	uint64_t borrow = 0;
+
+	/* a < b iff a - b borrows */
+	for (size_t i = 0; i < n; i++) {
+		u128 z = (u128)a[i] - b[i] - borrow;
+		borrow = (uint64_t)(z >> 64) & 1;
+	}
+	return (uint64_t)0 - borrow;
+}
+
+uint64_t hs_bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	uint64_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= a[i] ^ b[i];
+	return ct_is_zero_mask_u64(d);
+}
+
+uint64_t hs_bn_is_zero_mask(const uint64_t *a, size_t n)
+{
+	uint64_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= a[i];
+	return ct_is_zero_mask_u64(d);
+}
+
+void hs_bn_cmov(uint64_t *r, const uint64_t *a, size_t n, uint64_t mask)
+{
+	for (size_t i = 0; i < n; i++)
+		r[i] = ct_select_u64(mask, a[i], r[i]);
+}
+
+/* if (mask) swap a and b */
+static void cswap(uint64_t *a, uint64_t *b, size_t n, uint64_t mask)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = mask & (a[i] ^ b[i]);
+		a[i] ^= t;
+		b[i] ^= t;
+	}
+}
+
+void hs_bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+{
+	memset(r, 0, 2 * n * sizeof(*r));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = 0;
+		for (size_t j = 0; j < n; j++) {
+			u128 z = (u128)a[j] * b[i] + r[i + j] + c;
+			r[i + j] = (uint64_t)z;
+			c = (uint64_t)(z >> 64);
+		}
+		r[i + n] = c;
+	}
+}
+
+size_t hs_bn_bitlen_vartime(const uint64_t *a, size_t n)
+{
+	for (size_t i = n; i > 0; i--) {
+		if (a[i - 1] != 0)
+			return 64 * (i - 1) + 64 - (size_t)__builtin_clzll(a[i - 1]);
+	}
+	return 0;
+}
+
+/*
+ * r = (hi 2^(64n) + x) - m if that is >= 0, else x; for hi:x < 2m.
+ * r may alias x.
+ */
+static void reduce_once(uint64_t *r, const uint64_t *x, uint64_t hi, const struct hs_bn_mont *c)
+{
+	uint64_t d[HS_BN_LIMBS];
+	uint64_t borrow = hs_bn_sub(d, x, c->m, c->n);
+
+	if (r != x)
+		memcpy(r, x, c->n * sizeof(*r));
+	/* subtract when the value overflowed n limbs or x - m did not borrow */
+	hs_bn_cmov(r, d, c->n, ((uint64_t)0 - hi) | (borrow - 1));
+}
+
+void hs_bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+{
+	uint64_t carry = hs_bn_add(r, a, b, c->n);
+
+	reduce_once(r, r, carry, c);
+}
+
+void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+{
+	uint64_t t[HS_BN_LIMBS];
+	uint64_t borrow = hs_bn_sub(r, a, b, c->n);
+
+	/* a - b wrapped around: add m back, under a mask */
+	(void)hs_bn_add(t, r, c->m, c->n);
+	hs_bn_cmov(r, t, c->n, (uint64_t)0 - borrow);
+}
+
+void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+{
+	uint64_t t[HS_BN_LIMBS + 2];
+	size_t n = c->n;
+
+	memset(t, 0, (n + 2) * sizeof(*t));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t carry = 0, u;
+		u128 z;
+
+		/* t += a b[i] */
+		for (size_t j = 0; j < n; j++) {
+			z = (u128)a[j] * b[i] + t[j] + carry;
+			t[j] = (uint64_t)z;
+			carry = (uint64_t)(z >> 64);
+		}
+		z = (u128)t[n] + carry;
+		t[n] = (uint64_t)z;
+		t[n + 1] = (uint64_t)(z >> 64);
+		/* t = (t + u m) / 2^64, u chosen so the low limb vanishes */
+		u = t[0] * c->m0inv;
+		z = (u128)u * c->m[0] + t[0];
+		carry = (uint64_t)(z >> 64);
+		for (size_t j = 1; j < n; j++) {
+			z = (u128)u * c->m[j] + t[j] + carry;
+			t[j - 1] = (uint64_t)z;
+			carry = (uint64_t)(z >> 64);
+		}
+		z = (u128)t[n] + carry;
+		t[n - 1] = (uint64_t)z;
+		t[n] = t[n + 1] + (uint64_t)(z >> 64);
+	}
+	reduce_once(r, t, t[n], c);
+}
+
+void hs_bn_mont_to(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+{
+	hs_bn_mont_mul(r, a, c->rr, c);
+}
+
+void hs_bn_mont_from(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+{
+	uint64_t one[HS_BN_LIMBS] = { 1 };
+
+	hs_bn_mont_mul(r, a, one, c);
+}
+
+/* r = t R^-1 mod m for t (2n limbs) < m R: Montgomery reduction. */
+static void redc(uint64_t *r, const uint64_t *t_in, const struct hs_bn_mont *c)
+{
+	uint64_t t[2 * HS_BN_LIMBS];
+	uint64_t top = 0; /* the carry out of t[i + n], owed to t[i + n + 1] */
+	size_t n = c->n;
+
+	memcpy(t, t_in, 2 * n * sizeof(*t));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u = t[i] * c->m0inv, carry = 0;
+		u128 z;
+
+		for (size_t j = 0; j < n; j++) {
+			z = (u128)u * c->m[j] + t[i + j] + carry;
+			t[i + j] = (uint64_t)z;
+			carry = (uint64_t)(z >> 64);
+		}
+		z = (u128)t[i + n] + carry + top;
+		t[i + n] = (uint64_t)z;
+		top = (uint64_t)(z >> 64);
+	}
+	reduce_once(r, t + n, top, c);
+	hs_wipe(t, sizeof(t));
+}
+
+void hs_bn_mod_wide(uint64_t *r, const uint64_t *t, const struct hs_bn_mont *c)
+{
+	uint64_t x[HS_BN_LIMBS];
+
+	redc(x, t, c);               /* t R^-1 */
+	hs_bn_mont_mul(r, x, c->rr, c); /* t R^-1 R^2 R^-1 = t */
+	hs_wipe(x, sizeof(x));
+}
+
+/* -m0^-1 mod 2^64 by Newton's iteration; m0 odd, so m0 m0 = 1 mod 8 starts it. */
+static uint64_t neg_inv64(uint64_t m0)
+{
+	uint64_t x = m0;
+
+	for (int i = 0; i < 5; i++)
+		x *= 2 - m0 * x; /* doubles the number of correct low bits: 3, 6, ..., 96 */
+	return (uint64_t)0 - x;
+}
+
+/* x = 2x mod m, for x < m */
+static void mod_double(uint64_t *x, const struct hs_bn_mont *c)
+{
+	uint64_t carry = hs_bn_add(x, x, x, c->n);
+
+	reduce_once(x, x, carry, c);
+}
+
+/* The modulus' oddness is checked by the callers that may look at it. */
+static int mont_setup(struct hs_bn_mont *c, const uint64_t *m, size_t n)
+{
+	if (n == 0 || n > HS_BN_LIMBS)
+		return HS_ERR_ARG;
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	memcpy(c->m, m, n * sizeof(*m));
+	c->m0inv = neg_inv64(m[0]);
+	return 0;
+}
+
+/* From x = R mod m, fill one and rr (see the notes). */
+static void mont_finish(struct hs_bn_mont *c, uint64_t *x)
+{
+	size_t t = 64 * c->n;
+	unsigned k = 0;
+
+	memcpy(c->one, x, c->n * sizeof(*x));
+	while ((t & 1) == 0) {
+		t >>= 1;
+		k++;
+	}
+	for (size_t i = 0; i < t; i++)
+		mod_double(x, c);
+	for (unsigned i = 0; i < k; i++)
+		hs_bn_mont_mul(x, x, x, c);
+	memcpy(c->rr, x, c->n * sizeof(*x));
+}
+
+int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n)
+{
+	uint64_t x[HS_BN_LIMBS] = { 1 };
+	int err = mont_setup(c, m, n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < 64 * n; i++)
+		mod_double(x, c);
+	mont_finish(c, x);
+	hs_wipe(x, sizeof(x));
+	return 0;
+}
+
+int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n)
+{
+	uint64_t x[HS_BN_LIMBS] = { 0 };
+	int err = mont_setup(c, m, n);
+	size_t b;
+
+	if (err)
+		return err;
+	b = hs_bn_bitlen_vartime(m, n);
+	if (b < 2 || (m[0] & 1) == 0)
+		return HS_ERR_ARG; /* m = 1, or even */
+	/* 2^(b-1) < m: start there rather than at 1 */
+	x[(b - 1) / 64] = (uint64_t)1 << ((b - 1) % 64);
+	for (size_t i = b - 1; i < 64 * n; i++)
+		mod_double(x, c);
+	mont_finish(c, x);
+	return 0;
+}
+
+/* out = table[w], reading every entry under a mask. */
+static void table_lookup(uint64_t *out, const uint64_t (*table)[HS_BN_LIMBS], uint64_t w,
+			 size_t n)
+{
+	memset(out, 0, n * sizeof(*out));
+	for (uint64_t i = 0; i < WIN_SIZE; i++) {
+		uint64_t mask = ct_is_zero_mask_u64(i ^ w);
+		for (size_t j = 0; j < n; j++)
+			out[j] |= table[i][j] & mask;
+	}
+}
+
+void hs_bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		   const struct hs_bn_mont *c)
+{
+	uint64_t table[WIN_SIZE][HS_BN_LIMBS], acc[HS_BN_LIMBS], t[HS_BN_LIMBS];
+	size_t n = c->n;
+
+	memcpy(table[0], c->one, n * sizeof(*acc));
+	hs_bn_mont_to(table[1], a, c);
+	for (unsigned i = 2; i < WIN_SIZE; i++)
+		hs_bn_mont_mul(table[i], table[i - 1], table[1], c);
+	memcpy(acc, c->one, n * sizeof(*acc));
+	for (size_t bit = 64 * e_n; bit > 0; bit -= WIN_BITS) {
+		size_t pos = bit - WIN_BITS; /* public: the windows' positions are fixed */
+		uint64_t w = (e[pos / 64] >> (pos % 64)) & (WIN_SIZE - 1);
+
+		for (unsigned k = 0; k < WIN_BITS; k++)
+			hs_bn_mont_mul(acc, acc, acc, c);
+		table_lookup(t, (const uint64_t(*)[HS_BN_LIMBS])table, w, n);
+		hs_bn_mont_mul(acc, acc, t, c); /* always multiply: by R (= 1) when w = 0 */
+	}
+	hs_bn_mont_from(r, acc, c);
+	hs_wipe(table, sizeof(table));
+	hs_wipe(acc, sizeof(acc));
+	hs_wipe(t, sizeof(t));
+}
+
+void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+			   const struct hs_bn_mont *c)
+{
+	uint64_t am[HS_BN_LIMBS], acc[HS_BN_LIMBS];
+	size_t bits = hs_bn_bitlen_vartime(e, e_n);
+
+	hs_bn_mont_to(am, a, c);
+	memcpy(acc, c->one, c->n * sizeof(*acc));
+	for (size_t i = bits; i > 0; i--) {
+		hs_bn_mont_mul(acc, acc, acc, c);
+		if ((e[(i - 1) / 64] >> ((i - 1) % 64)) & 1)
+			hs_bn_mont_mul(acc, acc, am, c);
+	}
+	hs_bn_mont_from(r, acc, c);
+}
+
+/* x = x / 2 mod m: add m first when x is odd (m odd makes the sum even) */
+static void halve_mod(uint64_t *x, const struct hs_bn_mont *c)
+{
+	uint64_t t[HS_BN_LIMBS];
+	uint64_t odd = (uint64_t)0 - (x[0] & 1), carry;
+	size_t n = c->n;
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = c->m[i] & odd;
+	carry = hs_bn_add(x, x, t, n);
+	for (size_t i = 0; i + 1 < n; i++)
+		x[i] = (x[i] >> 1) | (x[i + 1] << 63);
+	x[n - 1] = (x[n - 1] >> 1) | (carry << 63);
+}
+
+/* One step of the binary extended GCD (see the notes). */
+static void inv_step(uint64_t *a, uint64_t *b, uint64_t *u, uint64_t *v,
+		     const struct hs_bn_mont *c)
+{
+	uint64_t d[HS_BN_LIMBS];
+	size_t n = c->n;
+	uint64_t odd = (uint64_t)0 - (a[0] & 1);
+	uint64_t swap = odd & hs_bn_lt_mask(a, b, n);
+
+	cswap(a, b, n, swap);
+	cswap(u, v, n, swap);
+	(void)hs_bn_sub(d, a, b, n); /* a >= b here when a is odd */
+	hs_bn_cmov(a, d, n, odd);
+	hs_bn_mod_sub(d, u, v, c);
+	hs_bn_cmov(u, d, n, odd);
+	for (size_t i = 0; i + 1 < n; i++) /* a is even now */
+		a[i] = (a[i] >> 1) | (a[i + 1] << 63);
+	a[n - 1] >>= 1;
+	halve_mod(u, c);
+}
+
+uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+{
+	uint64_t A[HS_BN_LIMBS], B[HS_BN_LIMBS], U[HS_BN_LIMBS] = { 1 }, V[HS_BN_LIMBS] = { 0 };
+	uint64_t one[HS_BN_LIMBS] = { 1 }, ok;
+	size_t n = c->n;
+
+	memcpy(A, a, n * sizeof(*A));
+	memcpy(B, c->m, n * sizeof(*B));
+	for (size_t i = 0; i < 128 * n; i++)
+		inv_step(A, B, U, V, c);
+	ok = hs_bn_eq_mask(B, one, n);
+	memcpy(r, V, n * sizeof(*r));
+	hs_wipe(A, sizeof(A));
+	hs_wipe(B, sizeof(B));
+	hs_wipe(U, sizeof(U));
+	hs_wipe(V, sizeof(V));
+	return ok;
+}

@@ -1,0 +1,188 @@
+/*
+ * Implementation notes: RSA keys from DER (RFC 8017 A.1), strict (X.690
+ * section 10), through base/reader.h only.
+ *
+ * - Lengths: short form, or long form 0x81 / 0x82 with no leading zero
+ *   and a value that needs it (the largest key here is a few KiB).
+ * - INTEGERs: at least one octet, not negative, no needless leading zero
+ *   (X.690 8.3.2); the one zero that keeps a positive value positive is
+ *   dropped, so a magnitude's length is its exact byte length.
+ * - Private keys: version 0 only (two primes; multi-prime keys are
+ *   refused), and the components are checked against each other (p q = n,
+ *   dp < p, dq < q, qinv < p, p and q odd and > 1), so signing can rely on
+ *   them. The parse branches on lengths and on each integer's top byte:
+ *   it is not constant time in those (see rsa.h).
+ */
+#include "crypto/rsa.h"
+
+#include <string.h>
+
+#include "base/reader.h"
+#include "base/wipe.h"
+
+/* tag, then a minimal definite length; body gets the contents. */
+static int der_tlv(struct hs_reader *r, uint8_t tag, struct hs_reader *body)
+{
+	uint8_t t, l0, b;
+	size_t len = 0;
+
+	if (hs_read_u8(r, &t) || t != tag || hs_read_u8(r, &l0))
+		return HS_ERR_BAD_ENCODING;
+	if (l0 < 0x80) {
+		len = l0;
+	} else {
+		unsigned nb = l0 & 0x7f;
+		if (nb == 0 || nb > 2)
+			return HS_ERR_BAD_ENCODING; /* indefinite, or longer than any key */
+		for (unsigned i = 0; i < nb; i++) {
+			if (hs_read_u8(r, &b) || (i == 0 && b == 0))
+				return HS_ERR_BAD_ENCODING;
+			len = (len << 8) | b;
+		}
+		if (len < 0x80)
+			return HS_ERR_BAD_ENCODING; /* the short form was required */
+	}
+	return hs_read_sub(r, len, body) ? HS_ERR_BAD_ENCODING : 0;
+}
+
+/* A non-negative INTEGER's magnitude (*len >= 1; only 0 starts with 0x00). */
+static int der_uint(struct hs_reader *r, const uint8_t **p, size_t *len)
+{
+	struct hs_reader v;
+	const uint8_t *b;
+	size_t n;
+
+	if (der_tlv(r, 0x02, &v))
+		return HS_ERR_BAD_ENCODING;
+	n = hs_reader_left(&v);
+	if (n == 0 || hs_read_view(&v, n, &b))
+		return HS_ERR_BAD_ENCODING; /* X.690 8.3.1: at least one octet */
+	if (b[0] & 0x80)
+		return HS_ERR_BAD_ENCODING; /* negative */
+	if (n > 1 && b[0] == 0) {
+		if (!(b[1] & 0x80))
+			return HS_ERR_BAD_ENCODING; /* X.690 8.3.2: not minimal */
+		b++;
+		n--;
+	}
+	*p = b;
+	*len = n;
+	return 0;
+}
+
+/* One INTEGER into a (limbs limbs); HS_ERR_BAD_KEY if it does not fit. */
+static int der_bn(struct hs_reader *r, uint64_t *a, size_t limbs, size_t *bytes)
+{
+	const uint8_t *p;
+	size_t len;
+	int err = der_uint(r, &p, &len);
+
+	if (err)
+		return err;
+	if (bytes != NULL)
+		*bytes = len;
+	return hs_bn_from_bytes(a, limbs, p, len) ? HS_ERR_BAD_KEY : 0;
+}
+
+static size_t limbs_of(size_t bytes) { return (bytes + 7) / 8; }
+
+/* modulus and publicExponent, then the checks of rsa.h */
+static int read_public(struct hs_reader *seq, struct hs_rsa_public *k)
+{
+	size_t nb, eb;
+	int err;
+
+	if ((err = der_bn(seq, k->n, HS_BN_LIMBS, &nb)) != 0 ||
+	    (err = der_bn(seq, k->e, HS_BN_LIMBS, &eb)) != 0)
+		return err;
+	k->len = nb;
+	k->n_limbs = limbs_of(nb);
+	k->e_limbs = limbs_of(eb);
+	k->bits = hs_bn_bitlen_vartime(k->n, k->n_limbs);
+	if (k->bits < 1024 || k->bits > HS_RSA_MAX_BITS || (k->n[0] & 1) == 0)
+		return HS_ERR_BAD_KEY;
+	if (k->e_limbs > k->n_limbs || (k->e[0] & 1) == 0 ||
+	    hs_bn_bitlen_vartime(k->e, k->e_limbs) < 2 || !hs_bn_lt_mask(k->e, k->n, k->n_limbs))
+		return HS_ERR_BAD_KEY; /* e odd, 3 <= e < n */
+	return 0;
+}
+
+int hs_rsa_public_from_der(struct hs_rsa_public *k, const uint8_t *der, size_t der_len)
+{
+	struct hs_reader r = hs_reader_init(der, der_len), seq;
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	if (der == NULL || der_tlv(&r, 0x30, &seq) || hs_read_end(&r))
+		return HS_ERR_BAD_ENCODING;
+	err = read_public(&seq, k);
+	if (!err && hs_read_end(&seq))
+		err = HS_ERR_BAD_ENCODING;
+	return err;
+}
+
+/* p, q, dp, dq, qinv: all sized by the larger prime */
+static int read_crt(struct hs_reader *seq, struct hs_rsa_private *k)
+{
+	const size_t cap = HS_BN_LIMBS / 2;
+	size_t pb, qb;
+	int err;
+
+	if ((err = der_bn(seq, k->p, cap, &pb)) != 0 || (err = der_bn(seq, k->q, cap, &qb)) != 0)
+		return err;
+	k->p_limbs = limbs_of(pb > qb ? pb : qb);
+	if ((err = der_bn(seq, k->dp, k->p_limbs, NULL)) != 0 ||
+	    (err = der_bn(seq, k->dq, k->p_limbs, NULL)) != 0 ||
+	    (err = der_bn(seq, k->qinv, k->p_limbs, NULL)) != 0)
+		return err;
+	return 0;
+}
+
+/* p q = n, p and q odd and > 1, dp < p, dq < q, qinv < p */
+static int check_crt(const struct hs_rsa_private *k)
+{
+	uint64_t pq[HS_BN_LIMBS];
+	size_t l = k->p_limbs;
+	int ok;
+
+	if ((k->p[0] & 1) == 0 || (k->q[0] & 1) == 0 || hs_bn_bitlen_vartime(k->p, l) < 2 ||
+	    hs_bn_bitlen_vartime(k->q, l) < 2 || 2 * l < k->pub.n_limbs)
+		return HS_ERR_BAD_KEY;
+	hs_bn_mul(pq, k->p, k->q, l);
+	ok = hs_bn_eq_mask(pq, k->pub.n, 2 * l) && hs_bn_lt_mask(k->dp, k->p, l) &&
+	     hs_bn_lt_mask(k->dq, k->q, l) && hs_bn_lt_mask(k->qinv, k->p, l);
+	hs_wipe(pq, sizeof(pq));
+	return ok ? 0 : HS_ERR_BAD_KEY;
+}
+
+static int read_private(struct hs_reader *seq, struct hs_rsa_private *k)
+{
+	const uint8_t *v;
+	size_t vlen;
+	int err;
+
+	if (der_uint(seq, &v, &vlen) || vlen != 1 || v[0] != 0)
+		return HS_ERR_BAD_ENCODING; /* version 0: two-prime */
+	if ((err = read_public(seq, &k->pub)) != 0 ||
+	    (err = der_bn(seq, k->d, k->pub.n_limbs, NULL)) != 0 || (err = read_crt(seq, k)) != 0)
+		return err;
+	if (hs_read_end(seq))
+		return HS_ERR_BAD_ENCODING;
+	return check_crt(k);
+}
+
+int hs_rsa_private_from_der(struct hs_rsa_private *k, const uint8_t *der, size_t der_len)
+{
+	struct hs_reader r = hs_reader_init(der, der_len), seq;
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	if (der == NULL || der_tlv(&r, 0x30, &seq) || hs_read_end(&r))
+		return HS_ERR_BAD_ENCODING;
+	err = read_private(&seq, k);
+	if (err)
+		hs_rsa_private_wipe(k);
+	return err;
+}
+
+void hs_rsa_private_wipe(struct hs_rsa_private *k) { hs_wipe(k, sizeof(*k)); }
