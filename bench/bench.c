@@ -80,7 +80,8 @@ static int one_repeat(const struct bench_side *s, uint64_t batch, double budget_
 		      double *rate, struct bench_stats *st)
 {
 	double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	double w, c;
+	double own0 = s->own_ns != NULL ? *s->own_ns : 0;
+	double w, c, t;
 	uint64_t ops = 0;
 
 	do {
@@ -92,7 +93,10 @@ static int one_repeat(const struct bench_side *s, uint64_t batch, double budget_
 	c = now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	if (c <= 0)
 		c = w; /* no usable CPU clock: fall back to wall time */
-	*rate = (double)ops * 1e9 / c;
+	t = s->own_ns != NULL ? *s->own_ns - own0 : c;
+	if (t <= 0)
+		return -1;
+	*rate = (double)ops * 1e9 / t;
 	st->cpu_ns += c;
 	st->wall_ns += w;
 	return 0;

@@ -39,6 +39,12 @@ typedef int (*bench_op)(void *arg);
 struct bench_side {
 	bench_op op;
 	void *arg;
+	/*
+	 * NULL: a repeat's rate is ops / process CPU time. Otherwise the op adds
+	 * to *own_ns the CPU nanoseconds of the part being measured (e.g. one
+	 * peer's share of a handshake), and the rate is ops / those ns.
+	 */
+	const double *own_ns;
 };
 
 /* Rates in operations per CPU second. */
@@ -81,5 +87,7 @@ void bench_footer(const struct bench_opts *o);
 
 /* Subcommands (one file each). */
 int bench_crypto(const struct bench_opts *o);
+int bench_handshake(const struct bench_opts *o);
+int bench_record(const struct bench_opts *o);
 
 #endif

@@ -21,10 +21,21 @@ struct subcommand {
 	int (*run)(const struct bench_opts *o);
 };
 
+int bench_ktls(const struct bench_opts *o); /* bench/ktls_rows.c */
+
 static const struct subcommand subcommands[] = {
 	{ .name = "crypto",
 	  .summary = "hs crypto primitives next to OpenSSL's libcrypto (EVP)",
 	  .run = bench_crypto },
+	{ .name = "handshake",
+	  .summary = "full TLS 1.3 handshakes per second next to OpenSSL's libssl",
+	  .run = bench_handshake },
+	{ .name = "record",
+	  .summary = "16 KiB application records through the engine next to libssl",
+	  .run = bench_record },
+	{ .name = "ktls",
+	  .summary = "loopback throughput: kernel TLS next to hs's userspace record path",
+	  .run = bench_ktls },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -51,8 +51,8 @@ const struct hs_aead *hs_aead_aes256gcm_portable(void);
 const struct hs_aead *hs_aead_aes128gcm_aesni(void);
 const struct hs_aead *hs_aead_aes256gcm_aesni(void);
 /* VAES + VPCLMULQDQ on 512-bit vectors: needs AVX-512 F/BW/VL as well. */
-const struct hs_aead *hs_aead_aes128gcm_vaes(void);
-const struct hs_aead *hs_aead_aes256gcm_vaes(void);
+const struct hs_aead *hs_aead_aes128gcm_vaes512(void);
+const struct hs_aead *hs_aead_aes256gcm_vaes512(void);
 const struct hs_aead *hs_aead_chacha20poly1305_portable(void);
 const struct hs_aead *hs_aead_chacha20poly1305_avx2(void);   /* HS_CPU_AVX2 */
 const struct hs_aead *hs_aead_chacha20poly1305_avx512(void); /* HS_CPU_AVX512F | HS_CPU_AVX2 */

@@ -343,7 +343,9 @@ unsigned hs_aes_ct_expand(uint8_t rk[16 * (HS_AES_MAX_ROUNDS + 1)], const uint8_
 			  size_t key_len)
 {
 	/* Rcon[i] = x^(i-1) in GF(2^8), FIPS-197 5.2 */
-	static const uint8_t rcon[10] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36 };
+	static const uint8_t rcon[10] = {
+		0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36,
+	};
 	unsigned nk = (unsigned)(key_len / 4), rounds = nk + 6;
 	uint32_t w[4 * (HS_AES_MAX_ROUNDS + 1)];
 

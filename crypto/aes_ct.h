@@ -4,8 +4,8 @@
  * lookup table anywhere: the S-box is a boolean circuit. Nothing it does
  * depends on key or data values but the values themselves.
  *
- * Internal to crypto/: used by the GCM code (portable and, for the key
- * schedule only, the AES-NI backend) and by the tests.
+ * Internal to crypto/: used by the portable GCM, by the AES-NI and VAES
+ * backends for their key schedule only, and by the tests.
  */
 #ifndef HS_CRYPTO_AES_CT_H
 #define HS_CRYPTO_AES_CT_H

@@ -39,7 +39,7 @@ struct gcm_ct_ctx {
 
 _Static_assert(sizeof(struct gcm_ct_ctx) <= HS_AEAD_CTX_MAX, "portable GCM context too large");
 _Static_assert(sizeof(struct hs_aes_gcm_aesni_ctx) <= HS_AEAD_CTX_MAX, "AES-NI context too large");
-_Static_assert(sizeof(struct hs_aes_gcm_vaes_ctx) <= HS_AEAD_CTX_MAX, "VAES context too large");
+_Static_assert(sizeof(struct hs_aes_gcm_vaes512_ctx) <= HS_AEAD_CTX_MAX, "VAES context too large");
 
 static inline void store_be32(uint8_t *p, uint32_t v)
 {
@@ -220,8 +220,15 @@ const struct hs_aead *hs_aead_aes256gcm_portable(void) { return &aes256gcm_porta
 
 #if defined(__x86_64__)
 static void gcm_aesni_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct hs_aes_gcm_aesni_ctx)); }
-static int gcm128_aesni_init(void *ctx, const uint8_t *key) { return hs_aes_gcm_aesni_init(ctx, key, 16); }
-static int gcm256_aesni_init(void *ctx, const uint8_t *key) { return hs_aes_gcm_aesni_init(ctx, key, 32); }
+static int gcm128_aesni_init(void *ctx, const uint8_t *key)
+{
+	return hs_aes_gcm_aesni_init(ctx, key, 16);
+}
+
+static int gcm256_aesni_init(void *ctx, const uint8_t *key)
+{
+	return hs_aes_gcm_aesni_init(ctx, key, 32);
+}
 
 static const struct hs_aead aes128gcm_aesni = {
 	.name = "AES-128-GCM (AES-NI)",
@@ -259,56 +266,63 @@ const struct hs_aead *hs_aead_aes256gcm_aesni(void)
 	return hs_cpu_has(HS_AESNI_FEATURES) ? &aes256gcm_aesni : NULL;
 }
 
-static void gcm_vaes_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct hs_aes_gcm_vaes_ctx)); }
-static int gcm128_vaes_init(void *ctx, const uint8_t *key) { return hs_aes_gcm_vaes_init(ctx, key, 16); }
-static int gcm256_vaes_init(void *ctx, const uint8_t *key) { return hs_aes_gcm_vaes_init(ctx, key, 32); }
+static void gcm_vaes512_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct hs_aes_gcm_vaes512_ctx)); }
+static int gcm128_vaes512_init(void *ctx, const uint8_t *key)
+{
+	return hs_aes_gcm_vaes512_init(ctx, key, 16);
+}
 
-static const struct hs_aead aes128gcm_vaes = {
+static int gcm256_vaes512_init(void *ctx, const uint8_t *key)
+{
+	return hs_aes_gcm_vaes512_init(ctx, key, 32);
+}
+
+static const struct hs_aead aes128gcm_vaes512 = {
 	.name = "AES-128-GCM (VAES-512)",
 	.key_len = 16,
 	.nonce_len = HS_AEAD_NONCE_LEN,
 	.tag_len = HS_AEAD_TAG_LEN,
-	.ctx_size = sizeof(struct hs_aes_gcm_vaes_ctx),
-	.init = gcm128_vaes_init,
-	.seal = hs_aes_gcm_vaes_seal,
-	.open = hs_aes_gcm_vaes_open,
-	.wipe = gcm_vaes_wipe,
+	.ctx_size = sizeof(struct hs_aes_gcm_vaes512_ctx),
+	.init = gcm128_vaes512_init,
+	.seal = hs_aes_gcm_vaes512_seal,
+	.open = hs_aes_gcm_vaes512_open,
+	.wipe = gcm_vaes512_wipe,
 };
 
-static const struct hs_aead aes256gcm_vaes = {
+static const struct hs_aead aes256gcm_vaes512 = {
 	.name = "AES-256-GCM (VAES-512)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
 	.tag_len = HS_AEAD_TAG_LEN,
-	.ctx_size = sizeof(struct hs_aes_gcm_vaes_ctx),
-	.init = gcm256_vaes_init,
-	.seal = hs_aes_gcm_vaes_seal,
-	.open = hs_aes_gcm_vaes_open,
-	.wipe = gcm_vaes_wipe,
+	.ctx_size = sizeof(struct hs_aes_gcm_vaes512_ctx),
+	.init = gcm256_vaes512_init,
+	.seal = hs_aes_gcm_vaes512_seal,
+	.open = hs_aes_gcm_vaes512_open,
+	.wipe = gcm_vaes512_wipe,
 };
 
 #define HS_VAES_FEATURES (HS_AESNI_FEATURES | HS_CPU_AVX2 | HS_CPU_AVX512F | HS_CPU_AVX512BW | \
 			  HS_CPU_AVX512VL | HS_CPU_VAES | HS_CPU_VPCLMUL)
 
-const struct hs_aead *hs_aead_aes128gcm_vaes(void)
+const struct hs_aead *hs_aead_aes128gcm_vaes512(void)
 {
-	return hs_cpu_has(HS_VAES_FEATURES) ? &aes128gcm_vaes : NULL;
+	return hs_cpu_has(HS_VAES_FEATURES) ? &aes128gcm_vaes512 : NULL;
 }
 
-const struct hs_aead *hs_aead_aes256gcm_vaes(void)
+const struct hs_aead *hs_aead_aes256gcm_vaes512(void)
 {
-	return hs_cpu_has(HS_VAES_FEATURES) ? &aes256gcm_vaes : NULL;
+	return hs_cpu_has(HS_VAES_FEATURES) ? &aes256gcm_vaes512 : NULL;
 }
 #else
 const struct hs_aead *hs_aead_aes128gcm_aesni(void) { return NULL; }
 const struct hs_aead *hs_aead_aes256gcm_aesni(void) { return NULL; }
-const struct hs_aead *hs_aead_aes128gcm_vaes(void) { return NULL; }
-const struct hs_aead *hs_aead_aes256gcm_vaes(void) { return NULL; }
+const struct hs_aead *hs_aead_aes128gcm_vaes512(void) { return NULL; }
+const struct hs_aead *hs_aead_aes256gcm_vaes512(void) { return NULL; }
 #endif
 
 const struct hs_aead *hs_aead_aes128gcm(void)
 {
-	const struct hs_aead *a = hs_aead_aes128gcm_vaes();
+	const struct hs_aead *a = hs_aead_aes128gcm_vaes512();
 
 	if (a == NULL)
 		a = hs_aead_aes128gcm_aesni();
@@ -317,7 +331,7 @@ const struct hs_aead *hs_aead_aes128gcm(void)
 
 const struct hs_aead *hs_aead_aes256gcm(void)
 {
-	const struct hs_aead *a = hs_aead_aes256gcm_vaes();
+	const struct hs_aead *a = hs_aead_aes256gcm_vaes512();
 
 	if (a == NULL)
 		a = hs_aead_aes256gcm_aesni();

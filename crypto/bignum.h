@@ -36,7 +36,7 @@ struct hs_bn_mont {
  * a (n limbs) = the big-endian bytes in[0..len). HS_ERR_TOO_LONG if
  * len > 8n (the bytes are not inspected, so leading zeros count).
  */
-HS_MUST_CHECK int hs_bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len);
+int hs_bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len);
 /* out[0..len) = a mod 2^(8 len), big-endian, zero-padded on the left. */
 void hs_bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n);
 
@@ -72,7 +72,7 @@ HS_MUST_CHECK int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_
  * The same for a public modulus, faster (uses m's bit length); this one
  * checks m itself: HS_ERR_ARG if m is even or 1.
  */
-HS_MUST_CHECK int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n);
+int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n);
 
 /* r = a b R^-1 mod m, for a, b < m. r may alias a or b. */
 void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);

@@ -184,6 +184,7 @@ int hs_ecdsa_p256_sign(uint8_t sig[64], const uint8_t priv[32], const uint8_t *h
 	int err = 0;
 
 	memset(sig, 0, 64);
+	hs_p256_fe_select();
 	if (hedged) {
 		err = hs_rand_bytes(extra, sizeof(extra));
 		if (err)
@@ -233,6 +234,7 @@ int hs_ecdsa_p256_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash
 
 	if (pub == NULL || pub_len != HS_P256_PUB_LEN || pub[0] != 0x04)
 		return HS_ERR_BAD_POINT;
+	hs_p256_fe_select();
 	err = hs_p256_point_from_bytes(&q, pub + 1, pub + 33);
 	if (err)
 		return err;

@@ -15,8 +15,9 @@
  *   terms add up in a field of the low 64 bits (16 only in the top one,
  *   whose carry leaves the word), so no carry reaches the next field: the
  *   low bit of each field is the XOR of its terms, and 16 multiplies give
- *   the low 64 bits of the carry-less product. The high 64 bits are the low 64 bits of the product of the
- *   bit-reversed operands, reversed again and shifted by one.
+ *   the low 64 bits of the carry-less product. The high 64 bits are the
+ *   low 64 bits of the product of the bit-reversed operands, reversed
+ *   again and shifted by one.
  * - 128x128 uses Karatsuba: three 64x64 products, so six calls of 16
  *   multiplies per block. This assumes 64x64 integer multiplication takes
  *   constant time, true of x86-64 and of the usual 64-bit ARM cores.

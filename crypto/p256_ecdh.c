@@ -58,6 +58,7 @@ int hs_p256_check_public(const uint8_t *pub, size_t pub_len)
 {
 	struct hs_p256_point q;
 
+	hs_p256_fe_select();
 	return decode_peer(&q, pub, pub_len);
 }
 
@@ -67,6 +68,7 @@ int hs_p256_public(uint8_t pub[65], const uint8_t priv[32])
 	hs_p256_sc d;
 	uint64_t ok = load_private(d, priv);
 
+	hs_p256_fe_select();
 	hs_p256_point_mul_base(&r, d);
 	pub[0] = 0x04;
 	(void)hs_p256_point_to_bytes(pub + 1, pub + 33, &r); /* d != 0 mod n: never infinity */
@@ -83,8 +85,10 @@ int hs_p256_keygen(uint8_t priv[32], uint8_t pub[65])
 
 	for (;;) {
 		err = hs_rand_bytes(priv, 32);
-		if (err)
+		if (err) {
+			hs_wipe(priv, 32);
 			return err;
+		}
 		/* the one accepted leak: whether a discarded candidate was out of range */
 		if (hs_p256_sc_from_bytes(d, priv))
 			break;
@@ -102,6 +106,7 @@ int hs_p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer, s
 	int err;
 
 	memset(out, 0, 32);
+	hs_p256_fe_select();
 	err = decode_peer(&q, peer, peer_len);
 	if (err)
 		return err;

@@ -14,10 +14,15 @@
  * - Inversion is Fermat (a^(p-2)) along a fixed addition chain of 255
  *   squarings and 12 multiplications; the exponent is public, the work is
  *   the same for every input.
+ * - hs_p256_fe_mul/sqr dispatch to crypto/asm/p256_field_adx.c (MULX,
+ *   ADX) when hs_p256_fe_select() found them; same results.
  * Nothing here branches on or indexes memory by the values.
  */
 #include "crypto/p256_field.h"
 
+#include <stdatomic.h>
+
+#include "crypto/cpu.h"
 #include "crypto/ct.h"
 
 typedef unsigned __int128 u128;
@@ -111,7 +116,7 @@ static void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uin
 	reduce_once(r, t4, t5, t6, t7, hi);
 }
 
-void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+void hs_p256_fe_mul_portable(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -145,7 +150,7 @@ void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
 }
 
 /* The cross products a_i a_j (i < j) once, doubled, plus the squares: 10 multiplications. */
-void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
+void hs_p256_fe_sqr_portable(hs_p256_fe r, const hs_p256_fe a)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -191,6 +196,43 @@ void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
 	t6 = LO(acc);
 	t7 += HI(acc);
 	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+}
+
+/*
+ * 1 when the ADX backend is in use. Written by hs_p256_fe_select, read by
+ * every multiplication; relaxed atomics suffice: either value is a correct
+ * backend, they only differ in speed.
+ */
+static atomic_int use_adx;
+
+void hs_p256_fe_select(void)
+{
+#if defined(HS_HAVE_P256_ADX)
+	atomic_store_explicit(&use_adx, hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX),
+			      memory_order_relaxed);
+#endif
+}
+
+void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (atomic_load_explicit(&use_adx, memory_order_relaxed)) {
+		hs_p256_fe_mul_adx(r, a, b);
+		return;
+	}
+#endif
+	hs_p256_fe_mul_portable(r, a, b);
+}
+
+void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (atomic_load_explicit(&use_adx, memory_order_relaxed)) {
+		hs_p256_fe_sqr_adx(r, a);
+		return;
+	}
+#endif
+	hs_p256_fe_sqr_portable(r, a);
 }
 
 void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k)

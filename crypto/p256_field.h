@@ -14,9 +14,28 @@
 
 typedef uint64_t hs_p256_fe[4];
 
-/* r = a * b (Montgomery product: a*b/2^256 on the raw limbs). */
+/*
+ * r = a * b (Montgomery product: a*b/2^256 on the raw limbs), and r = a^2,
+ * with the backend hs_p256_fe_select() chose (portable until it is called).
+ */
 void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
 void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a);
+
+/*
+ * Choose the multiplication backend for this CPU now (honours
+ * hs_cpu_force_portable). The public P-256 functions call it on entry.
+ */
+void hs_p256_fe_select(void);
+
+/* The backends; all give bit-identical results. */
+void hs_p256_fe_mul_portable(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
+void hs_p256_fe_sqr_portable(hs_p256_fe r, const hs_p256_fe a);
+#if defined(__x86_64__)
+#define HS_HAVE_P256_ADX 1
+/* crypto/asm/p256_field_adx.c; need hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX). */
+void hs_p256_fe_mul_adx(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
+void hs_p256_fe_sqr_adx(hs_p256_fe r, const hs_p256_fe a);
+#endif
 /* r = a^(2^k): k squarings. */
 void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k);
 void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);

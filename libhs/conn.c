@@ -13,7 +13,9 @@
  * - The first fatal error is stored, its alert queued (sealed under the
  *   current write key) and returned from every later call.
  * - The one allocation happens in hs_conn_new(); hs_conn_free() wipes the
- *   whole object (keys, transcript, buffers) before freeing it.
+ *   object (keys, transcript, and each buffer as far as it was ever
+ *   written: its high-water mark) before freeing it. Buffer pages a
+ *   connection never uses are never touched (no page faults for them).
  */
 #include "libhs/internal.h"
 
@@ -45,6 +47,13 @@ enum hs_event hs_conn_next_event(struct hs_conn *c)
 	return ev;
 }
 
+/* Raise a buffer's high-water mark to n bytes (see struct hs_conn). */
+static void touched(size_t *hw, size_t n)
+{
+	if (n > *hw)
+		*hw = n;
+}
+
 static struct hs_writer out_writer(struct hs_conn *c)
 {
 	if (c->out_off > 0) {
@@ -61,6 +70,7 @@ static int send_record(struct hs_conn *c, uint8_t type, uint16_t version, const 
 	struct hs_writer w = out_writer(c);
 	int err = hs_rec_seal(&c->wr, type, version, p, n, 0, &w);
 
+	touched(&c->out_hw, c->out_len + w.len);
 	if (err == 0)
 		c->out_len += w.len;
 	return err;
@@ -123,6 +133,7 @@ void hs_msg_begin(struct hs_conn *c, uint8_t type, struct hs_writer *w, struct h
 
 int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v)
 {
+	touched(&c->hs_out_hw, c->hs_out_len + w->len);
 	TRY(hs_write_vec_close(w, v));
 	TRY(hs_writer_error(w));
 	c->hs_out_len += w->len;
@@ -131,6 +142,7 @@ int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec
 
 int hs_msg_end(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v)
 {
+	touched(&c->hs_out_hw, c->hs_out_len + w->len);
 	TRY(hs_write_vec_close(w, v));
 	TRY(hs_writer_error(w));
 	hs_tr_update(&c->tr, c->hs_out + c->hs_out_len, w->len);
@@ -142,6 +154,7 @@ int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version)
 {
 	size_t off = 0;
 
+	touched(&c->hs_out_hw, c->hs_out_len); /* also covers bytes put there verbatim */
 	while (off < c->hs_out_len) {
 		size_t n = c->hs_out_len - off;
 		if (n > REC_MAX_PLAIN)
@@ -216,7 +229,8 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 	c = aligned_alloc(64, size);
 	if (c == NULL)
 		return HS_ERR_NOMEM;
-	memset(c, 0, sizeof(*c));
+	/* the buffers are not zeroed: lengths say what they hold (see struct hs_conn) */
+	memset(c, 0, offsetof(struct hs_conn, in));
 	c->cfg = cfg;
 	c->role = cfg->role;
 	c->alert_sent = -1;
@@ -234,7 +248,11 @@ void hs_conn_free(struct hs_conn *c)
 	hs_rec_wipe(&c->rd);
 	hs_rec_wipe(&c->wr);
 	hs_ks_wipe(&c->ks);
-	hs_wipe(c, sizeof(*c));
+	hs_wipe(c, offsetof(struct hs_conn, in));
+	hs_wipe(c->in, c->in_hw);
+	hs_wipe(c->hs_in, c->hs_in_hw);
+	hs_wipe(c->hs_out, c->hs_out_hw);
+	hs_wipe(c->out, c->out_hw);
 	free(c);
 }
 
@@ -274,6 +292,7 @@ static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 	ENSURE(n <= sizeof(c->hs_in) - c->hs_in_len, HS_ERR_TLS_MSG_TOO_LARGE);
 	memcpy(c->hs_in + c->hs_in_len, p, n);
 	c->hs_in_len += n;
+	touched(&c->hs_in_hw, c->hs_in_len);
 	while (err == 0 && c->hs_in_len - off >= 4) {
 		struct hs_reader r = hs_reader_init(c->hs_in + off + 1, 3);
 		uint32_t len;
@@ -384,6 +403,7 @@ static int feed_bytes(struct hs_conn *c, const uint8_t *in, size_t len, size_t *
 			take = len - *used;
 		memcpy(c->in + c->in_len, in + *used, take);
 		c->in_len += take;
+		touched(&c->in_hw, c->in_len);
 		*used += take;
 		if (c->in_len == REC_HDR)
 			TRY(hs_rec_check_header(c->in, c->rd.on, &body));

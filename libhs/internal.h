@@ -395,6 +395,16 @@ struct hs_conn {
 	size_t app_off, app_len;  /* unread application data inside in[] */
 	size_t hs_in_len, hs_out_len;
 	size_t out_off, out_len;
+	/*
+	 * High-water marks: how far each buffer below was ever written.
+	 * hs_conn_new() zeroes the struct only up to in[], and hs_conn_free()
+	 * wipes each buffer up to its mark, so the pages of a buffer that a
+	 * connection never uses are never touched (most of the ~160 KiB: a
+	 * handshake uses a few KiB; touching the rest cost page faults on
+	 * every connection). Every write into a buffer raises its mark.
+	 */
+	size_t in_hw, hs_in_hw, hs_out_hw, out_hw;
+	/* the buffers stay last: from in[] on, nothing is zeroed at creation */
 	uint8_t in[REC_HDR + REC_MAX_CIPHER];
 	uint8_t hs_in[HS_MSG_MAX + 4 + REC_MAX_PLAIN];
 	uint8_t hs_out[HS_MSG_MAX];

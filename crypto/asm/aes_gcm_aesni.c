@@ -50,11 +50,16 @@ INLINE __m128i xor(__m128i a, __m128i b) { return _mm_xor_si128(a, b); }
 /* Reverse the last 4 bytes only: the counter word, big-endian <-> native. */
 INLINE __m128i ctr_swap(__m128i v)
 {
-	return _mm_shuffle_epi8(v, _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+	const __m128i m = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+
+	return _mm_shuffle_epi8(v, m);
 }
 
 /* The i-th counter block after ctr (ctr in native counter order). */
-INLINE __m128i ctr_block(__m128i ctr, int i) { return ctr_swap(_mm_add_epi32(ctr, _mm_set_epi32(i, 0, 0, 0))); }
+INLINE __m128i ctr_block(__m128i ctr, int i)
+{
+	return ctr_swap(_mm_add_epi32(ctr, _mm_set_epi32(i, 0, 0, 0)));
+}
 
 INLINE __m128i aes_block(const ctx_t *c, __m128i x)
 {
@@ -268,7 +273,8 @@ static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const u
 INLINE __m128i gcm_tag(const ctx_t *c, __m128i y, size_t ad_len, size_t len, __m128i mask)
 {
 	/* [len(A)]_64 || [len(C)]_64 in bits, already in reflected order */
-	__m128i lens = _mm_set_epi64x((long long)((uint64_t)ad_len * 8), (long long)((uint64_t)len * 8));
+	__m128i lens = _mm_set_epi64x((long long)((uint64_t)ad_len * 8),
+				      (long long)((uint64_t)len * 8));
 	struct gacc a;
 
 	gacc_zero(&a);

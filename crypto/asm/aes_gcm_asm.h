@@ -48,18 +48,18 @@ void hs_aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[1
  */
 #define HS_VAES_HPOWERS 32
 
-struct hs_aes_gcm_vaes_ctx {
+struct hs_aes_gcm_vaes512_ctx {
 	alignas(64) uint8_t rk[16 * 15];
 	alignas(64) uint8_t hk[HS_VAES_HPOWERS + 4][16];
 	unsigned rounds;
 };
 
-HS_MUST_CHECK int hs_aes_gcm_vaes_init(void *ctx, const uint8_t *key, size_t key_len);
-void hs_aes_gcm_vaes_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+HS_MUST_CHECK int hs_aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len);
+void hs_aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 			  size_t ad_len, const uint8_t *in, size_t len, uint8_t *out);
-HS_MUST_CHECK int hs_aes_gcm_vaes_open(const void *ctx, const uint8_t *nonce,
+HS_MUST_CHECK int hs_aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce,
 				       const uint8_t *ad, size_t ad_len, const uint8_t *in,
 				       size_t len, uint8_t *out);
-void hs_aes_gcm_vaes_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
+void hs_aes_gcm_vaes512_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
 
 #endif

@@ -39,30 +39,42 @@
 #include "crypto/asm/ghash_clmul.h"
 #include "crypto/ct.h"
 
-#define TARGET \
-	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx2,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")))
+#define TARGET                                                                      \
+	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx2,avx512f,avx512bw,avx512vl," \
+			      "vaes,vpclmulqdq")))
 #define INLINE static inline __attribute__((always_inline)) TARGET
 
 /* Registers per batch (four blocks each) and bytes per batch. */
 #define NV (HS_VAES_HPOWERS / 4)
 #define BATCH (64 * NV)
 
-typedef struct hs_aes_gcm_vaes_ctx ctx_t;
+typedef struct hs_aes_gcm_vaes512_ctx ctx_t;
 
 _Static_assert(sizeof(((ctx_t *)0)->rk) >= 16 * (HS_AES_MAX_ROUNDS + 1), "round keys");
+/* the bulk loop spreads the hash over rounds 1..NV, and AES-128 has 10 */
+_Static_assert(HS_VAES_HPOWERS % 4 == 0 && NV >= 1 && NV < 10, "batch size");
 
-INLINE __m128i load128(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
+INLINE __m128i load128(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
 INLINE void store128(uint8_t *p, __m128i v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
 INLINE __m512i load512(const uint8_t *p) { return _mm512_loadu_si512((const void *)p); }
 INLINE void store512(uint8_t *p, __m512i v) { _mm512_storeu_si512((void *)p, v); }
 INLINE __m512i xor512(__m512i a, __m512i b) { return _mm512_xor_si512(a, b); }
 /* a ^ b ^ c in one instruction (truth table 0x96) */
-INLINE __m512i xor3(__m512i a, __m512i b, __m512i c) { return _mm512_ternarylogic_epi64(a, b, c, 0x96); }
+INLINE __m512i xor3(__m512i a, __m512i b, __m512i c)
+{
+	return _mm512_ternarylogic_epi64(a, b, c, 0x96);
+}
 
 /* Round key r in all four lanes. */
 INLINE __m512i rkey(const ctx_t *c, unsigned r)
 {
-	return _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)(const void *)(c->rk + 16 * r)));
+	const __m128i *rk = (const __m128i *)(const void *)c->rk;
+
+	return _mm512_broadcast_i32x4(_mm_load_si128(rk + r));
 }
 
 /* Byte reversal of each 128-bit lane: blocks <-> reflected integers. */
@@ -84,7 +96,9 @@ INLINE __m512i ctr_swap4(__m512i v)
 /* Add n to the counter word of every lane. */
 INLINE __m512i ctr_add4(__m512i ctr, int n)
 {
-	return _mm512_add_epi32(ctr, _mm512_set_epi32(n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0));
+	const __m512i inc = _mm512_set_epi32(n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0);
+
+	return _mm512_add_epi32(ctr, inc);
 }
 
 /* The first n bytes (n public; all 64 if n >= 64). */
@@ -320,13 +334,14 @@ static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const u
 /* GHASH of [len(A)]_64 || [len(C)]_64 (bits), then masked with E_K(J0). */
 INLINE __m128i gcm_tag(const ctx_t *c, __m128i y, size_t ad_len, size_t len, __m128i mask)
 {
-	__m128i lens = _mm_set_epi64x((long long)((uint64_t)ad_len * 8), (long long)((uint64_t)len * 8));
+	__m128i lens = _mm_set_epi64x((long long)((uint64_t)ad_len * 8),
+				      (long long)((uint64_t)len * 8));
 	__m128i h1 = _mm_load_si128((const __m128i *)(const void *)c->hk[HS_VAES_HPOWERS - 1]);
 
 	return _mm_xor_si128(ghash_bswap(ghash_mul(_mm_xor_si128(y, lens), h1)), mask);
 }
 
-TARGET int hs_aes_gcm_vaes_init(void *ctx, const uint8_t *key, size_t key_len)
+TARGET int hs_aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len)
 {
 	ctx_t *c = ctx;
 	__m128i h, p, h1;
@@ -347,12 +362,12 @@ TARGET int hs_aes_gcm_vaes_init(void *ctx, const uint8_t *key, size_t key_len)
 	return 0;
 }
 
-TARGET void hs_aes_gcm_vaes_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
+TARGET void hs_aes_gcm_vaes512_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
 {
 	store128(out, aes_block(ctx, load128(in)));
 }
 
-TARGET void hs_aes_gcm_vaes_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+TARGET void hs_aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 				 size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
 {
 	const ctx_t *c = ctx;
@@ -362,7 +377,7 @@ TARGET void hs_aes_gcm_vaes_seal(const void *ctx, const uint8_t *nonce, const ui
 	store128(out + len, gcm_tag(c, y, ad_len, len, mask));
 }
 
-TARGET int hs_aes_gcm_vaes_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+TARGET int hs_aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 				size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
 {
 	const ctx_t *c = ctx;
@@ -383,8 +398,8 @@ TARGET int hs_aes_gcm_vaes_open(const void *ctx, const uint8_t *nonce, const uin
 	keep = _mm512_set1_epi32((int)(ct_barrier_u32(bad) - 1));
 	for (size_t i = 0; i < len; i += 64) {
 		__mmask64 m = first_bytes(len - i);
-		_mm512_mask_storeu_epi8(out + i, m,
-					_mm512_and_si512(_mm512_maskz_loadu_epi8(m, out + i), keep));
+		__m512i v = _mm512_maskz_loadu_epi8(m, out + i);
+		_mm512_mask_storeu_epi8(out + i, m, _mm512_and_si512(v, keep));
 	}
 	return (int)bad * HS_ERR_BAD_TAG;
 }

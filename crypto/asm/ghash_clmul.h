@@ -23,7 +23,9 @@
 /* Reverse the 16 bytes: a GCM block <-> its reflected 128-bit integer. */
 GHASH_INLINE __m128i ghash_bswap(__m128i v)
 {
-	return _mm_shuffle_epi8(v, _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+	const __m128i m = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+
+	return _mm_shuffle_epi8(v, m);
 }
 
 /*

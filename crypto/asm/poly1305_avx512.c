@@ -8,10 +8,8 @@
  *   (lane order below) before the lanes are summed. Same limb bounds.
  * - Loading: unpacking two 64-byte loads gives lanes in block order
  *   (0, 4, 1, 5, 2, 6, 3, 7); the final powers follow that order.
- * - Scalar copies of h and of the powers are wiped; the vector values
- *   are never stored (their addresses are not taken, so they stay in
- *   registers: wiping them would force them into memory, and a spill
- *   slot the compiler chose cannot be reached from C anyway).
+ * - Limbs in a struct of named registers through always-inline helpers,
+ *   as in poly1305_avx2.c (kept in registers; only scalar h is wiped).
  * - Fewer than 32 blocks go to the AVX2 code (which itself sends fewer
  *   than 16 to the portable code). Only nblocks steers loops: constant
  *   time. Call only when hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2).
@@ -22,112 +20,153 @@
 #include "crypto/poly1305.h"
 
 #define AVX512 __attribute__((target("avx512f")))
+#define INLINE static inline __attribute__((target("avx512f"), always_inline))
 
 #define MUL(a, b) _mm512_mul_epu32((a), (b))
 #define ADD(a, b) _mm512_add_epi64((a), (b))
 
-/* Blocks m[0..127] as radix-2^26 limbs with the 2^128 bit, lanes = blocks 0, 4, 1, 5, ... */
-AVX512 static inline void load8(const uint8_t *m, __m512i x[5])
+/* Five radix-2^26 limbs of eight accumulators (one per 64-bit lane). */
+struct v5 {
+	__m512i l0, l1, l2, l3, l4;
+};
+
+/* Blocks m[0..127] as limbs with the 2^128 bit, lanes = blocks 0, 4, 1, 5, 2, 6, 3, 7. */
+INLINE struct v5 load8(const uint8_t *m)
 {
 	const __m512i mask = _mm512_set1_epi64(0x3ffffff);
 	__m512i v0 = _mm512_loadu_si512(m);
 	__m512i v1 = _mm512_loadu_si512(m + 64);
 	__m512i lo = _mm512_unpacklo_epi64(v0, v1);
 	__m512i hi = _mm512_unpackhi_epi64(v0, v1);
+	struct v5 x;
 
-	x[0] = _mm512_and_si512(lo, mask);
-	x[1] = _mm512_and_si512(_mm512_srli_epi64(lo, 26), mask);
-	x[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 52),
+	x.l0 = _mm512_and_si512(lo, mask);
+	x.l1 = _mm512_and_si512(_mm512_srli_epi64(lo, 26), mask);
+	x.l2 = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 52),
 						_mm512_slli_epi64(hi, 12)), mask);
-	x[3] = _mm512_and_si512(_mm512_srli_epi64(hi, 14), mask);
-	x[4] = _mm512_or_si512(_mm512_srli_epi64(hi, 40), _mm512_set1_epi64(1 << 24));
+	x.l3 = _mm512_and_si512(_mm512_srli_epi64(hi, 14), mask);
+	x.l4 = _mm512_or_si512(_mm512_srli_epi64(hi, 40), _mm512_set1_epi64(1 << 24));
+	return x;
 }
 
-/* d = a r (no carry); s[i] = 5 r[i], s[0] unused. */
-AVX512 static inline void mul(__m512i d[5], const __m512i a[5], const __m512i r[5],
-			      const __m512i s[5])
+INLINE struct v5 add5(struct v5 a, struct v5 b)
 {
-	d[0] = ADD(ADD(ADD(MUL(a[0], r[0]), MUL(a[1], s[4])), ADD(MUL(a[2], s[3]), MUL(a[3], s[2]))),
-		   MUL(a[4], s[1]));
-	d[1] = ADD(ADD(ADD(MUL(a[0], r[1]), MUL(a[1], r[0])), ADD(MUL(a[2], s[4]), MUL(a[3], s[3]))),
-		   MUL(a[4], s[2]));
-	d[2] = ADD(ADD(ADD(MUL(a[0], r[2]), MUL(a[1], r[1])), ADD(MUL(a[2], r[0]), MUL(a[3], s[4]))),
-		   MUL(a[4], s[3]));
-	d[3] = ADD(ADD(ADD(MUL(a[0], r[3]), MUL(a[1], r[2])), ADD(MUL(a[2], r[1]), MUL(a[3], r[0]))),
-		   MUL(a[4], s[4]));
-	d[4] = ADD(ADD(ADD(MUL(a[0], r[4]), MUL(a[1], r[3])), ADD(MUL(a[2], r[2]), MUL(a[3], r[1]))),
-		   MUL(a[4], r[0]));
+	a.l0 = ADD(a.l0, b.l0);
+	a.l1 = ADD(a.l1, b.l1);
+	a.l2 = ADD(a.l2, b.l2);
+	a.l3 = ADD(a.l3, b.l3);
+	a.l4 = ADD(a.l4, b.l4);
+	return a;
 }
 
-/* d[i] -> d[i+1] carry of the bits above 26 (for i = 4: times 5 into d[0]). */
-AVX512 static inline void carry1(__m512i d[5], int i)
+/* 5 x, as x + 4 x */
+INLINE __m512i times5(__m512i x) { return ADD(x, _mm512_slli_epi64(x, 2)); }
+
+/* a r mod p, not carried (the 2^130 wrap goes through 5 r). */
+INLINE struct v5 mul(struct v5 a, struct v5 r)
+{
+	const __m512i s1 = times5(r.l1), s2 = times5(r.l2), s3 = times5(r.l3),
+		      s4 = times5(r.l4);
+	struct v5 d;
+
+	d.l0 = ADD(ADD(ADD(MUL(a.l0, r.l0), MUL(a.l1, s4)), ADD(MUL(a.l2, s3), MUL(a.l3, s2))),
+		   MUL(a.l4, s1));
+	d.l1 = ADD(ADD(ADD(MUL(a.l0, r.l1), MUL(a.l1, r.l0)), ADD(MUL(a.l2, s4), MUL(a.l3, s3))),
+		   MUL(a.l4, s2));
+	d.l2 = ADD(ADD(ADD(MUL(a.l0, r.l2), MUL(a.l1, r.l1)), ADD(MUL(a.l2, r.l0), MUL(a.l3, s4))),
+		   MUL(a.l4, s3));
+	d.l3 = ADD(ADD(ADD(MUL(a.l0, r.l3), MUL(a.l1, r.l2)), ADD(MUL(a.l2, r.l1), MUL(a.l3, r.l0))),
+		   MUL(a.l4, s4));
+	d.l4 = ADD(ADD(ADD(MUL(a.l0, r.l4), MUL(a.l1, r.l3)), ADD(MUL(a.l2, r.l2), MUL(a.l3, r.l1))),
+		   MUL(a.l4, r.l0));
+	return d;
+}
+
+/* Partial carry, chains 0->1->2->3 and 3->4->0->1 interleaved: limbs end below 2^26 + 2^9. */
+INLINE struct v5 carry(struct v5 d)
 {
 	const __m512i mask = _mm512_set1_epi64(0x3ffffff);
-	__m512i c = _mm512_srli_epi64(d[i], 26);
+	__m512i c;
 
-	d[i] = _mm512_and_si512(d[i], mask);
-	if (i == 4)
-		d[0] = ADD(d[0], ADD(c, _mm512_slli_epi64(c, 2)));
-	else
-		d[i + 1] = ADD(d[i + 1], c);
+	c = _mm512_srli_epi64(d.l0, 26);
+	d.l0 = _mm512_and_si512(d.l0, mask);
+	d.l1 = ADD(d.l1, c);
+	c = _mm512_srli_epi64(d.l3, 26);
+	d.l3 = _mm512_and_si512(d.l3, mask);
+	d.l4 = ADD(d.l4, c);
+	c = _mm512_srli_epi64(d.l1, 26);
+	d.l1 = _mm512_and_si512(d.l1, mask);
+	d.l2 = ADD(d.l2, c);
+	c = _mm512_srli_epi64(d.l4, 26);
+	d.l4 = _mm512_and_si512(d.l4, mask);
+	d.l0 = ADD(d.l0, times5(c));
+	c = _mm512_srli_epi64(d.l2, 26);
+	d.l2 = _mm512_and_si512(d.l2, mask);
+	d.l3 = ADD(d.l3, c);
+	c = _mm512_srli_epi64(d.l0, 26);
+	d.l0 = _mm512_and_si512(d.l0, mask);
+	d.l1 = ADD(d.l1, c);
+	c = _mm512_srli_epi64(d.l3, 26);
+	d.l3 = _mm512_and_si512(d.l3, mask);
+	d.l4 = ADD(d.l4, c);
+	return d;
 }
 
-/* Partial carry, two chains interleaved: limbs end below 2^26 + 2^9. */
-AVX512 static inline void carry(__m512i d[5])
+/* Limb i, lane k = p[idx[k]][i]. */
+INLINE __m512i lane_limb(const uint32_t (*p)[5], const int idx[8], int i)
 {
-	carry1(d, 0);
-	carry1(d, 3);
-	carry1(d, 1);
-	carry1(d, 4);
-	carry1(d, 2);
-	carry1(d, 0);
-	carry1(d, 3);
+	return _mm512_setr_epi64(p[idx[0]][i], p[idx[1]][i], p[idx[2]][i], p[idx[3]][i],
+				 p[idx[4]][i], p[idx[5]][i], p[idx[6]][i], p[idx[7]][i]);
+}
+
+INLINE struct v5 lanes(const uint32_t (*p)[5], const int idx[8])
+{
+	struct v5 x;
+
+	x.l0 = lane_limb(p, idx, 0);
+	x.l1 = lane_limb(p, idx, 1);
+	x.l2 = lane_limb(p, idx, 2);
+	x.l3 = lane_limb(p, idx, 3);
+	x.l4 = lane_limb(p, idx, 4);
+	return x;
 }
 
 AVX512 void hs_poly1305_blocks_avx512(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
 {
-	/* rpow index for each lane of the last step: blocks 0, 4, 1, 5, 2, 6, 3, 7 need r^8, r^4, ... */
+	/* rpow indexes: r^8 in every lane; then, for lanes holding blocks
+	 * 0, 4, 1, 5, 2, 6, 3, 7 of the last group, r^8, r^4, r^7, r^3, ... */
+	static const int all8[8] = { 7, 7, 7, 7, 7, 7, 7, 7 };
 	static const int last[8] = { 7, 3, 6, 2, 5, 1, 4, 0 };
-	__m512i r[5], s[5], a[5], d[5], x[5];
-	uint64_t h[5];
 	size_t groups = nblocks / 8;
+	struct v5 a, r, h0;
+	uint64_t h[5];
 
 	if (nblocks < 32) {
 		hs_poly1305_blocks_avx2(st, m, nblocks);
 		return;
 	}
 	hs_poly1305_powers(st, 8);
-	hs_poly1305_h_to26(st, h);
-	for (int i = 0; i < 5; i++) {
-		r[i] = _mm512_set1_epi64(st->rpow[7][i]);
-		s[i] = _mm512_set1_epi64(5 * (uint64_t)st->rpow[7][i]);
-	}
+	r = lanes(st->rpow, all8);
 
 	/* h joins the first block (lane 0) */
-	load8(m, a);
-	for (int i = 0; i < 5; i++)
-		a[i] = ADD(a[i], _mm512_setr_epi64((long long)h[i], 0, 0, 0, 0, 0, 0, 0));
-	for (size_t g = 1; g < groups; g++) {
-		mul(d, a, r, s);
-		carry(d);
-		load8(m + 128 * g, x);
-		for (int i = 0; i < 5; i++)
-			a[i] = ADD(d[i], x[i]);
-	}
+	hs_poly1305_h_to26(st, h);
+	h0.l0 = _mm512_setr_epi64((long long)h[0], 0, 0, 0, 0, 0, 0, 0);
+	h0.l1 = _mm512_setr_epi64((long long)h[1], 0, 0, 0, 0, 0, 0, 0);
+	h0.l2 = _mm512_setr_epi64((long long)h[2], 0, 0, 0, 0, 0, 0, 0);
+	h0.l3 = _mm512_setr_epi64((long long)h[3], 0, 0, 0, 0, 0, 0, 0);
+	h0.l4 = _mm512_setr_epi64((long long)h[4], 0, 0, 0, 0, 0, 0, 0);
+	a = add5(load8(m), h0);
+	for (size_t g = 1; g < groups; g++)
+		a = add5(carry(mul(a, r)), load8(m + 128 * g));
 
-	for (int i = 0; i < 5; i++) {
-		r[i] = _mm512_setr_epi64(st->rpow[last[0]][i], st->rpow[last[1]][i],
-					 st->rpow[last[2]][i], st->rpow[last[3]][i],
-					 st->rpow[last[4]][i], st->rpow[last[5]][i],
-					 st->rpow[last[6]][i], st->rpow[last[7]][i]);
-		s[i] = _mm512_add_epi64(r[i], _mm512_slli_epi64(r[i], 2));
-	}
-	mul(d, a, r, s);
-	for (int i = 0; i < 5; i++)
-		h[i] = (uint64_t)_mm512_reduce_add_epi64(d[i]);
+	a = mul(a, lanes(st->rpow, last));
+	h[0] = (uint64_t)_mm512_reduce_add_epi64(a.l0);
+	h[1] = (uint64_t)_mm512_reduce_add_epi64(a.l1);
+	h[2] = (uint64_t)_mm512_reduce_add_epi64(a.l2);
+	h[3] = (uint64_t)_mm512_reduce_add_epi64(a.l3);
+	h[4] = (uint64_t)_mm512_reduce_add_epi64(a.l4);
 	hs_poly1305_h_from26(st, h);
+	hs_wipe(h, sizeof(h));
 	/* the rest (< 8 blocks) */
 	hs_poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
-
-	hs_wipe(h, sizeof(h));
 }

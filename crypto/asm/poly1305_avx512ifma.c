@@ -18,10 +18,9 @@
  *   with a block added A0, A1 < 2^45, A2 < 2^43; r^k limbs < 2^44 and
  *   20 r^k < 2^49: every factor is below 2^52 as IFMA needs, products
  *   < 2^94, lo sums < 2^54, hi sums < 2^44.
- * - Scalar copies of h and of the powers are wiped; the vector values
- *   are never stored (their addresses are not taken, so they stay in
- *   registers: wiping them would force them into memory, and a spill
- *   slot the compiler chose cannot be reached from C anyway).
+ * - Limbs in a struct of named registers through always-inline helpers,
+ *   as in poly1305_avx2.c (kept in registers; the scalar copies of h and
+ *   of the powers are wiped).
  * - Fewer than 32 blocks go to the AVX2 code. Only nblocks steers loops:
  *   constant time. Call only when
  *   hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2).
@@ -32,6 +31,7 @@
 #include "crypto/poly1305.h"
 
 #define IFMA __attribute__((target("avx512f,avx512ifma")))
+#define INLINE static inline __attribute__((target("avx512f,avx512ifma"), always_inline))
 
 #define M44 ((uint64_t)0xfffffffffff)
 #define M42 ((uint64_t)0x3ffffffffff)
@@ -58,69 +58,112 @@ static void pow44(const uint32_t l[5], uint64_t out[3])
 	out[2] = (w1 >> 24) | (w2 << 40);
 }
 
-/* Blocks m[0..127] as radix-2^44 limbs with the 2^128 bit, lanes = blocks 0, 4, 1, 5, ... */
-IFMA static inline void load8(const uint8_t *m, __m512i x[3])
+/* Three radix-2^44 limbs of eight accumulators (one per 64-bit lane). */
+struct v3 {
+	__m512i l0, l1, l2;
+};
+
+/* Blocks m[0..127] as limbs with the 2^128 bit, lanes = blocks 0, 4, 1, 5, 2, 6, 3, 7. */
+INLINE struct v3 load8(const uint8_t *m)
 {
 	const __m512i mask = _mm512_set1_epi64(M44);
 	__m512i v0 = _mm512_loadu_si512(m);
 	__m512i v1 = _mm512_loadu_si512(m + 64);
 	__m512i lo = _mm512_unpacklo_epi64(v0, v1);
 	__m512i hi = _mm512_unpackhi_epi64(v0, v1);
+	struct v3 x;
 
-	x[0] = _mm512_and_si512(lo, mask);
-	x[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44),
+	x.l0 = _mm512_and_si512(lo, mask);
+	x.l1 = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44),
 						_mm512_slli_epi64(hi, 20)), mask);
 	/* 2^128 = 2^88 2^40 */
-	x[2] = _mm512_or_si512(_mm512_srli_epi64(hi, 24), _mm512_set1_epi64((uint64_t)1 << 40));
+	x.l2 = _mm512_or_si512(_mm512_srli_epi64(hi, 24), _mm512_set1_epi64((long long)1 << 40));
+	return x;
 }
 
-/* lo[k] + hi[k] 2^52 = d_k of a r; s[k] = 20 r[k] (s[0] unused). */
-IFMA static inline void mul(__m512i lo[3], __m512i hi[3], const __m512i a[3],
-			    const __m512i r[3], const __m512i s[3])
+INLINE struct v3 add3(struct v3 a, struct v3 b)
 {
-	const __m512i z = _mm512_setzero_si512();
-
-	lo[0] = _mm512_madd52lo_epu64(z, a[0], r[0]);
-	hi[0] = _mm512_madd52hi_epu64(z, a[0], r[0]);
-	lo[1] = _mm512_madd52lo_epu64(z, a[0], r[1]);
-	hi[1] = _mm512_madd52hi_epu64(z, a[0], r[1]);
-	lo[2] = _mm512_madd52lo_epu64(z, a[0], r[2]);
-	hi[2] = _mm512_madd52hi_epu64(z, a[0], r[2]);
-
-	lo[0] = _mm512_madd52lo_epu64(lo[0], a[1], s[2]);
-	hi[0] = _mm512_madd52hi_epu64(hi[0], a[1], s[2]);
-	lo[1] = _mm512_madd52lo_epu64(lo[1], a[1], r[0]);
-	hi[1] = _mm512_madd52hi_epu64(hi[1], a[1], r[0]);
-	lo[2] = _mm512_madd52lo_epu64(lo[2], a[1], r[1]);
-	hi[2] = _mm512_madd52hi_epu64(hi[2], a[1], r[1]);
-
-	lo[0] = _mm512_madd52lo_epu64(lo[0], a[2], s[1]);
-	hi[0] = _mm512_madd52hi_epu64(hi[0], a[2], s[1]);
-	lo[1] = _mm512_madd52lo_epu64(lo[1], a[2], s[2]);
-	hi[1] = _mm512_madd52hi_epu64(hi[1], a[2], s[2]);
-	lo[2] = _mm512_madd52lo_epu64(lo[2], a[2], r[0]);
-	hi[2] = _mm512_madd52hi_epu64(hi[2], a[2], r[0]);
+	a.l0 = _mm512_add_epi64(a.l0, b.l0);
+	a.l1 = _mm512_add_epi64(a.l1, b.l1);
+	a.l2 = _mm512_add_epi64(a.l2, b.l2);
+	return a;
 }
 
-/* x = lo + hi 2^52 carried to x0 < 2^44, x1 < 2^44 + 2^13, x2 < 2^42. */
-IFMA static inline void carry(__m512i x[3], const __m512i lo[3], const __m512i hi[3])
+/* 20 x = 16 x + 4 x */
+INLINE __m512i times20(__m512i x)
+{
+	return _mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 2));
+}
+
+#define ADD(a, b) _mm512_add_epi64((a), (b))
+#define LO(acc, a, b) _mm512_madd52lo_epu64((acc), (a), (b))
+#define HI(acc, a, b) _mm512_madd52hi_epu64((acc), (a), (b))
+
+/*
+ * a r mod p, carried to x0 < 2^44, x1 < 2^44 + 2^13, x2 < 2^42. Each d_k
+ * is kept as lo + hi 2^52 until the carry; the hi halves weigh
+ * 2^52 = 2^44 2^8 (limbs 0, 1) and 2^42 2^10 (limb 2).
+ */
+INLINE struct v3 mul_carry(struct v3 a, struct v3 r)
 {
 	const __m512i m44 = _mm512_set1_epi64(M44), m42 = _mm512_set1_epi64(M42);
-	__m512i c, l1, l2;
+	const __m512i z = _mm512_setzero_si512(), s1 = times20(r.l1), s2 = times20(r.l2);
+	__m512i lo0, hi0, lo1, hi1, lo2, hi2, c;
+	struct v3 x;
 
-	/* the hi halves weigh 2^52 = 2^44 2^8 (limbs 0, 1) and 2^42 2^10 (limb 2) */
-	c = _mm512_add_epi64(_mm512_srli_epi64(lo[0], 44), _mm512_slli_epi64(hi[0], 8));
-	x[0] = _mm512_and_si512(lo[0], m44);
-	l1 = _mm512_add_epi64(lo[1], c);
-	c = _mm512_add_epi64(_mm512_srli_epi64(l1, 44), _mm512_slli_epi64(hi[1], 8));
-	x[1] = _mm512_and_si512(l1, m44);
-	l2 = _mm512_add_epi64(lo[2], c);
-	c = _mm512_add_epi64(_mm512_srli_epi64(l2, 42), _mm512_slli_epi64(hi[2], 10));
-	x[2] = _mm512_and_si512(l2, m42);
+	/* two independent chains per sum, joined by an add: a shorter critical path */
+	lo0 = ADD(LO(LO(z, a.l0, r.l0), a.l1, s2), LO(z, a.l2, s1));
+	hi0 = ADD(HI(HI(z, a.l0, r.l0), a.l1, s2), HI(z, a.l2, s1));
+	lo1 = ADD(LO(LO(z, a.l0, r.l1), a.l1, r.l0), LO(z, a.l2, s2));
+	hi1 = ADD(HI(HI(z, a.l0, r.l1), a.l1, r.l0), HI(z, a.l2, s2));
+	lo2 = ADD(LO(LO(z, a.l0, r.l2), a.l1, r.l1), LO(z, a.l2, r.l0));
+	hi2 = ADD(HI(HI(z, a.l0, r.l2), a.l1, r.l1), HI(z, a.l2, r.l0));
+
+	c = _mm512_add_epi64(_mm512_srli_epi64(lo0, 44), _mm512_slli_epi64(hi0, 8));
+	x.l0 = _mm512_and_si512(lo0, m44);
+	lo1 = _mm512_add_epi64(lo1, c);
+	c = _mm512_add_epi64(_mm512_srli_epi64(lo1, 44), _mm512_slli_epi64(hi1, 8));
+	x.l1 = _mm512_and_si512(lo1, m44);
+	lo2 = _mm512_add_epi64(lo2, c);
+	c = _mm512_add_epi64(_mm512_srli_epi64(lo2, 42), _mm512_slli_epi64(hi2, 10));
+	x.l2 = _mm512_and_si512(lo2, m42);
 	/* bits 130 and up: times 5 into limb 0, then one more carry to limb 1 */
-	x[0] = _mm512_add_epi64(x[0], _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
-	x[1] = _mm512_add_epi64(x[1], _mm512_srli_epi64(x[0], 44));
-	x[0] = _mm512_and_si512(x[0], m44);
+	x.l0 = _mm512_add_epi64(x.l0, _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
+	x.l1 = _mm512_add_epi64(x.l1, _mm512_srli_epi64(x.l0, 44));
+	x.l0 = _mm512_and_si512(x.l0, m44);
+	return x;
+}
+
+/* The last step: a r, lanes summed, as lo[k] + hi[k] 2^52 per limb k. */
+INLINE void mul_sum(struct v3 a, struct v3 r, uint64_t lo[3], uint64_t hi[3])
+{
+	const __m512i z = _mm512_setzero_si512(), s1 = times20(r.l1), s2 = times20(r.l2);
+
+	lo[0] = (uint64_t)_mm512_reduce_add_epi64(LO(LO(LO(z, a.l0, r.l0), a.l1, s2), a.l2, s1));
+	hi[0] = (uint64_t)_mm512_reduce_add_epi64(HI(HI(HI(z, a.l0, r.l0), a.l1, s2), a.l2, s1));
+	lo[1] = (uint64_t)_mm512_reduce_add_epi64(LO(LO(LO(z, a.l0, r.l1), a.l1, r.l0), a.l2, s2));
+	hi[1] = (uint64_t)_mm512_reduce_add_epi64(HI(HI(HI(z, a.l0, r.l1), a.l1, r.l0), a.l2, s2));
+	lo[2] = (uint64_t)_mm512_reduce_add_epi64(LO(LO(LO(z, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0));
+	hi[2] = (uint64_t)_mm512_reduce_add_epi64(HI(HI(HI(z, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0));
+}
+
+/* Limb i, lane k = p[idx[k]][i]. */
+INLINE __m512i lane_limb(const uint64_t (*p)[3], const int idx[8], int i)
+{
+	return _mm512_setr_epi64((long long)p[idx[0]][i], (long long)p[idx[1]][i],
+				 (long long)p[idx[2]][i], (long long)p[idx[3]][i],
+				 (long long)p[idx[4]][i], (long long)p[idx[5]][i],
+				 (long long)p[idx[6]][i], (long long)p[idx[7]][i]);
+}
+
+INLINE struct v3 lanes(const uint64_t (*p)[3], const int idx[8])
+{
+	struct v3 x;
+
+	x.l0 = lane_limb(p, idx, 0);
+	x.l1 = lane_limb(p, idx, 1);
+	x.l2 = lane_limb(p, idx, 2);
+	return x;
 }
 
 /* h (radix 2^64) as three radix-2^44 limbs; h2 <= 4 gives x2 < 2^43. */
@@ -159,11 +202,13 @@ static void h_from44(struct hs_poly1305 *st, const uint64_t lo[3], const uint64_
 
 IFMA void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
 {
-	/* rpow index for each lane of the last step: blocks 0, 4, 1, 5, 2, 6, 3, 7 need r^8, r^4, ... */
+	/* power indexes: r^8 in every lane; then, for lanes holding blocks
+	 * 0, 4, 1, 5, 2, 6, 3, 7 of the last group, r^8, r^4, r^7, r^3, ... */
+	static const int all8[8] = { 7, 7, 7, 7, 7, 7, 7, 7 };
 	static const int last[8] = { 7, 3, 6, 2, 5, 1, 4, 0 };
-	__m512i r[3], s[3], a[3], lo[3], hi[3], x[3];
-	uint64_t p[8][3], h[3], slo[3], shi[3];
 	size_t groups = nblocks / 8;
+	uint64_t p[8][3], h[3], slo[3], shi[3];
+	struct v3 a, r, h0;
 
 	if (nblocks < 32) {
 		hs_poly1305_blocks_avx2(st, m, nblocks);
@@ -172,40 +217,23 @@ IFMA void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m
 	hs_poly1305_powers(st, 8);
 	for (int k = 0; k < 8; k++)
 		pow44(st->rpow[k], p[k]);
-	h_to44(st, h);
-	for (int i = 0; i < 3; i++) {
-		r[i] = _mm512_set1_epi64(p[7][i]);
-		s[i] = _mm512_set1_epi64(20 * p[7][i]);
-	}
+	r = lanes(p, all8);
 
 	/* h joins the first block (lane 0) */
-	load8(m, a);
-	for (int i = 0; i < 3; i++)
-		a[i] = _mm512_add_epi64(a[i], _mm512_setr_epi64((long long)h[i], 0, 0, 0, 0, 0, 0, 0));
-	for (size_t g = 1; g < groups; g++) {
-		mul(lo, hi, a, r, s);
-		carry(a, lo, hi);
-		load8(m + 128 * g, x);
-		for (int i = 0; i < 3; i++)
-			a[i] = _mm512_add_epi64(a[i], x[i]);
-	}
+	h_to44(st, h);
+	h0.l0 = _mm512_setr_epi64((long long)h[0], 0, 0, 0, 0, 0, 0, 0);
+	h0.l1 = _mm512_setr_epi64((long long)h[1], 0, 0, 0, 0, 0, 0, 0);
+	h0.l2 = _mm512_setr_epi64((long long)h[2], 0, 0, 0, 0, 0, 0, 0);
+	a = add3(load8(m), h0);
+	for (size_t g = 1; g < groups; g++)
+		a = add3(mul_carry(a, r), load8(m + 128 * g));
 
-	for (int i = 0; i < 3; i++) {
-		r[i] = _mm512_setr_epi64(p[last[0]][i], p[last[1]][i], p[last[2]][i], p[last[3]][i],
-					 p[last[4]][i], p[last[5]][i], p[last[6]][i], p[last[7]][i]);
-		/* 20 r = 16 r + 4 r */
-		s[i] = _mm512_add_epi64(_mm512_slli_epi64(r[i], 4), _mm512_slli_epi64(r[i], 2));
-	}
-	mul(lo, hi, a, r, s);
-	for (int i = 0; i < 3; i++) {
-		slo[i] = (uint64_t)_mm512_reduce_add_epi64(lo[i]); /* < 8 2^54 */
-		shi[i] = (uint64_t)_mm512_reduce_add_epi64(hi[i]); /* < 8 2^44 */
-	}
+	mul_sum(a, lanes(p, last), slo, shi); /* slo < 8 2^54, shi < 8 2^44 */
 	h_from44(st, slo, shi);
-	hs_poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
-
 	hs_wipe(p, sizeof(p));
 	hs_wipe(h, sizeof(h));
 	hs_wipe(slo, sizeof(slo));
 	hs_wipe(shi, sizeof(shi));
+	/* the rest (< 8 blocks) */
+	hs_poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
 }

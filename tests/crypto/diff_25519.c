@@ -30,7 +30,7 @@
 #include "crypto/x25519.h"
 #include "testutil.h"
 
-enum { X_ITERS = 1200, ED_ITERS = 1000, MAX_MSG = 4096, SC_ITERS = 10000 };
+enum { X_ITERS = 1000, ED_ITERS = 1000, MAX_MSG = 4096, SC_ITERS = 8000 };
 
 static void ossl_public(int type, const uint8_t priv[32], uint8_t pub[32])
 {

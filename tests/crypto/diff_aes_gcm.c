@@ -127,10 +127,10 @@ static void test_diff_aesni(void **state)
 static void test_diff_vaes(void **state)
 {
 	(void)state;
-	if (hs_aead_aes128gcm_vaes() == NULL)
+	if (hs_aead_aes128gcm_vaes512() == NULL)
 		skip();
-	diff_backend(hs_aead_aes128gcm_vaes(), 3000);
-	diff_backend(hs_aead_aes256gcm_vaes(), 3000);
+	diff_backend(hs_aead_aes128gcm_vaes512(), 3000);
+	diff_backend(hs_aead_aes256gcm_vaes512(), 3000);
 }
 
 int main(void)

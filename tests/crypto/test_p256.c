@@ -10,15 +10,19 @@
  * - RFC 6979 A.2.5 signatures (k, r and s exactly) for SHA-256, SHA-384
  *   and SHA-512, and short digests (SHA-1, SHA-224 sizes);
  * - verification rejects r or s of 0 or n, modified r, s, digest or key;
- * - strict DER encoding and parsing; the kx and sig tables.
+ * - strict DER encoding and parsing; the kx and sig tables;
+ * - the MULX/ADX field backend gives bit-identical results to the
+ *   portable one (edge and random operands, and whole operations).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "crypto/cpu.h"
 #include "crypto/kx.h"
 #include "crypto/p256.h"
 #include "crypto/p256_point.h"
@@ -803,6 +807,83 @@ static void test_sig_table(void **state)
 			 HS_ERR_NO_SPACE);
 }
 
+/* ---- backends ---- */
+
+/* field elements that stress carries: 0, 1, p - 1, p - 2^k, sparse and dense limbs */
+static void edge_fe(hs_p256_fe a, unsigned i, struct test_rng *rng)
+{
+	static const hs_p256_fe edges[] = {
+		{ 0, 0, 0, 0 },
+		{ 1, 0, 0, 0 },
+		{ 0xfffffffffffffffeull, 0x00000000ffffffffull, 0, 0xffffffff00000001ull },
+		{ 0, 0x00000000ffffffffull, 0, 0xffffffff00000001ull },
+		{ 0xffffffffffffffffull, 0xffffffffffffffffull, 0xffffffffffffffffull,
+		  0xfffffffe00000001ull },
+		{ 0, 0, 0, 0x8000000000000000ull },
+		{ 0xffffffffffffffffull, 0, 0xffffffffffffffffull, 0 },
+		{ 0x00000000ffffffffull, 0xffffffff00000000ull, 0x00000000ffffffffull, 1 },
+	};
+	if (i < sizeof(edges) / sizeof(edges[0])) {
+		hs_p256_fe_copy(a, edges[i]);
+		return;
+	}
+	test_rng_bytes(rng, a, 32);
+	if (a[3] >= 0xffffffff00000001ull) /* keep it below p */
+		a[3] = 0xffffffff00000000ull;
+}
+
+static void test_backends_agree(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	hs_p256_fe a, b, r1, r2;
+	uint8_t d[32], e[32], h[32], pe[65], o1[65], o2[65], z1[32], z2[32], s1[64], s2[64];
+	enum { EDGES = 8 };
+
+	if (!hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX)) {
+		printf("# p256: no BMI2/ADX here: only the portable field code exists\n");
+		skip();
+	}
+#if defined(HS_HAVE_P256_ADX)
+	test_rng_init(&rng, 0x256d);
+	for (unsigned i = 0; i < 20000; i++) {
+		edge_fe(a, i % 64 < EDGES ? i % 64 : EDGES, &rng);
+		edge_fe(b, (i / 64) % 64 < EDGES ? (i / 64) % 64 : EDGES, &rng);
+		hs_p256_fe_mul_portable(r1, a, b);
+		hs_p256_fe_mul_adx(r2, a, b);
+		assert_memory_equal(r1, r2, 32);
+		hs_p256_fe_sqr_portable(r1, a);
+		hs_p256_fe_sqr_adx(r2, a);
+		assert_memory_equal(r1, r2, 32);
+	}
+	/* whole operations, forced portable and not */
+	for (int i = 0; i < 20; i++) {
+		test_rng_bytes(&rng, d, 32);
+		test_rng_bytes(&rng, e, 32);
+		test_rng_bytes(&rng, h, 32);
+		d[0] &= 0x7f;
+		e[0] &= 0x7f;
+		assert_int_equal(hs_p256_public(pe, e), 0);
+		hs_cpu_force_portable(1);
+		assert_int_equal(hs_p256_public(o1, d), 0);
+		assert_int_equal(hs_p256_ecdh(z1, d, pe, 65), 0);
+		assert_int_equal(hs_ecdsa_p256_sign(s1, d, h, 32, 0), 0);
+		assert_int_equal(hs_ecdsa_p256_verify(o1, 65, h, 32, s1), 0);
+		hs_cpu_force_portable(0);
+		assert_int_equal(hs_p256_public(o2, d), 0);
+		assert_int_equal(hs_p256_ecdh(z2, d, pe, 65), 0);
+		assert_int_equal(hs_ecdsa_p256_sign(s2, d, h, 32, 0), 0);
+		assert_int_equal(hs_ecdsa_p256_verify(o2, 65, h, 32, s2), 0);
+		assert_memory_equal(o1, o2, 65);
+		assert_memory_equal(z1, z2, 32);
+		assert_memory_equal(s1, s2, 64);
+	}
+#else
+	(void)rng, (void)a, (void)b, (void)r1, (void)r2, (void)d, (void)e, (void)h, (void)pe;
+	(void)o1, (void)o2, (void)z1, (void)z2, (void)s1, (void)s2;
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -821,6 +902,7 @@ int main(void)
 		cmocka_unit_test(test_der_encode),
 		cmocka_unit_test(test_der_strict),
 		cmocka_unit_test(test_sig_table),
+		cmocka_unit_test(test_backends_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,7 @@ int main(void)
 	const struct hs_aead *backends[] = {
 		hs_aead_aes128gcm_portable(), hs_aead_aes256gcm_portable(),
 		hs_aead_aes128gcm_aesni(), hs_aead_aes256gcm_aesni(),
-		hs_aead_aes128gcm_vaes(), hs_aead_aes256gcm_vaes(), /* NULL under valgrind */
+		hs_aead_aes128gcm_vaes512(), hs_aead_aes256gcm_vaes512(), /* NULL under valgrind */
 	};
 	int bad = 0;
 

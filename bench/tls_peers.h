@@ -1,0 +1,100 @@
+/*
+ * hs-bench: the TLS peers shared by "hs-bench handshake" and "hs-bench
+ * record". One credential (a fresh self-signed P-256 certificate for
+ * "localhost", generated at start with OpenSSL) is given to both libraries;
+ * each library gets a client and a server configured alike:
+ * TLS 1.3 only, one suite, one group (X25519), one signature scheme
+ * (ecdsa_secp256r1_sha256), no tickets, no resumption.
+ *
+ * A "pair" is one client and one server of the same library connected in
+ * memory and pumped in one thread: hs through hs_conn_pull/hs_conn_feed
+ * into a byte buffer per direction, OpenSSL through a BIO pair.
+ *
+ * Per-side CPU time: when a pair's clock is on, every call into a side's
+ * connection is bracketed by CLOCK_THREAD_CPUTIME_ID reads and the time is
+ * added to that side's counter (client_ns, server_ns), so the handshake
+ * cost of each side can be told apart.
+ */
+#ifndef HS_BENCH_TLS_PEERS_H
+#define HS_BENCH_TLS_PEERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/ssl.h>
+
+#include "hs/cred.h"
+#include "hs/tls.h"
+
+#define PEER_WIRE_CAP (1u << 17) /* bytes in flight one way: 4 full records and more */
+
+/* What the client checks about the server's certificate. */
+enum peer_verify {
+	PEER_NO_VERIFY = 0, /* CertificateVerify only (hs: insecure; OpenSSL: SSL_VERIFY_NONE) */
+	PEER_PINNED = 1,    /* + trust anchor and host name "localhost" */
+};
+
+/* The credential and both libraries' configurations, set up once. */
+struct peers {
+	uint16_t suite;
+	enum peer_verify verify;
+	struct hs_cred *cred;
+	uint8_t anchor[2048]; /* the certificate, DER: hs's pin */
+	size_t anchor_len;
+	struct hs_config hs_client, hs_server;
+	SSL_CTX *ossl_client, *ossl_server;
+};
+
+/* One client and one server of one library, and the per-side clocks. */
+struct hs_pair {
+	struct hs_conn *c, *s;
+	uint8_t *c2s, *s2c; /* PEER_WIRE_CAP bytes each */
+	size_t c2s_len, s2c_len;
+	int clock;                  /* measure per-side CPU time */
+	double client_ns, server_ns; /* accumulated while clock is on */
+};
+
+struct ossl_pair {
+	SSL *c, *s;
+	int clock;
+	double client_ns, server_ns;
+};
+
+/*
+ * Make the credential (once per process) and both libraries' contexts for
+ * suite and verify mode. 0, or -1 with the reason on stderr.
+ */
+int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify);
+void peers_free(struct peers *p);
+
+/* Thread CPU time in ns (for the per-side clocks). */
+double peer_thread_ns(void);
+
+/* hs: the wires are allocated once; start/finish make and free the connections. */
+int hs_pair_alloc(struct hs_pair *x);
+void hs_pair_release(struct hs_pair *x);
+int hs_pair_start(struct hs_pair *x, const struct peers *p);
+void hs_pair_finish(struct hs_pair *x);
+/* Pump until both handshakes are done. 0, or -1 (reason on stderr when loud). */
+int hs_pair_handshake(struct hs_pair *x, int loud);
+/* Send len bytes one way through the engine and read them back on the other side. */
+int hs_pair_send(struct hs_pair *x, int from_client, const uint8_t *buf, size_t len,
+		 uint8_t *got);
+/* Seal only: write len bytes on the client and pull the records, discarding them. */
+int hs_pair_seal(struct hs_pair *x, const uint8_t *buf, size_t len);
+
+int ossl_pair_start(struct ossl_pair *x, const struct peers *p);
+void ossl_pair_finish(struct ossl_pair *x);
+int ossl_pair_handshake(struct ossl_pair *x, int loud);
+int ossl_pair_send(struct ossl_pair *x, int from_client, const uint8_t *buf, size_t len,
+		   uint8_t *got);
+int ossl_pair_seal(struct ossl_pair *x, const uint8_t *buf, size_t len);
+
+/*
+ * The check run once per row before timing: a handshake of each library,
+ * both complete, the negotiated suite is the asked one, and one byte goes
+ * each way. 0, or -1 with the reason on stderr.
+ */
+int peers_check(const struct peers *p);
+
+#endif

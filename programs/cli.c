@@ -1,0 +1,264 @@
+/*
+ * Shared command-line plumbing for hs-client and hs-server: messages and
+ * exit codes, the table-driven option parser, algorithm lists.
+ *
+ * Implementation notes: an option table row names every spelling of one
+ * option ("--groups -groups -curves"), so OpenSSL's single-dash names and
+ * ours are the same row; "--opt=value" is accepted for long options.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+const char *prog_name = "hs";
+int prog_verbosity = 2;
+
+int fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+void note(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (prog_verbosity < level)
+		return;
+	fprintf(stderr, "%s: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* Alerts that mean "the peer did not accept a certificate" (RFC 8446 6.2). */
+static int cert_alert(int alert)
+{
+	return alert == 42 || alert == 43 || alert == 44 || alert == 45 || alert == 46 ||
+	       alert == 48;
+}
+
+int tls_fail(struct hs_conn *c, int err, const char *during)
+{
+	int sent = c != NULL ? hs_conn_alert(c, 0) : -1;
+	int got = c != NULL ? hs_conn_alert(c, 1) : -1;
+
+	if (err == HS_ERR_TLS_PEER_ALERT && got >= 0)
+		return fail(cert_alert(got) ? EXIT_VERIFY : EXIT_TLS, "%s: peer sent alert %s (%d)",
+			    during, hs_alert_name(got), got);
+	switch (err) {
+	case HS_ERR_TLS_CERT_NAME:
+	case HS_ERR_TLS_CERT_UNTRUSTED:
+	case HS_ERR_TLS_BAD_CERT:
+	case HS_ERR_TLS_UNSUPPORTED_CERT:
+	case HS_ERR_TLS_BAD_CERT_VERIFY:
+		return fail(EXIT_VERIFY, "%s: certificate verification failed: %s", during,
+			    hs_strerror(err));
+	default:
+		break;
+	}
+	if (sent >= 0)
+		return fail(EXIT_TLS, "%s: %s (sent alert %s)", during, hs_strerror(err),
+			    hs_alert_name(sent));
+	return fail(EXIT_TLS, "%s: %s", during, hs_strerror(err));
+}
+
+/* ---- options ---- */
+
+/* Does spelling `name` (len bytes) appear in the space-separated list? */
+static int names_have(const char *names, const char *name, size_t len)
+{
+	const char *p = names;
+
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		if (n == len && strncmp(p, name, len) == 0)
+			return 1;
+		p += n;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+static const struct opt *find_opt(const struct opt *t, size_t n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names_have(t[i].names, name, len))
+			return &t[i];
+	return NULL;
+}
+
+int opts_parse(const struct opt *t, size_t n, int argc, char **argv, void *ctx,
+	       int (*positional)(void *ctx, const char *arg))
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '=');
+		size_t len = (a[0] == '-' && a[1] == '-' && eq != NULL) ? (size_t)(eq - a)
+								       : strlen(a);
+		const struct opt *o;
+		const char *val = NULL;
+
+		if (a[0] != '-' || a[1] == '\0') {
+			if (positional == NULL || positional(ctx, a) != 0)
+				return fail(EXIT_USAGE, "unexpected argument '%s' (try --help)", a);
+			continue;
+		}
+		o = find_opt(t, n, a, len);
+		if (o == NULL)
+			return fail(EXIT_USAGE, "unknown option '%s' (try --help)", a);
+		if (o->arg != NULL) {
+			if (a[len] == '=')
+				val = a + len + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return fail(EXIT_USAGE, "option '%s' needs %s", a, o->arg);
+		} else if (a[len] == '=') {
+			return fail(EXIT_USAGE, "option '%.*s' takes no value", (int)len, a);
+		}
+		if (o->set(ctx, val) != 0)
+			return EXIT_USAGE;
+	}
+	return 0;
+}
+
+void opts_help(const struct opt *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char left[64];
+		snprintf(left, sizeof(left), "%s%s%s", t[i].names, t[i].arg ? " " : "",
+			 t[i].arg ? t[i].arg : "");
+		printf("  %-34s %s\n", left, t[i].help);
+	}
+}
+
+/* ---- algorithm lists ---- */
+
+struct name_id {
+	const char *name;
+	uint16_t id;
+};
+
+static const struct name_id suite_names[] = {
+	{ "TLS_AES_128_GCM_SHA256", HS_TLS_AES_128_GCM_SHA256 },
+	{ "TLS_AES_256_GCM_SHA384", HS_TLS_AES_256_GCM_SHA384 },
+	{ "TLS_CHACHA20_POLY1305_SHA256", HS_TLS_CHACHA20_POLY1305_SHA256 },
+};
+static const struct name_id group_names[] = {
+	{ "x25519", HS_GROUP_X25519 },
+	{ "secp256r1", HS_GROUP_SECP256R1 },
+	{ "P-256", HS_GROUP_SECP256R1 },
+	{ "prime256v1", HS_GROUP_SECP256R1 },
+};
+static const struct name_id sig_names[] = {
+	{ "ecdsa_secp256r1_sha256", HS_SIG_ECDSA_SECP256R1_SHA256 },
+	{ "ECDSA+SHA256", HS_SIG_ECDSA_SECP256R1_SHA256 },
+	{ "ed25519", HS_SIG_ED25519 },
+};
+
+/* Split list on any of seps into ids looked up (case-insensitively) in tab. */
+static int parse_list(const char *what, const char *list, const char *seps,
+		      const struct name_id *tab, size_t n_tab, uint16_t *out, size_t *n_out)
+{
+	const char *p = list;
+
+	*n_out = 0;
+	while (*p) {
+		size_t len = strcspn(p, seps), k;
+		for (k = 0; k < n_tab; k++)
+			if (strlen(tab[k].name) == len && strncasecmp(tab[k].name, p, len) == 0)
+				break;
+		if (len > 0 && k == n_tab)
+			return fail(EXIT_USAGE, "unknown %s '%.*s'", what, (int)len, p);
+		if (len > 0 && *n_out == LIST_MAX)
+			return fail(EXIT_USAGE, "too many %ss", what);
+		if (len > 0)
+			out[(*n_out)++] = tab[k].id;
+		p += len;
+		p += strspn(p, seps);
+	}
+	if (*n_out == 0)
+		return fail(EXIT_USAGE, "empty %s list", what);
+	return 0;
+}
+
+int parse_suites(struct algs *a, const char *list)
+{
+	return parse_list("cipher suite", list, ":,", suite_names,
+			  sizeof(suite_names) / sizeof(suite_names[0]), a->suites, &a->n_suites);
+}
+
+int parse_groups(struct algs *a, const char *list)
+{
+	return parse_list("group", list, ":,", group_names,
+			  sizeof(group_names) / sizeof(group_names[0]), a->groups, &a->n_groups);
+}
+
+int parse_sigs(struct algs *a, const char *list)
+{
+	return parse_list("signature scheme", list, ":,", sig_names,
+			  sizeof(sig_names) / sizeof(sig_names[0]), a->sigs, &a->n_sigs);
+}
+
+/* "h2,http/1.1": each protocol 1..255 bytes (RFC 7301 3.1) */
+int parse_alpn(struct algs *a, const char *list)
+{
+	char *p = a->alpn_buf;
+
+	if (strlen(list) >= sizeof(a->alpn_buf))
+		return fail(EXIT_USAGE, "ALPN list too long");
+	strcpy(a->alpn_buf, list);
+	a->n_alpn = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		if (len == 0 || len > 255 || a->n_alpn == ALPN_MAX)
+			return fail(EXIT_USAGE, "bad ALPN list '%s'", list);
+		a->alpn[a->n_alpn++] = p;
+		p += len;
+		if (*p == ',')
+			*p++ = '\0';
+	}
+	if (a->n_alpn == 0)
+		return fail(EXIT_USAGE, "empty ALPN list");
+	return 0;
+}
+
+void algs_apply(const struct algs *a, struct hs_config *cfg)
+{
+	if (a->n_suites > 0) {
+		cfg->suites = a->suites;
+		cfg->n_suites = a->n_suites;
+	}
+	if (a->n_groups > 0) {
+		cfg->groups = a->groups;
+		cfg->n_groups = a->n_groups;
+	}
+	if (a->n_sigs > 0) {
+		cfg->sig_schemes = a->sigs;
+		cfg->n_sig_schemes = a->n_sigs;
+	}
+	if (a->n_alpn > 0) {
+		cfg->alpn = a->alpn;
+		cfg->n_alpn = a->n_alpn;
+	}
+}
+
+void describe(const struct hs_conn *c, char *out, size_t cap)
+{
+	const char *alpn = hs_conn_alpn(c);
+
+	snprintf(out, cap, "TLSv1.3 %s %s %s alpn=%s hrr=%s", hs_suite_name(hs_conn_suite(c)),
+		 hs_group_name(hs_conn_group(c)), hs_sig_scheme_name(hs_conn_sig_scheme(c)),
+		 alpn != NULL ? alpn : "-", hs_conn_used_hrr(c) ? "yes" : "no");
+}

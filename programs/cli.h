@@ -1,0 +1,90 @@
+/*
+ * What hs-client and hs-server share: exit codes, the option table and its
+ * parser, algorithm-list parsing, sockets, and the one I/O loop (relay)
+ * that moves application data after the handshake.
+ */
+#ifndef HS_PROGRAMS_CLI_H
+#define HS_PROGRAMS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs/tls.h"
+
+/* Exit codes (documented in both programs' --help). */
+enum {
+	EXIT_OK = 0,
+	EXIT_TLS = 1,    /* handshake, protocol or transfer failure */
+	EXIT_USAGE = 2,  /* bad command line, unreadable file */
+	EXIT_VERIFY = 3, /* certificate verification failed */
+	EXIT_NET = 4,    /* name resolution, connect, bind, socket error */
+};
+
+extern const char *prog_name;
+extern int prog_verbosity; /* 0 quiet, 1 brief, 2 normal */
+
+/* Print "prog: reason" on stderr (always) and return code. */
+int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print a status line on stderr when verbosity >= level. */
+void note(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit code for an hs error (and print why, naming the alert if any). */
+int tls_fail(struct hs_conn *c, int err, const char *during);
+
+/* ---- options: one table per program ---- */
+struct opt {
+	const char *names; /* space-separated spellings: "--ca -CAfile" */
+	const char *arg;   /* argument name for --help, NULL for a flag */
+	int (*set)(void *ctx, const char *arg); /* 0 or EXIT_USAGE */
+	const char *help;
+};
+/* Parse argv; positional arguments go to positional() (NULL: refused). */
+int opts_parse(const struct opt *t, size_t n, int argc, char **argv, void *ctx,
+	       int (*positional)(void *ctx, const char *arg));
+void opts_help(const struct opt *t, size_t n);
+
+/* ---- algorithm lists ---- */
+#define LIST_MAX 8
+#define ALPN_MAX 8
+struct algs {
+	uint16_t suites[LIST_MAX], groups[LIST_MAX], sigs[LIST_MAX];
+	size_t n_suites, n_groups, n_sigs;
+	char alpn_buf[512];
+	const char *alpn[ALPN_MAX];
+	size_t n_alpn;
+};
+int parse_suites(struct algs *a, const char *list);
+int parse_groups(struct algs *a, const char *list);
+int parse_sigs(struct algs *a, const char *list);
+int parse_alpn(struct algs *a, const char *list);
+void algs_apply(const struct algs *a, struct hs_config *cfg);
+/* "TLSv1.3 TLS_AES_128_GCM_SHA256 x25519 ecdsa_secp256r1_sha256 alpn=h2 hrr=no" */
+void describe(const struct hs_conn *c, char *out, size_t cap);
+
+/* ---- sockets ---- */
+/* Split "host:port", "[v6]:port" (or just "port" when allow_bare). */
+int split_hostport(const char *s, char *host, size_t cap, char *port, size_t pcap,
+		   int allow_bare);
+int net_connect(const char *host, const char *port, int *fd);
+/* Listen on host:port (port 0: any free port); *bound gets the port. */
+int net_listen(const char *host, const char *port, int *fd, unsigned *bound);
+
+/* ---- the I/O loop ---- */
+enum relay_mode {
+	RELAY_STDIO, /* in_fd -> peer, peer -> out_fd; in_fd EOF sends close_notify */
+	RELAY_ECHO,  /* peer -> peer */
+	RELAY_WWW,   /* read a request, answer with page(), close */
+};
+struct relay {
+	enum relay_mode mode;
+	int in_fd, out_fd;
+	/* RELAY_WWW: build the answer once the request's header is in */
+	size_t (*page)(struct hs_conn *c, char *out, size_t cap);
+	uint64_t bytes_in, bytes_out;
+};
+/*
+ * Move application data on the connected socket until both sides have
+ * sent close_notify (or an error). Returns an exit code (reason printed).
+ */
+int relay_run(struct relay *r, struct hs_conn *c, int sock);
+
+#endif

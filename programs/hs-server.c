@@ -1,0 +1,333 @@
+/*
+ * hs-server: a TLS 1.3 server in the spirit of `openssl s_server`. It
+ * handles connections one at a time: --echo sends back what it receives;
+ * otherwise it answers one request like `s_server -www`, with a short page
+ * naming the negotiated parameters. Without --cert/--key it generates a
+ * self-signed P-256 certificate for "localhost" (and 127.0.0.1) at start,
+ * prints its SHA-256 fingerprint and, with --print-cert FILE, writes its
+ * PEM so a client can pin it.
+ *
+ * Implementation notes: options are one table (OpenSSL spellings share a
+ * row with ours); each connection runs the handshake on the blocking
+ * socket (hs_fd_accept), then relay_run(). A failed connection is
+ * reported and the server goes on; the exit status is that of the first
+ * failed connection (0 if none) once --max-conns connections are done.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "crypto/sha2.h"
+#include "hs/cred.h"
+#include "hs/fd.h"
+#include "hs/x509_write.h"
+
+struct server {
+	const char *listen, *cert, *key, *ca, *print_cert;
+	int echo, help, hrr_cookie;
+	long max_conns;
+	struct algs algs;
+};
+
+#define S(ctx) ((struct server *)(ctx))
+static int set_listen(void *ctx, const char *a)
+{
+	S(ctx)->listen = a;
+	return 0;
+}
+static int set_cert(void *ctx, const char *a)
+{
+	S(ctx)->cert = a;
+	return 0;
+}
+static int set_key(void *ctx, const char *a)
+{
+	S(ctx)->key = a;
+	return 0;
+}
+static int set_ca(void *ctx, const char *a)
+{
+	S(ctx)->ca = a;
+	return 0;
+}
+static int set_print_cert(void *ctx, const char *a)
+{
+	S(ctx)->print_cert = a;
+	return 0;
+}
+static int set_echo(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->echo = 1;
+	return 0;
+}
+static int set_www(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->echo = 0;
+	return 0;
+}
+static int set_hrr(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->hrr_cookie = 1;
+	return 0;
+}
+static int set_max(void *ctx, const char *a)
+{
+	char *end;
+	long v = strtol(a, &end, 10);
+
+	if (*a == '\0' || *end != '\0' || v < 1)
+		return fail(EXIT_USAGE, "--max-conns wants a positive number, not '%s'", a);
+	S(ctx)->max_conns = v;
+	return 0;
+}
+static int set_alpn(void *ctx, const char *a) { return parse_alpn(&S(ctx)->algs, a); }
+static int set_suites(void *ctx, const char *a) { return parse_suites(&S(ctx)->algs, a); }
+static int set_groups(void *ctx, const char *a) { return parse_groups(&S(ctx)->algs, a); }
+static int set_sigs(void *ctx, const char *a) { return parse_sigs(&S(ctx)->algs, a); }
+static int set_quiet(void *ctx, const char *a)
+{
+	(void)ctx;
+	(void)a;
+	prog_verbosity = 0;
+	return 0;
+}
+static int set_brief(void *ctx, const char *a)
+{
+	(void)ctx;
+	(void)a;
+	prog_verbosity = 1;
+	return 0;
+}
+static int set_help(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->help = 1;
+	return 0;
+}
+
+static const struct opt options[] = {
+	{ "--listen -accept", "ADDR:PORT", set_listen,
+	  "where to listen (default 127.0.0.1:4433; port 0 picks a free one)" },
+	{ "--cert -cert", "FILE", set_cert, "certificate chain, PEM, leaf first" },
+	{ "--key -key", "FILE", set_key, "private key, PEM (PKCS#8 P-256/Ed25519, SEC1)" },
+	{ "--ca -CAfile", "FILE", set_ca,
+	  "CA certificate(s) sent after the leaf (client certificates are not requested yet)" },
+	{ "--print-cert", "FILE", set_print_cert, "write the generated default certificate's PEM" },
+	{ "--echo", NULL, set_echo, "echo what the client sends" },
+	{ "--www -www", NULL, set_www, "answer a request with a page of parameters (default)" },
+	{ "--alpn -alpn", "LIST", set_alpn, "ALPN protocols accepted, in preference order" },
+	{ "--ciphersuites -ciphersuites", "LIST", set_suites, "TLS 1.3 suites, preference order" },
+	{ "--groups -groups -curves", "LIST", set_groups, "groups accepted: x25519, P-256" },
+	{ "--sigalgs -sigalgs", "LIST", set_sigs, "signature schemes" },
+	{ "--hrr-cookie", NULL, set_hrr, "always send a HelloRetryRequest with a cookie first" },
+	{ "--max-conns -naccept", "N", set_max, "exit after N connections" },
+	{ "--quiet -quiet", NULL, set_quiet, "no status output (errors only)" },
+	{ "--brief -brief", NULL, set_brief, "one status line per connection" },
+	{ "--help -help -h", NULL, set_help, "this text" },
+};
+#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+static void usage(void)
+{
+	printf("usage: hs-server [options]\n"
+	       "TLS 1.3 server; one connection at a time.\n\n");
+	opts_help(options, N_OPTIONS);
+	printf("\nWithout --cert/--key a self-signed P-256 certificate for localhost and\n"
+	       "127.0.0.1 is generated at start; its SHA-256 fingerprint is printed, and\n"
+	       "--print-cert FILE writes it for `hs-client --ca FILE` to pin.\n"
+	       "\nExit status (after --max-conns connections): 0 all ok, 1 TLS or transfer\n"
+	       "failure, 2 usage, 3 certificate verification failed, 4 network error; a\n"
+	       "one-line reason goes to stderr.\n");
+}
+
+static int write_text(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f != NULL && fwrite(text, 1, len, f) == len;
+
+	if (f != NULL && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : fail(EXIT_USAGE, "cannot write '%s'", path);
+}
+
+static void print_fingerprint(const struct hs_cred *cred)
+{
+	size_t len;
+	const uint8_t *der = hs_cred_leaf(cred, &len);
+	uint8_t fp[HS_SHA256_LEN];
+	char hex[3 * HS_SHA256_LEN];
+
+	hs_sha256(der, len, fp);
+	for (size_t i = 0; i < sizeof(fp); i++)
+		snprintf(hex + 3 * i, 4, "%02X%s", fp[i], i + 1 < sizeof(fp) ? ":" : "");
+	note(1, "certificate SHA-256 fingerprint %s", hex);
+}
+
+static int default_cred(const struct server *sv, struct hs_cred **cred)
+{
+	static const uint8_t loopback[4] = { 127, 0, 0, 1 };
+	uint64_t now = (uint64_t)time(NULL);
+	struct hs_cert_spec spec = { .dns_name = "localhost", .ipv4 = loopback,
+				     .not_before = now - 3600, .not_after = now + 30 * 86400 };
+	char pem[HS_X509_WRITE_PEM_MAX];
+	size_t len;
+	int err = hs_cred_generate_p256(cred, &spec, pem, sizeof(pem), &len);
+
+	if (err)
+		return fail(EXIT_TLS, "cannot generate the default certificate: %s", hs_strerror(err));
+	note(2, "generated a self-signed P-256 certificate for localhost");
+	if (sv->print_cert != NULL)
+		return write_text(sv->print_cert, pem, len);
+	return 0;
+}
+
+/* --cert (+ --ca appended to the chain) and --key */
+static int load_cred(const struct server *sv, struct hs_cred **cred)
+{
+	char *chain = NULL, *ca = NULL, *key = NULL, *both = NULL;
+	size_t chain_len = 0, ca_len = 0, key_len = 0;
+	int err, rc = 0;
+
+	if (hs_read_file(sv->cert, &chain, &chain_len) != 0)
+		rc = fail(EXIT_USAGE, "cannot read --cert file '%s'", sv->cert);
+	else if (hs_read_file(sv->key, &key, &key_len) != 0)
+		rc = fail(EXIT_USAGE, "cannot read --key file '%s'", sv->key);
+	else if (sv->ca != NULL && hs_read_file(sv->ca, &ca, &ca_len) != 0)
+		rc = fail(EXIT_USAGE, "cannot read --ca file '%s'", sv->ca);
+	else if ((both = malloc(chain_len + ca_len + 2)) == NULL)
+		rc = fail(EXIT_TLS, "out of memory");
+	if (rc == 0) {
+		memcpy(both, chain, chain_len);
+		both[chain_len] = '\n';
+		if (ca_len > 0)
+			memcpy(both + chain_len + 1, ca, ca_len);
+		err = hs_cred_load_pem(cred, both, chain_len + 1 + ca_len, key, key_len);
+		if (err)
+			rc = fail(EXIT_USAGE, "cannot load '%s' and '%s': %s", sv->cert, sv->key,
+				  hs_strerror(err));
+	}
+	if (key != NULL)
+		memset(key, 0, key_len); /* the program's copy; libhs wipes its own */
+	free(key);
+	free(ca);
+	free(chain);
+	free(both);
+	return rc;
+}
+
+static size_t page(struct hs_conn *c, char *out, size_t cap)
+{
+	const char *alpn = hs_conn_alpn(c), *sni = hs_conn_server_name(c);
+	int n = snprintf(out, cap,
+			 "HTTP/1.0 200 ok\r\nContent-type: text/plain\r\n\r\n"
+			 "hs-server\n"
+			 "Protocol version: TLSv1.3\n"
+			 "Ciphersuite: %s\n"
+			 "Group: %s\n"
+			 "Signature scheme: %s\n"
+			 "ALPN: %s\n"
+			 "Server name: %s\n"
+			 "HelloRetryRequest: %s\n",
+			 hs_suite_name(hs_conn_suite(c)), hs_group_name(hs_conn_group(c)),
+			 hs_sig_scheme_name(hs_conn_sig_scheme(c)), alpn ? alpn : "(none)",
+			 sni ? sni : "(none)", hs_conn_used_hrr(c) ? "yes" : "no");
+	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+static int serve_one(const struct server *sv, const struct hs_config *cfg, int sock)
+{
+	struct relay r = { .mode = sv->echo ? RELAY_ECHO : RELAY_WWW, .in_fd = -1, .out_fd = -1,
+			   .page = page };
+	struct hs_conn *c = NULL;
+	char desc[200];
+	int err = hs_conn_new(&c, cfg), rc;
+
+	if (err)
+		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
+	err = hs_fd_accept(c, sock);
+	if (err) {
+		rc = tls_fail(c, err, "handshake");
+		hs_conn_free(c);
+		return rc;
+	}
+	describe(c, desc, sizeof(desc));
+	note(1, "%s sni=%s", desc, hs_conn_server_name(c) ? hs_conn_server_name(c) : "-");
+	rc = relay_run(&r, c, sock);
+	note(2, "connection done: %llu bytes received, %llu sent",
+	     (unsigned long long)r.bytes_in, (unsigned long long)r.bytes_out);
+	hs_conn_free(c);
+	return rc;
+}
+
+static int serve(const struct server *sv, const struct hs_config *cfg, int lsock)
+{
+	int first_rc = 0;
+
+	for (long n = 0; sv->max_conns == 0 || n < sv->max_conns; n++) {
+		int s = accept(lsock, NULL, NULL), rc;
+		if (s < 0)
+			return fail(EXIT_NET, "accept failed");
+		rc = serve_one(sv, cfg, s);
+		close(s);
+		if (first_rc == 0)
+			first_rc = rc;
+	}
+	return first_rc;
+}
+
+static int setup(struct server *sv, struct hs_cred **cred)
+{
+	if ((sv->cert == NULL) != (sv->key == NULL))
+		return fail(EXIT_USAGE, "--cert and --key go together");
+	if (sv->cert == NULL && sv->ca != NULL)
+		return fail(EXIT_USAGE, "--ca needs --cert and --key");
+	if (sv->cert != NULL && sv->print_cert != NULL)
+		return fail(EXIT_USAGE, "--print-cert is for the generated certificate only");
+	if (sv->cert != NULL)
+		return load_cred(sv, cred);
+	return default_cred(sv, cred);
+}
+
+int main(int argc, char **argv)
+{
+	static struct server sv;
+	struct hs_config cfg = { .role = HS_ROLE_SERVER };
+	struct hs_cred *cred = NULL;
+	char host[256], port[32];
+	unsigned bound;
+	int rc, lsock;
+
+	prog_name = "hs-server";
+	signal(SIGPIPE, SIG_IGN);
+	if ((rc = opts_parse(options, N_OPTIONS, argc, argv, &sv, NULL)) != 0)
+		return rc;
+	if (sv.help) {
+		usage();
+		return EXIT_OK;
+	}
+	if ((rc = split_hostport(sv.listen ? sv.listen : "127.0.0.1:4433", host, sizeof(host),
+				 port, sizeof(port), 1)) != 0)
+		return rc;
+	if ((rc = setup(&sv, &cred)) != 0)
+		return rc;
+	print_fingerprint(cred);
+	algs_apply(&sv.algs, &cfg);
+	cfg.cred = cred;
+	cfg.hrr_cookie = sv.hrr_cookie;
+	rc = net_listen(host, port, &lsock, &bound);
+	if (rc == 0) {
+		note(1, "listening on %s port %u", host[0] ? host : "*", bound);
+		rc = serve(&sv, &cfg, lsock);
+		close(lsock);
+	}
+	hs_cred_free(cred);
+	return rc;
+}

@@ -1,0 +1,444 @@
+/*
+ * ktls without a kernel: the syscalls are replaced (struct hs_ktls_ops) so
+ * the exact bytes given to the kernel can be checked.
+ *
+ * Proves:
+ * - the crypto_info of each suite has linux/tls.h's layout, written out by
+ *   hand here (version 0x0304, cipher type, iv = IV[4..12) or all 12 bytes for
+ *   ChaCha20, key, salt = IV[0..4), rec_seq big-endian);
+ * - the install order (TCP_ULP "tls", TLS_TX, TLS_RX, TLS_RX_EXPECT_NO_PAD)
+ *   and the bytes of each;
+ * - each kernel refusal gives the right reason and falls back per direction,
+ *   or fails with HS_ERR_UNSUPPORTED under HS_KTLS_F_KERNEL_ONLY;
+ * - records of other types carry the TLS_SET_RECORD_TYPE cmsg; a received
+ *   KeyUpdate(update_requested) installs the next RX key (RFC 8446 7.2),
+ *   then sends our KeyUpdate and installs the next TX key, in that order;
+ *   a kernel that answers EBUSY gives HS_ERR_UNSUPPORTED with nothing sent;
+ * - EBADMSG from the kernel is HS_ERR_TLS_BAD_RECORD_MAC.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <linux/tls.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include "crypto/hash.h"
+#include "crypto/hkdf.h"
+#include "hs/tls.h"
+#include "kt_util.h"
+#include "ktls/ktls.h"
+#include "testutil.h"
+
+#ifndef SOL_TLS
+#define SOL_TLS 282
+#endif
+
+struct call {
+	char what; /* 's' setsockopt, 'm' sendmsg */
+	int level, name;
+	size_t len;
+	uint8_t bytes[128];
+	int cmsg_type; /* sendmsg: record type from the cmsg, -1 none */
+};
+
+struct fake {
+	struct call calls[32];
+	int n;
+	int fail_level, fail_name, fail_errno; /* setsockopt to refuse */
+	int rekey_errno;                        /* answer to a second TLS_TX / TLS_RX */
+	int tx_set, rx_set;
+	/* recvmsg script: records to hand out */
+	const uint8_t *rec[4];
+	size_t rec_len[4];
+	int rec_type[4];
+	int rec_errno[4];
+	int n_rec, next_rec;
+};
+
+static int fake_setsockopt(void *user, int fd, int level, int name, const void *val,
+			   socklen_t len)
+{
+	struct fake *f = user;
+	struct call *c = &f->calls[f->n++];
+	int again;
+
+	(void)fd;
+	c->what = 's';
+	c->level = level;
+	c->name = name;
+	c->len = len;
+	memcpy(c->bytes, val, len < sizeof(c->bytes) ? len : sizeof(c->bytes));
+	if (level == f->fail_level && name == f->fail_name) {
+		errno = f->fail_errno;
+		return -1;
+	}
+	again = level == SOL_TLS && ((name == TLS_TX && f->tx_set) || (name == TLS_RX && f->rx_set));
+	if (again && f->rekey_errno) {
+		errno = f->rekey_errno;
+		return -1;
+	}
+	if (again && ((const struct tls_crypto_info *)val)->cipher_type == 0) {
+		errno = EINVAL; /* a kernel that can rekey refuses a cipher change */
+		return -1;
+	}
+	if (level == SOL_TLS && name == TLS_TX)
+		f->tx_set = 1;
+	if (level == SOL_TLS && name == TLS_RX)
+		f->rx_set = 1;
+	return 0;
+}
+
+static ssize_t fake_sendmsg(void *user, int fd, const struct msghdr *m, int flags)
+{
+	struct fake *f = user;
+	struct call *c = &f->calls[f->n++];
+	struct cmsghdr *cm;
+	size_t len = m->msg_iov[0].iov_len;
+
+	(void)fd;
+	(void)flags;
+	c->what = 'm';
+	c->len = len;
+	memcpy(c->bytes, m->msg_iov[0].iov_base, len < sizeof(c->bytes) ? len : sizeof(c->bytes));
+	c->cmsg_type = -1;
+	for (cm = CMSG_FIRSTHDR((struct msghdr *)m); cm; cm = CMSG_NXTHDR((struct msghdr *)m, cm))
+		if (cm->cmsg_level == SOL_TLS && cm->cmsg_type == TLS_SET_RECORD_TYPE)
+			c->cmsg_type = *CMSG_DATA(cm);
+	return (ssize_t)len;
+}
+
+static ssize_t fake_recvmsg(void *user, int fd, struct msghdr *m, int flags)
+{
+	struct fake *f = user;
+	int i = f->next_rec++;
+	struct cmsghdr *cm;
+
+	(void)fd;
+	(void)flags;
+	if (i >= f->n_rec)
+		return 0;
+	if (f->rec_errno[i]) {
+		errno = f->rec_errno[i];
+		return -1;
+	}
+	assert_true(m->msg_iov[0].iov_len >= f->rec_len[i]);
+	memcpy(m->msg_iov[0].iov_base, f->rec[i], f->rec_len[i]);
+	assert_true(m->msg_controllen >= CMSG_SPACE(1));
+	cm = CMSG_FIRSTHDR(m);
+	cm->cmsg_level = SOL_TLS;
+	cm->cmsg_type = TLS_GET_RECORD_TYPE;
+	cm->cmsg_len = CMSG_LEN(1);
+	*CMSG_DATA(cm) = (uint8_t)f->rec_type[i];
+	m->msg_controllen = CMSG_SPACE(1);
+	return (ssize_t)f->rec_len[i];
+}
+
+static struct hs_ktls_ops fake_ops(struct fake *f)
+{
+	struct hs_ktls_ops o = { fake_setsockopt, fake_sendmsg, fake_recvmsg, f };
+	return o;
+}
+
+static void secrets(struct hs_secrets *a, struct hs_secrets *b, uint16_t suite)
+{
+	struct test_rng rng = { .s = suite };
+
+	kt_secrets(a, b, suite, &rng, 0x0102030405060708ull, 5);
+}
+
+static void test_crypto_info_layout(void **state)
+{
+	uint8_t key[32], iv[12], buf[64];
+	/* linux/tls.h: { u16 version; u16 cipher_type; } iv key salt rec_seq */
+	static const char *const want[3] = {
+		/* AES-128-GCM: 0x0304, 51; iv = IV[4..12); key; salt = IV[0..4); seq */
+		"0403" "3300" "a4a5a6a7a8a9aaab" "000102030405060708090a0b0c0d0e0f"
+		"a0a1a2a3" "0102030405060708",
+		"0403" "3400" "a4a5a6a7a8a9aaab"
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"a0a1a2a3" "0102030405060708",
+		/* ChaCha20-Poly1305: 54, iv = all 12 bytes, no salt */
+		"0403" "3600" "a0a1a2a3a4a5a6a7a8a9aaab"
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"0102030405060708",
+	};
+
+	(void)state;
+	for (int i = 0; i < 32; i++)
+		key[i] = (uint8_t)i;
+	for (int i = 0; i < 12; i++)
+		iv[i] = (uint8_t)(0xa0 + i);
+	for (int id = 0; id < HS_KTLS_N_CIPHERS; id++) {
+		const struct hs_ktls_cipher *c = hs_ktls_cipher_by_id((enum hs_ktls_cipher_id)id);
+		size_t len;
+		uint8_t *exp = hex_decode(want[id], &len);
+
+		assert_int_equal(len, c->info_size);
+		assert_int_equal(hs_ktls_crypto_info(c, key, iv, 0x0102030405060708ull, buf,
+						     sizeof(buf)),
+				 0);
+		assert_memory_equal(buf, exp, len);
+		assert_int_equal(hs_ktls_crypto_info(c, key, iv, 0, buf, len - 1), HS_ERR_NO_SPACE);
+		free(exp);
+	}
+	assert_null(hs_ktls_cipher_for_suite(0x1304)); /* AES-128-CCM: not offered */
+}
+
+static void test_install_order(void **state)
+{
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	uint8_t info[64];
+
+	(void)state;
+	secrets(&a, &b, HS_TLS_AES_256_GCM_SHA384);
+	assert_int_equal(hs_ktls_init(k, 7, &a, HS_KTLS_F_NO_PAD, &ops), 0);
+	assert_int_equal(f.n, 4);
+	assert_int_equal(f.calls[0].level, IPPROTO_TCP);
+	assert_int_equal(f.calls[0].name, TCP_ULP);
+	assert_int_equal(f.calls[0].len, 4);
+	assert_memory_equal(f.calls[0].bytes, "tls", 4);
+	assert_int_equal(f.calls[1].name, TLS_TX);
+	assert_int_equal(hs_ktls_crypto_info(hs_ktls_cipher_for_suite(a.suite), a.tx->key,
+					     a.tx->iv, a.tx->seq, info, sizeof(info)),
+			 0);
+	assert_int_equal(f.calls[1].len, 56);
+	assert_memory_equal(f.calls[1].bytes, info, 56);
+	assert_int_equal(f.calls[2].name, TLS_RX);
+	assert_int_equal(hs_ktls_crypto_info(hs_ktls_cipher_for_suite(a.suite), a.rx->key,
+					     a.rx->iv, a.rx->seq, info, sizeof(info)),
+			 0);
+	assert_memory_equal(f.calls[2].bytes, info, 56);
+	assert_int_equal(f.calls[3].level, SOL_TLS);
+	assert_int_equal(f.calls[3].name, TLS_RX_EXPECT_NO_PAD);
+	assert_true(hs_ktls_is_kernel(k));
+	assert_string_equal(hs_ktls_reason(k, 0), "");
+	hs_ktls_wipe(k);
+	free(k);
+}
+
+static void refusal(int level, int name, int e, uint16_t suite, enum hs_ktls_why tx_why,
+		    enum hs_ktls_why rx_why)
+{
+	struct fake f = { .fail_level = level, .fail_name = name, .fail_errno = e };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+
+	secrets(&a, &b, suite);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	assert_int_equal(k->tx.why, tx_why);
+	assert_int_equal(k->rx.why, rx_why);
+	assert_int_equal(hs_ktls_tx_path(k),
+			 tx_why == HS_KTLS_WHY_NONE ? HS_KTLS_PATH_KERNEL : HS_KTLS_PATH_USER);
+	assert_int_equal(hs_ktls_rx_path(k),
+			 rx_why == HS_KTLS_WHY_NONE ? HS_KTLS_PATH_KERNEL : HS_KTLS_PATH_USER);
+	/* the same under KERNEL_ONLY: a clear failure */
+	memset(&f, 0, sizeof(f));
+	f.fail_level = level;
+	f.fail_name = name;
+	f.fail_errno = e;
+	assert_int_equal(hs_ktls_init(k, 7, &a, HS_KTLS_F_KERNEL_ONLY, &ops), HS_ERR_UNSUPPORTED);
+	assert_int_equal(hs_ktls_errno(k), e);
+	hs_ktls_wipe(k);
+	free(k);
+}
+
+static void test_refusals(void **state)
+{
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+
+	(void)state;
+	refusal(IPPROTO_TCP, TCP_ULP, ENOENT, HS_TLS_AES_128_GCM_SHA256, HS_KTLS_WHY_NO_ULP,
+		HS_KTLS_WHY_NO_ULP);
+	refusal(IPPROTO_TCP, TCP_ULP, ENOTCONN, HS_TLS_AES_128_GCM_SHA256, HS_KTLS_WHY_NOT_TCP,
+		HS_KTLS_WHY_NOT_TCP);
+	refusal(SOL_TLS, TLS_TX, ENOENT, HS_TLS_CHACHA20_POLY1305_SHA256, HS_KTLS_WHY_NO_CIPHER,
+		HS_KTLS_WHY_NONE);
+	refusal(SOL_TLS, TLS_RX, EINVAL, HS_TLS_AES_128_GCM_SHA256, HS_KTLS_WHY_NONE,
+		HS_KTLS_WHY_OLD_KERNEL);
+	refusal(SOL_TLS, TLS_RX, EINVAL, HS_TLS_CHACHA20_POLY1305_SHA256, HS_KTLS_WHY_NONE,
+		HS_KTLS_WHY_NO_CIPHER);
+	assert_non_null(strstr(hs_ktls_why_str(HS_KTLS_WHY_NO_ULP), "CONFIG_TLS"));
+
+	/* no TLS_RX_EXPECT_NO_PAD (Linux < 6.0): RX stays on the kernel */
+	f.fail_level = SOL_TLS;
+	f.fail_name = TLS_RX_EXPECT_NO_PAD;
+	f.fail_errno = ENOPROTOOPT;
+	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_ktls_init(k, 7, &a, HS_KTLS_F_NO_PAD, &ops), 0);
+	assert_true(hs_ktls_is_kernel(k));
+	assert_false(k->no_pad);
+	/* a suite with no row, and a wrong key length: refused before any syscall */
+	f.n = 0;
+	a.suite = 0x1304;
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), HS_ERR_UNSUPPORTED);
+	a.suite = HS_TLS_AES_128_GCM_SHA256;
+	a.key_len = 32;
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), HS_ERR_ARG);
+	assert_int_equal(f.n, 0);
+	hs_ktls_wipe(k);
+	free(k);
+}
+
+static void test_control_records(void **state)
+{
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+
+	(void)state;
+	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	f.n = 0;
+	assert_int_equal(hs_ktls_write(k, "data", 4), 0);
+	assert_int_equal(hs_ktls_send_alert(k, 1, 0), 0);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.calls[0].cmsg_type, -1); /* application data: no cmsg */
+	assert_int_equal(f.calls[0].len, 4);
+	assert_int_equal(f.calls[1].cmsg_type, HS_KTLS_ALERT);
+	assert_int_equal(f.calls[1].len, 2);
+	assert_memory_equal(f.calls[1].bytes, "\x01\x00", 2);
+	assert_int_equal(hs_ktls_write(k, "x", 1), HS_ERR_TLS_CLOSED);
+	assert_int_equal(hs_ktls_send_record(k, HS_KTLS_HANDSHAKE, "", 0), HS_ERR_ARG);
+	hs_ktls_wipe(k);
+	free(k);
+}
+
+/* The next key/IV per RFC 8446 7.2, computed here on its own. */
+static void next_keys(const struct hs_dir_secrets *d, size_t hlen, size_t klen, uint8_t *key,
+		      uint8_t *iv)
+{
+	const struct hs_hash *h = hlen == 48 ? hs_hash_sha384() : hs_hash_sha256();
+	uint8_t s[48];
+
+	assert_int_equal(hs_hkdf_expand_label(h, d->secret, "traffic upd", NULL, 0, s, hlen), 0);
+	assert_int_equal(hs_hkdf_expand_label(h, s, "key", NULL, 0, key, klen), 0);
+	assert_int_equal(hs_hkdf_expand_label(h, s, "iv", NULL, 0, iv, 12), 0);
+}
+
+static void test_key_update_received(void **state)
+{
+	static const uint8_t ku[] = { 24, 0, 0, 1, 1 }; /* KeyUpdate(update_requested) */
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	const struct hs_ktls_cipher *c = hs_ktls_cipher_for_suite(HS_TLS_AES_256_GCM_SHA384);
+	uint8_t key[32], iv[12], info[64], buf[16];
+	size_t n;
+
+	(void)state;
+	secrets(&a, &b, c->suite);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	f.n = 0;
+	f.rec[0] = ku;
+	f.rec_len[0] = sizeof(ku);
+	f.rec_type[0] = HS_KTLS_HANDSHAKE;
+	f.rec[1] = (const uint8_t *)"abc";
+	f.rec_len[1] = 3;
+	f.rec_type[1] = HS_KTLS_DATA;
+	f.n_rec = 2;
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 3);
+	assert_memory_equal(buf, "abc", 3);
+	/* 1: TLS_RX with the peer's next key, seq 0 */
+	assert_int_equal(f.n, 4);
+	next_keys(a.rx, 48, 32, key, iv);
+	assert_int_equal(hs_ktls_crypto_info(c, key, iv, 0, info, sizeof(info)), 0);
+	assert_int_equal(f.calls[0].name, TLS_RX);
+	assert_memory_equal(f.calls[0].bytes, info, c->info_size);
+	/* 2: the rekey probe, 3: our KeyUpdate(update_not_requested), 4: TLS_TX */
+	assert_int_equal(f.calls[1].name, TLS_TX);
+	assert_int_equal(f.calls[1].len, sizeof(struct tls_crypto_info));
+	assert_int_equal(f.calls[2].what, 'm');
+	assert_int_equal(f.calls[2].cmsg_type, HS_KTLS_HANDSHAKE);
+	assert_memory_equal(f.calls[2].bytes, "\x18\x00\x00\x01\x00", 5);
+	next_keys(a.tx, 48, 32, key, iv);
+	assert_int_equal(hs_ktls_crypto_info(c, key, iv, 0, info, sizeof(info)), 0);
+	assert_int_equal(f.calls[3].name, TLS_TX);
+	assert_memory_equal(f.calls[3].bytes, info, c->info_size);
+
+	/* a kernel that cannot rekey: our KeyUpdate fails first, nothing sent */
+	f.rekey_errno = EBUSY;
+	f.n = 0;
+	assert_int_equal(hs_ktls_key_update(k, 0), HS_ERR_UNSUPPORTED);
+	assert_int_equal(f.n, 1);
+	assert_non_null(strstr(hs_ktls_reason(k, 0), "6.14"));
+	assert_int_equal(hs_ktls_error(k), 0); /* the connection goes on */
+	/* ... and the peer's KeyUpdate fails the connection clearly */
+	f.rec[2] = ku;
+	f.rec_len[2] = sizeof(ku);
+	f.rec_type[2] = HS_KTLS_HANDSHAKE;
+	f.n_rec = 3;
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_UNSUPPORTED);
+	assert_non_null(strstr(hs_ktls_reason(k, 1), "6.14"));
+	hs_ktls_wipe(k);
+	free(k);
+}
+
+static void test_kernel_errors(void **state)
+{
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	static const uint8_t ku_mid[] = { 24, 0, 0, 1, 0, 4, 0, 0, 0 };
+	uint8_t buf[16];
+	size_t n;
+
+	(void)state;
+	secrets(&a, &b, HS_TLS_CHACHA20_POLY1305_SHA256);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	f.rec_errno[0] = EBADMSG;
+	f.n_rec = 1;
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_BAD_RECORD_MAC);
+	assert_int_equal(hs_ktls_errno(k), EBADMSG);
+	/* bad_record_mac goes out as a fatal alert */
+	assert_int_equal(f.calls[f.n - 1].cmsg_type, HS_KTLS_ALERT);
+	assert_memory_equal(f.calls[f.n - 1].bytes, "\x02\x14", 2);
+
+	/* a KeyUpdate that is not the last message of its record */
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	memset(&f, 0, sizeof(f));
+	f.tx_set = f.rx_set = 1;
+	f.rec[0] = ku_mid;
+	f.rec_len[0] = sizeof(ku_mid);
+	f.rec_type[0] = HS_KTLS_HANDSHAKE;
+	f.n_rec = 1;
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_KEY_CHANGE_MID_RECORD);
+	/* EOF without close_notify: truncation */
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_CLOSED);
+	hs_ktls_wipe(k);
+	free(k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crypto_info_layout),
+		cmocka_unit_test(test_install_order),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_control_records),
+		cmocka_unit_test(test_key_update_received),
+		cmocka_unit_test(test_kernel_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
