@@ -218,21 +218,39 @@ static int read_input(struct pump *p)
 	return 0;
 }
 
+/*
+ * Engine work until nothing moves: feeding may free room for plaintext,
+ * pushing plaintext (echo) may let the engine give out more data.
+ */
+static int work(struct pump *p)
+{
+	for (;;) {
+		size_t in_before = p->in_off;
+		uint64_t out_before = p->r->bytes_out;
+		int err = feed(p);
+
+		note_events(p);
+		if (err == 0 && hs_conn_peer_closed(p->c))
+			p->closing = 1; /* answer close_notify with ours */
+		if (err == 0)
+			err = push_plain(p);
+		if (err)
+			return tls_fail(p->c, err, "transfer");
+		if ((err = flush(p)) != 0)
+			return err;
+		if (p->in_off == in_before && p->r->bytes_out == out_before)
+			return 0;
+	}
+}
+
 /* One round: engine work, then wait for the socket or the input. */
 static int step(struct pump *p, int *done)
 {
 	struct pollfd pf[2];
 	nfds_t n = 0;
-	int err = feed(p);
+	int err = work(p);
 
-	note_events(p);
-	if (err == 0 && hs_conn_peer_closed(p->c))
-		p->closing = 1; /* answer close_notify with ours */
-	if (err == 0)
-		err = push_plain(p);
 	if (err)
-		return tls_fail(p->c, err, "transfer");
-	if ((err = flush(p)) != 0)
 		return err;
 	if (p->closed && hs_conn_peer_closed(p->c) && !out_pending(p)) {
 		*done = 1;
