@@ -60,6 +60,21 @@ static const char *const messages[] = {
 	[-HS_ERR_TLS_NO_CERT] = "no certificate configured",
 	[-HS_ERR_TLS_BAD_KEY_UPDATE] = "invalid KeyUpdate request value",
 	[-HS_ERR_TLS_INSUFFICIENT_SECURITY] = "peer offered only parameters below our minimum",
+	[-HS_ERR_X509_MALFORMED] = "certificate is malformed",
+	[-HS_ERR_X509_UNKNOWN_CRITICAL] = "certificate has an unknown critical extension",
+	[-HS_ERR_X509_UNSUPPORTED_ALG] = "certificate signature algorithm or key not supported",
+	[-HS_ERR_X509_EXPIRED] = "certificate has expired",
+	[-HS_ERR_X509_NOT_YET_VALID] = "certificate is not yet valid",
+	[-HS_ERR_X509_UNKNOWN_ISSUER] = "certificate issuer unknown: no path to a trusted root",
+	[-HS_ERR_X509_BAD_SIGNATURE] = "certificate signature does not verify",
+	[-HS_ERR_X509_NOT_CA] = "certificate issuer is not a CA",
+	[-HS_ERR_X509_PATH_LEN] = "certificate path length constraint exceeded",
+	[-HS_ERR_X509_KEY_USAGE] = "certificate key usage does not allow this use",
+	[-HS_ERR_X509_EKU] = "certificate extended key usage does not allow this purpose",
+	[-HS_ERR_X509_NAME_CONSTRAINT] = "certificate name violates the issuer's name constraints",
+	[-HS_ERR_X509_HOSTNAME] = "certificate not valid for the host name",
+	[-HS_ERR_X509_CHAIN_TOO_LONG] = "certificate chain too long",
+	[-HS_ERR_X509_NO_ANCHORS] = "no trust anchors could be loaded",
 };
 
 const char *hs_strerror(int err)

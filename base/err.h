@@ -69,6 +69,24 @@ enum hs_err {
 	HS_ERR_TLS_BAD_KEY_UPDATE = -138,      /* invalid KeyUpdate request value */
 	HS_ERR_TLS_INSUFFICIENT_SECURITY = -139, /* peer offered only parameters below our minimum */
 	HS_ERR_TLS_LAST = -139,
+	/* X.509 certificate errors (libhs/x509_*.c): from -200 down */
+	HS_ERR_X509_FIRST = -200,
+	HS_ERR_X509_MALFORMED = -200,        /* certificate is not valid DER / RFC 5280 */
+	HS_ERR_X509_UNKNOWN_CRITICAL = -201, /* unknown critical extension */
+	HS_ERR_X509_UNSUPPORTED_ALG = -202,  /* signature algorithm or key type not supported */
+	HS_ERR_X509_EXPIRED = -203,          /* certificate has expired */
+	HS_ERR_X509_NOT_YET_VALID = -204,    /* certificate is not yet valid */
+	HS_ERR_X509_UNKNOWN_ISSUER = -205,   /* no path to a trusted root */
+	HS_ERR_X509_BAD_SIGNATURE = -206,    /* certificate signature does not verify */
+	HS_ERR_X509_NOT_CA = -207,           /* issuer is not a CA (basicConstraints) */
+	HS_ERR_X509_PATH_LEN = -208,         /* pathLenConstraint exceeded */
+	HS_ERR_X509_KEY_USAGE = -209,        /* keyUsage does not allow this use */
+	HS_ERR_X509_EKU = -210,              /* extendedKeyUsage does not allow this purpose */
+	HS_ERR_X509_NAME_CONSTRAINT = -211,  /* name outside the issuer's name constraints */
+	HS_ERR_X509_HOSTNAME = -212,         /* certificate not valid for the host name */
+	HS_ERR_X509_CHAIN_TOO_LONG = -213,   /* too many certificates */
+	HS_ERR_X509_NO_ANCHORS = -214,       /* no trust anchors could be loaded */
+	HS_ERR_X509_LAST = -214,
 };
 
 /* A short English message for err; never NULL. */

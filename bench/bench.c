@@ -281,13 +281,13 @@ static void emit_table(const struct bench_row *r)
 	char hm[32], hr[80], om[32], orng[80];
 
 	if (!table_started) {
-		printf("%-30s %-5s %11s %-25s %11s %-25s %7s  %s\n", "row", "unit", "hs",
+		printf("%-41s %-5s %11s %-25s %11s %-25s %7s  %s\n", "row", "unit", "hs",
 		       "[min-max]", "OpenSSL", "[min-max]", "hs/ossl", "hs backend");
 		table_started = 1;
 	}
 	fmt_stats(hm, hr, sizeof(hr), r, &r->hs);
 	fmt_stats(om, orng, sizeof(orng), r, &r->ref);
-	printf("%-30s %-5s %11s %-25s %11s %-25s %7.2f  %s\n", r->name, r->unit, hm, hr, om,
+	printf("%-41s %-5s %11s %-25s %11s %-25s %7.2f  %s\n", r->name, r->unit, hm, hr, om,
 	       orng, r->hs.median / r->ref.median, r->backend);
 	fflush(stdout);
 }

@@ -208,7 +208,7 @@ static void emit(const struct bench_opts *o, const char *row, struct result *r, 
 		       "\"cpu_s_per_gb\": %.3f, \"note\": \"%s\"}\n",
 		       row, mb[r->n / 2], mb[0], mb[r->n - 1], WRITE_LEN, cpu[r->n / 2], note);
 	else
-		printf("%-44s %9.1f [%.1f-%.1f] %12.3f  %s\n", row, mb[r->n / 2], mb[0],
+		printf("%-50s %9.1f [%.1f-%.1f] %12.3f  %s\n", row, mb[r->n / 2], mb[0],
 		       mb[r->n - 1], cpu[r->n / 2], note);
 }
 
@@ -228,7 +228,7 @@ int bench_ktls(const struct bench_opts *o)
 			"  ktls:     inside User-Mode Linux: the kernel has no AES-NI/AVX crypto, "
 			"kernel rows are for function, not speed\n");
 	if (!o->json)
-		printf("\n%-44s %9s %-15s %12s\n", "row", "MB/s", "[min-max]", "CPU s/GB");
+		printf("\n%-50s %9s %-15s %12s\n", "row", "MB/s", "[min-max]", "CPU s/GB");
 	for (int id = 0; id < HS_KTLS_N_CIPHERS; id++) {
 		const struct hs_ktls_cipher *c = hs_ktls_cipher_by_id((enum hs_ktls_cipher_id)id);
 		for (int kernel = 1; kernel >= 0; kernel--) {

@@ -5,15 +5,17 @@
  * each library, for each TLS 1.3 suite, over a connection made once per
  * suite (a handshake as in "hs-bench handshake", without verification):
  *
- *   record SUITE seal 16 KiB       client side only: hs_conn_write +
+ *   record AEAD seal 16 KiB        client side only: hs_conn_write +
  *                                  hs_conn_pull, the record is discarded;
  *                                  OpenSSL: SSL_write_ex + BIO_read_ex out
  *                                  of the memory BIO
- *   record SUITE seal+open 16 KiB  the same record is then fed to the
+ *   record AEAD seal+open 16 KiB   the same record is then fed to the
  *                                  server and read back: hs_conn_feed +
  *                                  hs_conn_read; OpenSSL: SSL_read_ex
  *
- * The open cost alone is the difference of the two (records cannot be
+ * AEAD names the suite's AEAD (one suite per AEAD in TLS 1.3: AES-128-GCM
+ * is TLS_AES_128_GCM_SHA256, AES-256-GCM TLS_AES_256_GCM_SHA384,
+ * ChaCha20-Poly1305 TLS_CHACHA20_POLY1305_SHA256). The open cost alone is the difference of the two (records cannot be
  * opened twice: each has its own sequence number). MB are 10^6 bytes of
  * application data. Before a suite is timed, its check runs once (each
  * library completes a handshake with that suite, one byte each way), and
@@ -40,12 +42,12 @@ struct suite_info {
 };
 
 static const struct suite_info suites[] = {
-	{ HS_TLS_AES_128_GCM_SHA256, "record TLS_AES_128_GCM_SHA256 seal 16 KiB",
-	  "record TLS_AES_128_GCM_SHA256 seal+open 16 KiB", hs_aead_aes128gcm },
-	{ HS_TLS_AES_256_GCM_SHA384, "record TLS_AES_256_GCM_SHA384 seal 16 KiB",
-	  "record TLS_AES_256_GCM_SHA384 seal+open 16 KiB", hs_aead_aes256gcm },
-	{ HS_TLS_CHACHA20_POLY1305_SHA256, "record TLS_CHACHA20_POLY1305_SHA256 seal 16 KiB",
-	  "record TLS_CHACHA20_POLY1305_SHA256 seal+open 16 KiB", hs_aead_chacha20poly1305 },
+	{ HS_TLS_AES_128_GCM_SHA256, "record AES-128-GCM seal 16 KiB",
+	  "record AES-128-GCM seal+open 16 KiB", hs_aead_aes128gcm },
+	{ HS_TLS_AES_256_GCM_SHA384, "record AES-256-GCM seal 16 KiB",
+	  "record AES-256-GCM seal+open 16 KiB", hs_aead_aes256gcm },
+	{ HS_TLS_CHACHA20_POLY1305_SHA256, "record ChaCha20-Poly1305 seal 16 KiB",
+	  "record ChaCha20-Poly1305 seal+open 16 KiB", hs_aead_chacha20poly1305 },
 };
 
 static struct hs_pair hx;

@@ -16,6 +16,8 @@
  *   (16 and 8) or AVX-512 with an IFMA Poly1305 (16 and 8, radix 2^44).
  * - seal encrypts then MACs 4 KiB at a time, so the MAC reads the
  *   ciphertext from L1; open must MAC everything before it decrypts.
+ *   Messages up to 192 bytes take their keystream and the MAC key from
+ *   one 4-block batch (a stack buffer, wiped).
  * - Length limit: RFC 8439 2.8 P_MAX is 2^32 - 1 blocks of 64 bytes
  *   (274,877,906,880 bytes); past it the 32-bit counter would wrap and
  *   reuse keystream. open refuses longer input with HS_ERR_TOO_LONG; seal
@@ -38,6 +40,11 @@
 /* seal's unit of work: a multiple of 1024 (16 ChaCha20 blocks) that fits L1 twice */
 #define SEAL_CHUNK 4096
 
+/* Up to SHORT_MAX bytes, block 0 and the keystream come from one batch of
+ * four blocks (KS_LEN bytes) instead of a scalar block 0 then a batch. */
+#define SHORT_MAX 192
+#define KS_LEN 256
+
 struct impl {
 	hs_chacha20_xor_fn *xor_fn;
 	hs_poly1305_blocks_fn *mac_fn;
@@ -57,17 +64,32 @@ static int cp_init(void *ctx, const uint8_t *key)
 
 static void cp_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct cp_ctx)); }
 
-/* Set up the ChaCha20 state at counter 1 and the MAC keyed with block 0. */
+/*
+ * Set up the ChaCha20 state at counter 1 and the MAC keyed with block 0
+ * (its first 32 bytes are r || s), written to ks[0..63]. A short message
+ * also gets its keystream in ks[64..64+len) from the same call, which the
+ * SIMD backends run as one batch of four blocks.
+ */
 static void start(const struct impl *impl, const void *ctx, const uint8_t *nonce,
-		  uint32_t st[16], struct hs_poly1305 *mac)
+		  size_t len, uint32_t st[16], struct hs_poly1305 *mac, uint8_t ks[KS_LEN])
 {
-	uint8_t block0[64];
+	static const uint8_t zeros[KS_LEN];
 
 	hs_chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 0);
-	hs_chacha20_block(st, block0);
-	hs_poly1305_init_with(mac, block0, impl->mac_fn); /* the first 32 bytes: r || s */
-	hs_wipe(block0, sizeof(block0));
+	if (len <= SHORT_MAX)
+		impl->xor_fn(st, zeros, 64 + len, ks, 0xffffffff);
+	else
+		hs_chacha20_block(st, ks);
+	hs_poly1305_init_with(mac, ks, impl->mac_fn);
 	st[12] = 1;
+}
+
+/* out = (in ^ ks) & mask, for the short path */
+static void xor_short(const uint8_t *ks, const uint8_t *in, size_t len, uint8_t *out,
+		      uint32_t mask)
+{
+	for (size_t i = 0; i < len; i++)
+		out[i] = (uint8_t)((in[i] ^ ks[i]) & mask);
 }
 
 /* Zeros up to a multiple of 16 after len bytes (RFC 8439 2.8 pad16). */
@@ -93,28 +115,41 @@ static void mac_finish(struct hs_poly1305 *mac, size_t ad_len, size_t len, uint8
 	hs_poly1305_final(mac, tag);
 }
 
+/* Encrypt and MAC chunk by chunk, so the MAC reads the ciphertext from L1. */
+static void encrypt_and_mac(const struct impl *impl, uint32_t st[16], struct hs_poly1305 *mac,
+			    const uint8_t *in, size_t len, uint8_t *out)
+{
+	for (size_t off = 0; off < len; off += SEAL_CHUNK) {
+		size_t n = len - off < SEAL_CHUNK ? len - off : SEAL_CHUNK;
+
+		impl->xor_fn(st, in + off, n, out + off, 0xffffffff);
+		hs_poly1305_update(mac, out + off, n);
+		st[12] += SEAL_CHUNK / 64;
+	}
+}
+
 static void seal_with(const struct impl *impl, const void *ctx, const uint8_t *nonce,
 		      const uint8_t *ad, size_t ad_len, const uint8_t *in, size_t len,
 		      uint8_t *out)
 {
 	uint32_t st[16];
 	struct hs_poly1305 mac;
+	uint8_t ks[KS_LEN];
 
 	if ((uint64_t)len > P_MAX)
 		abort(); /* would reuse keystream; seal cannot report an error */
-	start(impl, ctx, nonce, st, &mac);
+	start(impl, ctx, nonce, len, st, &mac, ks);
 	hs_poly1305_update(&mac, ad, ad_len);
 	mac_pad16(&mac, ad_len);
-	/* encrypt and MAC chunk by chunk, so the MAC reads ciphertext from L1 */
-	for (size_t off = 0; off < len; off += SEAL_CHUNK) {
-		size_t n = len - off < SEAL_CHUNK ? len - off : SEAL_CHUNK;
-
-		impl->xor_fn(st, in + off, n, out + off, 0xffffffff);
-		hs_poly1305_update(&mac, out + off, n);
-		st[12] += SEAL_CHUNK / 64;
+	if (len <= SHORT_MAX) {
+		xor_short(ks + 64, in, len, out, 0xffffffff);
+		hs_poly1305_update(&mac, out, len);
+	} else {
+		encrypt_and_mac(impl, st, &mac, in, len, out);
 	}
 	mac_finish(&mac, ad_len, len, out + len);
 	hs_wipe(st, sizeof(st));
+	hs_wipe(ks, sizeof(ks));
 }
 
 static int open_with(const struct impl *impl, const void *ctx, const uint8_t *nonce,
@@ -123,14 +158,14 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 {
 	uint32_t st[16], bad, keep;
 	struct hs_poly1305 mac;
-	uint8_t tag[16];
+	uint8_t tag[16], ks[KS_LEN];
 
 	if (len < HS_AEAD_TAG_LEN)
 		return HS_ERR_BAD_TAG;
 	len -= HS_AEAD_TAG_LEN;
 	if ((uint64_t)len > P_MAX)
 		return HS_ERR_TOO_LONG;
-	start(impl, ctx, nonce, st, &mac);
+	start(impl, ctx, nonce, len, st, &mac, ks);
 	hs_poly1305_update(&mac, ad, ad_len);
 	mac_pad16(&mac, ad_len);
 	hs_poly1305_update(&mac, in, len);
@@ -139,9 +174,13 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 	/* keep = all-ones iff the tag is good: the XOR then writes plaintext,
 	 * else zeros. The barrier stops the compiler turning it into a branch. */
 	keep = ct_barrier_u32(bad) - 1;
-	impl->xor_fn(st, in, len, out, keep);
+	if (len <= SHORT_MAX)
+		xor_short(ks + 64, in, len, out, keep);
+	else
+		impl->xor_fn(st, in, len, out, keep);
 	hs_wipe(st, sizeof(st));
 	hs_wipe(tag, sizeof(tag));
+	hs_wipe(ks, sizeof(ks));
 	return (int)bad * HS_ERR_BAD_TAG; /* 0 or HS_ERR_BAD_TAG, without a branch */
 }
 

@@ -25,6 +25,10 @@
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
 typedef unsigned __int128 u128;
 
 /* p, little-endian limbs */
@@ -43,6 +47,28 @@ static const hs_p256_fe one_mont = { 0x0000000000000001ull, 0xffffffff00000000ul
 static const hs_p256_fe b_mont = { 0xd89cdf6229c4bddfull, 0xacf005cd78843090ull,
 				   0xe5a220abf7212ed6ull, 0xdc30061d04874834ull };
 
+#if defined(__x86_64__)
+/*
+ * Carry chains through _addcarry_u64 / _subborrow_u64: plain ADC and SBB,
+ * in every x86-64 (no CPU feature needed); compilers chain them far better
+ * than 128-bit additions.
+ */
+static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	unsigned long long d;
+
+	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
+	return d;
+}
+
+static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	unsigned long long s;
+
+	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
+	return s;
+}
+#else
 /* a - b - *borrow, updating *borrow (0 or 1). */
 static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
 {
@@ -58,12 +84,13 @@ static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
 	*carry = (uint64_t)(s >> 64);
 	return (uint64_t)s;
 }
+#endif
 
 /*
  * r = (t4:t3:t2:t1:t0) mod p for a value below 2p: subtract p, keep the
  * difference unless it borrowed (then the value was already < p).
  */
-static void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
+static inline __attribute__((always_inline)) void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
 			uint64_t t4)
 {
 	uint64_t borrow = 0, s0, s1, s2, s3, keep;
@@ -91,7 +118,7 @@ static void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uin
  * hi carries past the top limb.
  * The result, below 2p, is reduced once.
  */
-static void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
+static inline __attribute__((always_inline)) void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
 			uint64_t t4, uint64_t t5, uint64_t t6, uint64_t t7)
 {
 	uint64_t m, hi = 0;
@@ -211,6 +238,11 @@ void hs_p256_fe_select(void)
 	atomic_store_explicit(&use_adx, hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX),
 			      memory_order_relaxed);
 #endif
+}
+
+int hs_p256_fe_adx_active(void)
+{
+	return atomic_load_explicit(&use_adx, memory_order_relaxed);
 }
 
 void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)

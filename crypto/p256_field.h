@@ -26,6 +26,8 @@ void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a);
  * hs_cpu_force_portable). The public P-256 functions call it on entry.
  */
 void hs_p256_fe_select(void);
+/* 1 if hs_p256_fe_select() chose MULX/ADX (the scalar code follows it). */
+int hs_p256_fe_adx_active(void);
 
 /* The backends; all give bit-identical results. */
 void hs_p256_fe_mul_portable(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);

@@ -10,12 +10,18 @@
  *   table lookup is not secret-dependent; every input does the same work.
  * - Reductions of 256-bit inputs need at most one subtraction since
  *   2^256 < 2n; it is always computed and selected with a mask.
+ * - Multiplication and squaring dispatch to crypto/asm/p256_scalar_adx.c
+ *   (MULX, ADX) when the field code chose its ADX backend; same results.
  * Nothing here branches on or indexes memory by the values.
  */
 #include "crypto/p256_scalar.h"
 
 #include "base/wipe.h"
 #include "crypto/ct.h"
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 typedef unsigned __int128 u128;
 
@@ -35,6 +41,24 @@ static const uint8_t n_minus_2[32] = {
 	0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x4f,
 };
 
+#if defined(__x86_64__)
+/* plain ADC / SBB chains, as in p256_field.c */
+static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	unsigned long long d;
+
+	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
+	return d;
+}
+
+static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	unsigned long long s;
+
+	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
+	return s;
+}
+#else
 static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
 {
 	u128 d = (u128)a - b - *borrow;
@@ -48,9 +72,10 @@ static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
 	*carry = (uint64_t)(s >> 64);
 	return (uint64_t)s;
 }
+#endif
 
 /* r = t mod n for t = (t4:t3..t0) < 2n: subtract n unless that borrows. */
-static void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_t t4)
+static inline __attribute__((always_inline)) void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_t t4)
 {
 	uint64_t borrow = 0, s[4], keep;
 
@@ -70,7 +95,7 @@ static void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_t t4)
  * m = t_i * N0 makes t + m*n*2^(64i) divisible by 2^(64(i+1)); hi is the
  * carry past the top limb. The result (below 2n) is reduced once.
  */
-static void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
+static inline __attribute__((always_inline)) void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
 			uint64_t t4, uint64_t t5, uint64_t t6, uint64_t t7)
 {
 	uint64_t m, hi = 0, t[4];
@@ -100,7 +125,7 @@ static void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2, uin
 	reduce_once(r, t, hi);
 }
 
-void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+void hs_p256_sc_mont_mul_portable(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -133,7 +158,7 @@ void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
 }
 
 /* r = a * a / 2^256 mod n: cross products once, doubled, plus the squares. */
-static void mont_sqr(hs_p256_sc r, const hs_p256_sc a)
+void hs_p256_sc_mont_sqr_portable(hs_p256_sc r, const hs_p256_sc a)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -179,6 +204,28 @@ static void mont_sqr(hs_p256_sc r, const hs_p256_sc a)
 	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
+void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (hs_p256_fe_adx_active()) {
+		hs_p256_sc_mont_mul_adx(r, a, b);
+		return;
+	}
+#endif
+	hs_p256_sc_mont_mul_portable(r, a, b);
+}
+
+void hs_p256_sc_mont_sqr(hs_p256_sc r, const hs_p256_sc a)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (hs_p256_fe_adx_active()) {
+		hs_p256_sc_mont_sqr_adx(r, a);
+		return;
+	}
+#endif
+	hs_p256_sc_mont_sqr_portable(r, a);
+}
+
 void hs_p256_sc_to_mont(hs_p256_sc r, const hs_p256_sc a)
 {
 	hs_p256_sc_mont_mul(r, a, r2_mod_n);
@@ -199,7 +246,7 @@ void hs_p256_sc_inv_mont(hs_p256_sc r, const hs_p256_sc a)
 		/* the nibble is of the public exponent n - 2 */
 		unsigned nib = (n_minus_2[i / 2] >> (i % 2 ? 0 : 4)) & 0xf;
 		for (int k = 0; k < 4; k++)
-			mont_sqr(t, t);
+			hs_p256_sc_mont_sqr(t, t);
 		hs_p256_sc_mont_mul(t, t, pow[nib]);
 	}
 	for (int i = 0; i < 4; i++)

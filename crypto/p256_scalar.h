@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto/p256_field.h" /* HS_HAVE_P256_ADX, hs_p256_fe_adx_active */
+
 typedef uint64_t hs_p256_sc[4];
 
 /*
@@ -31,8 +33,20 @@ void hs_p256_sc_from_digest(hs_p256_sc r, const uint8_t *h, size_t h_len);
 void hs_p256_sc_to_bytes(uint8_t out[32], const hs_p256_sc a);
 
 void hs_p256_sc_add(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b);
-/* r = a * b / 2^256 mod n; a and b may be any values below n. */
+/*
+ * r = a * b / 2^256 mod n and r = a * a / 2^256 mod n, for a, b below n;
+ * MULX/ADX when hs_p256_fe_select() chose that backend for the field.
+ */
 void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b);
+void hs_p256_sc_mont_sqr(hs_p256_sc r, const hs_p256_sc a);
+/* The backends; all give bit-identical results. */
+void hs_p256_sc_mont_mul_portable(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b);
+void hs_p256_sc_mont_sqr_portable(hs_p256_sc r, const hs_p256_sc a);
+#if defined(HS_HAVE_P256_ADX)
+/* crypto/asm/p256_scalar_adx.c; need hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX). */
+void hs_p256_sc_mont_mul_adx(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b);
+void hs_p256_sc_mont_sqr_adx(hs_p256_sc r, const hs_p256_sc a);
+#endif
 /* r = a * 2^256 mod n (into Montgomery form). */
 void hs_p256_sc_to_mont(hs_p256_sc r, const hs_p256_sc a);
 /* r = 1/a in Montgomery form, for a in Montgomery form (Fermat; 0 gives 0). */

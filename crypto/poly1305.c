@@ -13,10 +13,11 @@
  * - h is kept only partially reduced (h < 2p). The final reduction
  *   computes g = h + 5 and takes g - 2^130 instead of h when bit 130 of g
  *   is set, by a masked select: no branch on h.
- * - SIMD backends (crypto/asm/poly1305_*.c) absorb long runs of whole
- *   blocks in radix 2^26 with powers of r; this file gives them the powers
- *   and the conversions of h between the two radices. The padded last
- *   block always goes through the portable code here.
+ * - SIMD backends (crypto/asm/poly1305_*.c, chosen by init_with) absorb
+ *   long runs of whole blocks with powers of r in radix 2^26; this file
+ *   gives them the powers and the conversions of h between radices 2^64
+ *   and 2^26 (the IFMA one converts further to 2^44 itself). The padded
+ *   last block always goes through the portable code here.
  * - Only the message length steers loops and the buffer; secrets never
  *   select a branch or an address. The state is wiped by final.
  */

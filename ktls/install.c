@@ -114,7 +114,7 @@ int ktls_set_conf(struct hs_ktls *k, int name, const struct hs_ktls_dir *d, uint
 
 int ktls_user_key(struct hs_ktls *k, struct hs_ktls_dir *d)
 {
-	return k->aead->init(&d->aead, d->key);
+	return k->aead->init(ktls_aead_ctx(d), d->key);
 }
 
 static void copy_dir(struct hs_ktls_dir *d, const struct hs_dir_secrets *s, size_t secret_len,
@@ -230,8 +230,8 @@ void hs_ktls_wipe(struct hs_ktls *k)
 	if (!k)
 		return;
 	if (k->aead) {
-		k->aead->wipe(&k->tx.aead);
-		k->aead->wipe(&k->rx.aead);
+		k->aead->wipe(ktls_aead_ctx(&k->tx));
+		k->aead->wipe(ktls_aead_ctx(&k->rx));
 	}
 	hs_wipe(k, sizeof(*k));
 	k->fd = -1;

@@ -13,6 +13,12 @@
 #define TCP_ULP 31
 #endif
 
+/* The 64-byte aligned AEAD context inside d->aead_buf (round the address up). */
+static inline void *ktls_aead_ctx(struct hs_ktls_dir *d)
+{
+	return (void *)(((uintptr_t)d->aead_buf + 63) & ~(uintptr_t)63);
+}
+
 /* setsockopt TLS_TX/TLS_RX from d's key and IV; returns 0 or errno. */
 int ktls_set_conf(struct hs_ktls *k, int name, const struct hs_ktls_dir *d, uint64_t seq);
 /* Key the userspace AEAD of d. */

@@ -13,7 +13,7 @@
  * userspace (the tests use that to check the kernel's records against ours).
  *
  * Memory: struct hs_ktls is caller memory (about 55 KiB: record buffers and
- * two AEAD contexts); nothing here allocates. It holds secrets:
+ * two AEAD contexts; malloc's alignment is enough); nothing here allocates. It holds secrets:
  * hs_ktls_wipe() clears it; the socket itself is the caller's to close.
  *
  * Errors: 0 or a negative hs_err (base/err.h). A failed syscall becomes
@@ -144,7 +144,12 @@ struct hs_ktls_dir {
 	enum hs_ktls_path path;
 	enum hs_ktls_why why;
 	int why_errno;
-	struct hs_aead_ctx aead; /* userspace path only */
+	/*
+	 * userspace path only: the AEAD context, 64-byte aligned inside this
+	 * buffer at run time, so that struct hs_ktls needs no more alignment
+	 * than malloc gives
+	 */
+	uint8_t aead_buf[HS_AEAD_CTX_MAX + 64];
 };
 
 /* All fields are private: use the functions below. */

@@ -120,7 +120,7 @@ static int user_send_one(struct hs_ktls *k, uint8_t type, const uint8_t *p, size
 	memcpy(hdr + HS_KTLS_HDR, p, len);
 	hdr[HS_KTLS_HDR + len] = type;
 	make_nonce(&k->tx, nonce);
-	k->aead->seal(&k->tx.aead, nonce, hdr, HS_KTLS_HDR, hdr + HS_KTLS_HDR, len + 1,
+	k->aead->seal(ktls_aead_ctx(&k->tx), nonce, hdr, HS_KTLS_HDR, hdr + HS_KTLS_HDR, len + 1,
 		      hdr + HS_KTLS_HDR);
 	k->tx.seq++;
 	return send_raw(k, HS_KTLS_DATA, hdr, HS_KTLS_HDR + clen);
@@ -233,7 +233,7 @@ static int user_open(struct hs_ktls *k, uint8_t *type, uint8_t **body, size_t *l
 		return err;
 	hdr = k->in + k->in_off; /* fill may have moved it */
 	make_nonce(&k->rx, nonce);
-	if (k->aead->open(&k->rx.aead, nonce, hdr, HS_KTLS_HDR, hdr + HS_KTLS_HDR, clen,
+	if (k->aead->open(ktls_aead_ctx(&k->rx), nonce, hdr, HS_KTLS_HDR, hdr + HS_KTLS_HDR, clen,
 			  hdr + HS_KTLS_HDR) != 0)
 		return ktls_fail(k, HS_ERR_TLS_BAD_RECORD_MAC, 0);
 	k->rx.seq++;

@@ -202,6 +202,7 @@ static int write_tbs(struct hs_writer *w, const struct hs_cert_spec *spec, const
 	static const uint8_t v3[] = { 0x02, 0x01, 0x02 };
 	uint8_t serial[HS_SHA256_LEN];
 	size_t tbs;
+	int err;
 
 	hs_sha256(pub, 65, serial);
 	serial[0] &= 0x7f; /* positive */
@@ -211,8 +212,9 @@ static int write_tbs(struct hs_writer *w, const struct hs_cert_spec *spec, const
 	der_prim(w, 0x02, serial, 16);
 	write_alg_ecdsa_sha256(w);
 	write_name(w, spec->dns_name);
-	if (write_validity(w, spec))
-		return HS_ERR_ARG;
+	err = write_validity(w, spec);
+	if (err)
+		return err;
 	write_name(w, spec->dns_name);
 	write_spki(w, pub);
 	write_extensions(w, spec);

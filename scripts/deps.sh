@@ -8,6 +8,7 @@ packages=(
 	libcmocka-dev          # unit tests
 	libssl-dev openssl     # OpenSSL: comparison peer in bench/ and tests/ only
 	valgrind               # constant-time (ctgrind) tests
+	gnutls-bin iproute2 util-linux  # interop peers (gnutls-serv/-cli), ip + unshare for a private netns
 )
 
 missing=()

@@ -11,8 +11,10 @@
  * - After the rounds, the 16 words x 8 blocks are transposed into eight
  *   64-byte blocks: 32/64-bit unpacks within 128-bit lanes give four words
  *   of two blocks per register, then lane swaps (vperm2i128) join them.
- * - A tail under 512 bytes computes eight blocks into a stack buffer that
- *   is wiped afterwards. Only len steers loops: constant time.
+ * - A tail under 512 bytes computes eight blocks, or four in 128-bit
+ *   registers when it is 256 bytes or less (same method, a 4x4 transpose),
+ *   into a stack buffer that is wiped afterwards; 128 bytes or less go to
+ *   the portable code. Only len steers loops and the choice: constant time.
  * - Per-function target attributes: no global -mavx2 is needed; call only
  *   when hs_cpu_has(HS_CPU_AVX2).
  */
@@ -122,37 +124,145 @@ AVX2 static void transpose8(const __m256i y[16], __m256i ks[16])
 	}
 }
 
+/* ---- four blocks in 128-bit registers, for short tails ---- */
+
+AVX2 static inline __m128i rotl16_4(__m128i x)
+{
+	const __m128i idx = _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+	return _mm_shuffle_epi8(x, idx);
+}
+
+AVX2 static inline __m128i rotl8_4(__m128i x)
+{
+	const __m128i idx = _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+	return _mm_shuffle_epi8(x, idx);
+}
+
+#define ROTL4(x, n) _mm_or_si128(_mm_slli_epi32((x), (n)), _mm_srli_epi32((x), 32 - (n)))
+
+#define QR4(a, b, c, d)                                         \
+	do {                                                    \
+		a = _mm_add_epi32(a, b);                        \
+		d = rotl16_4(_mm_xor_si128(d, a));              \
+		c = _mm_add_epi32(c, d);                        \
+		b = ROTL4(_mm_xor_si128(b, c), 12);             \
+		a = _mm_add_epi32(a, b);                        \
+		d = rotl8_4(_mm_xor_si128(d, a));               \
+		c = _mm_add_epi32(c, d);                        \
+		b = ROTL4(_mm_xor_si128(b, c), 7);              \
+	} while (0)
+
+/* Words w..w+3 of four blocks (lane j = block j) stored as 16 bytes of each block. */
+AVX2 static inline void store4x4(__m128i a, __m128i b, __m128i c, __m128i d, uint8_t *ks)
+{
+	__m128i t0 = _mm_unpacklo_epi32(a, b), t1 = _mm_unpackhi_epi32(a, b);
+	__m128i t2 = _mm_unpacklo_epi32(c, d), t3 = _mm_unpackhi_epi32(c, d);
+
+	_mm_storeu_si128((__m128i *)(void *)ks, _mm_unpacklo_epi64(t0, t2));
+	_mm_storeu_si128((__m128i *)(void *)(ks + 64), _mm_unpackhi_epi64(t0, t2));
+	_mm_storeu_si128((__m128i *)(void *)(ks + 128), _mm_unpacklo_epi64(t1, t3));
+	_mm_storeu_si128((__m128i *)(void *)(ks + 192), _mm_unpackhi_epi64(t1, t3));
+}
+
+/* 256 bytes of keystream: blocks st[12] + 0..3 (modulo 2^32). */
+AVX2 static void keystream4(const uint32_t st[16], uint8_t ks[256])
+{
+	__m128i s[16];
+
+	for (int i = 0; i < 16; i++)
+		s[i] = _mm_set1_epi32((int)st[i]);
+	s[12] = _mm_add_epi32(s[12], _mm_setr_epi32(0, 1, 2, 3));
+	__m128i x0 = s[0], x1 = s[1], x2 = s[2], x3 = s[3], x4 = s[4], x5 = s[5], x6 = s[6],
+		x7 = s[7], x8 = s[8], x9 = s[9], x10 = s[10], x11 = s[11], x12 = s[12],
+		x13 = s[13], x14 = s[14], x15 = s[15];
+	for (int i = 0; i < 10; i++) {
+		QR4(x0, x4, x8, x12);
+		QR4(x1, x5, x9, x13);
+		QR4(x2, x6, x10, x14);
+		QR4(x3, x7, x11, x15);
+		QR4(x0, x5, x10, x15);
+		QR4(x1, x6, x11, x12);
+		QR4(x2, x7, x8, x13);
+		QR4(x3, x4, x9, x14);
+	}
+	store4x4(_mm_add_epi32(x0, s[0]), _mm_add_epi32(x1, s[1]), _mm_add_epi32(x2, s[2]),
+		 _mm_add_epi32(x3, s[3]), ks);
+	store4x4(_mm_add_epi32(x4, s[4]), _mm_add_epi32(x5, s[5]), _mm_add_epi32(x6, s[6]),
+		 _mm_add_epi32(x7, s[7]), ks + 16);
+	store4x4(_mm_add_epi32(x8, s[8]), _mm_add_epi32(x9, s[9]), _mm_add_epi32(x10, s[10]),
+		 _mm_add_epi32(x11, s[11]), ks + 32);
+	store4x4(_mm_add_epi32(x12, s[12]), _mm_add_epi32(x13, s[13]),
+		 _mm_add_epi32(x14, s[14]), _mm_add_epi32(x15, s[15]), ks + 48);
+	hs_wipe(s, sizeof(s));
+}
+
+/* ---- the XOR ---- */
+
+/*
+ * A tail under 512 bytes: eight blocks (over 256 bytes) or four into a
+ * buffer; up to two blocks, the scalar code is faster than a batch of four.
+ */
+AVX2 static void xor_tail(const __m256i s[16], uint32_t counter, const uint32_t st[16],
+			  const uint8_t *in, size_t len, uint8_t *out, uint32_t mask)
+{
+	uint8_t buf[512];
+
+	if (len <= 128) {
+		uint32_t t[16];
+
+		memcpy(t, st, sizeof(t));
+		t[12] = counter;
+		hs_chacha20_xor_portable(t, in, len, out, mask);
+		hs_wipe(t, sizeof(t));
+		return;
+	}
+	if (len > 256) {
+		__m256i y[16], ks[16];
+
+		rounds8(s, y);
+		transpose8(y, ks);
+		memcpy(buf, ks, sizeof(buf));
+		hs_wipe(y, sizeof(y));
+		hs_wipe(ks, sizeof(ks));
+	} else {
+		uint32_t t[16];
+
+		memcpy(t, st, sizeof(t));
+		t[12] = counter;
+		keystream4(t, buf);
+		hs_wipe(t, sizeof(t));
+	}
+	for (size_t i = 0; i < len; i++)
+		out[i] = (uint8_t)((in[i] ^ buf[i]) & mask);
+	hs_wipe(buf, sizeof(buf));
+}
+
 AVX2 void hs_chacha20_xor_avx2(const uint32_t st[16], const uint8_t *in, size_t len,
 			       uint8_t *out, uint32_t mask)
 {
 	__m256i s[16], y[16], ks[16];
 	const __m256i m = _mm256_set1_epi32((int)mask);
+	size_t done = 0;
 
 	for (int i = 0; i < 16; i++)
 		s[i] = _mm256_set1_epi32((int)st[i]);
 	s[12] = _mm256_add_epi32(s[12], _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 
-	for (; len >= 512; len -= 512, in += 512, out += 512) {
+	for (; len - done >= 512; done += 512) {
 		rounds8(s, y);
 		transpose8(y, ks);
 		/* each 32-byte chunk is loaded before it is stored: in == out is fine */
 		for (int i = 0; i < 16; i++) {
-			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(in + 32 * i));
+			__m256i v = _mm256_loadu_si256(
+				(const __m256i *)(const void *)(in + done + 32 * i));
 			v = _mm256_and_si256(_mm256_xor_si256(v, ks[i]), m);
-			_mm256_storeu_si256((__m256i *)(void *)(out + 32 * i), v);
+			_mm256_storeu_si256((__m256i *)(void *)(out + done + 32 * i), v);
 		}
 		s[12] = _mm256_add_epi32(s[12], _mm256_set1_epi32(8));
 	}
-	if (len > 0) {
-		uint8_t buf[512];
-
-		rounds8(s, y);
-		transpose8(y, ks);
-		memcpy(buf, ks, sizeof(buf));
-		for (size_t i = 0; i < len; i++)
-			out[i] = (uint8_t)((in[i] ^ buf[i]) & mask);
-		hs_wipe(buf, sizeof(buf));
-	}
+	if (len > done)
+		xor_tail(s, st[12] + (uint32_t)(done / 64), st, in + done, len - done, out + done,
+			 mask);
 	hs_wipe(s, sizeof(s));
 	hs_wipe(y, sizeof(y));
 	hs_wipe(ks, sizeof(ks));

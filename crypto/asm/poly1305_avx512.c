@@ -75,9 +75,11 @@ INLINE struct v5 mul(struct v5 a, struct v5 r)
 		   MUL(a.l4, s2));
 	d.l2 = ADD(ADD(ADD(MUL(a.l0, r.l2), MUL(a.l1, r.l1)), ADD(MUL(a.l2, r.l0), MUL(a.l3, s4))),
 		   MUL(a.l4, s3));
-	d.l3 = ADD(ADD(ADD(MUL(a.l0, r.l3), MUL(a.l1, r.l2)), ADD(MUL(a.l2, r.l1), MUL(a.l3, r.l0))),
+	d.l3 = ADD(ADD(ADD(MUL(a.l0, r.l3), MUL(a.l1, r.l2)),
+		       ADD(MUL(a.l2, r.l1), MUL(a.l3, r.l0))),
 		   MUL(a.l4, s4));
-	d.l4 = ADD(ADD(ADD(MUL(a.l0, r.l4), MUL(a.l1, r.l3)), ADD(MUL(a.l2, r.l2), MUL(a.l3, r.l1))),
+	d.l4 = ADD(ADD(ADD(MUL(a.l0, r.l4), MUL(a.l1, r.l3)),
+		       ADD(MUL(a.l2, r.l2), MUL(a.l3, r.l1))),
 		   MUL(a.l4, r.l0));
 	return d;
 }

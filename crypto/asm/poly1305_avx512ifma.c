@@ -143,8 +143,10 @@ INLINE void mul_sum(struct v3 a, struct v3 r, uint64_t lo[3], uint64_t hi[3])
 	hi[0] = (uint64_t)_mm512_reduce_add_epi64(HI(HI(HI(z, a.l0, r.l0), a.l1, s2), a.l2, s1));
 	lo[1] = (uint64_t)_mm512_reduce_add_epi64(LO(LO(LO(z, a.l0, r.l1), a.l1, r.l0), a.l2, s2));
 	hi[1] = (uint64_t)_mm512_reduce_add_epi64(HI(HI(HI(z, a.l0, r.l1), a.l1, r.l0), a.l2, s2));
-	lo[2] = (uint64_t)_mm512_reduce_add_epi64(LO(LO(LO(z, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0));
-	hi[2] = (uint64_t)_mm512_reduce_add_epi64(HI(HI(HI(z, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0));
+	lo[2] = (uint64_t)_mm512_reduce_add_epi64(
+		LO(LO(LO(z, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0));
+	hi[2] = (uint64_t)_mm512_reduce_add_epi64(
+		HI(HI(HI(z, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0));
 }
 
 /* Limb i, lane k = p[idx[k]][i]. */

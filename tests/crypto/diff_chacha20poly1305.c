@@ -197,7 +197,8 @@ static void test_diff_poly1305(void **state)
 			hs_poly1305_final(&st, got);
 			assert_memory_equal(got, want, 16);
 		}
-		printf("# Poly1305 %s: %d messages identical to OpenSSL\n", backends[b].name, ITERS);
+		printf("# Poly1305 %s: %d messages identical to OpenSSL\n", backends[b].name,
+		       ITERS);
 	}
 	EVP_MAC_free(mac);
 	free(m);

@@ -3,12 +3,12 @@
  * (block function 2.3.2 and A.1, encryption 2.4.2 and A.2, Poly1305 2.5.2
  * and A.3 including the reduction edge cases, key generation 2.6.2 and
  * A.4, AEAD 2.8.2 and A.5) on every backend this CPU has; that the SIMD
- * ChaCha20 backends are bit-identical to the portable one (every length
- * 0..1100 and beyond, counter wrap, masks, in place) and the SIMD Poly1305
- * backends to the portable one (random and extreme keys and messages,
- * whole or in pieces); that flipping any bit
- * of ciphertext, tag or AD makes open fail with HS_ERR_BAD_TAG leaving only
- * zeros in out; and the table contract (sizes, init copies, wipe, dispatch).
+ * backends are bit-identical to the portable code (ChaCha20: every length
+ * 0..1100 and beyond, counter wrap, masks, in place; Poly1305: random and
+ * extreme keys and messages, whole or in pieces; AEAD: random inputs);
+ * that flipping any bit of ciphertext, tag or AD makes open fail with
+ * HS_ERR_BAD_TAG leaving only zeros in out; and the table contract
+ * (sizes, init copies the key, wipe zeroes, dispatch, forced portable).
  *
  * Test vectors: RFC 8439 (section numbers beside each).
  */

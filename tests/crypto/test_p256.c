@@ -11,8 +11,8 @@
  *   and SHA-512, and short digests (SHA-1, SHA-224 sizes);
  * - verification rejects r or s of 0 or n, modified r, s, digest or key;
  * - strict DER encoding and parsing; the kx and sig tables;
- * - the MULX/ADX field backend gives bit-identical results to the
- *   portable one (edge and random operands, and whole operations).
+ * - the MULX/ADX field and scalar backends give bit-identical results to
+ *   the portable ones (edge and random operands, and whole operations).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -854,6 +854,30 @@ static void test_backends_agree(void **state)
 		assert_memory_equal(r1, r2, 32);
 		hs_p256_fe_sqr_portable(r1, a);
 		hs_p256_fe_sqr_adx(r2, a);
+		assert_memory_equal(r1, r2, 32);
+		/* the same operands mod n (all below n but the top edge ones) */
+		if (a[3] >= 0xffffffff00000000ull)
+			a[3] = 0xfffffffe00000000ull;
+		if (b[3] >= 0xffffffff00000000ull)
+			b[3] = 0xfffffffe00000000ull;
+		hs_p256_sc_mont_mul_portable(r1, a, b);
+		hs_p256_sc_mont_mul_adx(r2, a, b);
+		assert_memory_equal(r1, r2, 32);
+		hs_p256_sc_mont_sqr_portable(r1, a);
+		hs_p256_sc_mont_sqr_adx(r2, a);
+		assert_memory_equal(r1, r2, 32);
+	}
+	/* n - 1 and n - 2 squared and multiplied */
+	{
+		static const hs_p256_sc n1 = { 0xf3b9cac2fc632550ull, 0xbce6faada7179e84ull,
+					       0xffffffffffffffffull, 0xffffffff00000000ull };
+		static const hs_p256_sc n2 = { 0xf3b9cac2fc63254full, 0xbce6faada7179e84ull,
+					       0xffffffffffffffffull, 0xffffffff00000000ull };
+		hs_p256_sc_mont_mul_portable(r1, n1, n2);
+		hs_p256_sc_mont_mul_adx(r2, n1, n2);
+		assert_memory_equal(r1, r2, 32);
+		hs_p256_sc_mont_sqr_portable(r1, n1);
+		hs_p256_sc_mont_sqr_adx(r2, n1);
 		assert_memory_equal(r1, r2, 32);
 	}
 	/* whole operations, forced portable and not */

@@ -1,0 +1,282 @@
+/*
+ * X.509 v3 extensions (RFC 5280 4.2): the ones a path validator needs,
+ * one table row per OID. Anything else is ignored unless marked critical:
+ * "A certificate-using system MUST reject the certificate if it encounters
+ * a critical extension it does not recognize" (4.2).
+ *
+ * Implementation notes: each parser checks the extension's DER strictly
+ * (DEFAULT values omitted, SIZE (1..MAX) lists non-empty, no unused bits
+ * set in bit strings) and stores views into the
+ * certificate. "A certificate MUST NOT include more than one instance of a
+ * particular extension": every OID is compared with the ones before it.
+ */
+#include "libhs/x509_cert.h"
+
+#include <string.h>
+
+#include "libhs/internal.h"
+
+#define MAX_EXTS_PER_CERT 32
+
+/* BOOLEAN: DER allows only 0x00 and 0xff. */
+static int read_bool(struct hs_reader *r, int *b)
+{
+	struct hs_reader v;
+
+	TRY(hs_der_read(r, 0x01, &v));
+	ENSURE(v.len == 1 && (v.p[0] == 0x00 || v.p[0] == 0xff), HS_ERR_BAD_ENCODING);
+	*b = v.p[0] != 0;
+	return 0;
+}
+
+/* BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER (0..MAX) OPTIONAL } */
+static int ext_bc(struct x509_cert *c, struct hs_reader v)
+{
+	struct hs_reader seq, n;
+
+	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
+	TRY(hs_read_end(&v));
+	if (hs_der_peek(&seq) == 0x01) {
+		TRY(read_bool(&seq, &c->is_ca));
+		ENSURE(c->is_ca, HS_ERR_BAD_ENCODING); /* DEFAULT FALSE is omitted */
+	}
+	if (hs_reader_left(&seq) > 0) {
+		/* "CAs MUST NOT include the pathLenConstraint field unless the cA
+		 * boolean is asserted" */
+		ENSURE(c->is_ca, HS_ERR_BAD_ENCODING);
+		TRY(hs_der_read(&seq, DER_INTEGER, &n));
+		ENSURE(n.len >= 1 && n.len <= 2 && (n.p[0] & 0x80) == 0, HS_ERR_BAD_ENCODING);
+		ENSURE(n.len == 1 || n.p[0] != 0, HS_ERR_BAD_ENCODING);
+		c->path_len = n.len == 1 ? n.p[0] : n.p[1];
+	}
+	return hs_read_end(&seq);
+}
+
+/* KeyUsage ::= BIT STRING (named bits: no trailing zero bits, at least one set) */
+static int ext_ku(struct x509_cert *c, struct hs_reader v)
+{
+	struct hs_reader bits;
+	uint8_t unused, last;
+
+	TRY(hs_der_read(&v, DER_BIT_STRING, &bits));
+	TRY(hs_read_end(&v));
+	TRY(hs_read_u8(&bits, &unused));
+	ENSURE(unused < 8 && bits.len >= 1 && bits.len <= 2, HS_ERR_BAD_ENCODING);
+	last = bits.p[bits.len - 1];
+	/*
+	 * Unused bits must be zero. X.690 11.2.2 also forbids trailing zero
+	 * bits, but roots in the wild (Trustwave's ECC roots: 03 03 07 06 00)
+	 * carry a trailing zero octet, so that much is tolerated.
+	 */
+	ENSURE((last & ((1u << unused) - 1)) == 0, HS_ERR_BAD_ENCODING);
+	c->key_usage = 0;
+	for (unsigned i = 0; i < 8 * bits.len; i++)
+		if (bits.p[i / 8] & (0x80u >> (i % 8)))
+			c->key_usage |= 1u << i;
+	/* 4.2.1.3: "at least one of the bits MUST be set to 1" */
+	ENSURE(c->key_usage != 0, HS_ERR_BAD_ENCODING);
+	return 0;
+}
+
+/* ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId */
+static int ext_eku(struct x509_cert *c, struct hs_reader v)
+{
+	static const uint8_t any[] = { 0x55, 0x1d, 0x25, 0x00 };
+	static const uint8_t kp[] = { 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03 }; /* id-kp */
+	struct hs_reader seq, oid;
+
+	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
+	TRY(hs_read_end(&v));
+	ENSURE(hs_reader_left(&seq) > 0, HS_ERR_BAD_ENCODING);
+	while (hs_reader_left(&seq) > 0) {
+		TRY(hs_der_read(&seq, DER_OID, &oid));
+		ENSURE(oid.len > 0, HS_ERR_BAD_ENCODING);
+		if (hs_der_oid_is(&oid, any, sizeof(any)))
+			c->eku |= X509_EKU_ANY;
+		else if (oid.len == sizeof(kp) + 1 && memcmp(oid.p, kp, sizeof(kp)) == 0 &&
+			 (oid.p[7] == 1 || oid.p[7] == 2))
+			c->eku |= oid.p[7] == 1 ? X509_EKU_SERVER : X509_EKU_CLIENT;
+	}
+	return 0;
+}
+
+/*
+ * One GeneralName (4.2.1.6); ip_len is the iPAddress length allowed (4 or
+ * 16 in a SAN, 8 or 32 in a name constraint, address + mask).
+ */
+static int general_name(struct hs_reader *r, size_t ip_len)
+{
+	struct hs_reader v, name;
+	uint8_t tag;
+
+	TRY(hs_x509_tlv(r, &tag, &v));
+	switch (tag) {
+	case 0x81: /* rfc822Name */
+	case 0x82: /* dNSName */
+	case 0x86: /* uniformResourceIdentifier: IA5String */
+		for (size_t i = 0; i < v.len; i++)
+			ENSURE(v.p[i] >= 0x20 && v.p[i] < 0x7f, HS_ERR_BAD_ENCODING);
+		return 0;
+	case 0x87: /* iPAddress */
+		ENSURE(v.len == ip_len || v.len == 4 * ip_len, HS_ERR_BAD_ENCODING);
+		return 0;
+	case 0xa4: /* directoryName: EXPLICIT Name */
+		TRY(hs_der_read(&v, DER_SEQUENCE, &name));
+		return hs_read_end(&v);
+	case 0xa0: /* otherName */
+	case 0xa3: /* x400Address */
+	case 0xa5: /* ediPartyName */
+	case 0x88: /* registeredID */
+		return 0;
+	default:
+		return HS_ERR_BAD_ENCODING;
+	}
+}
+
+/* GeneralNames ::= SEQUENCE SIZE (1..MAX) OF GeneralName */
+static int ext_san(struct x509_cert *c, struct hs_reader v)
+{
+	struct hs_reader names;
+
+	TRY(hs_der_read(&v, DER_SEQUENCE, &c->san));
+	TRY(hs_read_end(&v));
+	ENSURE(hs_reader_left(&c->san) > 0, HS_ERR_BAD_ENCODING);
+	names = c->san;
+	while (hs_reader_left(&names) > 0)
+		TRY(general_name(&names, 4));
+	return 0;
+}
+
+/*
+ * GeneralSubtrees ::= SEQUENCE SIZE (1..MAX) OF GeneralSubtree
+ * GeneralSubtree ::= SEQUENCE { base GeneralName, minimum [0] DEFAULT 0, maximum [1] OPTIONAL }
+ * 4.2.1.10: "the minimum MUST be zero" (so, in DER, absent) and "maximum
+ * MUST be absent".
+ */
+static int subtrees(struct hs_reader v)
+{
+	struct hs_reader st;
+
+	ENSURE(hs_reader_left(&v) > 0, HS_ERR_BAD_ENCODING);
+	while (hs_reader_left(&v) > 0) {
+		TRY(hs_der_read(&v, DER_SEQUENCE, &st));
+		TRY(general_name(&st, 8));
+		TRY(hs_read_end(&st));
+	}
+	return 0;
+}
+
+/* NameConstraints ::= SEQUENCE { permittedSubtrees [0], excludedSubtrees [1] } */
+static int ext_nc(struct x509_cert *c, struct hs_reader v)
+{
+	struct hs_reader seq;
+
+	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
+	TRY(hs_read_end(&v));
+	/* "Conforming CAs MUST NOT issue certificates where name constraints
+	 * is an empty sequence" */
+	ENSURE(hs_reader_left(&seq) > 0, HS_ERR_BAD_ENCODING);
+	if (hs_der_peek(&seq) == 0xa0) {
+		TRY(hs_der_read(&seq, 0xa0, &c->nc_permitted));
+		TRY(subtrees(c->nc_permitted));
+	}
+	if (hs_der_peek(&seq) == 0xa1) {
+		TRY(hs_der_read(&seq, 0xa1, &c->nc_excluded));
+		TRY(subtrees(c->nc_excluded));
+	}
+	return hs_read_end(&seq);
+}
+
+/* AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0], authorityCertIssuer [1], authorityCertSerialNumber [2] } */
+static int ext_aki(struct x509_cert *c, struct hs_reader v)
+{
+	struct hs_reader seq, x;
+
+	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
+	TRY(hs_read_end(&v));
+	if (hs_der_peek(&seq) == 0x80)
+		TRY(hs_der_read(&seq, 0x80, &c->aki));
+	if (hs_der_peek(&seq) == 0xa1)
+		TRY(hs_der_read(&seq, 0xa1, &x));
+	if (hs_der_peek(&seq) == 0x82)
+		TRY(hs_der_read(&seq, 0x82, &x));
+	return hs_read_end(&seq);
+}
+
+/* SubjectKeyIdentifier ::= OCTET STRING */
+static int ext_ski(struct x509_cert *c, struct hs_reader v)
+{
+	TRY(hs_der_read(&v, DER_OCTET_STRING, &c->ski));
+	return hs_read_end(&v);
+}
+
+struct ext_row {
+	uint8_t oid_last; /* all are 2.5.29.x: 55 1d x */
+	unsigned flag;
+	int (*parse)(struct x509_cert *c, struct hs_reader v);
+};
+
+static const struct ext_row rows[] = {
+	{ .oid_last = 19, .flag = X509_HAS_BC, .parse = ext_bc },
+	{ .oid_last = 15, .flag = X509_HAS_KU, .parse = ext_ku },
+	{ .oid_last = 37, .flag = X509_HAS_EKU, .parse = ext_eku },
+	{ .oid_last = 17, .flag = X509_HAS_SAN, .parse = ext_san },
+	{ .oid_last = 30, .flag = X509_HAS_NC, .parse = ext_nc },
+	{ .oid_last = 35, .flag = X509_HAS_AKI, .parse = ext_aki },
+	{ .oid_last = 14, .flag = X509_HAS_SKI, .parse = ext_ski },
+};
+
+static const struct ext_row *find_row(const struct hs_reader *oid)
+{
+	if (oid->len != 3 || oid->p[0] != 0x55 || oid->p[1] != 0x1d)
+		return NULL;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (rows[i].oid_last == oid->p[2])
+			return &rows[i];
+	return NULL;
+}
+
+/* Extension ::= SEQUENCE { extnID OID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING } */
+static int one_ext(struct x509_cert *c, struct hs_reader *exts, struct hs_reader *oid)
+{
+	struct hs_reader ext, value;
+	const struct ext_row *row;
+	int critical = 0;
+
+	TRY(hs_der_read(exts, DER_SEQUENCE, &ext));
+	TRY(hs_der_read(&ext, DER_OID, oid));
+	ENSURE(oid->len > 0, HS_ERR_BAD_ENCODING);
+	if (hs_der_peek(&ext) == 0x01) {
+		TRY(read_bool(&ext, &critical));
+		ENSURE(critical, HS_ERR_BAD_ENCODING); /* DEFAULT FALSE is omitted */
+	}
+	TRY(hs_der_read(&ext, DER_OCTET_STRING, &value));
+	TRY(hs_read_end(&ext));
+	row = find_row(oid);
+	if (row == NULL)
+		return critical ? HS_ERR_X509_UNKNOWN_CRITICAL : 0;
+	c->has |= row->flag;
+	return row->parse(c, value);
+}
+
+int hs_x509_exts_parse(struct x509_cert *c, struct hs_reader exts)
+{
+	struct hs_reader seen[MAX_EXTS_PER_CERT];
+	size_t n = 0;
+	int unknown_critical = 0, err;
+
+	while (hs_reader_left(&exts) > 0) {
+		ENSURE(n < MAX_EXTS_PER_CERT, HS_ERR_BAD_ENCODING);
+		err = one_ext(c, &exts, &seen[n]);
+		if (err == HS_ERR_X509_UNKNOWN_CRITICAL)
+			unknown_critical = 1; /* reported once the rest is known well-formed */
+		else if (err != 0)
+			return err;
+		for (size_t i = 0; i < n; i++)
+			ENSURE(!hs_der_oid_is(&seen[i], seen[n].p, seen[n].len), HS_ERR_BAD_ENCODING);
+		n++;
+	}
+	/* 4.2.1.10: name constraints "MUST be used only in a CA certificate" */
+	ENSURE(!(c->has & X509_HAS_NC) || c->is_ca, HS_ERR_BAD_ENCODING);
+	return unknown_critical ? HS_ERR_X509_UNKNOWN_CRITICAL : 0;
+}

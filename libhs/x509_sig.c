@@ -1,0 +1,131 @@
+/*
+ * Certificate signatures: one table row per signatureAlgorithm (OID and
+ * exact parameters), each naming its hash and a verify function taking
+ * the issuer's key. A new algorithm is a new row.
+ *
+ *   ecdsa-with-SHA256/384/512 (RFC 5758 3.2: parameters absent), issuer
+ *     key P-256 or P-384, signature a DER Ecdsa-Sig-Value
+ *   sha256/384/512WithRSAEncryption (RFC 4055 5: parameters NULL),
+ *     PKCS #1 v1.5, RSA keys of 2048 to 4096 bits
+ *   Ed25519 (RFC 8410 3: parameters absent), the TBS signed as is
+ *
+ * Implementation notes: everything here is public (certificates and
+ * their signatures); verification is variable time. RSASSA-PSS
+ * certificate signatures (id-RSASSA-PSS with parameters) are not
+ * supported yet: such certificates parse, and verifying them gives
+ * HS_ERR_X509_UNSUPPORTED_ALG.
+ */
+#include "libhs/x509_cert.h"
+
+#include <string.h>
+
+#include "crypto/ed25519.h"
+#include "crypto/p256.h"
+#include "crypto/p384.h"
+#include "crypto/rsa.h"
+#include "libhs/internal.h"
+
+enum params { P_ABSENT, P_NULL };
+
+struct x509_sigalg {
+	const char *name;
+	uint8_t oid[9];
+	size_t oid_len;
+	enum params params;
+	const struct hs_hash *(*hash)(void); /* NULL: the signature covers the TBS itself */
+	int (*verify)(const struct x509_cert *issuer, const struct hs_hash *h,
+		      const uint8_t *digest, const struct x509_cert *subject);
+};
+
+static int verify_ecdsa(const struct x509_cert *issuer, const struct hs_hash *h,
+			const uint8_t *digest, const struct x509_cert *subject)
+{
+	uint8_t raw[HS_P384_SIG_LEN];
+
+	if (issuer->key_type == X509_KEY_P256) {
+		if (hs_ecdsa_sig_from_der(raw, subject->sig.p, subject->sig.len) != 0)
+			return HS_ERR_X509_BAD_SIGNATURE;
+		return hs_ecdsa_p256_verify(issuer->key.p, issuer->key.len, digest,
+					    h->digest_len, raw) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
+	}
+	if (issuer->key_type == X509_KEY_P384) {
+		if (hs_ecdsa_sig_from_der_n(raw, 48, subject->sig.p, subject->sig.len) != 0)
+			return HS_ERR_X509_BAD_SIGNATURE;
+		return hs_ecdsa_p384_verify(issuer->key.p, issuer->key.len, digest,
+					    h->digest_len, raw) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
+	}
+	return HS_ERR_X509_BAD_SIGNATURE; /* the issuer's key is not an EC key we know */
+}
+
+static int verify_rsa_pkcs1(const struct x509_cert *issuer, const struct hs_hash *h,
+			    const uint8_t *digest, const struct x509_cert *subject)
+{
+	struct hs_rsa_public k;
+	int err;
+
+	if (issuer->key_type != X509_KEY_RSA)
+		return HS_ERR_X509_BAD_SIGNATURE;
+	if (hs_rsa_public_from_der(&k, issuer->key.p, issuer->key.len) != 0)
+		return HS_ERR_X509_UNSUPPORTED_ALG;
+	err = hs_rsa_pkcs1_verify(&k, h, digest, subject->sig.p, subject->sig.len, 0);
+	if (err == HS_ERR_BAD_KEY || err == HS_ERR_UNSUPPORTED)
+		return HS_ERR_X509_UNSUPPORTED_ALG; /* e.g. a modulus below 2048 bits */
+	return err == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
+}
+
+static int verify_ed25519(const struct x509_cert *issuer, const struct hs_hash *h,
+			  const uint8_t *digest, const struct x509_cert *subject)
+{
+	(void)h;
+	(void)digest;
+	if (issuer->key_type != X509_KEY_ED25519 || issuer->key.len != 32 ||
+	    subject->sig.len != 64)
+		return HS_ERR_X509_BAD_SIGNATURE;
+	return hs_ed25519_verify(issuer->key.p, subject->tbs.p, subject->tbs.len,
+				 subject->sig.p) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
+}
+
+#define ECDSA_OID(x) { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, x }, 8
+#define PKCS1_OID(x) { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, x }, 9
+
+static const struct x509_sigalg algs[] = {
+	{ "ecdsa-with-SHA256", ECDSA_OID(0x02), P_ABSENT, hs_hash_sha256, verify_ecdsa },
+	{ "ecdsa-with-SHA384", ECDSA_OID(0x03), P_ABSENT, hs_hash_sha384, verify_ecdsa },
+	{ "ecdsa-with-SHA512", ECDSA_OID(0x04), P_ABSENT, hs_hash_sha512, verify_ecdsa },
+	{ "sha256WithRSAEncryption", PKCS1_OID(0x0b), P_NULL, hs_hash_sha256, verify_rsa_pkcs1 },
+	{ "sha384WithRSAEncryption", PKCS1_OID(0x0c), P_NULL, hs_hash_sha384, verify_rsa_pkcs1 },
+	{ "sha512WithRSAEncryption", PKCS1_OID(0x0d), P_NULL, hs_hash_sha512, verify_rsa_pkcs1 },
+	{ "Ed25519", { 0x2b, 0x65, 0x70 }, 3, P_ABSENT, NULL, verify_ed25519 },
+};
+
+const struct x509_sigalg *hs_x509_sigalg_find(struct hs_reader oid, struct hs_reader params)
+{
+	static const uint8_t null[] = { 0x05, 0x00 };
+
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
+		const struct x509_sigalg *a = &algs[i];
+		if (!hs_der_oid_is(&oid, a->oid, a->oid_len))
+			continue;
+		if (a->params == P_ABSENT && params.len != 0)
+			return NULL;
+		if (a->params == P_NULL &&
+		    !(params.len == 2 && memcmp(params.p, null, sizeof(null)) == 0))
+			return NULL;
+		return a;
+	}
+	return NULL;
+}
+
+int hs_x509_check_sig(const struct x509_cert *subject, const struct x509_cert *issuer)
+{
+	const struct x509_sigalg *a = subject->sigalg;
+	const struct hs_hash *h = NULL;
+	uint8_t digest[HS_HASH_MAX_LEN];
+
+	ENSURE(a != NULL && issuer->key_type != X509_KEY_OTHER, HS_ERR_X509_UNSUPPORTED_ALG);
+	if (a->hash != NULL) {
+		h = a->hash();
+		hs_hash_digest(h, subject->tbs.p, subject->tbs.len, digest);
+	}
+	return a->verify(issuer, h, digest, subject);
+}

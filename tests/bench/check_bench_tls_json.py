@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Smoke test of `hs-bench handshake --json` and `hs-bench record --json`:
+proves that every documented row is measured (each row's check passed: both
+libraries completed their handshakes with the asked suite and moved bytes
+each way, or the row would be missing and the status 1), with the
+documented keys in order, positive finite numbers and ratio = hs/openssl;
+that the per-side rows are consistent (each side alone is faster than the
+whole handshake); and that --filter narrows the rows.
+
+Usage: check_bench_tls_json.py PATH/TO/hs-bench
+"""
+import json
+import math
+import subprocess
+import sys
+
+HANDSHAKE = ["handshake, no verify", "handshake, pinned + name",
+             "handshake, client side", "handshake, server side"]
+RECORD = [f"record {s} {op} 16 KiB"
+          for s in ("AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305")
+          for op in ("seal", "seal+open")]
+FIRST_KEYS = ["row", "unit", "hs", "openssl", "ratio"]
+
+errors = []
+
+
+def error(msg):
+    errors.append(msg)
+    print("FAIL: " + msg)
+
+
+def positive(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) \
+        and math.isfinite(v) and v > 0
+
+
+def run(bench, *args):
+    p = subprocess.run([bench, *args], capture_output=True, text=True, timeout=600)
+    sys.stderr.write(p.stderr)
+    return p
+
+
+def rows_of(p, unit):
+    rows = {}
+    for line in p.stdout.splitlines():
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as e:
+            error(f"not JSON: {line!r} ({e})")
+            continue
+        name = d.get("row") if isinstance(d, dict) else None
+        if name is None:
+            error(f"not a row object: {line!r}")
+            continue
+        if name in rows:
+            error(f"row {name!r} printed twice")
+        rows[name] = d
+        if list(d)[:5] != FIRST_KEYS:
+            error(f"{name}: keys {list(d)[:5]} do not start with {FIRST_KEYS}")
+        if d.get("unit") != unit:
+            error(f"{name}: unit {d.get('unit')!r}, want {unit!r}")
+        if not all(positive(d.get(k)) for k in ("hs", "openssl", "ratio")):
+            error(f"{name}: hs/openssl/ratio not all positive numbers: {d}")
+            continue
+        want = d["hs"] / d["openssl"]
+        if abs(d["ratio"] - want) > 1e-3 * want + 1e-4:
+            error(f"{name}: ratio {d['ratio']} != hs/openssl {want:.4f}")
+    return rows
+
+
+def check(bench, sub, names, unit):
+    p = run(bench, sub, "--json", "--time", "20", "--repeat", "1")
+    if p.returncode != 0:
+        error(f"hs-bench {sub} exited with {p.returncode}")
+    rows = rows_of(p, unit)
+    for name in names:
+        if name not in rows:
+            error(f"row {name!r} missing")
+        else:
+            print(f"ok: {name}: hs {rows[name]['hs']:.1f} {unit}, "
+                  f"OpenSSL {rows[name]['openssl']:.1f}, ratio {rows[name]['ratio']:.2f}")
+    extra = sorted(set(rows) - set(names))
+    if extra:
+        error(f"hs-bench {sub}: undocumented rows {extra}")
+    return rows
+
+
+def main():
+    bench = sys.argv[1]
+    hs = check(bench, "handshake", HANDSHAKE, "ops/s")
+    rec = check(bench, "record", RECORD, "MB/s")
+
+    # one side's share of a handshake takes less CPU than the whole handshake
+    whole = hs.get("handshake, pinned + name")
+    for side in ("handshake, client side", "handshake, server side"):
+        if whole and side in hs:
+            for lib in ("hs", "openssl"):
+                if not hs[side][lib] > whole[lib]:
+                    error(f"{side}: {lib} {hs[side][lib]:.0f}/s is not above the whole "
+                          f"handshake's {whole[lib]:.0f}/s")
+    # sealing alone is faster than sealing and opening
+    for s in ("AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305"):
+        a, b = rec.get(f"record {s} seal 16 KiB"), rec.get(f"record {s} seal+open 16 KiB")
+        if a and b:
+            for lib in ("hs", "openssl"):
+                if not a[lib] > b[lib]:
+                    error(f"{s}: {lib} seal {a[lib]:.0f} MB/s not above seal+open {b[lib]:.0f}")
+
+    p = run(bench, "handshake", "--json", "--time", "5", "--repeat", "1",
+            "--filter", "side")
+    got = sorted(rows_of(p, "ops/s"))
+    if p.returncode != 0 or got != ["handshake, client side", "handshake, server side"]:
+        error(f"handshake --filter side gave {got} (status {p.returncode})")
+    p = run(bench, "record", "--json", "--time", "5", "--repeat", "1", "--filter", "chacha")
+    got = sorted(rows_of(p, "MB/s"))
+    if p.returncode != 0 or got != sorted(r for r in RECORD if "ChaCha" in r):
+        error(f"record --filter chacha gave {got} (status {p.returncode})")
+
+    if errors:
+        print(f"{len(errors)} problem(s)")
+        return 1
+    print(f"all {len(HANDSHAKE) + len(RECORD)} rows present with positive numbers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

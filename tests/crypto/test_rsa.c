@@ -1,0 +1,413 @@
+/*
+ * Proves the big-number layer and RSA on fixed data:
+ * - bignum: byte conversions round-trip; Montgomery multiplication,
+ *   reduction, constant-time and variable-time exponentiation and the
+ *   constant-time inverse agree with each other and with plain products
+ *   (a b mod m computed independently by shift-and-subtract), and both
+ *   Montgomery set-ups give the same constants;
+ * - known answers: a PKCS #1 v1.5 / SHA-256 and a PSS / SHA-384 signature
+ *   made by OpenSSL with the fixed 2048-bit test key verify, and fail after
+ *   any change to message, signature, hash, salt length or padding type;
+ * - PSS sign -> verify round trips (struct API and the three tables);
+ * - the size rule: a 1024-bit key is refused without HS_RSA_ALLOW_SMALL
+ *   and works with it;
+ * - a corrupted CRT exponent makes signing fail (HS_ERR_BAD_KEY, zeroed
+ *   signature) rather than output a faulty signature;
+ * - strict DER: trailing bytes, non-minimal lengths and integers, negative
+ *   integers, wrong versions and inconsistent keys are refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "crypto/bignum.h"
+#include "crypto/hash.h"
+#include "crypto/rsa.h"
+#include "rsa_test_keys.h"
+#include "testutil.h"
+
+/* Signatures by OpenSSL 3.0 over "hs rsa known answer" with rsa2048_priv_hex:
+ * openssl dgst -sha256 -sign, and -sha384 with rsa_padding_mode:pss, salt 48. */
+static const char kat_pkcs1_sha256_hex[] =
+	"2b7ba49a4e9d551c793f01066550c87b4b4065612271d2c79b5cf20a6fdc928b1022e70d9f1f5aeb93f06b1b"
+	"568f039d94469e51674c2f94f2d166f022e425f3d0fbecba154f4c8c5f4d8889b0eca011a1ab5ee88c4836d4"
+	"89de0e9f9c98b6be5fc1050fa648408aadcc3cffd0bbb441218bfb094a72256b9fe726ef8e2408945f8edf6e"
+	"e8699bca1c1d2c59bce1f67bf93d0b601812702a75cd23ab2df9292253dde61d201483e6bf8be81a163f1e1e"
+	"9032f192d9fda53e45602fc6852b18689488576e9925d52b46909f2580425c48625e2347c54ecf956f1616bc"
+	"e1fb3cc7770b68ab642de3e65f03ebfbb78dd399d3f09582972415a4f38da58dff876174";
+
+static const char kat_pss_sha384_hex[] =
+	"b6a2250e1a39a8d79c1326a90a228355505c1ed3830d1083806668269daa0cc2f588698dc72f9d71deb6db9f"
+	"48eece339d6a7f4cb3b4ec7a4a4394d981c97bde22eda7ff7a2db7ccde17bd77f6bcfe80851cbba3ceee963c"
+	"9875b55bc7c093d0228b83eb171e7db524dc416e5bbcb6d3fca01b8205880978d9721d82da1f056333bb1a5e"
+	"9f06f71a453e5b591dff8e6670b84b6e2c431432f2aeca3c88a3bfff5e1b3652047f07af6167facc16c7d67f"
+	"b4e58232fc18738aeeb85db4e7e1bdc93a4c0aef3b83d7a355ad70c0a5a7fca4b463cf0309383478647adc3d"
+	"1bae8ca2aba84153739d33e140b37ab3781be503c859efa9728c48da98717943bfe02f1a";
+
+static const char kat_msg[] = "hs rsa known answer";
+
+static uint8_t *unhex(const char *hex, size_t *len)
+{
+	uint8_t *b = hex_decode(hex, len);
+
+	assert_non_null(b);
+	return b;
+}
+
+/* ---- bignum ---- */
+
+/* r = a b mod m by shift-and-subtract over the bits of b: independent of Montgomery */
+static void mulmod_ref(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+		       size_t n)
+{
+	uint64_t acc[HS_BN_LIMBS] = { 0 }, t[HS_BN_LIMBS];
+
+	for (size_t i = 64 * n; i > 0; i--) {
+		uint64_t c = hs_bn_add(acc, acc, acc, n);
+		if (c || !hs_bn_lt_mask(acc, m, n))
+			(void)hs_bn_sub(acc, acc, m, n);
+		if ((b[(i - 1) / 64] >> ((i - 1) % 64)) & 1) {
+			c = hs_bn_add(t, acc, a, n);
+			memcpy(acc, t, n * 8);
+			if (c || !hs_bn_lt_mask(acc, m, n))
+				(void)hs_bn_sub(acc, acc, m, n);
+		}
+	}
+	memcpy(r, acc, n * 8);
+}
+
+/* a random value below m */
+static void rand_below(struct test_rng *rng, uint64_t *a, const uint64_t *m, size_t n)
+{
+	do {
+		test_rng_bytes(rng, a, n * 8);
+		a[n - 1] &= m[n - 1] | (m[n - 1] >> 1) | (m[n - 1] >> 2);
+	} while (!hs_bn_lt_mask(a, m, n));
+}
+
+static void rand_modulus(struct test_rng *rng, uint64_t *m, size_t n)
+{
+	test_rng_bytes(rng, m, n * 8);
+	m[0] |= 1;
+	if (test_rng_below(rng, 2))
+		m[n - 1] |= (uint64_t)1 << 63; /* full top limb, or any shorter length */
+	if (m[n - 1] == 0)
+		m[n - 1] = 1;
+}
+
+static void test_bn_bytes(void **state)
+{
+	(void)state;
+	uint8_t in[40], out[48];
+	uint64_t a[6];
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 7 + 1);
+	assert_int_equal(hs_bn_from_bytes(a, 5, in, 40), 0);
+	assert_int_equal(a[0], 0xe1e8eff6fd040b12ULL); /* bytes 32..39, big-endian */
+	hs_bn_to_bytes(out, 48, a, 5);
+	assert_memory_equal(out, (uint8_t[8]){ 0 }, 8);
+	assert_memory_equal(out + 8, in, 40);
+	assert_int_equal(hs_bn_from_bytes(a, 5, in, 41), HS_ERR_TOO_LONG);
+	assert_int_equal(hs_bn_bitlen_vartime(a, 5), 40 * 8 - 7);
+}
+
+static void test_bn_mont(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	int inverted = 0;
+
+	test_rng_init(&rng, 0xb16a);
+	for (int it = 0; it < 60; it++) {
+		size_t n = 1 + test_rng_below(&rng, it < 50 ? 8 : HS_BN_LIMBS);
+		uint64_t m[HS_BN_LIMBS], a[HS_BN_LIMBS], b[HS_BN_LIMBS], r1[HS_BN_LIMBS];
+		uint64_t r2[HS_BN_LIMBS], wide[2 * HS_BN_LIMBS], e[4];
+		struct hs_bn_mont c, cv;
+
+		rand_modulus(&rng, m, n);
+		if (n == 1 && m[0] == 1)
+			continue;
+		assert_int_equal(hs_bn_mont_init(&c, m, n), 0);
+		assert_int_equal(hs_bn_mont_init_vartime(&cv, m, n), 0);
+		assert_memory_equal(&c, &cv, sizeof(c));
+		rand_below(&rng, a, m, n);
+		rand_below(&rng, b, m, n);
+		/* (aR)(b) R^-1 = a b */
+		hs_bn_mont_to(r1, a, &c);
+		hs_bn_mont_mul(r1, r1, b, &c);
+		mulmod_ref(r2, a, b, m, n);
+		assert_memory_equal(r1, r2, n * 8);
+		/* the wide reduction of the plain product */
+		hs_bn_mul(wide, a, b, n);
+		hs_bn_mod_wide(r1, wide, &c);
+		assert_memory_equal(r1, r2, n * 8);
+		/* exponentiation: both versions, against repeated multiplication */
+		test_rng_bytes(&rng, e, sizeof(e));
+		e[0] &= 0x3f;
+		hs_bn_mod_exp(r1, a, e, 1, &c);
+		hs_bn_mod_exp_vartime(r2, a, e, 1, &c);
+		assert_memory_equal(r1, r2, n * 8);
+		memset(wide, 0, sizeof(wide));
+		wide[0] = 1;
+		for (uint64_t k = 0; k < e[0]; k++)
+			mulmod_ref(wide, wide, a, m, n);
+		assert_memory_equal(r1, wide, n * 8);
+		hs_bn_mod_exp(r1, a, e, 4, &c);
+		hs_bn_mod_exp_vartime(r2, a, e, 4, &c);
+		assert_memory_equal(r1, r2, n * 8);
+		/* the inverse, when there is one */
+		if (hs_bn_mod_inv(r1, a, &c)) {
+			mulmod_ref(r2, r1, a, m, n);
+			assert_int_equal(r2[0], 1);
+			for (size_t i = 1; i < n; i++)
+				assert_int_equal(r2[i], 0);
+			inverted++;
+		}
+	}
+	assert_true(inverted > 20); /* random m is not prime: some a share a factor */
+}
+
+static void test_bn_inv_edges(void **state)
+{
+	(void)state;
+	uint64_t m[2] = { 15, 0 }, a[2] = { 5, 0 }, r[2];
+	struct hs_bn_mont c;
+
+	assert_int_equal(hs_bn_mont_init(&c, m, 1), 0);
+	assert_int_equal(hs_bn_mod_inv(r, a, &c), 0); /* gcd(5, 15) = 5 */
+	a[0] = 0;
+	assert_int_equal(hs_bn_mod_inv(r, a, &c), 0);
+	a[0] = 7;
+	assert_int_not_equal(hs_bn_mod_inv(r, a, &c), 0);
+	assert_int_equal(r[0], 13); /* 7 * 13 = 91 = 6 * 15 + 1 */
+	assert_int_equal(hs_bn_mont_init_vartime(&c, (uint64_t[1]){ 14 }, 1), HS_ERR_ARG);
+	assert_int_equal(hs_bn_mont_init(&c, m, 0), HS_ERR_ARG);
+}
+
+/* ---- RSA ---- */
+
+static void load_2048(struct hs_rsa_private *k, uint8_t **pub_der, size_t *pub_len)
+{
+	size_t len;
+	uint8_t *der = unhex(rsa2048_priv_hex, &len);
+
+	assert_int_equal(hs_rsa_private_from_der(k, der, len), 0);
+	free(der);
+	if (pub_der)
+		*pub_der = unhex(rsa2048_pub_hex, pub_len);
+}
+
+static void test_kat_verify(void **state)
+{
+	(void)state;
+	struct hs_rsa_private k;
+	struct hs_rsa_public pub;
+	uint8_t *pub_der, *sig1, *sig2, d256[32], d384[48];
+	size_t pub_len, l1, l2;
+
+	load_2048(&k, &pub_der, &pub_len);
+	assert_int_equal(hs_rsa_public_from_der(&pub, pub_der, pub_len), 0);
+	assert_memory_equal(&pub, &k.pub, sizeof(pub));
+	assert_int_equal(pub.bits, 2048);
+	sig1 = unhex(kat_pkcs1_sha256_hex, &l1);
+	sig2 = unhex(kat_pss_sha384_hex, &l2);
+	hs_hash_digest(hs_hash_sha256(), kat_msg, strlen(kat_msg), d256);
+	hs_hash_digest(hs_hash_sha384(), kat_msg, strlen(kat_msg), d384);
+
+	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha256(), d256, sig1, l1, 0), 0);
+	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha384(), 48, d384, sig2, l2, 0), 0);
+	assert_int_equal(hs_sig_rsa_pss_rsae_sha384.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
+							   strlen(kat_msg), sig2, l2), 0);
+	/* wrong padding type, hash, salt length, length, message, signature */
+	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha256(), 32, d256, sig1, l1, 0),
+			 HS_ERR_BAD_SIG);
+	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha384(), d384, sig2, l2, 0),
+			 HS_ERR_BAD_SIG);
+	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha384(), d384, sig1, l1, 0),
+			 HS_ERR_BAD_SIG);
+	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha384(), 47, d384, sig2, l2, 0),
+			 HS_ERR_BAD_SIG);
+	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha384(), 48, d384, sig2, l2 - 1, 0),
+			 HS_ERR_BAD_SIG);
+	assert_int_equal(hs_sig_rsa_pss_rsae_sha384.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
+							   strlen(kat_msg) - 1, sig2, l2),
+			 HS_ERR_BAD_SIG);
+	assert_int_equal(hs_sig_rsa_pss_rsae_sha256.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
+							   strlen(kat_msg), sig2, l2),
+			 HS_ERR_BAD_SIG);
+	sig1[100] ^= 4;
+	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha256(), d256, sig1, l1, 0),
+			 HS_ERR_BAD_SIG);
+	/* a signature >= n */
+	memset(sig1, 0xff, l1);
+	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha256(), d256, sig1, l1, 0),
+			 HS_ERR_BAD_SIG);
+	hs_rsa_private_wipe(&k);
+	free(pub_der);
+	free(sig1);
+	free(sig2);
+}
+
+static void test_sign_roundtrip(void **state)
+{
+	(void)state;
+	const struct hs_sig *tabs[] = { &hs_sig_rsa_pss_rsae_sha256, &hs_sig_rsa_pss_rsae_sha384,
+					&hs_sig_rsa_pss_rsae_sha512 };
+	const struct hs_hash *hs[] = { hs_hash_sha256(), hs_hash_sha384(), hs_hash_sha512() };
+	struct hs_rsa_private k;
+	uint8_t *pub_der, *priv_der, sig[HS_RSA_MAX_LEN], sig2[HS_RSA_MAX_LEN], d[64];
+	size_t pub_len, priv_len, sig_len;
+
+	load_2048(&k, &pub_der, &pub_len);
+	priv_der = unhex(rsa2048_priv_hex, &priv_len);
+	for (int i = 0; i < 3; i++) {
+		const struct hs_hash *h = hs[i];
+
+		hs_hash_digest(h, "abc", 3, d);
+		sig_len = sizeof(sig);
+		assert_int_equal(hs_rsa_pss_sign(&k, h, d, sig, &sig_len, 0), 0);
+		assert_int_equal(sig_len, 256);
+		assert_int_equal(hs_rsa_pss_verify(&k.pub, h, h->digest_len, d, sig, sig_len, 0), 0);
+		assert_int_equal(tabs[i]->verify(pub_der, pub_len, (const uint8_t *)"abc", 3, sig,
+						 sig_len), 0);
+		/* randomized: a second signature differs and verifies too */
+		sig_len = sizeof(sig2);
+		assert_int_equal(tabs[i]->sign(sig2, &sig_len, priv_der, NULL,
+					       (const uint8_t *)"abc", 3), 0);
+		assert_memory_not_equal(sig, sig2, 256);
+		assert_int_equal(tabs[i]->verify(pub_der, pub_len, (const uint8_t *)"abc", 3, sig2,
+						 sig_len), 0);
+		assert_int_equal(tabs[i]->verify(pub_der, pub_len, (const uint8_t *)"abd", 3, sig2,
+						 sig_len), HS_ERR_BAD_SIG);
+		assert_true(tabs[i]->max_sig_len >= sig_len);
+	}
+	sig_len = 255;
+	assert_int_equal(hs_rsa_pss_sign(&k, hs[0], d, sig, &sig_len, 0), HS_ERR_NO_SPACE);
+	hs_rsa_private_wipe(&k);
+	free(pub_der);
+	free(priv_der);
+}
+
+static void test_small_key(void **state)
+{
+	(void)state;
+	struct hs_rsa_private k;
+	struct hs_rsa_public pub;
+	uint8_t *der, sig[HS_RSA_MAX_LEN], d[32] = { 1, 2, 3 };
+	size_t len, sig_len = sizeof(sig);
+
+	der = unhex(rsa1024_priv_hex, &len);
+	assert_int_equal(hs_rsa_private_from_der(&k, der, len), 0);
+	free(der);
+	der = unhex(rsa1024_pub_hex, &len);
+	assert_int_equal(hs_rsa_public_from_der(&pub, der, len), 0);
+	free(der);
+	assert_int_equal(pub.bits, 1024);
+	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha256(), d, sig, &sig_len, 0), HS_ERR_BAD_KEY);
+	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha256(), d, sig, &sig_len, HS_RSA_ALLOW_SMALL),
+			 0);
+	assert_int_equal(sig_len, 128);
+	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha256(), 32, d, sig, sig_len, 0),
+			 HS_ERR_BAD_KEY);
+	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha256(), 32, d, sig, sig_len,
+					   HS_RSA_ALLOW_SMALL), 0);
+	/* SHA-512 with salt 64 needs emLen >= 130: does not fit 1024 bits */
+	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha512(), d, sig, &sig_len, HS_RSA_ALLOW_SMALL),
+			 HS_ERR_BAD_KEY);
+	hs_rsa_private_wipe(&k);
+}
+
+static void test_fault_detected(void **state)
+{
+	(void)state;
+	struct hs_rsa_private k;
+	uint8_t sig[HS_RSA_MAX_LEN], d[32] = { 9 };
+	size_t sig_len = sizeof(sig);
+
+	load_2048(&k, NULL, NULL);
+	k.dp[0] ^= 2; /* a wrong s_p: without the check this signature would factor n */
+	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha256(), d, sig, &sig_len, 0), HS_ERR_BAD_KEY);
+	for (size_t i = 0; i < 256; i++)
+		assert_int_equal(sig[i], 0);
+	hs_rsa_private_wipe(&k);
+}
+
+/* Re-encode a one-byte-length edit of the public key DER and expect refusal. */
+static void test_der_strict(void **state)
+{
+	(void)state;
+	struct hs_rsa_public pub;
+	struct hs_rsa_private k;
+	uint8_t *der, *b;
+	size_t len;
+
+	der = unhex(rsa2048_pub_hex, &len);
+	b = malloc(len + 2);
+	assert_non_null(b);
+	/* trailing byte */
+	memcpy(b, der, len);
+	b[len] = 0;
+	assert_int_equal(hs_rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
+	assert_int_equal(hs_rsa_public_from_der(&pub, der, len - 1), HS_ERR_BAD_ENCODING);
+	/* 30 82 01 0a 02 82 01 01 00 <n> 02 03 01 00 01: n's positive-sign zero removed -> negative */
+	memcpy(b, der, len);
+	assert_int_equal(b[4], 0x02);
+	assert_int_equal(b[8], 0x00);
+	b[8] = 0x80;
+	assert_int_equal(hs_rsa_public_from_der(&pub, b, len), HS_ERR_BAD_ENCODING);
+	/* a needless leading zero in e: 02 03 01 00 01 -> 02 04 00 01 00 01 */
+	memcpy(b, der, len - 5);
+	memcpy(b + len - 5, (const uint8_t[]){ 0x02, 0x04, 0x00, 0x01, 0x00, 0x01 }, 6);
+	b[3] = (uint8_t)(b[3] + 1);
+	assert_int_equal(hs_rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
+	/* the same key with e = 2 (even) and e = 1 */
+	memcpy(b, der, len);
+	b[len - 1] = 0x00;
+	assert_int_equal(hs_rsa_public_from_der(&pub, b, len), HS_ERR_BAD_KEY);
+	b[len - 1] = 0x01;
+	assert_int_equal(hs_rsa_public_from_der(&pub, b, len), 0);
+	memcpy(b + len - 5, (const uint8_t[]){ 0x02, 0x01, 0x01 }, 3);
+	b[3] = (uint8_t)(b[3] - 2);
+	assert_int_equal(hs_rsa_public_from_der(&pub, b, len - 2), HS_ERR_BAD_KEY);
+	/* a non-minimal long-form length on the SEQUENCE: 30 83 00 01 0a */
+	b[0] = 0x30;
+	b[1] = 0x83;
+	b[2] = 0x00;
+	memcpy(b + 3, der + 2, len - 2);
+	assert_int_equal(hs_rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
+	free(der);
+	free(b);
+
+	/* private: version 1 (multi-prime) refused; q changed: p q != n */
+	der = unhex(rsa2048_priv_hex, &len);
+	assert_int_equal(der[4], 0x02);
+	der[6] = 1;
+	assert_int_equal(hs_rsa_private_from_der(&k, der, len), HS_ERR_BAD_ENCODING);
+	der[6] = 0;
+	assert_int_equal(hs_rsa_private_from_der(&k, der, len), 0);
+	der[len - 400] ^= 0x10; /* inside the CRT part: q, dp or dq */
+	assert_int_not_equal(hs_rsa_private_from_der(&k, der, len), 0);
+	hs_rsa_private_wipe(&k);
+	free(der);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bn_bytes),
+		cmocka_unit_test(test_bn_mont),
+		cmocka_unit_test(test_bn_inv_edges),
+		cmocka_unit_test(test_kat_verify),
+		cmocka_unit_test(test_sign_roundtrip),
+		cmocka_unit_test(test_small_key),
+		cmocka_unit_test(test_fault_detected),
+		cmocka_unit_test(test_der_strict),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
