@@ -31,6 +31,8 @@
 
 typedef unsigned __int128 u128;
 
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* p, little-endian limbs */
 #define P0 0xffffffffffffffffull
 #define P1 0x00000000ffffffffull
@@ -90,8 +92,8 @@ static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
  * r = (t4:t3:t2:t1:t0) mod p for a value below 2p: subtract p, keep the
  * difference unless it borrowed (then the value was already < p).
  */
-static inline __attribute__((always_inline)) void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
-			uint64_t t4)
+static ALWAYS_INLINE void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2,
+				       uint64_t t3, uint64_t t4)
 {
 	uint64_t borrow = 0, s0, s1, s2, s3, keep;
 
@@ -118,8 +120,9 @@ static inline __attribute__((always_inline)) void reduce_once(hs_p256_fe r, uint
  * hi carries past the top limb.
  * The result, below 2p, is reduced once.
  */
-static inline __attribute__((always_inline)) void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
-			uint64_t t4, uint64_t t5, uint64_t t6, uint64_t t7)
+static ALWAYS_INLINE void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2,
+				       uint64_t t3, uint64_t t4, uint64_t t5, uint64_t t6,
+				       uint64_t t7)
 {
 	uint64_t m, hi = 0;
 	u128 acc;

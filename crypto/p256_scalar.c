@@ -25,6 +25,8 @@
 
 typedef unsigned __int128 u128;
 
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 static const hs_p256_sc order = { 0xf3b9cac2fc632551ull, 0xbce6faada7179e84ull,
 				  0xffffffffffffffffull, 0xffffffff00000000ull };
 /* -1/n mod 2^64 */
@@ -37,8 +39,10 @@ static const hs_p256_sc one_mont = { 0x0c46353d039cdaafull, 0x4319055258e8617bul
 				     0x0000000000000000ull, 0x00000000ffffffffull };
 /* n - 2, big-endian bytes: the Fermat exponent */
 static const uint8_t n_minus_2[32] = {
-	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x4f,
+	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84,
+	0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x4f,
 };
 
 #if defined(__x86_64__)
@@ -75,7 +79,7 @@ static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
 #endif
 
 /* r = t mod n for t = (t4:t3..t0) < 2n: subtract n unless that borrows. */
-static inline __attribute__((always_inline)) void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_t t4)
+static ALWAYS_INLINE void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_t t4)
 {
 	uint64_t borrow = 0, s[4], keep;
 
@@ -95,8 +99,9 @@ static inline __attribute__((always_inline)) void reduce_once(hs_p256_sc r, cons
  * m = t_i * N0 makes t + m*n*2^(64i) divisible by 2^(64(i+1)); hi is the
  * carry past the top limb. The result (below 2n) is reduced once.
  */
-static inline __attribute__((always_inline)) void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3,
-			uint64_t t4, uint64_t t5, uint64_t t6, uint64_t t7)
+static ALWAYS_INLINE void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2,
+				       uint64_t t3, uint64_t t4, uint64_t t5, uint64_t t6,
+				       uint64_t t7)
 {
 	uint64_t m, hi = 0, t[4];
 	u128 acc;

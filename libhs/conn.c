@@ -221,7 +221,7 @@ static int check_config(const struct hs_config *cfg)
 }
 
 /*
- * Spare connection blocks, already wiped. A connection is one ~160 KiB
+ * Spare connection blocks, already wiped. A connection is one ~170 KiB
  * block: when a process makes connections one after another, glibc gives
  * the freed block back to the OS (heap trim) and the next connection pays
  * the brk calls and page faults again, a third of a handshake's time. One

@@ -399,7 +399,7 @@ struct hs_conn {
 	 * High-water marks: how far each buffer below was ever written.
 	 * hs_conn_new() zeroes the struct only up to in[], and hs_conn_free()
 	 * wipes each buffer up to its mark, so the pages of a buffer that a
-	 * connection never uses are never touched (most of the ~160 KiB: a
+	 * connection never uses are never touched (most of the ~170 KiB: a
 	 * handshake uses a few KiB; touching the rest cost page faults on
 	 * every connection). Every write into a buffer raises its mark.
 	 */

@@ -131,17 +131,45 @@ static int name_matches(const uint8_t *pat, size_t pn, const char *name)
 	return label_eq(pat, pn, name, nn);
 }
 
+/* A dotted-quad IPv4 literal ("127.0.0.1", parts 0..255) into ip; 0 if it is one. */
+static int parse_ipv4(const char *s, uint8_t ip[4])
+{
+	for (int i = 0; i < 4; i++) {
+		unsigned v = 0, digits = 0;
+		while (*s >= '0' && *s <= '9' && digits < 4) {
+			v = v * 10 + (unsigned)(*s++ - '0');
+			digits++;
+		}
+		if (digits == 0 || digits > 3 || v > 255)
+			return -1;
+		ip[i] = (uint8_t)v;
+		if (i < 3 && *s++ != '.')
+			return -1;
+	}
+	return *s == '\0' ? 0 : -1;
+}
+
+/*
+ * RFC 6125 6.2.1 / 6.4: an IP address is matched against iPAddress entries
+ * ([7], 4 bytes for IPv4) only, a host name against dNSName entries ([2])
+ * only. IPv6 literals are not matched yet (they never match).
+ */
 int hs_x509_check_name(struct hs_reader san, const char *name)
 {
+	uint8_t ip[4];
+	int is_ip = parse_ipv4(name, ip) == 0;
+	uint8_t want = is_ip ? 0x87 : 0x82;
+
 	while (hs_reader_left(&san) > 0) {
-		uint8_t tag = hs_der_peek(&san);
 		struct hs_reader gn;
-		if (tag != 0x82) { /* [2] dNSName; others are skipped */
+		if (hs_der_peek(&san) != want) { /* other GeneralNames are skipped */
 			TRY(hs_der_skip(&san));
 			continue;
 		}
-		TRY(hs_der_read(&san, 0x82, &gn));
-		if (name_matches(gn.p, gn.len, name))
+		TRY(hs_der_read(&san, want, &gn));
+		if (is_ip && gn.len == 4 && memcmp(gn.p, ip, 4) == 0)
+			return 0;
+		if (!is_ip && name_matches(gn.p, gn.len, name))
 			return 0;
 	}
 	return HS_ERR_TLS_CERT_NAME;

@@ -22,6 +22,7 @@
 #include "crypto/ct.h"
 
 #define ADX_TARGET __attribute__((target("bmi2,adx")))
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 typedef unsigned long long u64;
 
@@ -30,7 +31,8 @@ typedef unsigned long long u64;
 #define P3 0xffffffff00000001ull
 
 /* t4..t7 + top 2^256 < 2p, reduced into [0, p) */
-static inline __attribute__((always_inline)) ADX_TARGET void reduce_once(hs_p256_fe r, u64 t4, u64 t5, u64 t6, u64 t7, u64 top)
+static ALWAYS_INLINE ADX_TARGET void reduce_once(hs_p256_fe r, u64 t4, u64 t5, u64 t6, u64 t7,
+						 u64 top)
 {
 	u64 s0, s1, s2, s3, s4;
 	unsigned char b;
@@ -50,8 +52,8 @@ static inline __attribute__((always_inline)) ADX_TARGET void reduce_once(hs_p256
 }
 
 /* Four Montgomery steps over t0..t7 (see the notes); result into r. */
-static inline __attribute__((always_inline)) ADX_TARGET void mont_reduce(hs_p256_fe r, u64 t0, u64 t1, u64 t2, u64 t3, u64 t4,
-					  u64 t5, u64 t6, u64 t7)
+static ALWAYS_INLINE ADX_TARGET void mont_reduce(hs_p256_fe r, u64 t0, u64 t1, u64 t2, u64 t3,
+						 u64 t4, u64 t5, u64 t6, u64 t7)
 {
 	u64 m, lo, hi, top = 0;
 	unsigned char c;

@@ -706,7 +706,8 @@ static void test_der_encode(void **state)
 		      "80" "00000000000000000000000000000000000000000000000000000000000002",
 		      "3046"
 		      "022100ff00000000000000000000000000000000000000000000000000000000000001"
-		      "022100" "80" "00000000000000000000000000000000000000000000000000000000000002");
+		      "022100"
+		      "80" "00000000000000000000000000000000000000000000000000000000000002");
 	/* small values lose their leading zeros */
 	der_roundtrip("0000000000000000000000000000000000000000000000000000000000000001"
 		      "000000000000000000000000000000000000000000000000000000000000007f",
@@ -733,10 +734,10 @@ static void der_bad(const char *der_hex)
 static void test_der_strict(void **state)
 {
 	(void)state;
+	static const uint8_t ok_der[] = { 0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02 };
 	uint8_t raw[64];
 
-	assert_int_equal(hs_ecdsa_sig_from_der(raw, (const uint8_t *)"\x30\x06\x02\x01\x01\x02\x01\x02", 8),
-			 0);
+	assert_int_equal(hs_ecdsa_sig_from_der(raw, ok_der, sizeof(ok_der)), 0);
 	der_bad("");
 	der_bad("30");
 	der_bad("3000");
@@ -763,8 +764,9 @@ static void test_der_strict(void **state)
 	/* 33 bytes with the one allowed zero: fine */
 	{
 		uint8_t der[40];
-		unhex("3026" "022100" "80000000000000000000000000000000000000000000000000000000000001"
-		      "00" "020101", der, 40);
+		unhex("3026" "022100"
+		      "80000000000000000000000000000000000000000000000000000000000001" "00"
+		      "020101", der, 40);
 		assert_int_equal(hs_ecdsa_sig_from_der(raw, der, 40), 0);
 		assert_int_equal(raw[0], 0x80);
 		assert_int_equal(raw[30], 0x01);
@@ -783,28 +785,28 @@ static void test_sig_table(void **state)
 	uint8_t d[32], pub[65], sig[HS_SIG_MAX_LEN + 8], raw[64], h[32];
 	size_t len = sizeof(sig);
 	static const char msg[] = "hs P-256 signature table";
+	const uint8_t *m = (const uint8_t *)msg;
 
 	assert_int_equal(t->priv_len, 32);
 	assert_int_equal(t->pub_len, 65);
 	assert_int_equal(t->max_sig_len, HS_P256_SIG_DER_MAX);
 	unhex(RFC6979_D, d, 32);
 	unhex(RFC6979_U, pub, 65);
-	assert_int_equal(t->sign(sig, &len, d, pub, (const uint8_t *)msg, sizeof(msg)), 0);
+	assert_int_equal(t->sign(sig, &len, d, pub, m, sizeof(msg)), 0);
 	assert_true(len >= 8 && len <= HS_P256_SIG_DER_MAX);
-	assert_int_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg), sig, len), 0);
+	assert_int_equal(t->verify(pub, 65, m, sizeof(msg), sig, len), 0);
 	/* it is DER over SHA-256(msg) */
 	assert_int_equal(hs_ecdsa_sig_from_der(raw, sig, len), 0);
 	hs_sha256(msg, sizeof(msg), h);
 	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, raw), 0);
 	/* other message, trailing byte, truncated */
-	assert_int_not_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg) - 1, sig, len), 0);
+	assert_int_not_equal(t->verify(pub, 65, m, sizeof(msg) - 1, sig, len), 0);
 	sig[len] = 0;
-	assert_int_not_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg), sig, len + 1), 0);
-	assert_int_not_equal(t->verify(pub, 65, (const uint8_t *)msg, sizeof(msg), sig, len - 1), 0);
+	assert_int_not_equal(t->verify(pub, 65, m, sizeof(msg), sig, len + 1), 0);
+	assert_int_not_equal(t->verify(pub, 65, m, sizeof(msg), sig, len - 1), 0);
 	/* no room */
 	len = 8;
-	assert_int_equal(t->sign(sig, &len, d, pub, (const uint8_t *)msg, sizeof(msg)),
-			 HS_ERR_NO_SPACE);
+	assert_int_equal(t->sign(sig, &len, d, pub, m, sizeof(msg)), HS_ERR_NO_SPACE);
 }
 
 /* ---- backends ---- */

@@ -53,7 +53,7 @@ port=$(free_port)
 expect 4 "connection refused" -- "$client" "127.0.0.1:$port" --insecure
 
 # ---- the default certificate
-"$server" --listen 127.0.0.1:0 --print-cert "$tmp/default.pem" --max-conns 4 \
+"$server" --listen 127.0.0.1:0 --print-cert "$tmp/default.pem" --max-conns 5 \
 	2>"$tmp/srv.err" &
 pids+=($!)
 port=$(hs_port "$tmp/srv.err") || {
@@ -81,6 +81,8 @@ rc=$?
 	grep -q "^Server name: localhost" "$tmp/page" &&
 	pass "the default certificate pins; the page names the parameters" ||
 	bad "pinned connection: exit $rc: $(tail -1 "$tmp/err") / $(head -c 300 "$tmp/page")"
+expect 0 "an IP address host matches the certificate's iPAddress" -- "$client" \
+	"127.0.0.1:$port" --ca "$tmp/default.pem"
 expect 3 "wrong server name" -- "$client" "localhost:$port" --ca "$tmp/default.pem" \
 	--servername wrong.example
 expect 3 "another certificate pinned" -- "$client" "localhost:$port" -CAfile "$tmp/other.pem"

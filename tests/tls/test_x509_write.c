@@ -3,7 +3,8 @@
  * default certificate: the certificate parses and its self-signature
  * verifies under OpenSSL, which also accepts its host name and IP address
  * and finds that the SEC1 key written for it is its private key; our own
- * parser reads the same key and SAN back; validity times are encoded as
+ * parser reads the same key and SAN back (an IPv4 host matching the
+ * iPAddress entry only); validity times are encoded as
  * RFC 5280 says (UTCTime to 2049, GeneralizedTime from 2050, a leap day);
  * output is deterministic for a key; the base64 in PEM equals OpenSSL's for
  * every length 0..300; and bad specs and short buffers are refused.
@@ -101,6 +102,17 @@ static void test_own_parser_reads_it(void **state)
 	assert_memory_equal(k.pub, pub, 65);
 	assert_int_equal(hs_x509_check_name(san, "host.example"), 0);
 	assert_int_equal(hs_x509_check_name(san, "localhost"), HS_ERR_TLS_CERT_NAME);
+	/* an IP address matches an iPAddress entry only, never a dNSName */
+	assert_int_equal(hs_x509_check_name(san, "127.0.0.1"), HS_ERR_TLS_CERT_NAME);
+	spec.ipv4 = loopback;
+	len = make_cert(der, sizeof(der), &spec);
+	assert_int_equal(hs_x509_parse(der, len, &k, &san), 0);
+	assert_int_equal(hs_x509_check_name(san, "127.0.0.1"), 0);
+	assert_int_equal(hs_x509_check_name(san, "host.example"), 0);
+	assert_int_equal(hs_x509_check_name(san, "127.0.0.2"), HS_ERR_TLS_CERT_NAME);
+	assert_int_equal(hs_x509_check_name(san, "127.0.0.1.5"), HS_ERR_TLS_CERT_NAME);
+	assert_int_equal(hs_x509_check_name(san, "127.0.0"), HS_ERR_TLS_CERT_NAME);
+	assert_int_equal(hs_x509_check_name(san, "127.0.0.256"), HS_ERR_TLS_CERT_NAME);
 }
 
 static void test_times(void **state)
