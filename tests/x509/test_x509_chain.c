@@ -291,12 +291,14 @@ static void test_chain_too_long(void **state)
 static void test_store_dir_and_default(void **state)
 {
 	struct hs_x509_store *s;
-	char sub[300], cmd[700];
+	char sub[64], cmd[1024];
 
 	(void)state;
 	snprintf(sub, sizeof(sub), "%s/cadir", dir);
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/root.pem' '%s/root.pem' '%s/rsa_root.pem' '%s/' "
-		 "&& echo not a certificate > '%s/README'", sub, dir, sub, dir, sub, sub);
+	/* two copies of one root (as a bundle dir's hash links), another, and junk */
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/root.pem' '%s/' && cp '%s/root.pem' "
+		 "'%s/1234abcd.0' && cp '%s/rsa_root.pem' '%s/' && echo junk > '%s/README'",
+		 sub, dir, sub, dir, sub, dir, sub, sub);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(hs_x509_store_new(&s), 0);
 	assert_int_equal(hs_x509_store_load_dir(s, sub), 0);
