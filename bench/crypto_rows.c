@@ -21,6 +21,11 @@
  *            OpenSSL: EVP_DigestSign on a copy of a context initialised
  *            once (EVP_MD_CTX_copy_ex), the cheapest correct reuse.
  *   verify   the same with verify; both sides verify the same signature.
+ *   RSA      2048 bits, e = 65537, PSS with SHA-256, MGF1-SHA-256 and a
+ *            32-byte salt (TLS 1.3's rsa_pss_rsae_sha256); hs's table
+ *            parses the DER key on each call (as TLS would hand it over),
+ *            OpenSSL's key is parsed once. P-384: ECDSA with SHA-384, hs
+ *            verifies a DER signature made by OpenSSL (hs cannot sign).
  *   SHA-256  hs: hs_hash_digest; OpenSSL: EVP_DigestInit_ex2/Update/
  *            Final_ex on a reused context (EVP_Digest would allocate a
  *            context per call, which hs does not do either).
@@ -41,6 +46,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
 
 #include "base/err.h"
 #include "base/wipe.h"
@@ -51,6 +58,8 @@
 #include "crypto/hkdf.h"
 #include "crypto/kx.h"
 #include "crypto/p256.h"
+#include "crypto/p384.h"
+#include "crypto/rsa.h"
 #include "crypto/sig.h"
 
 #define MAX_LEN 16384
@@ -356,6 +365,170 @@ static void sig_teardown(void *st)
 	hs_wipe(b->priv, sizeof(b->priv));
 }
 
+/* ---- RSA-2048 PSS sign/verify and ECDSA P-384 verify: keys and signatures larger than sig_bench's */
+
+#define PK_SIG_MAX HS_RSA_MAX_LEN
+
+struct pk_bench {
+	const struct hs_sig *sig;
+	const char *md;       /* OpenSSL digest name */
+	int rsa;              /* 1: RSA-2048 with PSS (salt = digest length); 0: EC P-384 */
+	uint8_t *priv, *pub;  /* hs's key encodings: DER RSAPrivateKey, RSAPublicKey, or the point */
+	size_t priv_len, pub_len;
+	uint8_t msg[MSG_LEN];
+	uint8_t sig_ref[PK_SIG_MAX]; /* the signature both verify rows check */
+	size_t sig_ref_len;
+	uint8_t out[PK_SIG_MAX];
+	EVP_PKEY *key;
+	EVP_MD_CTX *sign_tmpl, *verify_tmpl, *work;
+};
+
+static int hs_pk_sign_op(void *arg)
+{
+	struct pk_bench *b = ((const struct op_arg *)arg)->st;
+	size_t len = sizeof(b->out);
+	return b->sig->sign(b->out, &len, b->priv, b->pub, b->msg, sizeof(b->msg));
+}
+
+static int ossl_pk_sign(struct pk_bench *b, uint8_t *out, size_t *len)
+{
+	*len = PK_SIG_MAX;
+	return EVP_MD_CTX_copy_ex(b->work, b->sign_tmpl) > 0 &&
+		       EVP_DigestSign(b->work, out, len, b->msg, sizeof(b->msg)) > 0
+		   ? 0
+		   : -1;
+}
+
+static int ossl_pk_sign_op(void *arg)
+{
+	struct pk_bench *b = ((const struct op_arg *)arg)->st;
+	size_t len;
+	return ossl_pk_sign(b, b->out, &len);
+}
+
+static int hs_pk_verify(struct pk_bench *b, const uint8_t *sig, size_t len)
+{
+	return b->sig->verify(b->pub, b->pub_len, b->msg, sizeof(b->msg), sig, len);
+}
+
+static int hs_pk_verify_op(void *arg)
+{
+	struct pk_bench *b = ((const struct op_arg *)arg)->st;
+	return hs_pk_verify(b, b->sig_ref, b->sig_ref_len);
+}
+
+static int ossl_pk_verify(struct pk_bench *b, const uint8_t *sig, size_t len)
+{
+	return EVP_MD_CTX_copy_ex(b->work, b->verify_tmpl) > 0 &&
+		       EVP_DigestVerify(b->work, sig, len, b->msg, sizeof(b->msg)) == 1
+		   ? 0
+		   : -1;
+}
+
+static int ossl_pk_verify_op(void *arg)
+{
+	struct pk_bench *b = ((const struct op_arg *)arg)->st;
+	return ossl_pk_verify(b, b->sig_ref, b->sig_ref_len);
+}
+
+/* One of the two OpenSSL contexts, with RSA-PSS padding and salt = digest length for RSA. */
+static int pk_ctx_init(struct pk_bench *b, EVP_MD_CTX *m, int sign)
+{
+	EVP_PKEY_CTX *pc = NULL;
+	int ok = sign ? EVP_DigestSignInit_ex(m, &pc, b->md, NULL, NULL, b->key, NULL)
+		      : EVP_DigestVerifyInit_ex(m, &pc, b->md, NULL, NULL, b->key, NULL);
+
+	if (ok <= 0)
+		return -1;
+	if (b->rsa && (EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PSS_PADDING) <= 0 ||
+		       EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, RSA_PSS_SALTLEN_DIGEST) <= 0))
+		return -1;
+	return 0;
+}
+
+/* hs's key encodings from OpenSSL's key: PKCS #1 DER for RSA, the 97-byte point for P-384. */
+static int pk_encode(struct pk_bench *b)
+{
+	unsigned char *p = NULL;
+	int len;
+
+	if (!b->rsa) {
+		b->pub = OPENSSL_malloc(HS_P384_PUB_LEN);
+		return b->pub != NULL &&
+			       public_encoding(b->key, b->pub, HS_P384_PUB_LEN, &b->pub_len) == 0
+			   ? 0
+			   : -1;
+	}
+	if ((len = i2d_PublicKey(b->key, &p)) <= 0) /* RSAPublicKey */
+		return -1;
+	b->pub = p;
+	b->pub_len = (size_t)len;
+	p = NULL;
+	if ((len = i2d_PrivateKey(b->key, &p)) <= 0) /* RSAPrivateKey (PKCS #1) */
+		return -1;
+	b->priv = p;
+	b->priv_len = (size_t)len;
+	return 0;
+}
+
+/*
+ * OpenSSL makes the key (RSA: 2048 bits, e = 65537; or P-384) and signs;
+ * hs must accept OpenSSL's signature and refuse it corrupted. RSA: hs
+ * signs too, and OpenSSL must accept hs's signature.
+ */
+static int pk_setup(void *st, const char **backend)
+{
+	struct pk_bench *b = st;
+	const char *name = b->sig->name;
+	size_t len;
+
+	*backend = b->sig->name;
+	fill(b->msg, sizeof(b->msg), 0x5167);
+	b->key = b->rsa ? EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048)
+			: EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-384");
+	if (b->key == NULL || pk_encode(b) != 0)
+		return fail(name, "OpenSSL key generation");
+	b->sign_tmpl = EVP_MD_CTX_new();
+	b->verify_tmpl = EVP_MD_CTX_new();
+	b->work = EVP_MD_CTX_new();
+	if (b->work == NULL || b->sign_tmpl == NULL || b->verify_tmpl == NULL ||
+	    pk_ctx_init(b, b->sign_tmpl, 1) != 0 || pk_ctx_init(b, b->verify_tmpl, 0) != 0)
+		return fail(name, "OpenSSL sign/verify set-up");
+	if (ossl_pk_sign(b, b->sig_ref, &b->sig_ref_len) != 0 ||
+	    ossl_pk_verify(b, b->sig_ref, b->sig_ref_len) != 0)
+		return fail(name, "OpenSSL sign");
+	if (hs_pk_verify(b, b->sig_ref, b->sig_ref_len) != 0)
+		return fail(name, "hs rejected OpenSSL's signature");
+	memcpy(b->out, b->sig_ref, b->sig_ref_len);
+	b->out[b->sig_ref_len - 1] ^= 1;
+	if (hs_pk_verify(b, b->out, b->sig_ref_len) == 0)
+		return fail(name, "hs accepted a corrupted signature");
+	if (!b->rsa)
+		return 0; /* hs has no P-384 signing */
+	len = sizeof(b->out);
+	if (b->sig->sign(b->out, &len, b->priv, b->pub, b->msg, sizeof(b->msg)) != 0)
+		return fail(name, "hs sign");
+	if (ossl_pk_verify(b, b->out, len) != 0 || hs_pk_verify(b, b->out, len) != 0)
+		return fail(name, "hs's signature was rejected");
+	return 0;
+}
+
+static void pk_teardown(void *st)
+{
+	struct pk_bench *b = st;
+
+	EVP_MD_CTX_free(b->sign_tmpl);
+	EVP_MD_CTX_free(b->verify_tmpl);
+	EVP_MD_CTX_free(b->work);
+	EVP_PKEY_free(b->key);
+	OPENSSL_free(b->pub);
+	OPENSSL_clear_free(b->priv, b->priv_len);
+	b->sign_tmpl = b->verify_tmpl = b->work = NULL;
+	b->key = NULL;
+	b->pub = b->priv = NULL;
+	b->pub_len = b->priv_len = 0;
+}
+
 /* ---- SHA-256 */
 
 struct hash_bench {
@@ -649,6 +822,8 @@ static struct kx_bench x25519_b = { .kx = &hs_kx_x25519, .ossl_type = "X25519" }
 static struct kx_bench p256_b = { .kx = &hs_kx_p256, .ossl_type = "EC", .group = "P-256" };
 static struct sig_bench ecdsa_b = { .sig = &hs_sig_ecdsa_p256_sha256, .md = "SHA256" };
 static struct sig_bench ed25519_b = { .sig = &hs_sig_ed25519, .deterministic = 1 };
+static struct pk_bench rsa_b = { .sig = &hs_sig_rsa_pss_rsae_sha256, .md = "SHA256", .rsa = 1 };
+static struct pk_bench p384_b = { .sig = &hs_sig_ecdsa_p384_sha384, .md = "SHA384" };
 static struct hash_bench sha256_b;
 static struct hkdf_bench hkdf_b;
 static struct aead_bench aes128_b = { .get = hs_aead_aes128gcm, .cipher = "AES-128-GCM" };
@@ -656,7 +831,10 @@ static struct aead_bench aes256_b = { .get = hs_aead_aes256gcm, .cipher = "AES-2
 static struct aead_bench chacha_b = { .get = hs_aead_chacha20poly1305,
 				      .cipher = "ChaCha20-Poly1305" };
 
-enum fam { F_X25519, F_P256, F_ECDSA, F_ED25519, F_SHA256, F_HKDF, F_AES128, F_AES256, F_CHACHA };
+enum fam {
+	F_X25519, F_P256, F_ECDSA, F_ED25519, F_RSA, F_P384, F_SHA256, F_HKDF, F_AES128, F_AES256,
+	F_CHACHA
+};
 
 struct family {
 	int (*setup)(void *st, const char **backend); /* 0, or -1 if a check failed */
@@ -673,6 +851,8 @@ static struct family families[] = {
 	[F_P256] = FAMILY(kx_setup, kx_teardown, &p256_b),
 	[F_ECDSA] = FAMILY(ecdsa_setup, sig_teardown, &ecdsa_b),
 	[F_ED25519] = FAMILY(ed25519_setup, sig_teardown, &ed25519_b),
+	[F_RSA] = FAMILY(pk_setup, pk_teardown, &rsa_b),
+	[F_P384] = FAMILY(pk_setup, pk_teardown, &p384_b),
 	[F_SHA256] = FAMILY(sha256_setup, sha256_teardown, &sha256_b),
 	[F_HKDF] = FAMILY(hkdf_setup, hkdf_teardown, &hkdf_b),
 	[F_AES128] = FAMILY(aead_setup, aead_teardown, &aes128_b),
@@ -704,6 +884,9 @@ static const struct crypto_row rows[] = {
 	ROW("ECDSA P-256 verify", F_ECDSA, 0, hs_verify_op, ossl_verify_op),
 	ROW("Ed25519 sign", F_ED25519, 0, hs_sign_op, ossl_sign_op),
 	ROW("Ed25519 verify", F_ED25519, 0, hs_verify_op, ossl_verify_op),
+	ROW("RSA-2048 sign (PSS)", F_RSA, 0, hs_pk_sign_op, ossl_pk_sign_op),
+	ROW("RSA-2048 verify (PSS)", F_RSA, 0, hs_pk_verify_op, ossl_pk_verify_op),
+	ROW("ECDSA P-384 verify", F_P384, 0, hs_pk_verify_op, ossl_pk_verify_op),
 	ROW("SHA-256 64 B", F_SHA256, 64, hs_digest_op, ossl_digest_op),
 	ROW("SHA-256 16 KiB", F_SHA256, MAX_LEN, hs_digest_op, ossl_digest_op),
 	ROW("HKDF-Expand-Label", F_HKDF, 0, hs_hkdf_op, ossl_hkdf_op),

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "base/wipe.h"
+#include "crypto/cpu.h"
 #include "crypto/ct.h"
 
 typedef unsigned __int128 u128;
@@ -183,39 +184,107 @@ void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const stru
 	hs_bn_cmov(r, t, c->n, (uint64_t)0 - borrow);
 }
 
-void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+uint64_t hs_bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
+			    uint64_t cin)
 {
-	uint64_t t[HS_BN_LIMBS + 2];
+	uint64_t carry = 0;
+	u128 z;
+
+	for (size_t j = 0; j < len; j++) {
+		z = (u128)x[j] * y + t[j] + carry;
+		t[j] = (uint64_t)z;
+		carry = (uint64_t)(z >> 64);
+	}
+	z = (u128)t[len] + carry + cin;
+	t[len] = (uint64_t)z;
+	return (uint64_t)(z >> 64);
+}
+
+/* t[0..len] += x y + cin 2^(64 len) with c's backend; returns the carry out. */
+static inline uint64_t row(const struct hs_bn_mont *c, uint64_t *t, const uint64_t *x,
+			   uint64_t y, size_t len, uint64_t cin)
+{
+#if defined(HS_HAVE_BN_ADX)
+	if (c->adx) /* public: a property of the CPU */
+		return hs_bn_row_adx(t, x, y, len, cin);
+#endif
+	return hs_bn_row_portable(t, x, y, len, cin);
+}
+
+const char *hs_bn_backend_name(void)
+{
+#if defined(HS_HAVE_BN_ADX)
+	if (hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
+		return "mulx/adx";
+#endif
+	return "portable";
+}
+
+/*
+ * Montgomery reduction in place: t (2n + 1 limbs, t[2n] = 0) holds a
+ * value below m R; r = t R^-1 mod m. Row i adds u m at limb i, u chosen
+ * so limb i vanishes; the carry out of the row's top limb t[i + n] is
+ * owed to t[i + n + 1], the next row's top limb, so it rides in as cin.
+ */
+static void redc_rows(uint64_t *r, uint64_t *t, const struct hs_bn_mont *c)
+{
+	uint64_t cin = 0;
 	size_t n = c->n;
 
-	memset(t, 0, (n + 2) * sizeof(*t));
-	for (size_t i = 0; i < n; i++) {
-		uint64_t carry = 0, u;
-		u128 z;
+	for (size_t i = 0; i < n; i++)
+		cin = row(c, t + i, c->m, t[i] * c->m0inv, n, cin);
+	reduce_once(r, t + n, cin, c);
+}
 
-		/* t += a b[i] */
-		for (size_t j = 0; j < n; j++) {
-			z = (u128)a[j] * b[i] + t[j] + carry;
-			t[j] = (uint64_t)z;
-			carry = (uint64_t)(z >> 64);
-		}
-		z = (u128)t[n] + carry;
-		t[n] = (uint64_t)z;
-		t[n + 1] = (uint64_t)(z >> 64);
-		/* t = (t + u m) / 2^64, u chosen so the low limb vanishes */
-		u = t[0] * c->m0inv;
-		z = (u128)u * c->m[0] + t[0];
-		carry = (uint64_t)(z >> 64);
-		for (size_t j = 1; j < n; j++) {
-			z = (u128)u * c->m[j] + t[j] + carry;
-			t[j - 1] = (uint64_t)z;
-			carry = (uint64_t)(z >> 64);
-		}
-		z = (u128)t[n] + carry;
-		t[n - 1] = (uint64_t)z;
-		t[n] = t[n + 1] + (uint64_t)(z >> 64);
+void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+{
+	uint64_t t[2 * HS_BN_LIMBS + 2];
+	size_t n = c->n;
+
+	/*
+	 * CIOS with a sliding window: before step i the running value (< 2m)
+	 * is t[i..i+n]; add a b[i], then u m with u making t[i] zero; the
+	 * value moves up one limb, and the two rows' carries out of t[i + n]
+	 * land in t[i + n + 1] (still zero, and the value stays < 2m).
+	 */
+	memset(t, 0, (2 * n + 2) * sizeof(*t));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c1 = row(c, t + i, a, b[i], n, 0);
+
+		t[i + n + 1] = c1 + row(c, t + i, c->m, t[i] * c->m0inv, n, 0);
 	}
-	reduce_once(r, t, t[n], c);
+	reduce_once(r, t + n, t[2 * n], c);
+}
+
+/* t (2n limbs) = a^2: the cross products once, doubled, plus the squares. */
+static void square_wide(uint64_t *t, const uint64_t *a, const struct hs_bn_mont *c)
+{
+	uint64_t shift = 0, carry = 0;
+	size_t n = c->n;
+
+	memset(t, 0, 2 * n * sizeof(*t));
+	/* row i: a[i] a[i+1..n) at limb 2i+1; its top is t[n+i], its carry goes to t[n+i+1] */
+	for (size_t i = 0; i + 1 < n; i++)
+		t[n + i + 1] = row(c, t + 2 * i + 1, a + i + 1, a[i], n - 1 - i, 0);
+	for (size_t i = 0; i < 2 * n; i++) {
+		uint64_t sq_half = (i & 1) ? (uint64_t)(((u128)a[i / 2] * a[i / 2]) >> 64)
+					   : (uint64_t)a[i / 2] * a[i / 2];
+		uint64_t dbl = (t[i] << 1) | shift;
+		u128 z = (u128)dbl + sq_half + carry;
+
+		shift = t[i] >> 63;
+		t[i] = (uint64_t)z;
+		carry = (uint64_t)(z >> 64);
+	}
+}
+
+void hs_bn_mont_sqr(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+{
+	uint64_t t[2 * HS_BN_LIMBS + 1];
+
+	square_wide(t, a, c);
+	t[2 * c->n] = 0;
+	redc_rows(r, t, c); /* a^2 < m^2 < m R */
 }
 
 void hs_bn_mont_to(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
@@ -233,25 +302,12 @@ void hs_bn_mont_from(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
 /* r = t R^-1 mod m for t (2n limbs) < m R: Montgomery reduction. */
 static void redc(uint64_t *r, const uint64_t *t_in, const struct hs_bn_mont *c)
 {
-	uint64_t t[2 * HS_BN_LIMBS];
-	uint64_t top = 0; /* the carry out of t[i + n], owed to t[i + n + 1] */
+	uint64_t t[2 * HS_BN_LIMBS + 1];
 	size_t n = c->n;
 
 	memcpy(t, t_in, 2 * n * sizeof(*t));
-	for (size_t i = 0; i < n; i++) {
-		uint64_t u = t[i] * c->m0inv, carry = 0;
-		u128 z;
-
-		for (size_t j = 0; j < n; j++) {
-			z = (u128)u * c->m[j] + t[i + j] + carry;
-			t[i + j] = (uint64_t)z;
-			carry = (uint64_t)(z >> 64);
-		}
-		z = (u128)t[i + n] + carry + top;
-		t[i + n] = (uint64_t)z;
-		top = (uint64_t)(z >> 64);
-	}
-	reduce_once(r, t + n, top, c);
+	t[2 * n] = 0;
+	redc_rows(r, t, c);
 	hs_wipe(t, sizeof(t));
 }
 
@@ -289,6 +345,9 @@ static int mont_setup(struct hs_bn_mont *c, const uint64_t *m, size_t n)
 		return HS_ERR_ARG;
 	memset(c, 0, sizeof(*c));
 	c->n = n;
+#if defined(HS_HAVE_BN_ADX)
+	c->adx = hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX);
+#endif
 	memcpy(c->m, m, n * sizeof(*m));
 	c->m0inv = neg_inv64(m[0]);
 	return 0;
@@ -301,14 +360,15 @@ static void mont_finish(struct hs_bn_mont *c, uint64_t *x)
 	unsigned k = 0;
 
 	memcpy(c->one, x, c->n * sizeof(*x));
-	while ((t & 1) == 0) {
+	/* doublings are ~n times cheaper than squarings: trade a squaring for up to 32 of them */
+	while ((t & 1) == 0 && t > 32) {
 		t >>= 1;
 		k++;
 	}
 	for (size_t i = 0; i < t; i++)
 		mod_double(x, c);
 	for (unsigned i = 0; i < k; i++)
-		hs_bn_mont_mul(x, x, x, c);
+		hs_bn_mont_sqr(x, x, c);
 	memcpy(c->rr, x, c->n * sizeof(*x));
 }
 
@@ -373,7 +433,7 @@ void hs_bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n
 		uint64_t w = (e[pos / 64] >> (pos % 64)) & (WIN_SIZE - 1);
 
 		for (unsigned k = 0; k < WIN_BITS; k++)
-			hs_bn_mont_mul(acc, acc, acc, c);
+			hs_bn_mont_sqr(acc, acc, c);
 		table_lookup(t, (const uint64_t(*)[HS_BN_LIMBS])table, w, n);
 		hs_bn_mont_mul(acc, acc, t, c); /* always multiply: by R (= 1) when w = 0 */
 	}
@@ -389,14 +449,28 @@ void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, si
 	uint64_t am[HS_BN_LIMBS], acc[HS_BN_LIMBS];
 	size_t bits = hs_bn_bitlen_vartime(e, e_n);
 
+	if (bits == 0) { /* a^0 = 1 mod m */
+		hs_bn_mont_from(r, c->one, c);
+		return;
+	}
+	/* acc = a^(top bit) R, then square-and-multiply down to bit 1 */
 	hs_bn_mont_to(am, a, c);
-	memcpy(acc, c->one, c->n * sizeof(*acc));
-	for (size_t i = bits; i > 0; i--) {
-		hs_bn_mont_mul(acc, acc, acc, c);
+	memcpy(acc, am, c->n * sizeof(*acc));
+	for (size_t i = bits - 1; i > 1; i--) {
+		hs_bn_mont_sqr(acc, acc, c);
 		if ((e[(i - 1) / 64] >> ((i - 1) % 64)) & 1)
 			hs_bn_mont_mul(acc, acc, am, c);
 	}
-	hs_bn_mont_from(r, acc, c);
+	if (bits == 1) {
+		hs_bn_mont_from(r, acc, c);
+		return;
+	}
+	hs_bn_mont_sqr(acc, acc, c);
+	/* bit 0: mont(acc, a) = acc a R^-1 leaves Montgomery form in the same product */
+	if (e[0] & 1)
+		hs_bn_mont_mul(r, acc, a, c);
+	else
+		hs_bn_mont_from(r, acc, c);
 }
 
 /* x = x / 2 mod m: add m first when x is odd (m odd makes the sum even) */

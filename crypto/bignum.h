@@ -26,6 +26,7 @@
 /* An odd modulus and its Montgomery constants. */
 struct hs_bn_mont {
 	size_t n;                  /* limbs in use, 1..HS_BN_LIMBS */
+	int adx;                   /* 1: the MULX/ADX row (chosen at init from hs_cpu_has) */
 	uint64_t m0inv;            /* -m^-1 mod 2^64 */
 	uint64_t m[HS_BN_LIMBS];   /* the modulus (odd); limbs >= n are zero */
 	uint64_t rr[HS_BN_LIMBS];  /* R^2 mod m */
@@ -76,6 +77,8 @@ int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n);
 
 /* r = a b R^-1 mod m, for a, b < m. r may alias a or b. */
 void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
+/* r = a a R^-1 mod m, for a < m (the same result as hs_bn_mont_mul, faster). r may alias a. */
+void hs_bn_mont_sqr(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
 /* r = a R mod m (a < m); r = a R^-1 mod m. */
 void hs_bn_mont_to(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
 void hs_bn_mont_from(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
@@ -100,5 +103,24 @@ void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, si
  * iterations. Returns all-ones if gcd(a, m) = 1, else 0 (then r is junk).
  */
 uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
+
+/*
+ * Backends. Every Montgomery product is built from one "row":
+ * t[0..len] += x[0..len) y + cin 2^(64 len), returning the carry out of
+ * t[len] (0 or 1 where bignum.c uses it). The contexts made by
+ * hs_bn_mont_init* use the MULX/ADX row when hs_cpu_has(HS_CPU_BMI2 |
+ * HS_CPU_ADX) (and not forced portable) at that moment; c->adx may be
+ * cleared (for tests) to force the portable row. Both rows give
+ * bit-identical results.
+ */
+uint64_t hs_bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
+			    uint64_t cin);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HS_HAVE_BN_ADX 1
+/* crypto/asm/bignum_adx.c */
+uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin);
+#endif
+/* "mulx/adx" or "portable": the row a context made now would use. */
+const char *hs_bn_backend_name(void);
 
 #endif

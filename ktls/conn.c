@@ -124,7 +124,11 @@ static int on_key_update(struct hs_ktls *k, const uint8_t *m, size_t rest)
 	if (err)
 		return err;
 	k->key_updates_rx++;
-	/* RFC 8446 4.6.3: answer update_requested before our next data record */
+	/*
+	 * RFC 8446 4.6.3: answer update_requested before our next application
+	 * data record. The writer sends it (hs_ktls_write / send_record): the
+	 * reader never touches TX, so a reader and a writer thread can share k.
+	 */
 	if (m[0] == 1 && !k->sent_close)
 		k->want_update = 1;
 	return 0;
@@ -212,8 +216,6 @@ int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n)
 			return k->err;
 		if (k->peer_closed)
 			return 0;
-		if (k->want_update && (err = hs_ktls_key_update(k, 0)) != 0)
-			return err;
 		/* a small buffer: receive into k->pt (a control record must fit) */
 		dst = cap >= HS_KTLS_PT_MAX ? buf : k->pt;
 		dcap = cap >= HS_KTLS_PT_MAX ? cap : HS_KTLS_PT_MAX;
@@ -250,8 +252,12 @@ int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len)
 
 int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const void *buf, size_t len)
 {
+	int err;
+
 	if (k->err)
 		return k->err;
+	if (k->want_update && !k->sent_close && (err = hs_ktls_key_update(k, 0)) != 0)
+		return err;
 	if (len > HS_KTLS_PT_MAX)
 		return HS_ERR_TOO_LONG;
 	if (len == 0 && type != HS_KTLS_DATA)

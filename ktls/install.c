@@ -137,6 +137,8 @@ static int validate(const struct hs_secrets *s, const struct hs_ktls_cipher **c)
 	if (s->iv_len != HS_IV_LEN || s->key_len != (*c)->key_len ||
 	    s->secret_len != (*c)->secret_len)
 		return HS_ERR_ARG;
+	if ((*c)->aead()->ctx_size > HS_AEAD_CTX_MAX)
+		return HS_ERR_INTERNAL; /* the context would not fit aead_buf */
 	return 0;
 }
 

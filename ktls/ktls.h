@@ -165,7 +165,7 @@ struct hs_ktls {
 	int peer_alert; /* alert description received, -1 if none */
 	int peer_closed, sent_close;
 	int no_pad;     /* kernel RX has TLS_RX_EXPECT_NO_PAD */
-	int want_update; /* peer asked for our KeyUpdate: sent on the next write */
+	_Atomic int want_update; /* peer asked for our KeyUpdate: the next write sends it */
 	unsigned key_updates_rx, key_updates_tx;
 	hs_ktls_handshake_fn on_handshake;
 	void *on_handshake_arg;
@@ -213,8 +213,9 @@ uint16_t hs_ktls_suite(const struct hs_ktls *k);
 HS_MUST_CHECK int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len);
 /*
  * Read application data: blocks until some arrives. Handles the records of
- * other types on the way (KeyUpdate: rekey; alerts; other handshake messages
- * to the callback). *n = 0: the peer sent close_notify.
+ * other types on the way (KeyUpdate: rekey RX, and if the peer asked for
+ * ours, the next write sends it; alerts; other handshake messages to the
+ * callback). *n = 0: the peer sent close_notify. Reading never sends.
  */
 HS_MUST_CHECK int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n);
 

@@ -55,6 +55,22 @@ static const struct err_alert table[] = {
 	{ HS_ERR_TLS_BAD_ALERT, AL_DECODE_ERROR },
 	{ HS_ERR_TLS_BAD_KEY_UPDATE, AL_ILLEGAL_PARAMETER },
 	{ HS_ERR_TLS_INSUFFICIENT_SECURITY, AL_INSUFFICIENT_SECURITY },
+	/* certificate path validation (libhs/x509_*.c); RFC 8446 6.2 names
+	 * the alerts, the choice per error follows common practice */
+	{ HS_ERR_X509_MALFORMED, AL_BAD_CERTIFICATE },
+	{ HS_ERR_X509_UNKNOWN_CRITICAL, AL_UNSUPPORTED_CERTIFICATE },
+	{ HS_ERR_X509_UNSUPPORTED_ALG, AL_UNSUPPORTED_CERTIFICATE },
+	{ HS_ERR_X509_EXPIRED, AL_CERTIFICATE_EXPIRED },
+	{ HS_ERR_X509_NOT_YET_VALID, AL_CERTIFICATE_EXPIRED },
+	{ HS_ERR_X509_UNKNOWN_ISSUER, AL_UNKNOWN_CA },
+	{ HS_ERR_X509_BAD_SIGNATURE, AL_DECRYPT_ERROR },
+	{ HS_ERR_X509_NOT_CA, AL_UNKNOWN_CA },
+	{ HS_ERR_X509_PATH_LEN, AL_UNKNOWN_CA },
+	{ HS_ERR_X509_CHAIN_TOO_LONG, AL_UNKNOWN_CA },
+	{ HS_ERR_X509_KEY_USAGE, AL_UNSUPPORTED_CERTIFICATE },
+	{ HS_ERR_X509_EKU, AL_UNSUPPORTED_CERTIFICATE },
+	{ HS_ERR_X509_NAME_CONSTRAINT, AL_BAD_CERTIFICATE },
+	{ HS_ERR_X509_HOSTNAME, AL_BAD_CERTIFICATE },
 };
 
 int hs_alert_for(int err)
@@ -80,6 +96,7 @@ const char *hs_alert_name(int alert)
 	case AL_HANDSHAKE_FAILURE: return "handshake_failure";
 	case AL_BAD_CERTIFICATE: return "bad_certificate";
 	case AL_UNSUPPORTED_CERTIFICATE: return "unsupported_certificate";
+	case AL_CERTIFICATE_EXPIRED: return "certificate_expired";
 	case AL_CERTIFICATE_UNKNOWN: return "certificate_unknown";
 	case AL_ILLEGAL_PARAMETER: return "illegal_parameter";
 	case AL_UNKNOWN_CA: return "unknown_ca";

@@ -214,7 +214,7 @@ static int check_config(const struct hs_config *cfg)
 	if (cfg->role == HS_ROLE_SERVER)
 		ENSURE(cfg->cred != NULL, HS_ERR_TLS_NO_CERT);
 	else
-		ENSURE(cfg->anchor_der != NULL || cfg->insecure, HS_ERR_ARG);
+		ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure, HS_ERR_ARG);
 	if (cfg->server_name != NULL)
 		ENSURE(strlen(cfg->server_name) <= NAME_MAX_LEN, HS_ERR_ARG);
 	return 0;

@@ -15,6 +15,7 @@
 
 #include "base/wipe.h"
 #include "crypto/ct.h"
+#include "hs/x509.h"
 
 int hs_msg_body(const uint8_t *msg, size_t len, struct hs_reader *body)
 {
@@ -93,31 +94,53 @@ static int check_leaf(struct hs_conn *c, const uint8_t *der, size_t len, struct 
 	if (cfg->insecure)
 		return 0;
 	/* the pin: the leaf must be exactly the configured certificate */
-	ENSURE(cfg->anchor_len == len && memcmp(cfg->anchor_der, der, len) == 0,
-	       HS_ERR_TLS_CERT_UNTRUSTED);
-	if (cfg->server_name != NULL)
+	if (cfg->anchor_der != NULL)
+		ENSURE(cfg->anchor_len == len && memcmp(cfg->anchor_der, der, len) == 0,
+		       HS_ERR_TLS_CERT_UNTRUSTED);
+	/* with a trust store, verify_chain() checks the name */
+	if (cfg->server_name != NULL && cfg->trust == NULL)
 		ENSURE(hs_x509_check_name(san, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
 	return 0;
 }
 
-static int read_leaf(struct hs_conn *c, struct hs_reader *list)
+/* Path validation against the configured trust store (include/hs/x509.h). */
+static int verify_chain(struct hs_conn *c, const uint8_t *const *der, const size_t *len,
+			size_t n)
 {
-	struct hs_reader cert, exts, san;
+	const struct hs_config *cfg = c->cfg;
+	struct hs_x509_verify_opts o = {
+		.purpose = HS_X509_SERVER_AUTH,
+		.host = cfg->server_name,
+		.time = cfg->verify_time,
+	};
 
-	TRY(hs_read_vec(list, 3, 1, 0xffffff, &cert));
+	if (cfg->insecure || cfg->trust == NULL)
+		return 0;
+	return hs_x509_verify(cfg->trust, der, len, n, &o);
+}
+
+static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert)
+{
+	struct hs_reader exts, san;
+
+	TRY(hs_read_vec(list, 3, 1, 0xffffff, cert));
 	TRY(hs_read_vec(list, 2, 0, 0xffff, &exts));
-	if (hs_x509_parse(cert.p, cert.len, &c->peer, &san) != 0)
+	if (hs_x509_parse(cert->p, cert->len, &c->peer, &san) != 0)
 		return HS_ERR_TLS_BAD_CERT;
 	ENSURE(c->peer.spki_len <= sizeof(c->peer_spki), HS_ERR_TLS_BAD_CERT);
 	/* keep the SPKI: the message buffer is reused */
 	memcpy(c->peer_spki, c->peer.spki, c->peer.spki_len);
 	c->peer.spki = c->peer_spki;
-	return check_leaf(c, cert.p, cert.len, san);
+	return check_leaf(c, cert->p, cert->len, san);
 }
 
 int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	struct hs_reader body, ctx, list, cert, exts;
+	/* views into msg for verify_chain; certificates past the first
+	 * HS_X509_MAX_CHAIN are read but not used for path building */
+	const uint8_t *der[HS_X509_MAX_CHAIN];
+	size_t der_len[HS_X509_MAX_CHAIN], n = 1;
 
 	TRY(hs_msg_body(msg, len, &body));
 	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
@@ -127,12 +150,18 @@ int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 	ENSURE(hs_reader_left(&ctx) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
 	/* 4.4.2.4: an empty server Certificate -> decode_error */
 	ENSURE(hs_reader_left(&list) > 0, HS_ERR_TLS_DECODE);
-	TRY(read_leaf(c, &list));
+	TRY(read_leaf(c, &list, &cert));
+	der[0] = cert.p;
+	der_len[0] = cert.len;
 	while (hs_reader_left(&list) > 0) {
 		TRY(hs_read_vec(&list, 3, 1, 0xffffff, &cert));
 		TRY(hs_read_vec(&list, 2, 0, 0xffff, &exts));
+		if (n < HS_X509_MAX_CHAIN) {
+			der[n] = cert.p;
+			der_len[n++] = cert.len;
+		}
 	}
-	return 0;
+	return verify_chain(c, der, der_len, n);
 }
 
 /* ---- CertificateVerify (4.4.3) ---- */

@@ -172,11 +172,10 @@ int hs_x509_store_load_dir(struct hs_x509_store *s, const char *dir)
 	struct dirent *e;
 	struct stat st;
 	char path[4096];
-	size_t before;
+	size_t files_ok = 0;
 	int err = 0;
 
 	ENSURE(s != NULL && dir != NULL, HS_ERR_ARG);
-	before = s->n;
 	d = opendir(dir);
 	ENSURE(d != NULL, HS_ERR_X509_NO_ANCHORS);
 	while (err != HS_ERR_NOMEM && (e = readdir(d)) != NULL) {
@@ -188,11 +187,12 @@ int hs_x509_store_load_dir(struct hs_x509_store *s, const char *dir)
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 24))
 			continue;
 		err = hs_x509_store_load_file(s, path);
+		files_ok += err == 0;
 	}
 	closedir(d);
 	if (err == HS_ERR_NOMEM)
 		return err;
-	return s->n > before || s->n > 0 ? 0 : HS_ERR_X509_NO_ANCHORS;
+	return files_ok > 0 ? 0 : HS_ERR_X509_NO_ANCHORS;
 }
 
 int hs_x509_store_load_default(struct hs_x509_store *s)

@@ -7,7 +7,7 @@
  * tried before the peer's certificates, so a root sent by the peer is
  * never needed); otherwise each unused peer certificate with that subject
  * is tried as the next intermediate. Every complete path is validated;
- * the first valid one wins. If all fail, the error of the longest failing
+ * the first valid one wins (at most MAX_ATTEMPTS steps). If all fail, the error of the longest failing
  * path is returned (ties: the first found), or HS_ERR_X509_UNKNOWN_ISSUER
  * when no path reaches an anchor (or a peer certificate's own parse
  * error, e.g. an unknown critical extension, when it could have been part
@@ -41,6 +41,12 @@
 #include "libhs/x509_cert.h"
 
 #define MAX_PATH (HS_X509_MAX_CHAIN + 1)
+/*
+ * Path attempts per verify: peer certificates sharing one name could
+ * otherwise make the search try every ordering of them (9! paths, each
+ * with signature checks). Real chains need a handful.
+ */
+#define MAX_ATTEMPTS 64
 
 struct build {
 	const struct hs_x509_store *store;
@@ -53,6 +59,7 @@ struct build {
 	const struct x509_cert *path[MAX_PATH];
 	int err;      /* error of the longest failing path so far */
 	size_t err_len;
+	unsigned attempts; /* extend() calls and complete paths validated */
 };
 
 static int same(struct hs_reader a, struct hs_reader b)
@@ -163,6 +170,8 @@ static int extend(struct build *b, size_t depth)
 	const struct x509_cert *cur = b->path[depth - 1], *a;
 	int err;
 
+	if (++b->attempts > MAX_ATTEMPTS)
+		return HS_ERR_X509_UNKNOWN_ISSUER;
 	/* a peer intermediate that is itself trusted ends the path */
 	if (depth > 1 && is_anchor(b, cur)) {
 		err = validate(b, depth);
@@ -174,6 +183,8 @@ static int extend(struct build *b, size_t depth)
 		if (!same(a->subject, cur->issuer))
 			continue;
 		b->path[depth] = a;
+		if (++b->attempts > MAX_ATTEMPTS)
+			return HS_ERR_X509_UNKNOWN_ISSUER;
 		err = validate(b, depth + 1);
 		if (err == 0)
 			return 0;

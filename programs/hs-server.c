@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@
 #include "hs/cred.h"
 #include "hs/fd.h"
 #include "hs/x509_write.h"
+
+#define HANDSHAKE_TIMEOUT 30 /* seconds */
 
 struct server {
 	const char *listen, *cert, *key, *ca, *print_cert;
@@ -272,9 +275,13 @@ static int serve(const struct server *sv, const struct hs_config *cfg, int lsock
 	int first_rc = 0;
 
 	for (long n = 0; sv->max_conns == 0 || n < sv->max_conns; n++) {
+		/* a client that stalls mid-handshake must not hold the server forever */
+		struct timeval tv = { .tv_sec = HANDSHAKE_TIMEOUT };
 		int s = accept(lsock, NULL, NULL), rc;
 		if (s < 0)
 			return fail(EXIT_NET, "accept failed");
+		(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		(void)setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		rc = serve_one(sv, cfg, s);
 		close(s);
 		if (first_rc == 0)

@@ -9,18 +9,35 @@ packages=(
 	libssl-dev openssl     # OpenSSL: comparison peer in bench/ and tests/ only
 	valgrind               # constant-time (ctgrind) tests
 	gnutls-bin iproute2 util-linux  # interop peers (gnutls-serv/-cli), ip + unshare for a private netns
+	libmnl-dev             # hs-ktls-stat: sock_diag through libmnl
+	ca-certificates        # X.509: the system bundle (default trust store, parse test, fuzz seeds)
+	libclang-rt-14-dev     # libFuzzer runtime for the X.509 parser fuzz target (clang builds)
 )
+# Kernel tests in User-Mode Linux (tests/uml/run-in-uml.sh): best effort, the
+# tests skip (exit 77) when UML cannot start.
+optional=(user-mode-linux kmod patchelf)
 
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+opt_missing=()
+for p in "${optional[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		opt_missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && [ ${#opt_missing[@]} -eq 0 ] && exit 0
 
-echo "deps: installing ${missing[*]}" >&2
+echo "deps: installing ${missing[*]} ${opt_missing[*]}" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q >/dev/null
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+	$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
+for p in "${opt_missing[@]}"; do
+	$sudo apt-get install -y -q --no-install-recommends "$p" >/dev/null 2>&1 ||
+		echo "deps: optional $p not installed (kernel tests may skip)" >&2
+done

@@ -61,6 +61,8 @@ enum hs_event {
 
 /* A certificate chain and its private key (see hs_cred_load_pem). */
 struct hs_cred;
+/* Trust anchors for chain validation (see include/hs/x509.h). */
+struct hs_x509_store;
 
 struct hs_config {
 	enum hs_role role;
@@ -80,12 +82,23 @@ struct hs_config {
 	const char *server_name;
 	/*
 	 * client: the pinned trust anchor, a certificate in DER. The server's
-	 * leaf must be this exact certificate. NULL: no pin (insecure must be
+	 * leaf must be this exact certificate. NULL: no pin (trust or insecure must be
 	 * set, the CertificateVerify signature is still checked).
 	 */
 	const uint8_t *anchor_der;
 	size_t anchor_len;
 	int insecure;      /* client: skip the pin and name checks */
+	/*
+	 * client: trust anchors (include/hs/x509.h) the server's chain must
+	 * lead to (RFC 5280 path validation: signatures, validity, CA and
+	 * path length, EKU serverAuth, name constraints) with server_name
+	 * matched against the leaf's subjectAltName. Checked whenever set
+	 * and insecure is not; with anchor_der too, both must pass. The store
+	 * must outlive the connection; it may be shared.
+	 */
+	const struct hs_x509_store *trust;
+	/* client: time to validate the chain at (Unix seconds); 0 = now */
+	int64_t verify_time;
 	int no_compat;     /* client: no middlebox compatibility mode */
 	int hrr_cookie;    /* server: always answer the first ClientHello with
 			      a HelloRetryRequest carrying a cookie */

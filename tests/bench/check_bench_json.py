@@ -16,7 +16,8 @@ REQUIRED = [
     "X25519 keygen", "X25519 shared secret", "P-256 keygen",
     "P-256 ECDH shared secret", "ECDSA P-256 sign", "ECDSA P-256 verify",
     "Ed25519 sign", "Ed25519 verify", "SHA-256 64 B", "SHA-256 16 KiB",
-    "HKDF-Expand-Label",
+    "HKDF-Expand-Label", "RSA-2048 sign (PSS)", "RSA-2048 verify (PSS)",
+    "ECDSA P-384 verify",
 ] + [f"{aead} {op} {size}"
      for aead in ("AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305")
      for size in ("1 KiB", "16 KiB")

@@ -4,7 +4,13 @@
  *   reduction, constant-time and variable-time exponentiation and the
  *   constant-time inverse agree with each other and with plain products
  *   (a b mod m computed independently by shift-and-subtract), and both
- *   Montgomery set-ups give the same constants;
+ *   Montgomery set-ups give the same constants; squaring equals
+ *   multiplying a value by itself;
+ * - backends: the MULX/ADX row and the portable row give bit-identical
+ *   results (limbs and carry) on random and all-ones inputs of every
+ *   length 0..64, and so do whole Montgomery products, squarings, wide
+ *   reductions and exponentiations under each backend (skipped, visibly,
+ *   on a CPU without BMI2 and ADX);
  * - known answers: a PKCS #1 v1.5 / SHA-256 and a PSS / SHA-384 signature
  *   made by OpenSSL with the fixed 2048-bit test key verify, and fail after
  *   any change to message, signature, hash, salt length or padding type;
@@ -26,6 +32,7 @@
 #include <cmocka.h>
 
 #include "crypto/bignum.h"
+#include "crypto/cpu.h"
 #include "crypto/hash.h"
 #include "crypto/rsa.h"
 #include "rsa_test_keys.h"
@@ -143,6 +150,9 @@ static void test_bn_mont(void **state)
 		hs_bn_mont_mul(r1, r1, b, &c);
 		mulmod_ref(r2, a, b, m, n);
 		assert_memory_equal(r1, r2, n * 8);
+		hs_bn_mont_sqr(r1, a, &c);
+		hs_bn_mont_mul(wide, a, a, &c);
+		assert_memory_equal(r1, wide, n * 8);
 		/* the wide reduction of the plain product */
 		hs_bn_mul(wide, a, b, n);
 		hs_bn_mod_wide(r1, wide, &c);
@@ -171,6 +181,97 @@ static void test_bn_mont(void **state)
 		}
 	}
 	assert_true(inverted > 20); /* random m is not prime: some a share a factor */
+}
+
+/* Random limbs, or (one time in four) all-ones limbs to force every carry. */
+static void rand_limbs(struct test_rng *rng, uint64_t *a, size_t n)
+{
+	if (test_rng_below(rng, 4) == 0)
+		memset(a, 0xff, n * 8);
+	else
+		test_rng_bytes(rng, a, n * 8);
+}
+
+static void test_bn_rows(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+
+#if defined(HS_HAVE_BN_ADX)
+	if (!hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
+		skip();
+	test_rng_init(&rng, 0x40e5);
+	for (int it = 0; it < 3000; it++) {
+		size_t len = it < 65 * 4 ? (size_t)it % 65 : test_rng_below(&rng, 65);
+		uint64_t t1[HS_BN_LIMBS + 1], t2[HS_BN_LIMBS + 1], x[HS_BN_LIMBS], y, cin;
+
+		rand_limbs(&rng, t1, len + 1);
+		rand_limbs(&rng, x, len);
+		y = test_rng_below(&rng, 4) == 0 ? ~(uint64_t)0 : test_rng_next(&rng);
+		cin = test_rng_below(&rng, 2);
+		memcpy(t2, t1, sizeof(t1));
+		assert_int_equal(hs_bn_row_adx(t1, x, y, len, cin),
+				 hs_bn_row_portable(t2, x, y, len, cin));
+		assert_memory_equal(t1, t2, (len + 1) * 8);
+	}
+#else
+	(void)rng;
+	skip();
+#endif
+}
+
+static void test_bn_backends(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+
+#if defined(HS_HAVE_BN_ADX)
+	if (!hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
+		skip();
+	test_rng_init(&rng, 0xad8);
+	for (int it = 0; it < 200; it++) {
+		size_t n = it < HS_BN_LIMBS ? (size_t)it + 1 : 1 + test_rng_below(&rng, HS_BN_LIMBS);
+		uint64_t m[HS_BN_LIMBS], a[HS_BN_LIMBS], b[HS_BN_LIMBS], e[2];
+		uint64_t r1[HS_BN_LIMBS], r2[HS_BN_LIMBS], wide[2 * HS_BN_LIMBS];
+		struct hs_bn_mont ca, cp;
+
+		rand_modulus(&rng, m, n);
+		if (it % 5 == 0)
+			memset(m, 0xff, n * 8); /* 2^(64n) - 1: the largest modulus, most carries */
+		if (n == 1 && m[0] == 1)
+			continue;
+		assert_int_equal(hs_bn_mont_init(&ca, m, n), 0);
+		assert_int_equal(ca.adx, 1);
+		cp = ca;
+		cp.adx = 0;
+		assert_int_equal(hs_bn_mont_init(&cp, m, n), 0); /* set-up under the ADX row... */
+		cp.adx = 0;
+		assert_memory_equal(cp.rr, ca.rr, n * 8);          /* ...gives the same constants */
+		rand_below(&rng, a, m, n);
+		rand_below(&rng, b, m, n);
+		if (it % 7 == 0)
+			(void)hs_bn_sub(a, m, (uint64_t[HS_BN_LIMBS]){ 1 }, n); /* m - 1 */
+		hs_bn_mont_mul(r1, a, b, &ca);
+		hs_bn_mont_mul(r2, a, b, &cp);
+		assert_memory_equal(r1, r2, n * 8);
+		hs_bn_mont_sqr(r1, a, &ca);
+		hs_bn_mont_sqr(r2, a, &cp);
+		assert_memory_equal(r1, r2, n * 8);
+		hs_bn_mul(wide, a, b, n);
+		hs_bn_mod_wide(r1, wide, &ca);
+		hs_bn_mod_wide(r2, wide, &cp);
+		assert_memory_equal(r1, r2, n * 8);
+		test_rng_bytes(&rng, e, sizeof(e));
+		hs_bn_mod_exp(r1, a, e, 2, &ca);
+		hs_bn_mod_exp(r2, a, e, 2, &cp);
+		assert_memory_equal(r1, r2, n * 8);
+		hs_bn_mod_exp_vartime(r2, a, e, 2, &cp);
+		assert_memory_equal(r1, r2, n * 8);
+	}
+#else
+	(void)rng;
+	skip();
+#endif
 }
 
 static void test_bn_inv_edges(void **state)
@@ -402,6 +503,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bn_bytes),
 		cmocka_unit_test(test_bn_mont),
+		cmocka_unit_test(test_bn_rows),
+		cmocka_unit_test(test_bn_backends),
 		cmocka_unit_test(test_bn_inv_edges),
 		cmocka_unit_test(test_kat_verify),
 		cmocka_unit_test(test_sign_roundtrip),

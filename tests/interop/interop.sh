@@ -9,7 +9,8 @@
 #         openssl-client  openssl s_client -> hs-server --echo
 #         gnutls-server   hs-client -> gnutls-serv --echo (private netns)
 #         gnutls-client   gnutls-cli -> hs-server --echo (private netns)
-#         hrr             HelloRetryRequest both ways against OpenSSL
+#         hrr-alpn        HelloRetryRequest (group, cookie) both ways and ALPN
+#                         both ways, against OpenSSL
 # Servers listen on 127.0.0.1 only; gnutls-serv cannot be told to, so it and
 # its client run in a private network namespace (unshare -n), skipped with
 # exit 77 when namespaces are not permitted.
@@ -31,7 +32,7 @@ one_openssl_server() { # suite group cert [extra hs-client args] [s_server group
 		port=$(free_port)
 		timeout 30 openssl s_server -quiet -naccept 1 -accept "127.0.0.1:$port" \
 			-cert "$tmp/$c.pem" -key "$tmp/$c.key" -ciphersuites "$s" -groups "$sgroups" \
-			<"$d/in" >"$d/srv.out" 2>"$d/srv.err" &
+			${S_EXTRA:-} <"$d/in" >"$d/srv.out" 2>"$d/srv.err" &
 		pid=$!
 		{ cat "$tmp/down"; sleep 20; } >"$d/in" &
 		fpid=$!
@@ -74,7 +75,7 @@ one_openssl_client() { # suite group cert [s_client groups] [extra hs-server arg
 		timeout 20 openssl s_client -quiet -no_ign_eof -nocommands \
 			-connect "127.0.0.1:$port" -servername localhost -verify_hostname localhost \
 			-CAfile "$tmp/$c.pem" -verify_return_error -ciphersuites "$s" -groups "$cgroups" \
-			>"$d/cli.out" 2>"$d/cli.err"
+			${C_EXTRA:-} >"$d/cli.out" 2>"$d/cli.err"
 	local rc=$?
 	timeout 5 tail --pid="$pid" -f /dev/null
 	kill "$pid" 2>/dev/null
@@ -198,6 +199,18 @@ hrr() {
 		bad "hs-server: no cookie HRR: $(grep TLSv1.3 "$d/srv.err")"
 }
 
+alpn() {
+	local d=$tmp/run
+	S_EXTRA="-alpn http/1.1" one_openssl_server TLS_AES_128_GCM_SHA256 x25519 p256 \
+		"--groups x25519 --alpn h2,http/1.1"
+	grep -q "alpn=http/1.1 " "$d/cli.err" && pass "hs-client: s_server chose ALPN http/1.1" ||
+		bad "hs-client ALPN: $(tail -1 "$d/cli.err")"
+	C_EXTRA="-alpn h2,http/1.1" one_openssl_client TLS_AES_128_GCM_SHA256 x25519 ed25519 \
+		x25519 "--alpn h2"
+	grep -q "alpn=h2 " "$d/srv.err" && pass "hs-server chose ALPN h2 for s_client" ||
+		bad "hs-server ALPN: $(grep TLSv1.3 "$d/srv.err")"
+}
+
 inside_netns() {
 	ip link set lo up || {
 		echo "SKIP: cannot bring up lo in the namespace"
@@ -235,7 +248,10 @@ openssl-server) matrix one_openssl_server ;;
 openssl-client) matrix one_openssl_client ;;
 gnutls-server) matrix one_gnutls_server ;;
 gnutls-client) matrix one_gnutls_client ;;
-hrr) hrr ;;
+hrr-alpn)
+	hrr
+	alpn
+	;;
 *)
 	echo "unknown mode $mode"
 	exit 2

@@ -5,7 +5,8 @@
  * Proves, for each TLS 1.3 suite:
  * - hs client and hs server both on kTLS (hs_ktls_connect / hs_ktls_accept):
  *   both directions at once, odd write and read sizes, every byte checked
- *   (one large transfer: HS_KTLS_HUGE bytes, 64 MiB in the UML runs);
+ *   (one large transfer: HS_KTLS_HUGE bytes, 64 MiB in the UML runs), and a
+ *   KeyUpdate(update_requested) mid-stream answered by the peer's own;
  * - the seam: application data the server's engine sent right after the
  *   handshake, data the client's engine sent right behind its Finished, and
  *   data the server's engine already decrypted before the hand-off all reach
@@ -15,7 +16,10 @@
  *   implementation; OpenSSL's two NewSessionTickets (sent right after the
  *   handshake) arrive through kTLS as handshake records and reach the
  *   callback; KeyUpdate both ways (ours and OpenSSL's) where the kernel can
- *   rekey, the clear HS_ERR_UNSUPPORTED where it cannot.
+ *   rekey, the clear HS_ERR_UNSUPPORTED where it cannot;
+ * - the seam against the openssl command's s_server (two NewSessionTickets
+ *   right behind its Finished): the tickets reach the callback through kTLS
+ *   and the echoed line comes back intact.
  *
  * HS_KTLS_EXPECT=kernel: every hand-off must land on the kernel;
  * HS_KTLS_EXPECT=user: the host without kTLS, the userspace path.
@@ -31,7 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -85,6 +93,8 @@ struct peer {
 	int fd, server, err;
 	uint16_t suite;
 	size_t send_len, recv_len, got;
+	size_t ku_at; /* KeyUpdate(update_requested) after this many bytes; 0: none */
+	int ku_err;
 	uint64_t send_seed, recv_seed;
 	int mismatch;
 	int (*body)(struct peer *p); /* what to do; NULL: hand-off then stream */
@@ -95,7 +105,8 @@ struct peer {
 static int stream_both(struct peer *p)
 {
 	struct kt_sender s = { .k = p->k, .len = p->send_len, .seed = p->send_seed,
-			       .max_chunk = 50021, .key_update_at = SIZE_MAX, .close = 1 };
+			       .max_chunk = 50021, .close = 1, .request_peer = 1,
+			       .key_update_at = p->ku_at ? p->ku_at : SIZE_MAX };
 	int err;
 
 	kt_sender_start(&s);
@@ -103,6 +114,7 @@ static int stream_both(struct peer *p)
 	if (err)
 		shutdown(p->fd, SHUT_RDWR);
 	kt_sender_join(&s);
+	p->ku_err = s.ku_err;
 	return err ? err : s.err;
 }
 
@@ -172,11 +184,13 @@ static void run_close(struct hs_run *r)
 	close(r->fds[1]);
 }
 
-static void hs_both(uint16_t suite, size_t c2s, size_t s2c)
+static void hs_both(uint16_t suite, size_t c2s, size_t s2c, int key_update)
 {
 	struct hs_run r;
 
 	run_open(&r, suite);
+	r.cli.ku_at = key_update ? c2s / 2 : 0;
+	r.srv.ku_at = key_update ? s2c / 2 : 0;
 	r.cli.send_len = r.srv.recv_len = c2s;
 	r.srv.send_len = r.cli.recv_len = s2c;
 	r.cli.send_seed = r.srv.recv_seed = 1000 + suite;
@@ -190,6 +204,16 @@ static void hs_both(uint16_t suite, size_t c2s, size_t s2c)
 	assert_int_equal(r.srv.got, c2s);
 	assert_int_equal(r.cli.got, s2c);
 	assert_false(r.cli.mismatch || r.srv.mismatch);
+	if (key_update && (caps.rekey || !hs_ktls_is_kernel(r.cli.k))) {
+		/* each side's KeyUpdate went out mid-stream and was followed */
+		assert_int_equal(r.cli.ku_err, 0);
+		assert_int_equal(r.srv.ku_err, 0);
+		assert_true(r.srv.k->key_updates_rx >= 1);
+		assert_true(r.cli.k->key_updates_rx >= 1);
+	} else if (key_update) {
+		assert_int_equal(r.cli.ku_err, HS_ERR_UNSUPPORTED);
+		assert_int_equal(r.srv.ku_err, HS_ERR_UNSUPPORTED);
+	}
 	run_close(&r);
 }
 
@@ -197,12 +221,12 @@ static void test_hs_pair(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < N_SUITES; i++) {
-		hs_both(suites[i], 1, 1);
-		hs_both(suites[i], 123457, 1000003);
-		hs_both(suites[i], 2000003, 16385);
+		hs_both(suites[i], 1, 1, 0);
+		hs_both(suites[i], 123457, 1000003, 0);
+		hs_both(suites[i], 2000003, 160001, 1);
 	}
 	/* one large transfer (client -> server) */
-	hs_both(suites[0], huge, 7);
+	hs_both(suites[0], huge, 7, 0);
 	printf("# hs <-> hs on %s: 3 suites, both ways, up to %zu bytes: ok\n",
 	       expect_kernel ? "kTLS" : "the userspace path", huge);
 }
@@ -530,6 +554,132 @@ static void test_openssl_peer(void **state)
 				ossl_one(i, hs_server, rekey);
 }
 
+/* ---- the openssl command as server: NewSessionTickets right behind its Finished ---- */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	fclose(f);
+}
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(s, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	close(s);
+	return port;
+}
+
+/* connect to 127.0.0.1:port, retrying while the server starts (up to ~10 s) */
+static int connect_retry(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int i = 0; i < 200; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			return fd;
+		close(fd);
+		usleep(50000);
+	}
+	return -1;
+}
+
+static void s_server_one(size_t si, const char *dir)
+{
+	char cert[256], key[256], acc[32], line[64];
+	struct pair cfg;
+	struct hs_conn *conn;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	int port = free_port(), fd, tickets = 0, status;
+	size_t got = 0, n;
+	pid_t pid;
+
+	assert_non_null(k);
+	assert_true(port > 0);
+	snprintf(cert, sizeof(cert), "%s/cert.pem", dir);
+	snprintf(key, sizeof(key), "%s/key.pem", dir);
+	snprintf(acc, sizeof(acc), "127.0.0.1:%d", port);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("openssl", "openssl", "s_server", "-accept", acc, "-naccept", "1",
+		       "-tls1_3", "-ciphersuites", ossl_names[si], "-cert", cert, "-key", key,
+		       "-rev", (char *)NULL);
+		_exit(127);
+	}
+	fd = connect_retry(port);
+	assert_true(fd >= 0);
+	pair_init(&cfg, EC_CERT, EC_KEY_SEC1);
+	cfg.ccfg.suites = &suites[si];
+	cfg.ccfg.n_suites = 1;
+	assert_int_equal(hs_conn_new(&conn, &cfg.ccfg), 0);
+	assert_int_equal(hs_ktls_connect(k, conn, fd, kflags()), 0);
+	check_paths(k);
+	hs_ktls_on_handshake(k, count_tickets, &tickets);
+	assert_int_equal(hs_ktls_write(k, "hello kTLS\n", 11), 0);
+	while (got < sizeof(line) - 1 && memchr(line, '\n', got) == NULL) {
+		assert_int_equal(hs_ktls_read(k, line + got, sizeof(line) - 1 - got, &n), 0);
+		assert_true(n > 0);
+		got += n;
+	}
+	line[got] = 0;
+	printf("# openssl s_server %s: reply \"%.*s\", %d ticket(s) through %s\n",
+	       ossl_names[si], (int)got - 1, line, tickets,
+	       hs_ktls_is_kernel(k) ? "kTLS" : "the userspace path");
+	assert_string_equal(line, "SLTk olleh\n");
+	assert_int_equal(tickets, 2);
+	assert_int_equal(hs_ktls_close(k), 0);
+	close(fd);
+	for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(50000);
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	hs_ktls_wipe(k);
+	free(k);
+	hs_conn_free(conn);
+	pair_free(&cfg);
+}
+
+static void test_openssl_s_server(void **state)
+{
+	char dir[] = "/tmp/hs-ktls-sserver-XXXXXX", path[256];
+
+	(void)state;
+	if (system("openssl version >/dev/null 2>&1") != 0) {
+		printf("# no openssl command: skipped\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cert.pem", dir);
+	write_file(path, EC_CERT);
+	snprintf(path, sizeof(path), "%s/key.pem", dir);
+	write_file(path, EC_KEY_SEC1);
+	for (size_t i = 0; i < N_SUITES; i++)
+		s_server_one(i, dir);
+	snprintf(path, sizeof(path), "%s/cert.pem", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/key.pem", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const char *e = getenv("HS_KTLS_EXPECT"), *h = getenv("HS_KTLS_HUGE");
@@ -537,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_hs_pair),
 		cmocka_unit_test(test_seam),
 		cmocka_unit_test(test_openssl_peer),
+		cmocka_unit_test(test_openssl_s_server),
 	};
 
 	signal(SIGPIPE, SIG_IGN); /* a failing peer gives EPIPE, not a dead test */

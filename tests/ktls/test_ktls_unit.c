@@ -11,8 +11,8 @@
  * - each kernel refusal gives the right reason and falls back per direction,
  *   or fails with HS_ERR_UNSUPPORTED under HS_KTLS_F_KERNEL_ONLY;
  * - records of other types carry the TLS_SET_RECORD_TYPE cmsg; a received
- *   KeyUpdate(update_requested) installs the next RX key (RFC 8446 7.2),
- *   then sends our KeyUpdate and installs the next TX key, in that order;
+ *   KeyUpdate(update_requested) installs the next RX key (RFC 8446 7.2);
+ *   the next write first sends our KeyUpdate and installs the next TX key;
  *   a kernel that answers EBUSY gives HS_ERR_UNSUPPORTED with nothing sent;
  * - EBADMSG from the kernel is HS_ERR_TLS_BAD_RECORD_MAC.
  */
@@ -357,8 +357,13 @@ static void test_key_update_received(void **state)
 	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), 0);
 	assert_int_equal(n, 3);
 	assert_memory_equal(buf, "abc", 3);
-	/* 1: TLS_RX with the peer's next key, seq 0 */
-	assert_int_equal(f.n, 4);
+	/* 1: TLS_RX with the peer's next key, seq 0; reading sends nothing */
+	assert_int_equal(f.n, 1);
+	/* the next write answers first: probe, KeyUpdate, TLS_TX, then the data */
+	assert_int_equal(hs_ktls_write(k, "d", 1), 0);
+	assert_int_equal(f.n, 5);
+	assert_int_equal(f.calls[4].what, 'm');
+	assert_int_equal(f.calls[4].cmsg_type, -1);
 	next_keys(a.rx, 48, 32, key, iv);
 	assert_int_equal(hs_ktls_crypto_info(c, key, iv, 0, info, sizeof(info)), 0);
 	assert_int_equal(f.calls[0].name, TLS_RX);

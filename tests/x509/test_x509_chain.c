@@ -6,7 +6,10 @@
  * intermediate, wrong EKU, CA:false issuer, path length exceeded, name
  * constraint violation, bad signature, unknown critical extension, leaf
  * keyUsage. Also: the trust store loads a file, a directory and the
- * system bundle. The chains come from tests/x509/make-chains.sh (argv[1])
+ * system bundle, and the TLS client validates the server's chain against
+ * its trust store in a real handshake, failing with the specific error and
+ * sending the matching alert (bad_certificate, certificate_expired,
+ * unknown_ca, ...). The chains come from tests/x509/make-chains.sh (argv[1])
  * run into a fresh temporary directory.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -23,7 +26,9 @@
 #include <cmocka.h>
 
 #include "hs/cred.h"
+#include "hs/tls.h"
 #include "hs/x509.h"
+#include "pair.h"
 
 static const char *script;
 static char dir[] = "/tmp/hs-x509-XXXXXX";
@@ -317,6 +322,82 @@ static void test_store_dir_and_default(void **state)
 	hs_x509_store_free(s);
 }
 
+static char *read_pem(const char *name)
+{
+	char path[256], *pem;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(hs_read_file(path, &pem, &len), 0);
+	pem = realloc(pem, len + 1);
+	assert_non_null(pem);
+	pem[len] = 0;
+	return pem;
+}
+
+/*
+ * Handshake: the server presents leaf + chain (names concatenated in
+ * that order); the client trusts the store and wants host. Returns the
+ * client's error; *alert gets the alert it sent (-1 none).
+ */
+static int handshake(const char *leaf, const char *chain, const char *host, int *alert)
+{
+	char *cert = read_pem(leaf), *key, *more, kname[64];
+	struct pair p;
+	int err;
+
+	snprintf(kname, sizeof(kname), "%.40s", leaf);
+	memcpy(strstr(kname, ".pem"), ".key", 4);
+	key = read_pem(kname);
+	if (chain != NULL) {
+		more = read_pem(chain);
+		cert = realloc(cert, strlen(cert) + strlen(more) + 1);
+		assert_non_null(cert);
+		strcat(cert, more);
+		free(more);
+	}
+	pair_init(&p, cert, key);
+	p.ccfg.anchor_der = NULL;
+	p.ccfg.anchor_len = 0;
+	p.ccfg.trust = store;
+	p.ccfg.server_name = host;
+	pair_start(&p);
+	err = pair_handshake(&p, 0);
+	*alert = hs_conn_alert(p.c, 0);
+	if (err == 0)
+		assert_int_equal(p.cerr, 0);
+	err = p.cerr;
+	pair_free(&p);
+	free(cert);
+	free(key);
+	return err;
+}
+
+static void test_tls_client_verifies(void **state)
+{
+	int alert;
+
+	(void)state;
+	assert_int_equal(handshake("leaf.pem", "int.pem", WWW, &alert), 0);
+	assert_int_equal(alert, -1);
+	/* RSA root -> P-384 intermediate -> P-256 leaf */
+	assert_int_equal(handshake("mix1_leaf.pem", "p384_int.pem", WWW, &alert), 0);
+	assert_int_equal(handshake("leaf.pem", "int.pem", "evil.example.org", &alert),
+			 HS_ERR_X509_HOSTNAME);
+	assert_string_equal(hs_alert_name(alert), "bad_certificate");
+	assert_int_equal(handshake("expired.pem", "int.pem", WWW, &alert), HS_ERR_X509_EXPIRED);
+	assert_string_equal(hs_alert_name(alert), "certificate_expired");
+	assert_int_equal(handshake("leaf.pem", NULL, WWW, &alert), HS_ERR_X509_UNKNOWN_ISSUER);
+	assert_string_equal(hs_alert_name(alert), "unknown_ca");
+	assert_int_equal(handshake("leaf_client.pem", "int.pem", WWW, &alert), HS_ERR_X509_EKU);
+	assert_string_equal(hs_alert_name(alert), "unsupported_certificate");
+	assert_int_equal(handshake("leaf_notca.pem", "int_notca.pem", WWW, &alert),
+			 HS_ERR_X509_NOT_CA);
+	assert_string_equal(hs_alert_name(alert), "unknown_ca");
+	assert_int_equal(handshake("leaf_other.pem", "other.pem", WWW, &alert),
+			 HS_ERR_X509_UNKNOWN_ISSUER);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +413,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_signature),
 		cmocka_unit_test(test_chain_too_long),
 		cmocka_unit_test(test_store_dir_and_default),
+		cmocka_unit_test(test_tls_client_verifies),
 	};
 
 	script = argc > 1 ? argv[1] : NULL;

@@ -1,0 +1,78 @@
+/*
+ * Implementation notes: the multiply-accumulate row of crypto/bignum.c
+ * with BMI2 (MULX) and ADX (ADCX/ADOX), in inline assembly.
+ *
+ * - One row adds x[0..len) * y + cin 2^(64 len) into t[0..len] and
+ *   returns the carry out of t[len], exactly as bignum.c's
+ *   row_portable does; every Montgomery multiplication, squaring and
+ *   reduction of bignum.c is built from rows, so both backends give
+ *   bit-identical results.
+ * - Two carry chains run side by side: ADCX (CF) adds each product's
+ *   low half into t[j], ADOX (OF) adds the previous product's high
+ *   half. MULX leaves the flags alone; the loop is counted with LEA
+ *   and JRCXZ, which leave them alone too, so the chains survive the
+ *   loop. Four limbs per pass, then single limbs for len mod 4.
+ * - Constant time: the instruction sequence depends on len only (a
+ *   public size); no branch or address depends on t, x, y or cin.
+ * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
+ */
+#include "crypto/bignum.h"
+
+#if defined(HS_HAVE_BN_ADX)
+
+/* One limb: t[k] += lo(x[k] y) (CF) + H (OF); H' = hi(x[k] y). */
+#define STEP(k, H, H2)                                  \
+	"movq " #k "*8(%[t]), %%r8\n\t"                 \
+	"mulxq " #k "*8(%[x]), %%r9, %%" H2 "\n\t"      \
+	"adcxq %%r9, %%r8\n\t"                          \
+	"adoxq %%" H ", %%r8\n\t"                       \
+	"movq %%r8, " #k "*8(%[t])\n\t"
+
+__attribute__((target("bmi2,adx")))
+uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin)
+{
+	uint64_t quads = len / 4, singles = len % 4, out;
+
+	__asm__ volatile(
+		"xorl %%r10d, %%r10d\n\t"
+		"xorl %%eax, %%eax\n\t" /* rax = 0, CF = OF = 0 */
+		"movq %[q], %%rcx\n\t"
+		"jrcxz 2f\n"
+		"1:\n\t"
+		STEP(0, "r10", "r11")
+		STEP(1, "r11", "r10")
+		STEP(2, "r10", "r11")
+		STEP(3, "r11", "r10")
+		"leaq 32(%[t]), %[t]\n\t"
+		"leaq 32(%[x]), %[x]\n\t"
+		"leaq -1(%%rcx), %%rcx\n\t"
+		"jrcxz 2f\n\t"
+		"jmp 1b\n"
+		"2:\n\t"
+		"movq %[s], %%rcx\n\t"
+		"jrcxz 4f\n"
+		"3:\n\t"
+		STEP(0, "r10", "r11")
+		"movq %%r11, %%r10\n\t"
+		"leaq 8(%[t]), %[t]\n\t"
+		"leaq 8(%[x]), %[x]\n\t"
+		"leaq -1(%%rcx), %%rcx\n\t"
+		"jrcxz 4f\n\t"
+		"jmp 3b\n"
+		"4:\n\t"
+		/* the top limb: t[len] + CF + cin (CF chain) + OF + H (OF chain) */
+		"movq (%[t]), %%r8\n\t"
+		"adcxq %[cin], %%r8\n\t"
+		"adoxq %%r10, %%r8\n\t"
+		"movq %%r8, (%[t])\n\t"
+		"movl $0, %%r8d\n\t"
+		"adcxq %%rax, %%r8\n\t"
+		"adoxq %%rax, %%r8\n\t"
+		"movq %%r8, %[out]\n\t"
+		: [t] "+r"(t), [x] "+r"(x), [out] "=r"(out), "+d"(y)
+		: [q] "r"(quads), [s] "r"(singles), [cin] "r"(cin)
+		: "rax", "rcx", "r8", "r9", "r10", "r11", "cc", "memory");
+	return out;
+}
+
+#endif
