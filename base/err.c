@@ -60,6 +60,7 @@ static const char *const messages[] = {
 	[-HS_ERR_TLS_NO_CERT] = "no certificate configured",
 	[-HS_ERR_TLS_BAD_KEY_UPDATE] = "invalid KeyUpdate request value",
 	[-HS_ERR_TLS_INSUFFICIENT_SECURITY] = "peer offered only parameters below our minimum",
+	[-HS_ERR_TLS_CERT_REQUIRED] = "client certificate required but none sent",
 	[-HS_ERR_X509_MALFORMED] = "certificate is malformed",
 	[-HS_ERR_X509_UNKNOWN_CRITICAL] = "certificate has an unknown critical extension",
 	[-HS_ERR_X509_UNSUPPORTED_ALG] = "certificate signature algorithm or key not supported",

@@ -119,16 +119,6 @@ void hs_bn_cmov(uint64_t *r, const uint64_t *a, size_t n, uint64_t mask)
 		r[i] = ct_select_u64(mask, a[i], r[i]);
 }
 
-/* if (mask) swap a and b */
-static void cswap(uint64_t *a, uint64_t *b, size_t n, uint64_t mask)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t = mask & (a[i] ^ b[i]);
-		a[i] ^= t;
-		b[i] ^= t;
-	}
-}
-
 void hs_bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 {
 	memset(r, 0, 2 * n * sizeof(*r));
@@ -473,40 +463,69 @@ void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, si
 		hs_bn_mont_from(r, acc, c);
 }
 
-/* x = x / 2 mod m: add m first when x is odd (m odd makes the sum even) */
-static void halve_mod(uint64_t *x, const struct hs_bn_mont *c)
+/*
+ * Second half of a step, one pass: u += m if the subtraction wrapped
+ * (add_back), then u = u / 2 mod m (add m first when u is odd; m odd
+ * makes the sum even), and a = a / 2. Each limb is written one step
+ * late, once the next limb has supplied its low bit.
+ */
+static void inv_halve(uint64_t *a, uint64_t *u, uint64_t add_back, const struct hs_bn_mont *c)
 {
-	uint64_t t[HS_BN_LIMBS];
-	uint64_t odd = (uint64_t)0 - (x[0] & 1), carry;
+	const uint64_t *m = c->m;
 	size_t n = c->n;
+	u128 z = (u128)u[0] + (m[0] & add_back);
+	uint64_t c3 = (uint64_t)(z >> 64), uodd = (uint64_t)0 - ((uint64_t)z & 1), prev, c4;
+	uint64_t aprev = a[0];
 
-	for (size_t i = 0; i < n; i++)
-		t[i] = c->m[i] & odd;
-	carry = hs_bn_add(x, x, t, n);
-	for (size_t i = 0; i + 1 < n; i++)
-		x[i] = (x[i] >> 1) | (x[i + 1] << 63);
-	x[n - 1] = (x[n - 1] >> 1) | (carry << 63);
+	z = (u128)(uint64_t)z + (m[0] & uodd);
+	prev = (uint64_t)z;
+	c4 = (uint64_t)(z >> 64);
+	for (size_t i = 1; i < n; i++) {
+		uint64_t cur;
+
+		z = (u128)u[i] + (m[i] & add_back) + c3; /* the final carry is the wrap: dropped */
+		c3 = (uint64_t)(z >> 64);
+		z = (u128)(uint64_t)z + (m[i] & uodd) + c4;
+		cur = (uint64_t)z;
+		c4 = (uint64_t)(z >> 64);
+		u[i - 1] = (prev >> 1) | (cur << 63);
+		prev = cur;
+		a[i - 1] = (aprev >> 1) | (a[i] << 63);
+		aprev = a[i];
+	}
+	u[n - 1] = (prev >> 1) | (c4 << 63);
+	a[n - 1] = aprev >> 1;
 }
 
-/* One step of the binary extended GCD (see the notes). */
+/*
+ * One step of the binary extended GCD (see the notes), in three passes:
+ * compare, then swap-and-subtract (a - b and u - v, kept only when a is
+ * odd), then inv_halve.
+ */
 static void inv_step(uint64_t *a, uint64_t *b, uint64_t *u, uint64_t *v,
 		     const struct hs_bn_mont *c)
 {
-	uint64_t d[HS_BN_LIMBS];
 	size_t n = c->n;
 	uint64_t odd = (uint64_t)0 - (a[0] & 1);
 	uint64_t swap = odd & hs_bn_lt_mask(a, b, n);
+	uint64_t bw1 = 0, bw2 = 0;
 
-	cswap(a, b, n, swap);
-	cswap(u, v, n, swap);
-	(void)hs_bn_sub(d, a, b, n); /* a >= b here when a is odd */
-	hs_bn_cmov(a, d, n, odd);
-	hs_bn_mod_sub(d, u, v, c);
-	hs_bn_cmov(u, d, n, odd);
-	for (size_t i = 0; i + 1 < n; i++) /* a is even now */
-		a[i] = (a[i] >> 1) | (a[i + 1] << 63);
-	a[n - 1] >>= 1;
-	halve_mod(u, c);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = swap & (a[i] ^ b[i]), ai = a[i] ^ t, ui;
+		u128 z;
+
+		b[i] ^= t; /* masked swap */
+		t = swap & (u[i] ^ v[i]);
+		ui = u[i] ^ t;
+		v[i] ^= t;
+		z = (u128)ai - b[i] - bw1; /* a >= b here when a is odd */
+		bw1 = (uint64_t)(z >> 64) & 1;
+		a[i] = ct_select_u64(odd, (uint64_t)z, ai);
+		z = (u128)ui - v[i] - bw2;
+		bw2 = (uint64_t)(z >> 64) & 1;
+		u[i] = ct_select_u64(odd, (uint64_t)z, ui);
+	}
+	inv_halve(a, u, odd & ((uint64_t)0 - bw2), c);
 }
 
 uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)

@@ -55,7 +55,7 @@ enum hs_ktls_cipher_id {
 
 /* One row: how a TLS 1.3 suite maps onto linux/tls.h's crypto_info. */
 struct hs_ktls_cipher {
-	const char *name;      /* "AES-128-GCM", as /proc and ss print it: see diag_name */
+	const char *name;      /* "AES-128-GCM" */
 	const char *diag_name; /* the kernel's name in INET_DIAG_ULP_INFO ("aes-gcm-128") */
 	uint16_t suite;        /* HS_TLS_AES_128_GCM_SHA256, ... */
 	uint16_t kernel_type;  /* TLS_CIPHER_AES_GCM_128, ... */

@@ -55,6 +55,7 @@ static const struct err_alert table[] = {
 	{ HS_ERR_TLS_BAD_ALERT, AL_DECODE_ERROR },
 	{ HS_ERR_TLS_BAD_KEY_UPDATE, AL_ILLEGAL_PARAMETER },
 	{ HS_ERR_TLS_INSUFFICIENT_SECURITY, AL_INSUFFICIENT_SECURITY },
+	{ HS_ERR_TLS_CERT_REQUIRED, AL_CERTIFICATE_REQUIRED },
 	/* certificate path validation (libhs/x509_*.c); RFC 8446 6.2 names
 	 * the alerts, the choice per error follows common practice */
 	{ HS_ERR_X509_MALFORMED, AL_BAD_CERTIFICATE },
@@ -109,6 +110,7 @@ const char *hs_alert_name(int alert)
 	case AL_MISSING_EXTENSION: return "missing_extension";
 	case AL_UNSUPPORTED_EXTENSION: return "unsupported_extension";
 	case AL_UNRECOGNIZED_NAME: return "unrecognized_name";
+	case AL_CERTIFICATE_REQUIRED: return "certificate_required";
 	case AL_NO_APPLICATION_PROTOCOL: return "no_application_protocol";
 	default: return "unknown_alert";
 	}

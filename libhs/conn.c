@@ -211,9 +211,13 @@ int hs_dispatch(struct hs_conn *c, const struct transition *t, size_t n, const u
 static int check_config(const struct hs_config *cfg)
 {
 	ENSURE(cfg != NULL, HS_ERR_ARG);
-	if (cfg->role == HS_ROLE_SERVER)
+	if (cfg->role == HS_ROLE_SERVER) {
 		ENSURE(cfg->cred != NULL, HS_ERR_TLS_NO_CERT);
-	else
+		ENSURE(cfg->verify_client <= HS_VERIFY_REQUIRE, HS_ERR_ARG);
+		/* a client certificate is only ever accepted after validation */
+		ENSURE(cfg->verify_client == HS_VERIFY_NONE || cfg->client_trust != NULL,
+		       HS_ERR_ARG);
+	} else
 		ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure, HS_ERR_ARG);
 	if (cfg->server_name != NULL)
 		ENSURE(strlen(cfg->server_name) <= NAME_MAX_LEN, HS_ERR_ARG);
@@ -292,6 +296,7 @@ void hs_conn_free(struct hs_conn *c)
 	hs_rec_wipe(&c->rd);
 	hs_rec_wipe(&c->wr);
 	hs_ks_wipe(&c->ks);
+	hs_wipe(c->peer_certs, c->peer_certs_len); /* before its length goes */
 	hs_wipe(c, offsetof(struct hs_conn, in));
 	hs_wipe(c->in, c->in_hw);
 	hs_wipe(c->hs_in, c->hs_in_hw);
@@ -609,6 +614,20 @@ const char *hs_conn_alpn(const struct hs_conn *c)
 const char *hs_conn_server_name(const struct hs_conn *c)
 {
 	return c->sni[0] ? c->sni : NULL;
+}
+
+size_t hs_conn_peer_cert_count(const struct hs_conn *c)
+{
+	return c->peer_verified ? c->peer_n : 0;
+}
+
+const uint8_t *hs_conn_peer_cert(const struct hs_conn *c, size_t i, size_t *len)
+{
+	*len = 0;
+	if (i >= hs_conn_peer_cert_count(c))
+		return NULL;
+	*len = c->peer_len[i];
+	return c->peer_certs + c->peer_off[i];
 }
 
 const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *lifetime)

@@ -52,6 +52,7 @@
 #define NAME_MAX_LEN 255
 #define COOKIE_MAX 255
 #define TICKET_MAX 2048
+#define PEER_MAX_CERTS 10 /* = HS_X509_MAX_CHAIN */
 
 enum content_type { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APP = 23 };
 
@@ -106,6 +107,7 @@ enum alert_desc {
 	AL_MISSING_EXTENSION = 109,
 	AL_UNSUPPORTED_EXTENSION = 110,
 	AL_UNRECOGNIZED_NAME = 112,
+	AL_CERTIFICATE_REQUIRED = 116,
 	AL_NO_APPLICATION_PROTOCOL = 120,
 };
 
@@ -329,6 +331,8 @@ enum client_state {
 
 enum server_state {
 	S_START = 0,
+	S_WAIT_CERT, /* we sent a CertificateRequest */
+	S_WAIT_CV,
 	S_WAIT_FINISHED,
 	S_CONNECTED,
 };
@@ -384,6 +388,11 @@ struct hs_conn {
 	size_t cr_context_len;
 	struct leaf_key peer;
 	uint8_t peer_spki[SPKI_MAX];
+	/* the peer's chain, copied into peer_certs[] (hs_conn_peer_cert) */
+	size_t peer_n, peer_certs_len;
+	size_t peer_off[PEER_MAX_CERTS], peer_len[PEER_MAX_CERTS];
+	int peer_verified;                 /* its CertificateVerify checked out */
+	const struct hs_cred *client_cred; /* client: what answers the CertificateRequest */
 	uint8_t ticket[TICKET_MAX];
 	size_t ticket_len;
 	uint32_t ticket_lifetime;
@@ -410,6 +419,7 @@ struct hs_conn {
 	uint8_t hs_in[HS_MSG_MAX + 4 + REC_MAX_PLAIN];
 	uint8_t hs_out[HS_MSG_MAX];
 	uint8_t out[OUT_CAP];
+	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */
 };
 
 /* conn.c: services for the state machines */

@@ -49,6 +49,9 @@
 
 enum hs_role { HS_ROLE_CLIENT = 0, HS_ROLE_SERVER = 1 };
 
+/* server: what to ask of the client's certificate (hs_config.verify_client). */
+enum hs_verify_mode { HS_VERIFY_NONE = 0, HS_VERIFY_REQUEST = 1, HS_VERIFY_REQUIRE = 2 };
+
 /* Events, in the order they happen; hs_conn_next_event() pops them. */
 enum hs_event {
 	HS_EVENT_NONE = 0,
@@ -76,8 +79,23 @@ struct hs_config {
 	/* ALPN protocols, preference-ordered (server: its preference). */
 	const char *const *alpn;
 	size_t n_alpn;
-	/* server: chain + key to present. Required for a server. */
+	/*
+	 * server: chain + key to present (required). client: chain + key to
+	 * answer a CertificateRequest with (optional; without it, or when
+	 * the server lists no scheme the key can sign with, the client sends
+	 * an empty Certificate).
+	 */
 	const struct hs_cred *cred;
+	/*
+	 * server: client certificates (RFC 8446 4.3.2). HS_VERIFY_REQUEST
+	 * sends a CertificateRequest and accepts an empty answer;
+	 * HS_VERIFY_REQUIRE fails with certificate_required without one. A
+	 * certificate that is sent is always validated against client_trust
+	 * (purpose client auth, at verify_time) and its CertificateVerify
+	 * checked; client_trust is required unless HS_VERIFY_NONE.
+	 */
+	enum hs_verify_mode verify_client;
+	const struct hs_x509_store *client_trust;
 	/* client: SNI to send and the name the leaf's SAN must match. */
 	const char *server_name;
 	/*
@@ -97,7 +115,7 @@ struct hs_config {
 	 * must outlive the connection; it may be shared.
 	 */
 	const struct hs_x509_store *trust;
-	/* client: time to validate the chain at (Unix seconds); 0 = now */
+	/* both: time to validate the peer's chain at (Unix seconds); 0 = now */
 	int64_t verify_time;
 	int no_compat;     /* client: no middlebox compatibility mode */
 	int hrr_cookie;    /* server: always answer the first ClientHello with
@@ -157,6 +175,18 @@ const char *hs_conn_alpn(const struct hs_conn *c);
 const char *hs_conn_server_name(const struct hs_conn *c);
 /* Did the handshake use a HelloRetryRequest? */
 int hs_conn_used_hrr(const struct hs_conn *c);
+/*
+ * The peer's certificate chain as it sent it (i = 0 is the leaf), DER,
+ * once its CertificateVerify has checked out: on a server, the client's
+ * chain, validated against client_trust; on a client, the server's. NULL
+ * (and *len = 0) for i past the end or before that point, or when the
+ * client sent no certificate. Valid until hs_conn_free(). Certificates
+ * beyond HS_PEER_CERTS_MAX bytes in all are not kept.
+ */
+const uint8_t *hs_conn_peer_cert(const struct hs_conn *c, size_t i, size_t *len);
+size_t hs_conn_peer_cert_count(const struct hs_conn *c);
+#define HS_PEER_CERTS_MAX 16384
+
 /* client: the last NewSessionTicket kept (keep_tickets), or NULL. */
 const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *lifetime);
 

@@ -14,7 +14,9 @@
  *   KeyUpdate(update_requested) installs the next RX key (RFC 8446 7.2);
  *   the next write first sends our KeyUpdate and installs the next TX key;
  *   a kernel that answers EBUSY gives HS_ERR_UNSUPPORTED with nothing sent;
- * - EBADMSG from the kernel is HS_ERR_TLS_BAD_RECORD_MAC.
+ * - EBADMSG from the kernel is HS_ERR_TLS_BAD_RECORD_MAC;
+ * - hs_ktls_attach refuses an engine before its handshake or holding part
+ *   of a record, and returns first the data the engine already decrypted.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -31,6 +33,8 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include "../tls/pair.h"
+#include "../tls/tls_certs.h"
 #include "crypto/hash.h"
 #include "crypto/hkdf.h"
 #include "hs/tls.h"
@@ -435,6 +439,37 @@ static void test_kernel_errors(void **state)
 	free(k);
 }
 
+/* The seam with the engine: what hs_ktls_attach takes over, and what it refuses. */
+static void test_attach(void **state)
+{
+	struct pair p;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	static const uint8_t part[2] = { 23, 3 };
+	uint8_t buf[16];
+	size_t used, n;
+
+	(void)state;
+	pair_init(&p, EC_CERT, EC_KEY_SEC1);
+	pair_start(&p);
+	assert_int_equal(hs_ktls_attach(k, p.c, -1, HS_KTLS_F_USER), HS_ERR_TLS_STATE);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	/* the server's engine already decrypted "seam": k returns it first */
+	assert_int_equal(hs_conn_write(p.c, (const uint8_t *)"seam", 4, &n), 0);
+	wire_take(p.c, &p.c2s);
+	assert_int_equal(wire_feed(&p.c2s, p.s, 0), 0);
+	assert_int_equal(hs_ktls_attach(k, p.s, -1, HS_KTLS_F_USER), 0);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 4);
+	assert_memory_equal(buf, "seam", 4);
+	/* the client's engine holds two bytes of a record: the seam would lose them */
+	assert_int_equal(hs_conn_feed(p.c, part, sizeof(part), &used), 0);
+	assert_int_equal(used, 2);
+	assert_int_equal(hs_ktls_attach(k, p.c, -1, HS_KTLS_F_USER), HS_ERR_TLS_STATE);
+	hs_ktls_wipe(k);
+	free(k);
+	pair_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_control_records),
 		cmocka_unit_test(test_key_update_received),
 		cmocka_unit_test(test_kernel_errors),
+		cmocka_unit_test(test_attach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
