@@ -1,13 +1,17 @@
 /*
  * Implementation notes: the TLS peers of hs-bench (see tls_peers.h).
  *
- * - The credential is made once per process with OpenSSL: a P-256 key and
- *   a self-signed X.509 v3 certificate (CN and SAN DNS "localhost",
- *   CA:TRUE so that OpenSSL's client can use it as its trust anchor). hs
- *   loads the same certificate and key from PEM (PKCS#8), so both servers
- *   present byte-identical certificates and sign with the same key.
+ * - Each credential is made once per process with OpenSSL: a P-256 (or
+ *   RSA-2048) key and a self-signed X.509 v3 certificate (CN and SAN DNS
+ *   "localhost", CA:TRUE so that OpenSSL's client can use it as its trust
+ *   anchor); for PEER_CHAIN a P-256 root (CA), a P-256 intermediate (CA,
+ *   pathlen 0) it issues, and a P-256 leaf (CA:FALSE, SAN "localhost",
+ *   serverAuth) the intermediate issues. hs loads the same certificates
+ *   and key from PEM (PKCS#8), so both servers present byte-identical
+ *   chains (leaf, then intermediate) and sign with the same key.
  * - Both libraries are configured alike: TLS 1.3 only, the one suite asked,
- *   group X25519, ecdsa_secp256r1_sha256, SNI "localhost", middlebox
+ *   group X25519, one signature scheme (ecdsa_secp256r1_sha256, or
+ *   rsa_pss_rsae_sha256 with the RSA key), SNI "localhost", middlebox
  *   compatibility on (both defaults), no session tickets, no session cache.
  * - hs is pumped through two byte buffers allocated once; OpenSSL through
  *   two memory BIOs (one per direction) kept across connections, so
@@ -18,6 +22,8 @@
  */
 #define _GNU_SOURCE
 #include "bench/tls_peers.h"
+
+#include "hs/x509.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +38,21 @@
 #define HOST "localhost"
 #define MAX_ROUNDS 16 /* flights of a handshake, with room to spare */
 
-/* The credential, made once. */
-static EVP_PKEY *cred_key;
-static X509 *cred_cert;
+/* The credentials, each made once: the leaf's key and certificate, and for
+ * the chain its intermediate and root. */
+enum cred_kind { CRED_P256 = 0, CRED_RSA, CRED_CHAIN, CRED_KINDS };
+struct made {
+	EVP_PKEY *key, *inter_key, *root_key;
+	X509 *cert, *inter, *root;
+};
+static struct made made[CRED_KINDS];
 
 static const uint16_t group_x25519[] = { HS_GROUP_X25519 };
-static const uint16_t sig_ecdsa[] = { HS_SIG_ECDSA_SECP256R1_SHA256 };
+
+static enum cred_kind kind_of(enum peer_verify v)
+{
+	return v == PEER_RSA ? CRED_RSA : v == PEER_CHAIN ? CRED_CHAIN : CRED_P256;
+}
 
 static int say(const char *what)
 {
@@ -66,14 +81,14 @@ double peer_thread_ns(void)
 
 /* ---- the credential */
 
-static int add_ext(X509 *x, int nid, const char *value)
+static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
 {
 	X509V3_CTX ctx;
 	X509_EXTENSION *e;
 	int ok;
 
 	X509V3_set_ctx_nodb(&ctx);
-	X509V3_set_ctx(&ctx, x, x, NULL, NULL, 0);
+	X509V3_set_ctx(&ctx, issuer, x, NULL, NULL, 0);
 	e = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
 	if (e == NULL)
 		return 0;
@@ -82,44 +97,99 @@ static int add_ext(X509 *x, int nid, const char *value)
 	return ok;
 }
 
-static int make_cert(void)
+/* What one certificate says: its name and its CA-ness. */
+struct cert_spec {
+	const char *cn;
+	const char *bc;   /* basicConstraints */
+	const char *ku;   /* keyUsage */
+	const char *eku;  /* extendedKeyUsage, or NULL */
+	int san;          /* SAN DNS:localhost */
+	long serial;
+};
+
+/* A v3 certificate for key, issued by issuer/ikey (NULL: self-signed). */
+static X509 *new_cert(EVP_PKEY *key, const struct cert_spec *s, X509 *issuer, EVP_PKEY *ikey)
 {
+	X509 *x = X509_new();
 	X509_NAME *name;
 	int ok;
 
-	cred_key = EVP_EC_gen("P-256");
-	cred_cert = X509_new();
-	if (cred_key == NULL || cred_cert == NULL)
-		return say("cannot make a P-256 key");
-	name = X509_get_subject_name(cred_cert);
-	ok = X509_set_version(cred_cert, 2) &&
-	     ASN1_INTEGER_set(X509_get_serialNumber(cred_cert), 1) &&
-	     X509_gmtime_adj(X509_getm_notBefore(cred_cert), -3600) != NULL &&
-	     X509_gmtime_adj(X509_getm_notAfter(cred_cert), 7L * 86400) != NULL &&
-	     X509_set_pubkey(cred_cert, cred_key) &&
-	     X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)HOST,
+	if (x == NULL)
+		return NULL;
+	name = X509_get_subject_name(x);
+	ok = X509_set_version(x, 2) && ASN1_INTEGER_set(X509_get_serialNumber(x), s->serial) &&
+	     X509_gmtime_adj(X509_getm_notBefore(x), -3600) != NULL &&
+	     X509_gmtime_adj(X509_getm_notAfter(x), 7L * 86400) != NULL &&
+	     X509_set_pubkey(x, key) &&
+	     X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)s->cn,
 					-1, -1, 0) &&
-	     X509_set_issuer_name(cred_cert, name) &&
-	     add_ext(cred_cert, NID_basic_constraints, "critical,CA:TRUE") &&
-	     add_ext(cred_cert, NID_key_usage, "critical,digitalSignature,keyCertSign") &&
-	     add_ext(cred_cert, NID_subject_key_identifier, "hash") &&
-	     add_ext(cred_cert, NID_subject_alt_name, "DNS:" HOST) &&
-	     X509_sign(cred_cert, cred_key, EVP_sha256()) > 0;
-	return ok ? 0 : say("cannot make the self-signed certificate");
+	     X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name) &&
+	     add_ext(x, x, NID_basic_constraints, s->bc) &&
+	     add_ext(x, x, NID_key_usage, s->ku) &&
+	     add_ext(x, x, NID_subject_key_identifier, "hash") &&
+	     (issuer == NULL || add_ext(x, issuer, NID_authority_key_identifier, "keyid")) &&
+	     (s->eku == NULL || add_ext(x, x, NID_ext_key_usage, s->eku)) &&
+	     (!s->san || add_ext(x, x, NID_subject_alt_name, "DNS:" HOST)) &&
+	     X509_sign(x, ikey ? ikey : key, EVP_sha256()) > 0;
+	if (!ok) {
+		X509_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+static const struct cert_spec self_spec = { HOST, "critical,CA:TRUE",
+					    "critical,digitalSignature,keyCertSign", NULL, 1, 1 };
+static const struct cert_spec root_spec = { "hs-bench root", "critical,CA:TRUE",
+					    "critical,keyCertSign,cRLSign", NULL, 0, 2 };
+static const struct cert_spec inter_spec = { "hs-bench intermediate",
+					     "critical,CA:TRUE,pathlen:0",
+					     "critical,keyCertSign,cRLSign", NULL, 0, 3 };
+static const struct cert_spec leaf_spec = { HOST, "critical,CA:FALSE",
+					    "critical,digitalSignature", "serverAuth", 1, 4 };
+
+static int make_chain(struct made *m)
+{
+	m->root_key = EVP_EC_gen("P-256");
+	m->inter_key = EVP_EC_gen("P-256");
+	m->key = EVP_EC_gen("P-256");
+	if (m->root_key == NULL || m->inter_key == NULL || m->key == NULL)
+		return say("cannot make P-256 keys");
+	m->root = new_cert(m->root_key, &root_spec, NULL, NULL);
+	m->inter = m->root ? new_cert(m->inter_key, &inter_spec, m->root, m->root_key) : NULL;
+	m->cert = m->inter ? new_cert(m->key, &leaf_spec, m->inter, m->inter_key) : NULL;
+	return m->cert != NULL ? 0 : say("cannot make the certificate chain");
+}
+
+static int make_cert(enum cred_kind kind)
+{
+	struct made *m = &made[kind];
+
+	if (kind == CRED_CHAIN)
+		return make_chain(m);
+	m->key = kind == CRED_RSA ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256");
+	if (m->key == NULL)
+		return say("cannot make a key");
+	m->cert = new_cert(m->key, &self_spec, NULL, NULL);
+	return m->cert != NULL ? 0 : say("cannot make the self-signed certificate");
 }
 
 /* hs's copy of the credential: the same certificate and key through PEM. */
 static int load_hs_cred(struct peers *p)
 {
+	const struct made *m = &made[kind_of(p->verify)];
 	BIO *c = BIO_new(BIO_s_mem()), *k = BIO_new(BIO_s_mem());
 	char *cp, *kp;
 	long cn, kn;
 	int r = -1;
 	unsigned char *d = p->anchor;
-	int dn = i2d_X509(cred_cert, NULL);
+	/* the pin is the leaf; with a chain, the trust store gets the root */
+	X509 *anchor = m->root != NULL ? m->root : m->cert;
+	int dn = i2d_X509(anchor, NULL);
 
-	if (c == NULL || k == NULL || !PEM_write_bio_X509(c, cred_cert) ||
-	    !PEM_write_bio_PrivateKey(k, cred_key, NULL, NULL, 0, NULL, NULL)) {
+	if (c == NULL || k == NULL || !PEM_write_bio_X509(c, m->cert) ||
+	    (m->inter != NULL && !PEM_write_bio_X509(c, m->inter)) ||
+	    !PEM_write_bio_PrivateKey(k, m->key, NULL, NULL, 0, NULL, NULL)) {
 		say("cannot write the credential as PEM");
 		goto out;
 	}
@@ -129,11 +199,16 @@ static int load_hs_cred(struct peers *p)
 		say("hs_cred_load_pem refused the credential");
 		goto out;
 	}
-	if (dn <= 0 || (size_t)dn > sizeof(p->anchor) || i2d_X509(cred_cert, &d) != dn) {
+	if (dn <= 0 || (size_t)dn > sizeof(p->anchor) || i2d_X509(anchor, &d) != dn) {
 		say("cannot encode the trust anchor");
 		goto out;
 	}
 	p->anchor_len = (size_t)dn;
+	if (m->root != NULL && (hs_x509_store_new(&p->trust) != 0 ||
+				hs_x509_store_add_der(p->trust, p->anchor, p->anchor_len) != 0)) {
+		say("cannot make hs's trust store");
+		goto out;
+	}
 	r = 0;
 out:
 	BIO_free(c);
@@ -157,6 +232,9 @@ static SSL_CTX *ossl_ctx(const struct peers *p, int server)
 {
 	SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
 	const char *suite = ossl_suite_name(p->suite);
+	const struct made *m = &made[kind_of(p->verify)];
+	const char *sigalgs = p->scheme == HS_SIG_RSA_PSS_RSAE_SHA256 ? "rsa_pss_rsae_sha256"
+								      : "ECDSA+SHA256";
 	int ok;
 
 	if (ctx == NULL || suite == NULL)
@@ -164,16 +242,19 @@ static SSL_CTX *ossl_ctx(const struct peers *p, int server)
 	ok = SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) &&
 	     SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) &&
 	     SSL_CTX_set_ciphersuites(ctx, suite) && SSL_CTX_set1_groups_list(ctx, "X25519") &&
-	     SSL_CTX_set1_sigalgs_list(ctx, "ECDSA+SHA256") &&
+	     SSL_CTX_set1_sigalgs_list(ctx, sigalgs) &&
 	     SSL_CTX_set_num_tickets(ctx, 0);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
 	if (ok && server)
-		ok = SSL_CTX_use_certificate(ctx, cred_cert) &&
-		     SSL_CTX_use_PrivateKey(ctx, cred_key) && SSL_CTX_check_private_key(ctx);
-	if (ok && !server && p->verify == PEER_PINNED) {
-		/* the certificate is the one trust anchor; the name is checked against its SAN */
-		ok = X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), cred_cert) &&
+		ok = SSL_CTX_use_certificate(ctx, m->cert) &&
+		     (m->inter == NULL || SSL_CTX_add1_chain_cert(ctx, m->inter)) &&
+		     SSL_CTX_use_PrivateKey(ctx, m->key) && SSL_CTX_check_private_key(ctx);
+	if (ok && !server && p->verify != PEER_NO_VERIFY) {
+		/* the certificate (or the chain's root) is the one trust anchor;
+		 * the name is checked against the leaf's SAN */
+		ok = X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx),
+					 m->root != NULL ? m->root : m->cert) &&
 		     X509_VERIFY_PARAM_set1_host(SSL_CTX_get0_param(ctx), HOST, 0);
 		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
 	} else if (ok && !server) {
@@ -201,11 +282,13 @@ static void hs_configs(struct peers *p)
 	c->n_suites = s->n_suites = 1;
 	c->groups = s->groups = group_x25519;
 	c->n_groups = s->n_groups = 1;
-	c->sig_schemes = s->sig_schemes = sig_ecdsa;
+	c->sig_schemes = s->sig_schemes = &p->scheme;
 	c->n_sig_schemes = s->n_sig_schemes = 1;
 	c->server_name = HOST;
 	s->cred = p->cred;
-	if (p->verify == PEER_PINNED) {
+	if (p->verify == PEER_CHAIN) {
+		c->trust = p->trust; /* path validation to the root, name from the leaf's SAN */
+	} else if (p->verify != PEER_NO_VERIFY) {
 		c->anchor_der = p->anchor;
 		c->anchor_len = p->anchor_len;
 	} else {
@@ -218,7 +301,8 @@ int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify)
 	memset(p, 0, sizeof(*p));
 	p->suite = suite;
 	p->verify = verify;
-	if (cred_cert == NULL && make_cert() != 0)
+	p->scheme = verify == PEER_RSA ? HS_SIG_RSA_PSS_RSAE_SHA256 : HS_SIG_ECDSA_SECP256R1_SHA256;
+	if (made[kind_of(verify)].cert == NULL && make_cert(kind_of(verify)) != 0)
 		return -1;
 	if (load_hs_cred(p) != 0)
 		return -1;
@@ -235,6 +319,7 @@ int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify)
 void peers_free(struct peers *p)
 {
 	hs_cred_free(p->cred);
+	hs_x509_store_free(p->trust);
 	SSL_CTX_free(p->ossl_client);
 	SSL_CTX_free(p->ossl_server);
 	memset(p, 0, sizeof(*p));
@@ -492,7 +577,7 @@ static int check_hs(const struct peers *p)
 		goto out;
 	if (hs_conn_suite(x.c) != p->suite || hs_conn_suite(x.s) != p->suite ||
 	    hs_conn_group(x.c) != HS_GROUP_X25519 ||
-	    hs_conn_sig_scheme(x.c) != HS_SIG_ECDSA_SECP256R1_SHA256) {
+	    hs_conn_sig_scheme(x.c) != p->scheme || hs_conn_sig_scheme(x.s) != p->scheme) {
 		say("hs negotiated other parameters than asked");
 		goto out;
 	}
@@ -507,6 +592,22 @@ out:
 	return r;
 }
 
+/* RSA-PSS for the RSA row; the root, intermediate and leaf for the chain row */
+static int ossl_scheme_ok(const struct peers *p, SSL *c)
+{
+	int nid = 0;
+
+	if (!SSL_get_peer_signature_type_nid(c, &nid))
+		return 0;
+	if (p->scheme == HS_SIG_RSA_PSS_RSAE_SHA256 && nid != EVP_PKEY_RSA_PSS)
+		return 0;
+	if (p->verify == PEER_CHAIN) {
+		STACK_OF(X509) *chain = SSL_get0_verified_chain(c);
+		return chain != NULL && sk_X509_num(chain) == 3;
+	}
+	return 1;
+}
+
 static int check_ossl(const struct peers *p)
 {
 	struct ossl_pair x = { 0 };
@@ -519,8 +620,12 @@ static int check_ossl(const struct peers *p)
 	cs = SSL_get_current_cipher(x.c);
 	if (cs == NULL || SSL_CIPHER_get_protocol_id(cs) != p->suite ||
 	    SSL_version(x.c) != TLS1_3_VERSION ||
-	    (p->verify == PEER_PINNED && SSL_get_verify_result(x.c) != X509_V_OK)) {
+	    (p->verify != PEER_NO_VERIFY && SSL_get_verify_result(x.c) != X509_V_OK)) {
 		say("OpenSSL negotiated other parameters than asked");
+		goto out;
+	}
+	if (!ossl_scheme_ok(p, x.c)) {
+		say("OpenSSL used another signature scheme or chain than asked");
 		goto out;
 	}
 	if (ossl_pair_send(&x, 1, &b, 1, &got) != 0 || got != b ||

@@ -1,10 +1,13 @@
 /*
  * hs-bench: the TLS peers shared by "hs-bench handshake" and "hs-bench
  * record". One credential (a fresh self-signed P-256 certificate for
- * "localhost", generated at start with OpenSSL) is given to both libraries;
+ * "localhost", generated at start with OpenSSL; or, for the RSA row, a
+ * self-signed RSA-2048 one; or, for the chain row, a P-256 leaf issued by
+ * a P-256 intermediate under a P-256 root) is given to both libraries;
  * each library gets a client and a server configured alike:
  * TLS 1.3 only, one suite, one group (X25519), one signature scheme
- * (ecdsa_secp256r1_sha256), no tickets, no resumption.
+ * (ecdsa_secp256r1_sha256, or rsa_pss_rsae_sha256 for RSA), no tickets, no
+ * resumption.
  *
  * A "pair" is one client and one server of the same library connected in
  * memory and pumped in one thread: hs through hs_conn_pull/hs_conn_feed
@@ -32,13 +35,21 @@
 enum peer_verify {
 	PEER_NO_VERIFY = 0, /* CertificateVerify only (hs: insecure; OpenSSL: SSL_VERIFY_NONE) */
 	PEER_PINNED = 1,    /* + trust anchor and host name "localhost" */
+	PEER_RSA = 2,       /* PEER_PINNED with a self-signed RSA-2048 certificate */
+	PEER_CHAIN = 3,     /* leaf + intermediate sent; the client validates the path
+			       to the root (hs: trust store; OpenSSL: root as CA) + name */
+	PEER_MODES = 4,
 };
 
 /* The credential and both libraries' configurations, set up once. */
+struct hs_x509_store;
+
 struct peers {
 	uint16_t suite;
 	enum peer_verify verify;
+	uint16_t scheme; /* the one signature scheme both sides use */
 	struct hs_cred *cred;
+	struct hs_x509_store *trust; /* PEER_CHAIN: hs's store holding the root */
 	uint8_t anchor[2048]; /* the certificate, DER: hs's pin */
 	size_t anchor_len;
 	struct hs_config hs_client, hs_server;

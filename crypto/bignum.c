@@ -15,12 +15,16 @@
  * - Exponentiation with a secret exponent uses fixed 4-bit windows over
  *   all the exponent's limbs (the count of limbs is public) and reads the
  *   16-entry table whole under masks for every window.
- * - Inversion is the classic binary extended GCD made branch-free: with
- *   A = a, B = m, U = 1, V = 0 and the invariants A = U a, B = V a (mod m),
- *   each step, if A is odd, swaps (A, U) with (B, V) when A < B and
- *   subtracts, then halves A and U (mod m). Every step cuts
- *   bitlen(A) + bitlen(B) by one until A = 0, so 2 * 64n steps always
- *   suffice; at the end B = gcd(a, m) and V = B / a.
+ * - Inversion is Bernstein and Yang's constant-time "safegcd" (Fast
+ *   constant-time gcd computation and modular inversion, 2019): divsteps
+ *   on f = m, g = a with delta = 1, in batches of 62 computed on the low
+ *   words only (the batch's 2x2 matrix depends on nothing else), then
+ *   applied to the full f, g (exact division by 2^62) and to d, e with
+ *   d a = f, e a = g (mod m) (division by 2^62 made exact by adding a
+ *   multiple of m, as in Montgomery reduction). Their theorem 11.2 bounds
+ *   the divsteps that bring g to 0 by (49 b + 80) / 17 for b-bit inputs;
+ *   the count is fixed from n (one batch more), so the loop is constant
+ *   time. At the end f = +-gcd(a, m), and a^-1 = +-d.
  * - Leaf functions (add, mul, mont_mul) leave their partial sums on the
  *   stack; the functions that hold a whole secret working set
  *   (exponentiation, inversion) wipe it.
@@ -256,15 +260,16 @@ static void square_wide(uint64_t *t, const uint64_t *a, const struct hs_bn_mont 
 	/* row i: a[i] a[i+1..n) at limb 2i+1; its top is t[n+i], its carry goes to t[n+i+1] */
 	for (size_t i = 0; i + 1 < n; i++)
 		t[n + i + 1] = row(c, t + 2 * i + 1, a + i + 1, a[i], n - 1 - i, 0);
-	for (size_t i = 0; i < 2 * n; i++) {
-		uint64_t sq_half = (i & 1) ? (uint64_t)(((u128)a[i / 2] * a[i / 2]) >> 64)
-					   : (uint64_t)a[i / 2] * a[i / 2];
-		uint64_t dbl = (t[i] << 1) | shift;
-		u128 z = (u128)dbl + sq_half + carry;
+	for (size_t i = 0; i < n; i++) { /* t = 2 t + the squares a[i]^2 at limb 2i */
+		u128 sq = (u128)a[i] * a[i];
+		uint64_t lo = t[2 * i], hi = t[2 * i + 1];
+		u128 z = (u128)((lo << 1) | shift) + (uint64_t)sq + carry;
 
-		shift = t[i] >> 63;
-		t[i] = (uint64_t)z;
+		t[2 * i] = (uint64_t)z;
+		z = (u128)((hi << 1) | (lo >> 63)) + (uint64_t)(sq >> 64) + (uint64_t)(z >> 64);
+		t[2 * i + 1] = (uint64_t)z;
 		carry = (uint64_t)(z >> 64);
+		shift = hi >> 63;
 	}
 }
 
@@ -464,85 +469,172 @@ void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, si
 }
 
 /*
- * Second half of a step, one pass: u += m if the subtraction wrapped
- * (add_back), then u = u / 2 mod m (add m first when u is odd; m odd
- * makes the sum even), and a = a / 2. Each limb is written one step
- * late, once the next limb has supplied its low bit.
+ * ---- inversion: Bernstein-Yang "safegcd" divsteps (see the notes) ----
+ *
+ * f, g are signed (two's complement over n + 1 limbs, |f|, |g| <= m);
+ * d, e are kept in [0, m) with d x = f and e x = g (mod m).
  */
-static void inv_halve(uint64_t *a, uint64_t *u, uint64_t add_back, const struct hs_bn_mont *c)
+#define DIVSTEPS 62 /* per batch: the transition matrix's entries stay below 2^62 */
+
+typedef __int128 s128;
+
+struct divstep_mat {
+	int64_t u, v, q, r;
+};
+
+/*
+ * DIVSTEPS divsteps on the low words of f (odd) and g: each step only
+ * looks at g's low bit and delta's sign, and a batch of 62 needs only
+ * the low 62 bits. Returns the new delta; t gets the matrix scaled by
+ * 2^62: (f', g') 2^62 = (u f + v g, q f + r g).
+ */
+static int64_t divsteps(int64_t delta, uint64_t f, uint64_t g, struct divstep_mat *t)
 {
-	const uint64_t *m = c->m;
-	size_t n = c->n;
-	u128 z = (u128)u[0] + (m[0] & add_back);
-	uint64_t c3 = (uint64_t)(z >> 64), uodd = (uint64_t)0 - ((uint64_t)z & 1), prev, c4;
-	uint64_t aprev = a[0];
+	uint64_t u = 1, v = 0, q = 0, r = 1;
 
-	z = (u128)(uint64_t)z + (m[0] & uodd);
-	prev = (uint64_t)z;
-	c4 = (uint64_t)(z >> 64);
-	for (size_t i = 1; i < n; i++) {
-		uint64_t cur;
+	for (int i = 0; i < DIVSTEPS; i++) {
+		uint64_t pos = (uint64_t)0 - ((uint64_t)-delta >> 63); /* delta > 0 */
+		uint64_t odd = (uint64_t)0 - (g & 1);
+		uint64_t sw = pos & odd, x;
 
-		z = (u128)u[i] + (m[i] & add_back) + c3; /* the final carry is the wrap: dropped */
-		c3 = (uint64_t)(z >> 64);
-		z = (u128)(uint64_t)z + (m[i] & uodd) + c4;
-		cur = (uint64_t)z;
-		c4 = (uint64_t)(z >> 64);
-		u[i - 1] = (prev >> 1) | (cur << 63);
-		prev = cur;
-		a[i - 1] = (aprev >> 1) | (a[i] << 63);
-		aprev = a[i];
+		/* if (delta > 0 and g odd): (delta, f, g, u, v, q, r) = (-delta, g, -f, q, r, -u, -v) */
+		x = (f ^ g) & sw;
+		f ^= x;
+		g = ((g ^ x) ^ sw) - sw; /* (y ^ sw) - sw negates y when sw is all-ones */
+		x = (u ^ q) & sw;
+		u ^= x;
+		q = ((q ^ x) ^ sw) - sw;
+		x = (v ^ r) & sw;
+		v ^= x;
+		r = ((r ^ x) ^ sw) - sw;
+		delta = (int64_t)(((uint64_t)delta ^ sw) - sw) + 1;
+		/* then: if g odd, g += f (making it even); halve g, or double the other row */
+		g += f & odd;
+		q += u & odd;
+		r += v & odd;
+		g >>= 1;
+		u <<= 1;
+		v <<= 1;
 	}
-	u[n - 1] = (prev >> 1) | (c4 << 63);
-	a[n - 1] = aprev >> 1;
+	t->u = (int64_t)u;
+	t->v = (int64_t)v;
+	t->q = (int64_t)q;
+	t->r = (int64_t)r;
+	return delta;
+}
+
+/* limb i of a two's complement number of len limbs, sign-extended to 128 bits */
+static s128 slimb(const uint64_t *a, size_t i, size_t len)
+{
+	return i + 1 < len ? (s128)a[i] : (s128)(int64_t)a[i];
 }
 
 /*
- * One step of the binary extended GCD (see the notes), in three passes:
- * compare, then swap-and-subtract (a - b and u - v, kept only when a is
- * odd), then inv_halve.
+ * out = (u a + v b + md m) / 2^62 over len limbs, two's complement (m
+ * has len limbs, the top one zero). The callers pick md so that the
+ * numerator is a multiple of 2^62, and their bounds make the quotient
+ * fit; |u| + |v| <= 2^62 keeps each column below 2^127.
  */
-static void inv_step(uint64_t *a, uint64_t *b, uint64_t *u, uint64_t *v,
-		     const struct hs_bn_mont *c)
+static void lincomb(uint64_t *out, int64_t u, const uint64_t *a, int64_t v, const uint64_t *b,
+		    uint64_t md, const uint64_t *m, size_t len)
 {
-	size_t n = c->n;
-	uint64_t odd = (uint64_t)0 - (a[0] & 1);
-	uint64_t swap = odd & hs_bn_lt_mask(a, b, n);
-	uint64_t bw1 = 0, bw2 = 0;
+	s128 acc = 0;
+	uint64_t prev = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t = swap & (a[i] ^ b[i]), ai = a[i] ^ t, ui;
-		u128 z;
+	for (size_t i = 0; i < len; i++) {
+		uint64_t lo;
 
-		b[i] ^= t; /* masked swap */
-		t = swap & (u[i] ^ v[i]);
-		ui = u[i] ^ t;
-		v[i] ^= t;
-		z = (u128)ai - b[i] - bw1; /* a >= b here when a is odd */
-		bw1 = (uint64_t)(z >> 64) & 1;
-		a[i] = ct_select_u64(odd, (uint64_t)z, ai);
-		z = (u128)ui - v[i] - bw2;
-		bw2 = (uint64_t)(z >> 64) & 1;
-		u[i] = ct_select_u64(odd, (uint64_t)z, ui);
+		acc += (s128)u * slimb(a, i, len) + (s128)v * slimb(b, i, len);
+		acc += (s128)((u128)md * m[i]);
+		lo = (uint64_t)acc;
+		acc >>= 64; /* arithmetic shift (gcc and clang): the signed carry */
+		if (i > 0)
+			out[i - 1] = (prev >> DIVSTEPS) | (lo << (64 - DIVSTEPS));
+		prev = lo;
 	}
-	inv_halve(a, u, odd & ((uint64_t)0 - bw2), c);
+	out[len - 1] = (prev >> DIVSTEPS) | ((uint64_t)acc << (64 - DIVSTEPS));
 }
+
+/* x (n + 1 limbs, two's complement, in (-m, 2m)) into [0, m) */
+static void normalize(uint64_t *x, const uint64_t *m1, size_t len)
+{
+	uint64_t y[HS_BN_LIMBS + 1], neg = (uint64_t)0 - (x[len - 1] >> 63), borrow, t[HS_BN_LIMBS + 1];
+
+	for (size_t i = 0; i < len; i++)
+		t[i] = m1[i] & neg;
+	(void)hs_bn_add(x, x, t, len);    /* now in [0, 2m) */
+	borrow = hs_bn_sub(y, x, m1, len); /* x - m, kept unless it borrowed */
+	hs_bn_cmov(x, y, len, borrow - 1);
+}
+
+/* (d, e) = ((u d + v e) / 2^62, (q d + r e) / 2^62) mod m, in [0, m) */
+static void update_de(uint64_t *d, uint64_t *e, const struct divstep_mat *t, const uint64_t *m1,
+		      uint64_t m0inv, size_t len)
+{
+	const uint64_t low = ((uint64_t)1 << DIVSTEPS) - 1;
+	uint64_t nd[HS_BN_LIMBS + 1], ne[HS_BN_LIMBS + 1];
+	/* md m makes the numerator divisible by 2^62: md = numerator * (-1/m) mod 2^62 */
+	uint64_t md = (((uint64_t)t->u * d[0] + (uint64_t)t->v * e[0]) * m0inv) & low;
+	uint64_t me = (((uint64_t)t->q * d[0] + (uint64_t)t->r * e[0]) * m0inv) & low;
+
+	lincomb(nd, t->u, d, t->v, e, md, m1, len);
+	lincomb(ne, t->q, d, t->r, e, me, m1, len);
+	normalize(nd, m1, len);
+	normalize(ne, m1, len);
+	memcpy(d, nd, len * sizeof(*d));
+	memcpy(e, ne, len * sizeof(*e));
+	hs_wipe(nd, sizeof(nd));
+	hs_wipe(ne, sizeof(ne));
+}
+
+/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
+static void update_fg(uint64_t *f, uint64_t *g, const struct divstep_mat *t, size_t len)
+{
+	uint64_t nf[HS_BN_LIMBS + 1], ng[HS_BN_LIMBS + 1];
+	static const uint64_t zero[HS_BN_LIMBS + 1];
+
+	lincomb(nf, t->u, f, t->v, g, 0, zero, len);
+	lincomb(ng, t->q, f, t->r, g, 0, zero, len);
+	memcpy(f, nf, len * sizeof(*f));
+	memcpy(g, ng, len * sizeof(*g));
+	hs_wipe(nf, sizeof(nf));
+	hs_wipe(ng, sizeof(ng));
+}
+
+/* All inversion state, wiped as a whole. */
+struct inv_ws {
+	uint64_t f[HS_BN_LIMBS + 1], g[HS_BN_LIMBS + 1], d[HS_BN_LIMBS + 1], e[HS_BN_LIMBS + 1];
+	uint64_t m1[HS_BN_LIMBS + 1], one[HS_BN_LIMBS + 1], mone[HS_BN_LIMBS + 1];
+	struct divstep_mat t;
+};
 
 uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
 {
-	uint64_t A[HS_BN_LIMBS], B[HS_BN_LIMBS], U[HS_BN_LIMBS] = { 1 }, V[HS_BN_LIMBS] = { 0 };
-	uint64_t one[HS_BN_LIMBS] = { 1 }, ok;
-	size_t n = c->n;
+	struct inv_ws w;
+	size_t n = c->n, len = n + 1, bits = 64 * n;
+	/* Bernstein-Yang theorem 11.2: (49 bits + 80) / 17 divsteps make g = 0; one batch more */
+	size_t batches = ((49 * bits + 80) / 17 + DIVSTEPS - 1) / DIVSTEPS + 1;
+	int64_t delta = 1;
+	uint64_t is_one, is_mone;
 
-	memcpy(A, a, n * sizeof(*A));
-	memcpy(B, c->m, n * sizeof(*B));
-	for (size_t i = 0; i < 128 * n; i++)
-		inv_step(A, B, U, V, c);
-	ok = hs_bn_eq_mask(B, one, n);
-	memcpy(r, V, n * sizeof(*r));
-	hs_wipe(A, sizeof(A));
-	hs_wipe(B, sizeof(B));
-	hs_wipe(U, sizeof(U));
-	hs_wipe(V, sizeof(V));
-	return ok;
+	memset(&w, 0, sizeof(w));
+	memcpy(w.f, c->m, n * sizeof(*r));
+	memcpy(w.m1, c->m, n * sizeof(*r));
+	memcpy(w.g, a, n * sizeof(*r));
+	w.e[0] = 1;
+	for (size_t i = 0; i < batches; i++) {
+		delta = divsteps(delta, w.f[0], w.g[0], &w.t);
+		update_fg(w.f, w.g, &w.t, len);
+		update_de(w.d, w.e, &w.t, w.m1, c->m0inv, len);
+	}
+	/* now g = 0 and f = +-gcd(a, m); d a = f (mod m) */
+	w.one[0] = 1;
+	memset(w.mone, 0xff, len * sizeof(*r));
+	is_one = hs_bn_eq_mask(w.f, w.one, len);
+	is_mone = hs_bn_eq_mask(w.f, w.mone, len);
+	hs_bn_mod_sub(w.e, w.one + 1, w.d, c); /* -d mod m (w.one + 1 is zeros) */
+	hs_bn_cmov(w.d, w.e, n, is_mone);
+	memcpy(r, w.d, n * sizeof(*r));
+	hs_wipe(&w, sizeof(w));
+	return is_one | is_mone;
 }

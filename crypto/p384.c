@@ -5,11 +5,11 @@
  *   n = 6 limbs, modulo p and modulo the group order; field elements stay
  *   in Montgomery form. Curve constants are from SEC 2 2.5.1 (and FIPS
  *   186-5 / SP 800-186), as big-endian bytes.
- * - Points are homogeneous projective (X:Y:Z), x = X/Z, y = Y/Z, with the
- *   complete formulas of Renes, Costello and Batina (2016) for a = -3:
- *   algorithm 4 (addition) and 6 (doubling). Complete means no special
- *   case: doubling through addition, the point at infinity (0:1:0) and
- *   P + (-P) all come out right, so the ladder needs no branches on them.
+ * - Points are Jacobian (X:Y:Z), x = X/Z^2, y = Y/Z^3, infinity Z = 0,
+ *   with the formulas of the Explicit-Formulas Database: dbl-2001-b for
+ *   a = -3 (3M + 5S, no special case on this curve) and add-2007-bl
+ *   (11M + 5S) whose special cases (infinity, P = Q, P = -Q) are
+ *   branches: verification only handles public points.
  * - Verification (SEC 1 4.1.4) is on public data and variable time:
  *   0 < r, s < n; e = leftmost 384 bits of the digest, reduced mod n;
  *   w = 1/s (the binary-GCD inverse of bignum.c); u1 = e w, u2 = r w;
@@ -18,8 +18,8 @@
  *   p384_table_gen.py; w = 5 for u2 over Q, 3Q, .., 15Q made per call):
  *   384 doublings and about 384/8 + 384/6 additions instead of one
  *   addition per nonzero bit pair; reject infinity; accept if
- *   x(R) mod n = r, checked without an inversion: X = r Z, or
- *   X = (r + n) Z when r + n < p.
+ *   x(R) mod n = r, checked without an inversion: X = r Z^2, or
+ *   X = (r + n) Z^2 when r + n < p.
  * - The field operations are specialised to 6 limbs (fixed loop bounds,
  *   unrolled by the compiler), the same arithmetic as bignum.c's.
  */
@@ -36,8 +36,12 @@
 
 typedef unsigned __int128 u128;
 
+/* Fixed 6-limb loops: fully unrolled, the limbs then live in registers. */
+#define UNROLL _Pragma("GCC unroll 6")
+
 typedef uint64_t fe[L];
 
+/* Jacobian coordinates: x = X / Z^2, y = Y / Z^3; infinity has Z = 0 */
 struct pt {
 	fe x, y, z;
 };
@@ -88,13 +92,13 @@ static void freduce(uint64_t *r, const uint64_t *x, uint64_t hi, const uint64_t 
 {
 	uint64_t d[L], bw = 0, sub;
 
-	for (int i = 0; i < L; i++) {
+	UNROLL for (int i = 0; i < L; i++) {
 		u128 z = (u128)x[i] - m[i] - bw;
 		d[i] = (uint64_t)z;
 		bw = (uint64_t)(z >> 64) & 1;
 	}
 	sub = ((uint64_t)0 - hi) | (bw - 1); /* overflowed, or x - p did not borrow */
-	for (int i = 0; i < L; i++)
+	UNROLL for (int i = 0; i < L; i++)
 		r[i] = d[i] ^ (~sub & (d[i] ^ x[i]));
 }
 
@@ -103,11 +107,11 @@ static void fmul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct
 	const uint64_t *m = c->p.m;
 	uint64_t t[2 * L + 2] = { 0 };
 
-	for (int i = 0; i < L; i++) {
+	UNROLL for (int i = 0; i < L; i++) {
 		uint64_t carry = 0, c1, u;
 		u128 z;
 
-		for (int j = 0; j < L; j++) { /* t[i..] += a b[i] */
+		UNROLL for (int j = 0; j < L; j++) { /* t[i..] += a b[i] */
 			z = (u128)a[j] * b[i] + t[i + j] + carry;
 			t[i + j] = (uint64_t)z;
 			carry = (uint64_t)(z >> 64);
@@ -117,7 +121,7 @@ static void fmul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct
 		c1 = (uint64_t)(z >> 64);
 		u = t[i] * c->p.m0inv; /* t[i..] += u p clears limb i */
 		carry = 0;
-		for (int j = 0; j < L; j++) {
+		UNROLL for (int j = 0; j < L; j++) {
 			z = (u128)m[j] * u + t[i + j] + carry;
 			t[i + j] = (uint64_t)z;
 			carry = (uint64_t)(z >> 64);
@@ -133,7 +137,7 @@ static void fadd(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct
 {
 	uint64_t t[L], carry = 0;
 
-	for (int i = 0; i < L; i++) {
+	UNROLL for (int i = 0; i < L; i++) {
 		u128 z = (u128)a[i] + b[i] + carry;
 		t[i] = (uint64_t)z;
 		carry = (uint64_t)(z >> 64);
@@ -145,114 +149,111 @@ static void fsub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct
 {
 	uint64_t t[L], bw = 0, mask, carry = 0;
 
-	for (int i = 0; i < L; i++) {
+	UNROLL for (int i = 0; i < L; i++) {
 		u128 z = (u128)a[i] - b[i] - bw;
 		t[i] = (uint64_t)z;
 		bw = (uint64_t)(z >> 64) & 1;
 	}
 	mask = (uint64_t)0 - bw; /* wrapped: add p back */
-	for (int i = 0; i < L; i++) {
+	UNROLL for (int i = 0; i < L; i++) {
 		u128 z = (u128)t[i] + (c->p.m[i] & mask) + carry;
 		r[i] = (uint64_t)z;
 		carry = (uint64_t)(z >> 64);
 	}
 }
 
-/* RCB16 algorithm 4 (a = -3): r = a + b for any a, b. r may alias a or b. */
-static void pt_add(struct pt *r, const struct pt *a, const struct pt *b, const struct curve *c)
-{
-	fe t0, t1, t2, t3, t4, x3, y3, z3;
+static int fe_is_zero(const uint64_t *a) { return hs_bn_is_zero_mask(a, L) != 0; }
 
-	fmul(t0, a->x, b->x, c);
-	fmul(t1, a->y, b->y, c);
-	fmul(t2, a->z, b->z, c);
-	fadd(t3, a->x, a->y, c);
-	fadd(t4, b->x, b->y, c);
-	fmul(t3, t3, t4, c);
-	fadd(t4, t0, t1, c);
-	fsub(t3, t3, t4, c);
-	fadd(t4, a->y, a->z, c);
-	fadd(x3, b->y, b->z, c);
-	fmul(t4, t4, x3, c);
-	fadd(x3, t1, t2, c);
-	fsub(t4, t4, x3, c);
-	fadd(x3, a->x, a->z, c);
-	fadd(y3, b->x, b->z, c);
-	fmul(x3, x3, y3, c);
-	fadd(y3, t0, t2, c);
-	fsub(y3, x3, y3, c);
-	fmul(z3, c->b, t2, c);
-	fsub(x3, y3, z3, c);
-	fadd(z3, x3, x3, c);
-	fadd(x3, x3, z3, c);
-	fsub(z3, t1, x3, c);
-	fadd(x3, t1, x3, c);
-	fmul(y3, c->b, y3, c);
-	fadd(t1, t2, t2, c);
-	fadd(t2, t1, t2, c);
-	fsub(y3, y3, t2, c);
-	fsub(y3, y3, t0, c);
-	fadd(t1, y3, y3, c);
-	fadd(y3, t1, y3, c);
-	fadd(t1, t0, t0, c);
-	fadd(t0, t1, t0, c);
-	fsub(t0, t0, t2, c);
-	fmul(t1, t4, y3, c);
-	fmul(t2, t0, y3, c);
-	fmul(y3, x3, z3, c);
-	fadd(y3, y3, t2, c);
-	fmul(x3, t3, x3, c);
-	fsub(x3, x3, t1, c);
-	fmul(z3, t4, z3, c);
-	fmul(t1, t3, t0, c);
-	fadd(z3, z3, t1, c);
-	memcpy(r->x, x3, sizeof(fe));
-	memcpy(r->y, y3, sizeof(fe));
-	memcpy(r->z, z3, sizeof(fe));
-}
-
-/* RCB16 algorithm 6 (a = -3): r = 2a. r may alias a. */
+/*
+ * dbl-2001-b (a = -3): r = 2a, 3M + 5S; r may alias a. Needs no special
+ * case: infinity (Z = 0) stays infinity, and P-384 has no point of
+ * order 2 (y = 0).
+ */
 static void pt_double(struct pt *r, const struct pt *a, const struct curve *c)
 {
-	fe t0, t1, t2, t3, x3, y3, z3;
+	fe delta, gamma, beta, alpha, t0, t1;
 
-	fmul(t0, a->x, a->x, c);
-	fmul(t1, a->y, a->y, c);
-	fmul(t2, a->z, a->z, c);
-	fmul(t3, a->x, a->y, c);
-	fadd(t3, t3, t3, c);
-	fmul(z3, a->x, a->z, c);
-	fadd(z3, z3, z3, c);
-	fmul(y3, c->b, t2, c);
-	fsub(y3, y3, z3, c);
-	fadd(x3, y3, y3, c);
-	fadd(y3, x3, y3, c);
-	fsub(x3, t1, y3, c);
-	fadd(y3, t1, y3, c);
-	fmul(y3, x3, y3, c);
-	fmul(x3, x3, t3, c);
-	fadd(t3, t2, t2, c);
-	fadd(t2, t2, t3, c);
-	fmul(z3, c->b, z3, c);
-	fsub(z3, z3, t2, c);
-	fsub(z3, z3, t0, c);
-	fadd(t3, z3, z3, c);
-	fadd(z3, z3, t3, c);
-	fadd(t3, t0, t0, c);
-	fadd(t0, t3, t0, c);
-	fsub(t0, t0, t2, c);
-	fmul(t0, t0, z3, c);
-	fadd(y3, y3, t0, c);
-	fmul(t0, a->y, a->z, c);
-	fadd(t0, t0, t0, c);
-	fmul(z3, t0, z3, c);
-	fsub(x3, x3, z3, c);
-	fmul(z3, t0, t1, c);
-	fadd(z3, z3, z3, c);
-	fadd(z3, z3, z3, c);
-	memcpy(r->x, x3, sizeof(fe));
-	memcpy(r->y, y3, sizeof(fe));
-	memcpy(r->z, z3, sizeof(fe));
+	fmul(delta, a->z, a->z, c);
+	fmul(gamma, a->y, a->y, c);
+	fmul(beta, a->x, gamma, c);
+	fsub(t0, a->x, delta, c);
+	fadd(t1, a->x, delta, c);
+	fmul(alpha, t0, t1, c);
+	fadd(t0, alpha, alpha, c);
+	fadd(alpha, t0, alpha, c);   /* alpha = 3 (X - delta)(X + delta) */
+	fadd(t0, a->y, a->z, c);
+	fmul(t0, t0, t0, c);
+	fsub(t0, t0, gamma, c);
+	fsub(r->z, t0, delta, c);    /* Z3 = (Y + Z)^2 - gamma - delta */
+	fadd(beta, beta, beta, c);
+	fadd(beta, beta, beta, c);   /* 4 beta */
+	fmul(t0, alpha, alpha, c);
+	fadd(t1, beta, beta, c);
+	fsub(r->x, t0, t1, c);       /* X3 = alpha^2 - 8 beta */
+	fsub(t0, beta, r->x, c);
+	fmul(t0, alpha, t0, c);
+	fmul(gamma, gamma, gamma, c);
+	fadd(gamma, gamma, gamma, c);
+	fadd(gamma, gamma, gamma, c);
+	fadd(gamma, gamma, gamma, c);
+	fsub(r->y, t0, gamma, c);    /* Y3 = alpha (4 beta - X3) - 8 gamma^2 */
+}
+
+/*
+ * add-2007-bl: r = a + b, 11M + 5S, for public points (variable time):
+ * infinity, a = b and a = -b are caught by branches. r may alias a.
+ */
+static void pt_add(struct pt *r, const struct pt *a, const struct pt *b, const struct curve *c)
+{
+	fe z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t;
+
+	if (fe_is_zero(a->z)) {
+		*r = *b;
+		return;
+	}
+	if (fe_is_zero(b->z)) {
+		*r = *a;
+		return;
+	}
+	fmul(z1z1, a->z, a->z, c);
+	fmul(z2z2, b->z, b->z, c);
+	fmul(u1, a->x, z2z2, c);
+	fmul(u2, b->x, z1z1, c);
+	fmul(s1, a->y, b->z, c);
+	fmul(s1, s1, z2z2, c);
+	fmul(s2, b->y, a->z, c);
+	fmul(s2, s2, z1z1, c);
+	fsub(h, u2, u1, c);
+	fsub(rr, s2, s1, c);
+	if (fe_is_zero(h)) { /* same x: a = b (double) or a = -b (infinity) */
+		if (fe_is_zero(rr)) {
+			pt_double(r, a, c);
+		} else {
+			memset(r, 0, sizeof(*r));
+			memcpy(r->x, c->p.one, sizeof(fe));
+			memcpy(r->y, c->p.one, sizeof(fe));
+		}
+		return;
+	}
+	fadd(rr, rr, rr, c);          /* r = 2 (S2 - S1) */
+	fadd(i, h, h, c);
+	fmul(i, i, i, c);             /* I = (2H)^2 */
+	fmul(j, h, i, c);             /* J = H I */
+	fmul(v, u1, i, c);            /* V = U1 I */
+	fadd(t, a->z, b->z, c);
+	fmul(t, t, t, c);
+	fsub(t, t, z1z1, c);
+	fsub(t, t, z2z2, c);
+	fmul(r->z, t, h, c);          /* Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H */
+	fmul(t, rr, rr, c);
+	fsub(t, t, j, c);
+	fsub(t, t, v, c);
+	fsub(r->x, t, v, c);          /* X3 = r^2 - J - 2V */
+	fsub(t, v, r->x, c);
+	fmul(t, rr, t, c);
+	fmul(s1, s1, j, c);
+	fadd(s1, s1, s1, c);
+	fsub(r->y, t, s1, c);         /* Y3 = r (V - X3) - 2 S1 J */
 }
 
 /*
@@ -336,7 +337,59 @@ static size_t wnaf(int8_t naf[NAF_LEN], const uint64_t *k_in, int w)
 	return len;
 }
 
-/* R += d P for an odd table digit d: P = tab[|d| / 2], negated when d < 0 */
+/*
+ * madd-2007-bl: r = a + (x2, y2) for an affine point, 7M + 4S. r may
+ * alias a. Infinity is a branch; so is x(a) = x2, sent to pt_add.
+ */
+static void pt_add_affine(struct pt *r, const struct pt *a, const uint64_t *x2, const uint64_t *y2,
+			  const struct curve *c)
+{
+	fe z1z1, u2, s2, h, hh, i, j, rr, v, t;
+
+	if (fe_is_zero(a->z)) {
+		memcpy(r->x, x2, sizeof(fe));
+		memcpy(r->y, y2, sizeof(fe));
+		memcpy(r->z, c->p.one, sizeof(fe));
+		return;
+	}
+	fmul(z1z1, a->z, a->z, c);
+	fmul(u2, x2, z1z1, c);
+	fmul(s2, y2, a->z, c);
+	fmul(s2, s2, z1z1, c);
+	fsub(h, u2, a->x, c);
+	if (fe_is_zero(h)) { /* a = +-(x2, y2): the general code has the special cases */
+		struct pt b;
+
+		memcpy(b.x, x2, sizeof(fe));
+		memcpy(b.y, y2, sizeof(fe));
+		memcpy(b.z, c->p.one, sizeof(fe));
+		pt_add(r, a, &b, c);
+		return;
+	}
+	fmul(hh, h, h, c);
+	fadd(i, hh, hh, c);
+	fadd(i, i, i, c);             /* I = 4 HH */
+	fmul(j, h, i, c);             /* J = H I */
+	fsub(rr, s2, a->y, c);
+	fadd(rr, rr, rr, c);          /* r = 2 (S2 - Y1) */
+	fmul(v, a->x, i, c);          /* V = X1 I */
+	fadd(t, a->z, h, c);
+	fmul(t, t, t, c);
+	fsub(t, t, z1z1, c);
+	fsub(r->z, t, hh, c);         /* Z3 = (Z1 + H)^2 - Z1Z1 - HH */
+	fmul(t, a->y, j, c);          /* Y1 J, before Y1 is overwritten */
+	fadd(j, j, v, c);
+	fadd(j, j, v, c);             /* J + 2V */
+	fsub(hh, v, j, c);            /* kept for Y3 below: see the next lines */
+	fmul(i, rr, rr, c);
+	fsub(r->x, i, j, c);          /* X3 = r^2 - J - 2V */
+	fsub(v, v, r->x, c);
+	fmul(v, rr, v, c);
+	fadd(t, t, t, c);
+	fsub(r->y, v, t, c);          /* Y3 = r (V - X3) - 2 Y1 J */
+}
+
+/* R += d Q for an odd digit d: Q's table entry |d| / 2, negated when d < 0 */
 static void add_digit(struct pt *R, const struct pt *tab, int d, const struct curve *c)
 {
 	struct pt t = tab[(d < 0 ? -d : d) / 2];
@@ -349,6 +402,21 @@ static void add_digit(struct pt *R, const struct pt *tab, int d, const struct cu
 	pt_add(R, R, &t, c);
 }
 
+/* R += d G for an odd digit d, from the precomputed affine table */
+static void add_digit_g(struct pt *R, int d, const struct curve *c)
+{
+	const uint64_t(*e)[L] = hs_p384_g_odd[(d < 0 ? -d : d) / 2];
+	fe y;
+
+	memcpy(y, e[1], sizeof(fe));
+	if (d < 0) {
+		fe zero = { 0 };
+
+		fsub(y, zero, y, c);
+	}
+	pt_add_affine(R, R, e[0], y, c);
+}
+
 /*
  * R = u1 G + u2 Q (public scalars): interleaved width-w NAFs, G's odd
  * multiples from the precomputed table, Q's made here; one doubling
@@ -357,27 +425,23 @@ static void add_digit(struct pt *R, const struct pt *tab, int d, const struct cu
 static void mul2(struct pt *R, const uint64_t *u1, const uint64_t *u2, const struct pt *Q,
 		 const struct curve *c)
 {
-	struct pt gtab[HS_P384_G_ODD], qtab[Q_ODD], q2;
+	struct pt qtab[Q_ODD], q2;
 	int8_t n1[NAF_LEN], n2[NAF_LEN];
 	size_t len1 = wnaf(n1, u1, W_G), len2 = wnaf(n2, u2, W_Q);
 	int started = 0;
 
-	for (int j = 0; j < HS_P384_G_ODD; j++) {
-		memcpy(gtab[j].x, hs_p384_g_odd[j][0], sizeof(fe));
-		memcpy(gtab[j].y, hs_p384_g_odd[j][1], sizeof(fe));
-		memcpy(gtab[j].z, c->p.one, sizeof(fe));
-	}
 	qtab[0] = *Q;
-	pt_double(&q2, Q, c);
+	pt_double(&q2, Q, c); /* Q is not infinity: load_public checked it is on the curve */
 	for (int j = 1; j < Q_ODD; j++)
 		pt_add(&qtab[j], &qtab[j - 1], &q2, c);
 	memset(R, 0, sizeof(*R));
-	memcpy(R->y, c->p.one, sizeof(fe)); /* infinity (0:1:0) */
+	memcpy(R->x, c->p.one, sizeof(fe));
+	memcpy(R->y, c->p.one, sizeof(fe)); /* infinity (1:1:0) */
 	for (size_t i = len1 > len2 ? len1 : len2; i > 0; i--) {
 		if (started)
 			pt_double(R, R, c);
 		if (n1[i - 1] != 0) {
-			add_digit(R, gtab, n1[i - 1], c);
+			add_digit_g(R, n1[i - 1], c);
 			started = 1;
 		}
 		if (n2[i - 1] != 0) {
@@ -387,19 +451,20 @@ static void mul2(struct pt *R, const uint64_t *u1, const uint64_t *u2, const str
 	}
 }
 
-/* x(R) mod n == r, given R = (X:Y:Z) with Z != 0 (see the notes) */
+/* x(R) mod n == r, given R = (X:Y:Z) with Z != 0, x = X / Z^2 (see the notes) */
 static int x_matches(const struct pt *R, const uint64_t *r, const struct curve *c)
 {
-	fe rm, t, rn;
+	fe rm, t, rn, zz;
 
+	fmul(zz, R->z, R->z, c);
 	hs_bn_mont_to(rm, r, &c->p); /* r < n < p */
-	fmul(t, rm, R->z, c);
+	fmul(t, rm, zz, c);
 	if (hs_bn_eq_mask(t, R->x, L))
 		return 1;
 	if (hs_bn_add(rn, r, c->n.m, L) != 0 || !hs_bn_lt_mask(rn, c->p.m, L))
 		return 0; /* r + n >= p: no other candidate */
 	hs_bn_mont_to(rm, rn, &c->p);
-	fmul(t, rm, R->z, c);
+	fmul(t, rm, zz, c);
 	return hs_bn_eq_mask(t, R->x, L) != 0;
 }
 

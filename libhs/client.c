@@ -12,7 +12,9 @@
  * flight. We send one key share (the first configured group). The
  * extension types we sent are remembered so that any extension in a reply
  * we did not offer is unsupported_extension (4.2). The ECDHE private key
- * is wiped as soon as the shared secret is computed.
+ * is wiped as soon as the shared secret is computed. A CertificateRequest
+ * is answered with the configured credential when the server listed its
+ * signature scheme, else with an empty Certificate.
  */
 #include "libhs/internal.h"
 
@@ -383,17 +385,41 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 
 /* ---- the server's authentication ---- */
 
+#define CR_MAX_SIGS 64
+
+/*
+ * 4.4.2.3: our certificate goes out only if its key signs with a scheme
+ * the server listed; otherwise we answer with an empty Certificate and
+ * let the server decide (4.4.2.4).
+ */
+static int pick_client_cred(struct hs_conn *c, const struct ext *sig_algs)
+{
+	const struct hs_cred *cred = c->cfg->cred;
+	uint16_t v[CR_MAX_SIGS];
+	size_t n;
+
+	TRY(hs_ext_u16_list(sig_algs->body, v, CR_MAX_SIGS, &n));
+	c->client_cred = NULL;
+	if (cred != NULL && hs_sigscheme_find(cred->scheme) != NULL &&
+	    hs_u16_in(v, n, cred->scheme))
+		c->client_cred = cred;
+	return 0;
+}
+
 static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	struct hs_reader body, ctx;
 	struct ext_list exts;
+	const struct ext *sig_algs;
 
 	TRY(hs_msg_body(msg, len, &body));
 	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
 	TRY(hs_ext_parse(&body, &exts));
 	TRY(hs_read_end(&body));
 	/* 4.3.2: "The "signature_algorithms" extension MUST be specified" */
-	ENSURE(hs_ext_find(&exts, EXT_SIG_ALGS) != NULL, HS_ERR_TLS_MISSING_EXT);
+	sig_algs = hs_ext_find(&exts, EXT_SIG_ALGS);
+	ENSURE(sig_algs != NULL, HS_ERR_TLS_MISSING_EXT);
+	TRY(pick_client_cred(c, sig_algs));
 	c->cert_requested = 1;
 	c->cr_context_len = ctx.len;
 	memcpy(c->cr_context, ctx.p, ctx.len);
@@ -403,7 +429,9 @@ static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t 
 
 static int on_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	TRY(hs_parse_certificate(c, msg, len));
+	size_t n;
+
+	TRY(hs_parse_certificate(c, msg, len, &n));
 	hs_tr_update(&c->tr, msg, len);
 	return 0;
 }
@@ -419,9 +447,13 @@ static int send_second_flight(struct hs_conn *c)
 {
 	if (c->sid_len > 0)
 		TRY(hs_send_ccs(c));
-	/* we hold no client certificate: an empty Certificate (4.4.2) */
-	if (c->cert_requested)
-		TRY(hs_build_certificate(c, NULL, c->cr_context, c->cr_context_len));
+	/* 4.4.2: our chain and its CertificateVerify, or (no credential, or
+	 * none the server accepts) an empty Certificate alone */
+	if (c->cert_requested) {
+		TRY(hs_build_certificate(c, c->client_cred, c->cr_context, c->cr_context_len));
+		if (c->client_cred != NULL)
+			TRY(hs_build_cert_verify(c, c->client_cred, 0));
+	}
 	TRY(hs_build_finished(c, c->ks.c_hs));
 	return hs_flush_hs(c, TLS12_VERSION);
 }

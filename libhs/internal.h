@@ -131,7 +131,7 @@ struct group {
 	const struct hs_kx *kx;
 };
 
-enum key_type { KEY_NONE = 0, KEY_P256, KEY_ED25519, KEY_RSA };
+enum key_type { KEY_NONE = 0, KEY_P256, KEY_ED25519, KEY_RSA, KEY_P384 };
 
 struct sigscheme {
 	uint16_t id;
@@ -279,9 +279,10 @@ HS_MUST_CHECK int hs_der_skip(struct hs_reader *r);
 uint8_t hs_der_peek(const struct hs_reader *r);
 int hs_der_oid_is(const struct hs_reader *oid, const uint8_t *want, size_t n);
 
+#define LEAF_PUB_MAX 97 /* a P-384 point; RSA keys stay in the SPKI (hs_x509_rsa_key) */
 struct leaf_key {
 	enum key_type type;
-	uint8_t pub[HS_KX_MAX_PUB];
+	uint8_t pub[LEAF_PUB_MAX];
 	size_t pub_len;
 	const uint8_t *spki; /* the whole SubjectPublicKeyInfo, inside the cert */
 	size_t spki_len;
@@ -289,6 +290,12 @@ struct leaf_key {
 
 /* Parse a SubjectPublicKeyInfo (P-256, Ed25519 or RSA recognised). */
 HS_MUST_CHECK int hs_x509_spki(struct hs_reader spki_raw, struct leaf_key *k);
+/*
+ * The RSAPublicKey DER inside an rsaEncryption SPKI (the BIT STRING's
+ * contents), as a view into spki; *bits gets the modulus size.
+ */
+HS_MUST_CHECK int hs_x509_rsa_key(const uint8_t *spki, size_t spki_len, const uint8_t **key,
+				  size_t *key_len, size_t *bits);
 /* The leaf's SPKI and SAN extension (san->len = 0 if none). */
 HS_MUST_CHECK int hs_x509_parse(const uint8_t *der, size_t len, struct leaf_key *k,
 				struct hs_reader *san);
@@ -301,10 +308,12 @@ HS_MUST_CHECK int hs_pem_next(struct hs_reader *text, const char *label, uint8_t
 
 /* Credentials (keys.c) as the engine sees them. */
 #define CRED_MAX_CHAIN 10
+/* an RSAPrivateKey of 4096 bits with e = 65537 is 2351 bytes of DER */
+#define CRED_PRIV_MAX 2560
 struct hs_cred {
 	enum key_type type;
-	uint16_t scheme;
-	uint8_t priv[32];
+	uint16_t scheme; /* for RSA, the preferred one (the server picks per ClientHello) */
+	uint8_t priv[CRED_PRIV_MAX]; /* 32-byte P-256 / Ed25519 key, or RSAPrivateKey DER */
 	uint8_t pub[HS_KX_MAX_PUB];
 	size_t pub_len;
 	size_t n_certs;
@@ -312,6 +321,22 @@ struct hs_cred {
 	size_t cert_len[CRED_MAX_CHAIN];
 	uint8_t *der; /* one buffer holding every certificate */
 };
+
+/*
+ * keys.c: hs_cred_load_pem with flags; CRED_ALLOW_SMALL_RSA takes RSA keys
+ * of 1024 bits and up (for RFC 8448's 1024-bit key in tests only).
+ */
+#define CRED_ALLOW_SMALL_RSA 1u
+HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
+					 size_t chain_len, const char *key_pem, size_t key_len,
+					 unsigned flags);
+/*
+ * Test hook (RFC 8448): RSA-PSS signature of msg for scheme with the given
+ * salt instead of a random one (crypto/rsa_pss_salt.h), small keys allowed.
+ */
+HS_MUST_CHECK int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme,
+				    const uint8_t *salt, size_t salt_len, const uint8_t *msg,
+				    size_t msg_len, uint8_t *sig, size_t *sig_len);
 
 /* ---- alert.c ---- */
 int hs_alert_for(int err);
@@ -449,7 +474,10 @@ HS_MUST_CHECK int hs_build_certificate(struct hs_conn *c, const struct hs_cred *
 HS_MUST_CHECK int hs_build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server);
 HS_MUST_CHECK int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len,
 				       int server);
-HS_MUST_CHECK int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len);
+/* A peer's Certificate; *n_certs gets how many it held (0: a client's
+ * empty answer, accepted unless verify_client is HS_VERIFY_REQUIRE). */
+HS_MUST_CHECK int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len,
+				       size_t *n_certs);
 HS_MUST_CHECK int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len);
 HS_MUST_CHECK int hs_send_key_update(struct hs_conn *c, int request);
 HS_MUST_CHECK int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len);

@@ -5,15 +5,22 @@
  *       privateKeyAlgorithm AlgorithmIdentifier, privateKey OCTET STRING, ... }
  *     P-256:   privateKey holds an ECPrivateKey
  *     Ed25519: privateKey holds CurvePrivateKey ::= OCTET STRING (RFC 8410)
+ *     RSA:     rsaEncryption (parameters NULL), privateKey holds an
+ *              RSAPrivateKey (RFC 8017 A.1.2)
  *   SEC1 (RFC 5915)  ECPrivateKey ::= SEQUENCE { version 1, privateKey
  *       OCTET STRING (32), [0] parameters OPTIONAL, [1] publicKey OPTIONAL }
+ *   PKCS#1 "RSA PRIVATE KEY": an RSAPrivateKey, two primes, 2048 to 4096
+ *       bits (crypto/rsa.h checks p q = n and the CRT values' ranges)
  *
- * The key must belong to the leaf: its public key is recomputed and
- * compared with the leaf's SubjectPublicKeyInfo.
+ * The key must belong to the leaf: its public key is recomputed (or, for
+ * RSA, n and e are taken from the private key) and compared with the
+ * leaf's SubjectPublicKeyInfo.
  *
  * Implementation notes: the decoded key container is wiped after use, the
- * private key lives in struct hs_cred and is wiped by hs_cred_free(). The
- * only allocations are the credential object and the chain's DER buffer.
+ * private key lives in struct hs_cred and is wiped by hs_cred_free(). An
+ * RSA key stays DER there (the signature table takes DER); every parse of
+ * it into struct hs_rsa_private is wiped. The only allocations are the
+ * credential object and the chain's DER buffer.
  */
 #include "libhs/internal.h"
 
@@ -24,12 +31,16 @@
 #include "base/wipe.h"
 #include "crypto/ed25519.h"
 #include "crypto/p256.h"
+#include "crypto/rsa.h"
+#include "crypto/rsa_pss_salt.h"
 
-#define KEY_DER_MAX 512
+#define KEY_DER_MAX (CRED_PRIV_MAX + 64) /* room for the PKCS#8 wrapping */
 
 static const uint8_t oid_ec[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
 static const uint8_t oid_p256[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
 static const uint8_t oid_ed25519[] = { 0x2b, 0x65, 0x70 };
+/* 1.2.840.113549.1.1.1 rsaEncryption */
+static const uint8_t oid_rsa[] = { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01 };
 
 static int read_small_int(struct hs_reader *r, uint8_t *v)
 {
@@ -56,7 +67,29 @@ static int parse_ec_private(struct hs_reader r, struct hs_cred *cred)
 	return 0;
 }
 
-static int parse_pkcs8(struct hs_reader r, struct hs_cred *cred)
+/*
+ * An RSAPrivateKey (PKCS#1): checked by crypto/rsa.h's parser, then kept
+ * as DER. Below 2048 bits only with CRED_ALLOW_SMALL_RSA.
+ */
+static int parse_rsa_private(struct hs_reader r, struct hs_cred *cred, unsigned flags)
+{
+	struct hs_rsa_private k;
+	int err;
+
+	ENSURE(r.len <= sizeof(cred->priv), HS_ERR_BAD_KEY);
+	err = hs_rsa_private_from_der(&k, r.p, r.len);
+	if (err == 0 && k.pub.bits < HS_RSA_MIN_BITS && !(flags & CRED_ALLOW_SMALL_RSA))
+		err = HS_ERR_BAD_KEY;
+	hs_rsa_private_wipe(&k);
+	if (err)
+		return err;
+	memcpy(cred->priv, r.p, r.len);
+	cred->type = KEY_RSA;
+	cred->scheme = HS_SIG_RSA_PSS_RSAE_SHA256;
+	return 0;
+}
+
+static int parse_pkcs8(struct hs_reader r, struct hs_cred *cred, unsigned flags)
 {
 	struct hs_reader seq, alg, oid, key, inner;
 	uint8_t version;
@@ -75,27 +108,36 @@ static int parse_pkcs8(struct hs_reader r, struct hs_cred *cred)
 		cred->scheme = HS_SIG_ED25519;
 		return 0;
 	}
+	if (hs_der_oid_is(&oid, oid_rsa, sizeof(oid_rsa)))
+		return parse_rsa_private(key, cred, flags);
 	ENSURE(hs_der_oid_is(&oid, oid_ec, sizeof(oid_ec)), HS_ERR_UNSUPPORTED);
 	TRY(hs_der_read(&alg, DER_OID, &oid));
 	ENSURE(hs_der_oid_is(&oid, oid_p256, sizeof(oid_p256)), HS_ERR_UNSUPPORTED);
 	return parse_ec_private(key, cred);
 }
 
-static int load_key(struct hs_cred *cred, const char *pem, size_t len)
+/* The first PEM block of label in pem, decoded into der (0 if found). */
+static int pem_find(const char *pem, size_t len, const char *label, uint8_t *der, size_t *n)
+{
+	struct hs_reader text = hs_reader_init(pem, len);
+
+	return hs_pem_next(&text, label, der, KEY_DER_MAX, n);
+}
+
+static int load_key(struct hs_cred *cred, const char *pem, size_t len, unsigned flags)
 {
 	uint8_t der[KEY_DER_MAX];
 	size_t n = 0;
-	struct hs_reader text = hs_reader_init(pem, len);
-	int err = hs_pem_next(&text, "PRIVATE KEY", der, sizeof(der), &n);
+	int err;
 
-	if (err == 0) {
-		err = parse_pkcs8(hs_reader_init(der, n), cred);
-	} else {
-		text = hs_reader_init(pem, len);
-		err = hs_pem_next(&text, "EC PRIVATE KEY", der, sizeof(der), &n);
-		if (err == 0)
-			err = parse_ec_private(hs_reader_init(der, n), cred);
-	}
+	if (pem_find(pem, len, "PRIVATE KEY", der, &n) == 0)
+		err = parse_pkcs8(hs_reader_init(der, n), cred, flags);
+	else if (pem_find(pem, len, "EC PRIVATE KEY", der, &n) == 0)
+		err = parse_ec_private(hs_reader_init(der, n), cred);
+	else if (pem_find(pem, len, "RSA PRIVATE KEY", der, &n) == 0)
+		err = parse_rsa_private(hs_reader_init(der, n), cred, flags);
+	else
+		err = HS_ERR_BAD_ENCODING;
 	hs_wipe(der, sizeof(der));
 	return err;
 }
@@ -109,6 +151,8 @@ static int derive_public(struct hs_cred *cred)
 	case KEY_ED25519:
 		cred->pub_len = 32;
 		return hs_ed25519_public(cred->pub, cred->priv);
+	case KEY_RSA: /* n and e come with the private key: check_rsa_pair */
+		return 0;
 	default:
 		return HS_ERR_UNSUPPORTED;
 	}
@@ -132,12 +176,46 @@ static int load_chain(struct hs_cred *cred, const char *pem, size_t len)
 	return cred->n_certs > 0 ? 0 : HS_ERR_BAD_ENCODING;
 }
 
+/* Length of the DER SEQUENCE at p (header + contents); 0 if malformed. */
+static size_t der_seq_len(const uint8_t *p, size_t cap)
+{
+	struct hs_reader r = hs_reader_init(p, cap), seq, raw;
+
+	if (hs_der_read_raw(&r, DER_SEQUENCE, &seq, &raw) != 0)
+		return 0;
+	return raw.len;
+}
+
+/* The leaf's n and e must be the private key's. */
+static int check_rsa_pair(const struct hs_cred *cred, const struct leaf_key *leaf)
+{
+	struct hs_rsa_private k;
+	struct hs_rsa_public pub;
+	const uint8_t *key;
+	size_t key_len, bits;
+	int same;
+
+	TRY(hs_x509_rsa_key(leaf->spki, leaf->spki_len, &key, &key_len, &bits));
+	TRY(hs_rsa_public_from_der(&pub, key, key_len));
+	TRY(hs_rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
+	same = k.pub.bits == pub.bits && k.pub.n_limbs == pub.n_limbs &&
+	       k.pub.e_limbs == pub.e_limbs &&
+	       memcmp(k.pub.n, pub.n, pub.n_limbs * sizeof(pub.n[0])) == 0 &&
+	       memcmp(k.pub.e, pub.e, pub.e_limbs * sizeof(pub.e[0])) == 0;
+	hs_rsa_private_wipe(&k);
+	return same ? 0 : HS_ERR_BAD_KEY;
+}
+
 static int check_pair(const struct hs_cred *cred)
 {
 	struct leaf_key leaf;
 	struct hs_reader san;
 
 	TRY(hs_x509_parse(cred->cert[0], cred->cert_len[0], &leaf, &san));
+	if (cred->type == KEY_RSA) {
+		ENSURE(leaf.type == KEY_RSA, HS_ERR_BAD_KEY);
+		return check_rsa_pair(cred, &leaf);
+	}
 	ENSURE(leaf.type == cred->type && leaf.pub_len == cred->pub_len &&
 		       memcmp(leaf.pub, cred->pub, leaf.pub_len) == 0,
 	       HS_ERR_BAD_KEY);
@@ -147,6 +225,12 @@ static int check_pair(const struct hs_cred *cred)
 int hs_cred_load_pem(struct hs_cred **out, const char *chain_pem, size_t chain_len,
 		     const char *key_pem, size_t key_len)
 {
+	return hs_cred_load_pem_flags(out, chain_pem, chain_len, key_pem, key_len, 0);
+}
+
+int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain_pem, size_t chain_len,
+			   const char *key_pem, size_t key_len, unsigned flags)
+{
 	struct hs_cred *cred = calloc(1, sizeof(*cred));
 	int err;
 
@@ -155,7 +239,7 @@ int hs_cred_load_pem(struct hs_cred **out, const char *chain_pem, size_t chain_l
 		return HS_ERR_NOMEM;
 	err = load_chain(cred, chain_pem, chain_len);
 	if (err == 0)
-		err = load_key(cred, key_pem, key_len);
+		err = load_key(cred, key_pem, key_len, flags);
 	if (err == 0)
 		err = derive_public(cred);
 	if (err == 0)
@@ -230,6 +314,38 @@ void hs_cred_free(struct hs_cred *cred)
 }
 
 uint16_t hs_cred_sig_scheme(const struct hs_cred *cred) { return cred->scheme; }
+
+static const struct hs_hash *pss_hash_of(uint16_t scheme)
+{
+	switch (scheme) {
+	case HS_SIG_RSA_PSS_RSAE_SHA256:
+		return hs_hash_sha256();
+	case HS_SIG_RSA_PSS_RSAE_SHA384:
+		return hs_hash_sha384();
+	case HS_SIG_RSA_PSS_RSAE_SHA512:
+		return hs_hash_sha512();
+	default:
+		return NULL;
+	}
+}
+
+int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme, const uint8_t *salt,
+		      size_t salt_len, const uint8_t *msg, size_t msg_len, uint8_t *sig,
+		      size_t *sig_len)
+{
+	const struct hs_hash *h = pss_hash_of(scheme);
+	struct hs_rsa_private k;
+	uint8_t digest[HS_HASH_MAX_LEN];
+	int err;
+
+	ENSURE(cred->type == KEY_RSA && h != NULL, HS_ERR_UNSUPPORTED);
+	TRY(hs_rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
+	hs_hash_digest(h, msg, msg_len, digest);
+	err = hs_rsa_pss_sign_salt(&k, h, digest, salt, salt_len, sig, sig_len,
+				   HS_RSA_ALLOW_SMALL);
+	hs_rsa_private_wipe(&k);
+	return err;
+}
 
 const uint8_t *hs_cred_leaf(const struct hs_cred *cred, size_t *len)
 {

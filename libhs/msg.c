@@ -7,7 +7,11 @@
  * Implementation notes: the Finished comparison is constant time
  * (ct_memneq); the CertificateVerify input is rebuilt in a stack buffer
  * that holds only public data. The peer's SubjectPublicKeyInfo is copied
- * out of the message buffer (which is reused) into the connection.
+ * out of the message buffer (which is reused) into the connection, and
+ * the peer's chain (public) into peer_certs[] for hs_conn_peer_cert().
+ * Certificate parsing serves both sides: a client checks the server's
+ * chain (pin, trust, name), a server the client's (client_trust,
+ * clientAuth, no name; an empty list only in request mode).
  */
 #include "libhs/internal.h"
 
@@ -15,6 +19,7 @@
 
 #include "base/wipe.h"
 #include "crypto/ct.h"
+#include "crypto/rsa.h"
 #include "hs/x509.h"
 
 int hs_msg_body(const uint8_t *msg, size_t len, struct hs_reader *body)
@@ -84,14 +89,29 @@ int hs_build_certificate(struct hs_conn *c, const struct hs_cred *cred, const ui
 	return hs_msg_end(c, &w, &v);
 }
 
+/* RSA leaves: 2048 to 4096 bits (a test's verify hook may take RFC 8448's 1024) */
+static int check_rsa_leaf(const struct hs_conn *c)
+{
+	const uint8_t *key;
+	size_t key_len, bits;
+
+	if (hs_x509_rsa_key(c->peer.spki, c->peer.spki_len, &key, &key_len, &bits) != 0)
+		return HS_ERR_TLS_BAD_CERT;
+	ENSURE(bits >= HS_RSA_MIN_BITS || (c->has_hooks && c->hooks.verify != NULL),
+	       HS_ERR_TLS_UNSUPPORTED_CERT);
+	return 0;
+}
+
 static int check_leaf(struct hs_conn *c, const uint8_t *der, size_t len, struct hs_reader san)
 {
 	const struct hs_config *cfg = c->cfg;
 
-	if (c->peer.type == KEY_NONE ||
-	    (c->peer.type == KEY_RSA && !(c->has_hooks && c->hooks.verify != NULL)))
+	if (c->peer.type == KEY_NONE)
 		return HS_ERR_TLS_UNSUPPORTED_CERT;
-	if (cfg->insecure)
+	if (c->peer.type == KEY_RSA)
+		TRY(check_rsa_leaf(c));
+	/* a server validates a client's chain in verify_chain() only */
+	if (c->role == HS_ROLE_SERVER || cfg->insecure)
 		return 0;
 	/* the pin: the leaf must be exactly the configured certificate */
 	if (cfg->anchor_der != NULL)
@@ -103,7 +123,11 @@ static int check_leaf(struct hs_conn *c, const uint8_t *der, size_t len, struct 
 	return 0;
 }
 
-/* Path validation against the configured trust store (include/hs/x509.h). */
+/*
+ * Path validation against the configured trust store (include/hs/x509.h):
+ * a client checks the server's chain (serverAuth, server_name) against
+ * trust; a server the client's (clientAuth, no name) against client_trust.
+ */
 static int verify_chain(struct hs_conn *c, const uint8_t *const *der, const size_t *len,
 			size_t n)
 {
@@ -114,9 +138,41 @@ static int verify_chain(struct hs_conn *c, const uint8_t *const *der, const size
 		.time = cfg->verify_time,
 	};
 
+	if (c->role == HS_ROLE_SERVER) {
+		o.purpose = HS_X509_CLIENT_AUTH;
+		o.host = NULL;
+		return hs_x509_verify(cfg->client_trust, der, len, n, &o);
+	}
 	if (cfg->insecure || cfg->trust == NULL)
 		return 0;
 	return hs_x509_verify(cfg->trust, der, len, n, &o);
+}
+
+/* Copy certificate number i of the peer's chain into the connection
+ * (hs_conn_peer_cert); stops at the first that does not fit. */
+static void keep_cert(struct hs_conn *c, size_t i, const struct hs_reader *cert)
+{
+	if (i != c->peer_n || i >= PEER_MAX_CERTS ||
+	    cert->len > sizeof(c->peer_certs) - c->peer_certs_len)
+		return;
+	memcpy(c->peer_certs + c->peer_certs_len, cert->p, cert->len);
+	c->peer_off[i] = c->peer_certs_len;
+	c->peer_len[i] = cert->len;
+	c->peer_certs_len += cert->len;
+	c->peer_n++;
+}
+
+/* 4.4.2: the certificate_request_context: empty for a server's
+ * Certificate, our CertificateRequest's for a client's. */
+static int check_cert_context(const struct hs_conn *c, const struct hs_reader *ctx)
+{
+	if (c->role == HS_ROLE_CLIENT)
+		ENSURE(ctx->len == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	else
+		ENSURE(ctx->len == c->cr_context_len &&
+			       (ctx->len == 0 || memcmp(ctx->p, c->cr_context, ctx->len) == 0),
+		       HS_ERR_TLS_ILLEGAL_PARAM);
+	return 0;
 }
 
 static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert)
@@ -134,7 +190,7 @@ static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader
 	return check_leaf(c, cert->p, cert->len, san);
 }
 
-int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
+int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t *n_certs)
 {
 	struct hs_reader body, ctx, list, cert, exts;
 	/* views into msg for verify_chain; certificates past the first
@@ -146,21 +202,32 @@ int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
 	TRY(hs_read_vec(&body, 3, 0, 0xffffff, &list));
 	TRY(hs_read_end(&body));
-	/* 4.4.2: for server authentication the context SHALL be empty */
-	ENSURE(hs_reader_left(&ctx) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
-	/* 4.4.2.4: an empty server Certificate -> decode_error */
-	ENSURE(hs_reader_left(&list) > 0, HS_ERR_TLS_DECODE);
+	TRY(check_cert_context(c, &ctx));
+	*n_certs = 0;
+	if (hs_reader_left(&list) == 0) {
+		/* 4.4.2.4: an empty server Certificate -> decode_error */
+		ENSURE(c->role == HS_ROLE_SERVER, HS_ERR_TLS_DECODE);
+		/* "If the client does not send any certificates, the server
+		 * MAY at its discretion either continue the handshake without
+		 * client authentication, or abort the handshake with a
+		 * "certificate_required" alert." */
+		ENSURE(c->cfg->verify_client != HS_VERIFY_REQUIRE, HS_ERR_TLS_CERT_REQUIRED);
+		return 0;
+	}
 	TRY(read_leaf(c, &list, &cert));
 	der[0] = cert.p;
 	der_len[0] = cert.len;
-	while (hs_reader_left(&list) > 0) {
+	keep_cert(c, 0, &cert);
+	for (size_t i = 1; hs_reader_left(&list) > 0; i++) {
 		TRY(hs_read_vec(&list, 3, 1, 0xffffff, &cert));
 		TRY(hs_read_vec(&list, 2, 0, 0xffff, &exts));
+		keep_cert(c, i, &cert);
 		if (n < HS_X509_MAX_CHAIN) {
 			der[n] = cert.p;
 			der_len[n++] = cert.len;
 		}
 	}
+	*n_certs = n;
 	return verify_chain(c, der, der_len, n);
 }
 
@@ -172,6 +239,7 @@ static size_t cv_content(struct hs_conn *c, int server, uint8_t *out)
 	static const char cctx[] = "TLS 1.3, client CertificateVerify";
 	size_t n = 0;
 
+	_Static_assert(sizeof(sctx) == sizeof(cctx), "both contexts are 33 characters");
 	memset(out, 0x20, 64);
 	n = 64;
 	memcpy(out + n, server ? sctx : cctx, sizeof(sctx)); /* with its 0 byte */
@@ -180,22 +248,61 @@ static size_t cv_content(struct hs_conn *c, int server, uint8_t *out)
 	return n + c->suite->hash()->digest_len;
 }
 
+/*
+ * The scheme to sign with: a server's was picked from the ClientHello's
+ * signature_algorithms (server.c, one of several for an RSA key); else
+ * the credential's own.
+ */
+static const struct sigscheme *cv_scheme(const struct hs_conn *c, const struct hs_cred *cred,
+					 int server)
+{
+	if (server && c->sig != NULL && c->sig->key == cred->type)
+		return c->sig;
+	return hs_sigscheme_find(cred->scheme);
+}
+
+static int cv_sign(const struct hs_conn *c, const struct hs_cred *cred,
+		   const struct sigscheme *ss, const uint8_t *content, size_t n, uint8_t *sig,
+		   size_t *sig_len)
+{
+	/* test hook: RSA-PSS with a given salt, to reproduce RFC 8448 */
+	if (c->has_hooks && c->hooks.pss_salt != NULL && cred->type == KEY_RSA)
+		return hs_cred_sign_salt(cred, ss->id, c->hooks.pss_salt, c->hooks.pss_salt_len,
+					 content, n, sig, sig_len);
+	return ss->sig->sign(sig, sig_len, cred->priv, cred->pub, content, n);
+}
+
 int hs_build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server)
 {
-	uint8_t content[64 + 34 + HASH_MAX], sig[HS_SIG_MAX_LEN];
+	/* RSA signatures are the modulus' size, up to HS_RSA_MAX_LEN bytes */
+	uint8_t content[64 + 34 + HASH_MAX], sig[HS_RSA_MAX_LEN];
 	size_t n = cv_content(c, server, content), sig_len = sizeof(sig);
 	struct hs_writer w;
 	struct hs_writer_vec v, sv;
+	const struct sigscheme *ss = cv_scheme(c, cred, server);
 
-	c->sig = hs_sigscheme_find(cred->scheme);
-	ENSURE(c->sig != NULL, HS_ERR_TLS_NO_SHARED_SIGALG);
-	TRY(c->sig->sig->sign(sig, &sig_len, cred->priv, cred->pub, content, n));
+	ENSURE(ss != NULL, HS_ERR_TLS_NO_SHARED_SIGALG);
+	if (server) /* hs_conn_sig_scheme() names the server's scheme */
+		c->sig = ss;
+	TRY(cv_sign(c, cred, ss, content, n, sig, &sig_len));
 	hs_msg_begin(c, HT_CERTIFICATE_VERIFY, &w, &v);
-	hs_write_u16(&w, cred->scheme);
+	hs_write_u16(&w, ss->id);
 	hs_write_vec_open(&w, 2, &sv);
 	hs_write_bytes(&w, sig, sig_len);
 	hs_write_vec_close(&w, &sv);
 	return hs_msg_end(c, &w, &v);
+}
+
+/* The peer's key for ss: the point, or the RSAPublicKey inside the SPKI. */
+static int peer_verify(const struct hs_conn *c, const struct sigscheme *ss,
+		       const uint8_t *content, size_t n, const uint8_t *sig, size_t sig_len)
+{
+	const uint8_t *pub = c->peer.pub;
+	size_t pub_len = c->peer.pub_len, bits;
+
+	if (c->peer.type == KEY_RSA)
+		TRY(hs_x509_rsa_key(c->peer.spki, c->peer.spki_len, &pub, &pub_len, &bits));
+	return ss->sig->verify(pub, pub_len, content, n, sig, sig_len);
 }
 
 int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int server)
@@ -204,6 +311,7 @@ int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int 
 	struct hs_reader body, sig;
 	uint16_t scheme;
 	const uint16_t *offered;
+	const struct sigscheme *ss;
 	size_t n_offered, n;
 
 	TRY(hs_msg_body(msg, len, &body));
@@ -216,15 +324,20 @@ int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int 
 		if (c->hooks.verify(scheme, c->peer.spki, c->peer.spki_len, content, n, sig.p,
 				    sig.len) != 0)
 			return HS_ERR_TLS_BAD_CERT_VERIFY;
+		c->peer_verified = 1;
 		return 0;
 	}
-	/* 4.4.3: the scheme MUST be one we offered and fit the leaf's key */
+	/* 4.4.3: the scheme MUST be one we offered (in signature_algorithms
+	 * of our ClientHello or CertificateRequest) and fit the leaf's key */
 	hs_cfg_sigs(c->cfg, &offered, &n_offered);
-	c->sig = hs_sigscheme_find(scheme);
-	ENSURE(c->sig != NULL && hs_u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
-	ENSURE(c->sig->key == c->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
-	if (c->sig->sig->verify(c->peer.pub, c->peer.pub_len, content, n, sig.p, sig.len) != 0)
+	ss = hs_sigscheme_find(scheme);
+	ENSURE(ss != NULL && hs_u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
+	ENSURE(ss->key == c->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
+	if (peer_verify(c, ss, content, n, sig.p, sig.len) != 0)
 		return HS_ERR_TLS_BAD_CERT_VERIFY;
+	if (server) /* hs_conn_sig_scheme() names the server's scheme */
+		c->sig = ss;
+	c->peer_verified = 1;
 	return 0;
 }
 

@@ -2,6 +2,9 @@
  * The server state machine (RFC 8446 A.2), as data:
  *
  *   START -ClientHello-> (send SH..Finished) WAIT_FINISHED -Finished-> CONNECTED
+ *   START -ClientHello-> (send SH, EE, CertificateRequest..Finished) WAIT_CERT
+ *   WAIT_CERT -Certificate-> WAIT_CV -CertificateVerify-> WAIT_FINISHED
+ *   WAIT_CERT -empty Certificate-> WAIT_FINISHED (request mode only)
  *   START -ClientHello-> (send HelloRetryRequest) START, once
  *   CONNECTED: KeyUpdate
  *
@@ -10,8 +13,10 @@
  * every group we accept but its supported_groups has one (group mismatch),
  * or always on the first ClientHello with hrr_cookie (cookie round trip).
  *
- * Implementation notes: we send no NewSessionTicket (no resumption yet)
- * and no CertificateRequest. The ECDHE private key and shared secret are
+ * Implementation notes: we send no NewSessionTicket (no resumption yet).
+ * A CertificateRequest (verify_client) carries an empty context and our
+ * signature_algorithms; the client's chain is validated against
+ * client_trust for clientAuth (msg.c). The ECDHE private key and shared secret are
  * wiped right after the handshake secret is derived. The cookie is random
  * and kept in the connection; the second ClientHello must echo it.
  */
@@ -98,6 +103,32 @@ static int pick_suite(struct hs_conn *c, const struct client_hello *ch)
 	return HS_ERR_TLS_NO_SHARED_SUITE;
 }
 
+/*
+ * 4.4.3: the CertificateVerify scheme is one the client listed. Ours, in
+ * our preference order, that fit our key's type come first (an RSA key
+ * signs with any rsa_pss_rsae_*, rsa_pss_rsae_sha256 preferred); then the
+ * credential's own scheme. rsa_pkcs1_* has no row: never in TLS 1.3's
+ * CertificateVerify (4.2.3).
+ */
+static int pick_sigscheme(struct hs_conn *c, const uint16_t *theirs, size_t n_theirs)
+{
+	const struct hs_cred *cred = c->cfg->cred;
+	const uint16_t *ours;
+	size_t n;
+
+	hs_cfg_sigs(c->cfg, &ours, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct sigscheme *s = hs_sigscheme_find(ours[i]);
+		if (s != NULL && s->key == cred->type && hs_u16_in(theirs, n_theirs, ours[i])) {
+			c->sig = s;
+			return 0;
+		}
+	}
+	ENSURE(hs_u16_in(theirs, n_theirs, cred->scheme), HS_ERR_TLS_NO_SHARED_SIGALG);
+	c->sig = hs_sigscheme_find(cred->scheme);
+	return 0;
+}
+
 static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
 {
 	const struct ext *e = hs_ext_find(&ch->exts, EXT_SIG_ALGS);
@@ -107,8 +138,7 @@ static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
 	/* 9.2: a ClientHello for certificate auth MUST carry signature_algorithms */
 	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
 	TRY(hs_ext_u16_list(e->body, v, MAX_LIST, &n));
-	ENSURE(hs_u16_in(v, n, c->cfg->cred->scheme), HS_ERR_TLS_NO_SHARED_SIGALG);
-	return 0;
+	return pick_sigscheme(c, v, n);
 }
 
 static int read_groups(struct client_hello *ch)
@@ -286,11 +316,44 @@ static int send_encrypted_extensions(struct hs_conn *c)
 
 	hs_msg_begin(c, HT_ENCRYPTED_EXTENSIONS, &w, &v);
 	hs_write_vec_open(&w, 2, &exts);
+	if (c->has_hooks && c->hooks.ee_exts != NULL) { /* test hook: a trace's bytes */
+		hs_write_bytes(&w, c->hooks.ee_exts, c->hooks.ee_exts_len);
+		hs_write_vec_close(&w, &exts);
+		return hs_msg_end(c, &w, &v);
+	}
 	if (c->sni[0]) /* RFC 6066 3: acknowledge with an empty server_name */
 		hs_ext_w_opaque(&w, EXT_SERVER_NAME, 0, NULL, 0);
 	if (c->alpn[0])
 		hs_ext_w_alpn(&w, alpn, 1);
 	hs_write_vec_close(&w, &exts);
+	return hs_msg_end(c, &w, &v);
+}
+
+/* 4.3.2: an empty context (in the handshake) and signature_algorithms */
+static int send_certificate_request(struct hs_conn *c)
+{
+	struct hs_writer w;
+	struct hs_writer_vec v, ctx, exts, e, l;
+	const uint16_t *sigs;
+	size_t n;
+
+	hs_cfg_sigs(c->cfg, &sigs, &n);
+	hs_msg_begin(c, HT_CERTIFICATE_REQUEST, &w, &v);
+	hs_write_vec_open(&w, 1, &ctx);
+	hs_write_vec_close(&w, &ctx);
+	hs_write_vec_open(&w, 2, &exts);
+	hs_write_u16(&w, EXT_SIG_ALGS);
+	hs_write_vec_open(&w, 2, &e);
+	hs_write_vec_open(&w, 2, &l);
+	for (size_t i = 0; i < n; i++)
+		if (hs_sigscheme_find(sigs[i]) != NULL)
+			hs_write_u16(&w, sigs[i]);
+	if (c->has_hooks && c->hooks.extra_scheme != 0)
+		hs_write_u16(&w, c->hooks.extra_scheme);
+	hs_write_vec_close(&w, &l);
+	hs_write_vec_close(&w, &e);
+	hs_write_vec_close(&w, &exts);
+	c->cert_requested = 1;
 	return hs_msg_end(c, &w, &v);
 }
 
@@ -302,12 +365,16 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	TRY(hs_set_write_key(c, c->ks.s_hs));
 	TRY(hs_set_read_key(c, c->ks.c_hs));
 	TRY(send_encrypted_extensions(c));
+	if (c->cfg->verify_client != HS_VERIFY_NONE)
+		TRY(send_certificate_request(c));
 	TRY(hs_build_certificate(c, c->cfg->cred, NULL, 0));
 	TRY(hs_build_cert_verify(c, c->cfg->cred, 1));
 	TRY(hs_build_finished(c, c->ks.s_hs));
 	TRY(hs_flush_hs(c, TLS12_VERSION));
 	hs_tr_hash(&c->tr, th);
 	TRY(hs_ks_master(&c->ks, th));
+	if (c->cert_requested)
+		c->state = S_WAIT_CERT;
 	return hs_set_write_key(c, c->ks.s_ap);
 }
 
@@ -337,8 +404,26 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	/* after our HelloRetryRequest the share must be for the group we named */
 	ENSURE(share != NULL, HS_ERR_TLS_BAD_KEY_SHARE);
 	ENSURE(c->kx_group == NULL || share->group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
-	c->sig = hs_sigscheme_find(c->cfg->cred->scheme);
-	return send_flight(c, share);
+	return send_flight(c, share); /* c->sig: from pick_sigscheme */
+}
+
+static int on_client_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	size_t n;
+
+	TRY(hs_parse_certificate(c, msg, len, &n));
+	hs_tr_update(&c->tr, msg, len);
+	/* 4.4.3: no CertificateVerify follows an empty Certificate */
+	if (n == 0)
+		c->state = S_WAIT_FINISHED;
+	return 0;
+}
+
+static int on_client_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	TRY(hs_check_cert_verify(c, msg, len, 0));
+	hs_tr_update(&c->tr, msg, len);
+	return 0;
 }
 
 static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
@@ -353,6 +438,8 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 
 static const struct transition server_table[] = {
 	{ S_START, HT_CLIENT_HELLO, on_client_hello, S_WAIT_FINISHED },
+	{ S_WAIT_CERT, HT_CERTIFICATE, on_client_certificate, S_WAIT_CV },
+	{ S_WAIT_CV, HT_CERTIFICATE_VERIFY, on_client_cert_verify, S_WAIT_FINISHED },
 	{ S_WAIT_FINISHED, HT_FINISHED, on_client_finished, S_CONNECTED },
 	{ S_CONNECTED, HT_KEY_UPDATE, hs_on_key_update, S_CONNECTED },
 };

@@ -6,6 +6,8 @@
 #include "libhs/internal.h"
 
 #include "crypto/hash.h"
+#include "crypto/p384.h"
+#include "crypto/rsa.h"
 
 static const struct hs_aead *aes128(void) { return hs_aead_aes128gcm(); }
 static const struct hs_aead *aes256(void) { return hs_aead_aes256gcm(); }
@@ -34,6 +36,18 @@ static const struct sigscheme sigschemes[] = {
 	{ .id = HS_SIG_ECDSA_SECP256R1_SHA256, .name = "ecdsa_secp256r1_sha256",
 	  .sig = &hs_sig_ecdsa_p256_sha256, .key = KEY_P256 },
 	{ .id = HS_SIG_ED25519, .name = "ed25519", .sig = &hs_sig_ed25519, .key = KEY_ED25519 },
+	/* RSASSA-PSS with an rsaEncryption key (4.2.3); the signer uses a salt
+	 * of the digest's length, as 4.2.3 requires */
+	{ .id = HS_SIG_RSA_PSS_RSAE_SHA256, .name = "rsa_pss_rsae_sha256",
+	  .sig = &hs_sig_rsa_pss_rsae_sha256, .key = KEY_RSA },
+	{ .id = HS_SIG_RSA_PSS_RSAE_SHA384, .name = "rsa_pss_rsae_sha384",
+	  .sig = &hs_sig_rsa_pss_rsae_sha384, .key = KEY_RSA },
+	{ .id = HS_SIG_RSA_PSS_RSAE_SHA512, .name = "rsa_pss_rsae_sha512",
+	  .sig = &hs_sig_rsa_pss_rsae_sha512, .key = KEY_RSA },
+	/* verify only: its table's sign returns HS_ERR_UNSUPPORTED, and keys.c
+	 * loads no P-384 private key, so no server ever picks it */
+	{ .id = HS_SIG_ECDSA_SECP384R1_SHA384, .name = "ecdsa_secp384r1_sha384",
+	  .sig = &hs_sig_ecdsa_p384_sha384, .key = KEY_P384 },
 	{ .id = 0 },
 };
 
@@ -42,7 +56,10 @@ const uint16_t hs_default_suites[] = { HS_TLS_AES_128_GCM_SHA256, HS_TLS_AES_256
 const size_t hs_n_default_suites = sizeof(hs_default_suites) / sizeof(hs_default_suites[0]);
 const uint16_t hs_default_groups[] = { HS_GROUP_X25519, HS_GROUP_SECP256R1 };
 const size_t hs_n_default_groups = sizeof(hs_default_groups) / sizeof(hs_default_groups[0]);
-const uint16_t hs_default_sigs[] = { HS_SIG_ECDSA_SECP256R1_SHA256, HS_SIG_ED25519 };
+/* also the server's preference for its key's type: rsa_pss_rsae_sha256 first */
+const uint16_t hs_default_sigs[] = { HS_SIG_ECDSA_SECP256R1_SHA256, HS_SIG_ED25519,
+				     HS_SIG_RSA_PSS_RSAE_SHA256,    HS_SIG_RSA_PSS_RSAE_SHA384,
+				     HS_SIG_RSA_PSS_RSAE_SHA512,    HS_SIG_ECDSA_SECP384R1_SHA384 };
 const size_t hs_n_default_sigs = sizeof(hs_default_sigs) / sizeof(hs_default_sigs[0]);
 
 const struct suite *hs_suite_find(uint16_t id)

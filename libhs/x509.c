@@ -1,7 +1,7 @@
 /*
  * The part of X.509 (RFC 5280) the engine needs from a leaf certificate:
  * its SubjectPublicKeyInfo and its subjectAltName dNSNames, plus the
- * RFC 6125 host name match. No path validation (a later issue).
+ * RFC 6125 host name match. Path validation is x509_verify.c's.
  *
  *   Certificate  ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signature }
  *   TBSCertificate ::= SEQUENCE { [0] version OPTIONAL, serialNumber,
@@ -15,9 +15,13 @@
 
 #include <string.h>
 
+#include "crypto/rsa.h"
+
 /* 1.2.840.10045.2.1 id-ecPublicKey, 1.2.840.10045.3.1.7 prime256v1 */
 static const uint8_t oid_ec[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
 static const uint8_t oid_p256[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
+/* 1.3.132.0.34 secp384r1 (RFC 5480 2.1.1.1) */
+static const uint8_t oid_p384[] = { 0x2b, 0x81, 0x04, 0x00, 0x22 };
 /* 1.3.101.112 id-Ed25519 (RFC 8410) */
 static const uint8_t oid_ed25519[] = { 0x2b, 0x65, 0x70 };
 /* 1.2.840.113549.1.1.1 rsaEncryption */
@@ -43,14 +47,20 @@ int hs_x509_spki(struct hs_reader raw, struct leaf_key *k)
 	if (hs_der_oid_is(&oid, oid_ec, sizeof(oid_ec))) {
 		struct hs_reader curve;
 		TRY(hs_der_read(&alg, DER_OID, &curve));
-		if (!hs_der_oid_is(&curve, oid_p256, sizeof(oid_p256)))
+		if (hs_der_oid_is(&curve, oid_p256, sizeof(oid_p256))) {
+			ENSURE(bits.len == 65 && bits.p[0] == 0x04, HS_ERR_BAD_ENCODING);
+			k->type = KEY_P256;
+		} else if (hs_der_oid_is(&curve, oid_p384, sizeof(oid_p384))) {
+			ENSURE(bits.len == 97 && bits.p[0] == 0x04, HS_ERR_BAD_ENCODING);
+			k->type = KEY_P384;
+		} else {
 			return 0; /* another curve: KEY_NONE */
-		ENSURE(bits.len == 65 && bits.p[0] == 0x04, HS_ERR_BAD_ENCODING);
-		k->type = KEY_P256;
+		}
 	} else if (hs_der_oid_is(&oid, oid_ed25519, sizeof(oid_ed25519))) {
 		ENSURE(alg.len == 0 && bits.len == 32, HS_ERR_BAD_ENCODING);
 		k->type = KEY_ED25519;
 	} else if (hs_der_oid_is(&oid, oid_rsa, sizeof(oid_rsa))) {
+		/* the RSAPublicKey stays in the SPKI: hs_x509_rsa_key finds it */
 		k->type = KEY_RSA;
 		return 0;
 	} else {
@@ -58,6 +68,28 @@ int hs_x509_spki(struct hs_reader raw, struct leaf_key *k)
 	}
 	k->pub_len = bits.len;
 	return hs_read_bytes(&bits, k->pub, bits.len);
+}
+
+int hs_x509_rsa_key(const uint8_t *spki_der, size_t spki_len, const uint8_t **key,
+		    size_t *key_len, size_t *bits)
+{
+	struct hs_reader raw = hs_reader_init(spki_der, spki_len), spki, alg, oid, bs;
+	struct hs_rsa_public pub;
+	uint8_t unused;
+
+	TRY(hs_der_read(&raw, DER_SEQUENCE, &spki));
+	TRY(hs_der_read(&spki, DER_SEQUENCE, &alg));
+	TRY(hs_der_read(&spki, DER_BIT_STRING, &bs));
+	TRY(hs_der_read(&alg, DER_OID, &oid));
+	ENSURE(hs_der_oid_is(&oid, oid_rsa, sizeof(oid_rsa)), HS_ERR_BAD_KEY);
+	TRY(hs_read_u8(&bs, &unused));
+	ENSURE(unused == 0, HS_ERR_BAD_ENCODING);
+	/* n odd, 1024..4096 bits, 3 <= e < n (crypto/rsa.h) */
+	TRY(hs_rsa_public_from_der(&pub, bs.p, bs.len));
+	*key = bs.p;
+	*key_len = bs.len;
+	*bits = pub.bits;
+	return 0;
 }
 
 static int find_san(struct hs_reader exts_field, struct hs_reader *san)

@@ -42,11 +42,28 @@ void note(int level, const char *fmt, ...)
 	fflush(stderr);
 }
 
-/* Alerts that mean "the peer did not accept a certificate" (RFC 8446 6.2). */
+/* Alerts that mean "the peer did not accept a certificate" (RFC 8446 6.2),
+ * or wanted one we did not send (certificate_required, 116). */
 static int cert_alert(int alert)
 {
 	return alert == 42 || alert == 43 || alert == 44 || alert == 45 || alert == 46 ||
-	       alert == 48;
+	       alert == 48 || alert == 116;
+}
+
+/* Our own verdict on the peer's certificate (engine or path validation). */
+static int cert_error(int err)
+{
+	switch (err) {
+	case HS_ERR_TLS_CERT_NAME:
+	case HS_ERR_TLS_CERT_UNTRUSTED:
+	case HS_ERR_TLS_BAD_CERT:
+	case HS_ERR_TLS_UNSUPPORTED_CERT:
+	case HS_ERR_TLS_BAD_CERT_VERIFY:
+	case HS_ERR_TLS_CERT_REQUIRED:
+		return 1;
+	default:
+		return err <= HS_ERR_X509_FIRST && err >= HS_ERR_X509_LAST;
+	}
 }
 
 int tls_fail(struct hs_conn *c, int err, const char *during)
@@ -57,17 +74,9 @@ int tls_fail(struct hs_conn *c, int err, const char *during)
 	if (err == HS_ERR_TLS_PEER_ALERT && got >= 0)
 		return fail(cert_alert(got) ? EXIT_VERIFY : EXIT_TLS, "%s: peer sent alert %s (%d)",
 			    during, hs_alert_name(got), got);
-	switch (err) {
-	case HS_ERR_TLS_CERT_NAME:
-	case HS_ERR_TLS_CERT_UNTRUSTED:
-	case HS_ERR_TLS_BAD_CERT:
-	case HS_ERR_TLS_UNSUPPORTED_CERT:
-	case HS_ERR_TLS_BAD_CERT_VERIFY:
-		return fail(EXIT_VERIFY, "%s: certificate verification failed: %s", during,
-			    hs_strerror(err));
-	default:
-		break;
-	}
+	if (cert_error(err))
+		return fail(EXIT_VERIFY, "%s: certificate verification failed: %s (sent alert %s)",
+			    during, hs_strerror(err), hs_alert_name(sent));
 	if (sent >= 0)
 		return fail(EXIT_TLS, "%s: %s (sent alert %s)", during, hs_strerror(err),
 			    hs_alert_name(sent));

@@ -1,8 +1,10 @@
 /*
  * hs-client: a TLS 1.3 client in the spirit of `openssl s_client`. It
- * connects, verifies the server (the pinned certificate and the name),
- * sends its stdin and writes what it receives to stdout. At the end of
- * stdin it sends close_notify and keeps reading until the server closes.
+ * connects, verifies the server (path validation to the system roots, or
+ * to --ca/--capath, and the name; or a --pin), optionally presents a client
+ * certificate (--cert/--key), sends its stdin and writes what it receives
+ * to stdout. At the end of stdin it sends close_notify and keeps reading
+ * until the server closes.
  *
  * Implementation notes: options are one table (OpenSSL spellings share a
  * row with ours); the handshake runs on the blocking socket through
@@ -18,11 +20,12 @@
 #include "cli.h"
 #include "hs/cred.h"
 #include "hs/fd.h"
+#include "hs/x509.h"
 
 #define ANCHOR_MAX 16384
 
 struct client {
-	const char *target, *servername, *ca;
+	const char *target, *servername, *ca, *capath, *pin, *cert, *key;
 	int insecure, help;
 	struct algs algs;
 	uint8_t anchor[ANCHOR_MAX];
@@ -46,6 +49,26 @@ static int set_servername(void *ctx, const char *a)
 static int set_ca(void *ctx, const char *a)
 {
 	((struct client *)ctx)->ca = a;
+	return 0;
+}
+static int set_capath(void *ctx, const char *a)
+{
+	((struct client *)ctx)->capath = a;
+	return 0;
+}
+static int set_pin(void *ctx, const char *a)
+{
+	((struct client *)ctx)->pin = a;
+	return 0;
+}
+static int set_cert(void *ctx, const char *a)
+{
+	((struct client *)ctx)->cert = a;
+	return 0;
+}
+static int set_key(void *ctx, const char *a)
+{
+	((struct client *)ctx)->key = a;
 	return 0;
 }
 static int set_insecure(void *ctx, const char *a)
@@ -90,8 +113,14 @@ static const struct opt options[] = {
 	{ "--servername -servername", "NAME", set_servername,
 	  "name sent as SNI and checked against the certificate (default: HOST)" },
 	{ "--ca -CAfile", "FILE", set_ca,
-	  "PIN the server's certificate: the first certificate in FILE must be the server's leaf" },
-	{ "--insecure -k", NULL, set_insecure, "skip certificate verification (pin and name)" },
+	  "trust the CA certificates in FILE (PEM) instead of the system roots" },
+	{ "--capath -CApath", "DIR", set_capath,
+	  "trust the CA certificates in the files of DIR instead of the system roots" },
+	{ "--pin", "FILE", set_pin,
+	  "pin: the server's leaf must be exactly the first certificate in FILE" },
+	{ "--cert -cert", "FILE", set_cert, "client certificate chain, PEM, leaf first (mTLS)" },
+	{ "--key -key", "FILE", set_key, "client private key, PEM (PKCS#8, SEC1)" },
+	{ "--insecure -k", NULL, set_insecure, "skip certificate verification (chain, pin, name)" },
 	{ "--alpn -alpn", "LIST", set_alpn, "ALPN protocols to offer, comma-separated" },
 	{ "--ciphersuites -ciphersuites", "LIST", set_suites,
 	  "TLS 1.3 suites in preference order (':' or ',')" },
@@ -110,31 +139,87 @@ static void usage(void)
 	       "TLS 1.3 client: sends stdin, writes what it receives to stdout; at the end of\n"
 	       "stdin it sends close_notify and waits for the server's.\n\n");
 	opts_help(options, N_OPTIONS);
-	printf("\nVerification: on by default. Full certificate path validation does not exist\n"
-	       "yet, so --ca FILE pins a certificate: the server must present exactly it, and\n"
-	       "its subjectAltName must match the server name. --insecure skips both (the\n"
-	       "server's CertificateVerify signature is still checked).\n"
+	printf("\nVerification: on by default. The server's chain must lead to a trusted root\n"
+	       "(RFC 5280: signatures, validity, CA flags, extendedKeyUsage serverAuth) and its\n"
+	       "subjectAltName match the server name. The roots are the system's\n"
+	       "(" HS_X509_DEFAULT_BUNDLE "), or those of --ca FILE and/or\n"
+	       "--capath DIR (a self-signed server certificate given as --ca is trusted as\n"
+	       "itself). --pin FILE instead requires that exact leaf (and the name); with\n"
+	       "--ca/--capath too, both must pass. --insecure skips all of it (the server's\n"
+	       "CertificateVerify signature is still checked). --cert/--key answer a server's\n"
+	       "CertificateRequest; without them, or if the server accepts none of the key's\n"
+	       "signature schemes, an empty Certificate is sent.\n"
 	       "\nExit status: 0 ok, 1 TLS or transfer failure, 2 usage, 3 certificate\n"
-	       "verification failed, 4 network error; a one-line reason goes to stderr.\n");
+	       "verification failed (the reason: expired, unknown issuer, name mismatch...,\n"
+	       "or the server's alert about our certificate), 4 network error; a one-line\n"
+	       "reason goes to stderr.\n");
 }
 
-static int load_anchor(struct client *cl)
+static int load_pin(struct client *cl)
 {
 	char *pem = NULL;
 	size_t len = 0;
-	int err = hs_read_file(cl->ca, &pem, &len);
+	int err = hs_read_file(cl->pin, &pem, &len);
 
 	if (err)
-		return fail(EXIT_USAGE, "cannot read --ca file '%s'", cl->ca);
+		return fail(EXIT_USAGE, "cannot read --pin file '%s'", cl->pin);
 	err = hs_pem_cert_to_der(pem, len, cl->anchor, sizeof(cl->anchor), &cl->anchor_len);
 	free(pem);
 	if (err)
-		return fail(EXIT_USAGE, "no usable CERTIFICATE in '%s': %s", cl->ca, hs_strerror(err));
+		return fail(EXIT_USAGE, "no usable CERTIFICATE in '%s': %s", cl->pin, hs_strerror(err));
 	return 0;
 }
 
+/* The trust store: --ca and/or --capath, else the system roots (unless
+ * only a --pin is given). *store stays NULL when none is wanted. */
+static int load_trust(const struct client *cl, struct hs_x509_store **store)
+{
+	int err;
+
+	*store = NULL;
+	if (cl->ca == NULL && cl->capath == NULL && cl->pin != NULL)
+		return 0;
+	if (hs_x509_store_new(store) != 0)
+		return fail(EXIT_TLS, "out of memory");
+	if (cl->ca != NULL && (err = hs_x509_store_load_file(*store, cl->ca)) != 0)
+		return fail(EXIT_USAGE, "cannot load CA file '%s': %s", cl->ca, hs_strerror(err));
+	if (cl->capath != NULL && (err = hs_x509_store_load_dir(*store, cl->capath)) != 0)
+		return fail(EXIT_USAGE, "cannot load CA directory '%s': %s", cl->capath,
+			    hs_strerror(err));
+	if (cl->ca == NULL && cl->capath == NULL && (err = hs_x509_store_load_default(*store)) != 0)
+		return fail(EXIT_VERIFY, "cannot load the system roots (%s): %s; use --ca FILE, "
+					 "--pin FILE or --insecure", HS_X509_DEFAULT_BUNDLE,
+			    hs_strerror(err));
+	return 0;
+}
+
+static int load_client_cred(const struct client *cl, struct hs_cred **cred)
+{
+	int err;
+
+	*cred = NULL;
+	if ((cl->cert == NULL) != (cl->key == NULL))
+		return fail(EXIT_USAGE, "--cert and --key go together");
+	if (cl->cert == NULL)
+		return 0;
+	err = hs_cred_load_files(cred, cl->cert, cl->key);
+	if (err)
+		return fail(EXIT_USAGE, "cannot load '%s' and '%s': %s", cl->cert, cl->key,
+			    hs_strerror(err));
+	return 0;
+}
+
+static const char *verify_desc(const struct client *cl)
+{
+	if (cl->insecure)
+		return "skipped";
+	if (cl->pin != NULL)
+		return cl->ca != NULL || cl->capath != NULL ? "chain+pin+name" : "pin+name";
+	return "chain+name";
+}
+
 /* Handshake, report, relay. */
-static int run(struct client *cl, const struct hs_config *cfg, int sock)
+static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 {
 	struct relay r = { .mode = RELAY_STDIO, .in_fd = 0, .out_fd = 1 };
 	struct hs_conn *c = NULL;
@@ -150,7 +235,7 @@ static int run(struct client *cl, const struct hs_config *cfg, int sock)
 		return rc;
 	}
 	describe(c, desc, sizeof(desc));
-	note(1, "%s verify=%s", desc, cl->insecure ? "skipped" : "pin+name");
+	note(1, "%s verify=%s%s", desc, verify_desc(cl), cfg->cred != NULL ? " client-cert=offered" : "");
 	rc = relay_run(&r, c, sock);
 	note(2, "done: %llu bytes sent, %llu received", (unsigned long long)r.bytes_out,
 	     (unsigned long long)r.bytes_in);
@@ -162,6 +247,8 @@ int main(int argc, char **argv)
 {
 	static struct client cl;
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT };
+	struct hs_x509_store *trust = NULL;
+	struct hs_cred *cred = NULL;
 	char host[256], port[32];
 	int rc, sock;
 
@@ -178,20 +265,26 @@ int main(int argc, char **argv)
 		return fail(EXIT_USAGE, "no HOST:PORT given (try --help)");
 	if ((rc = split_hostport(cl.target, host, sizeof(host), port, sizeof(port), 0)) != 0)
 		return rc;
-	if (cl.ca == NULL && !cl.insecure)
-		return fail(EXIT_VERIFY, "cannot verify the server without --ca FILE "
-					 "(the certificate to pin); --insecure skips verification");
-	if (cl.ca != NULL && !cl.insecure && (rc = load_anchor(&cl)) != 0)
+	if (!cl.insecure && cl.pin != NULL && (rc = load_pin(&cl)) != 0)
 		return rc;
+	if (!cl.insecure && (rc = load_trust(&cl, &trust)) != 0)
+		goto out;
+	if ((rc = load_client_cred(&cl, &cred)) != 0)
+		goto out;
 	algs_apply(&cl.algs, &cfg);
 	cfg.server_name = cl.servername != NULL ? cl.servername : host;
 	cfg.anchor_der = cl.anchor_len > 0 ? cl.anchor : NULL;
 	cfg.anchor_len = cl.anchor_len;
+	cfg.trust = trust;
 	cfg.insecure = cl.insecure;
+	cfg.cred = cred;
 	if ((rc = net_connect(host, port, &sock)) != 0)
-		return rc;
+		goto out;
 	note(2, "connected to %s port %s", host, port);
 	rc = run(&cl, &cfg, sock);
 	close(sock);
+out:
+	hs_cred_free(cred);
+	hs_x509_store_free(trust);
 	return rc;
 }

@@ -5,7 +5,9 @@
  * naming the negotiated parameters. Without --cert/--key it generates a
  * self-signed P-256 certificate for "localhost" (and 127.0.0.1) at start,
  * prints its SHA-256 fingerprint and, with --print-cert FILE, writes its
- * PEM so a client can pin it.
+ * PEM so a client can trust (--ca) or pin it. --verify-client or
+ * --require-client CAFILE asks for a client certificate (mTLS) and
+ * validates it against the CAs of CAFILE.
  *
  * Implementation notes: options are one table (OpenSSL spellings share a
  * row with ours); each connection runs the handshake on the blocking
@@ -26,12 +28,14 @@
 #include "crypto/sha2.h"
 #include "hs/cred.h"
 #include "hs/fd.h"
+#include "hs/x509.h"
 #include "hs/x509_write.h"
 
 #define HANDSHAKE_TIMEOUT 30 /* seconds */
 
 struct server {
-	const char *listen, *cert, *key, *ca, *print_cert;
+	const char *listen, *cert, *key, *ca, *print_cert, *client_ca;
+	enum hs_verify_mode verify_client;
 	int echo, help, hrr_cookie;
 	long max_conns;
 	struct algs algs;
@@ -56,6 +60,18 @@ static int set_key(void *ctx, const char *a)
 static int set_ca(void *ctx, const char *a)
 {
 	S(ctx)->ca = a;
+	return 0;
+}
+static int set_verify_client(void *ctx, const char *a)
+{
+	S(ctx)->client_ca = a;
+	S(ctx)->verify_client = HS_VERIFY_REQUEST;
+	return 0;
+}
+static int set_require_client(void *ctx, const char *a)
+{
+	S(ctx)->client_ca = a;
+	S(ctx)->verify_client = HS_VERIFY_REQUIRE;
 	return 0;
 }
 static int set_print_cert(void *ctx, const char *a)
@@ -122,7 +138,11 @@ static const struct opt options[] = {
 	{ "--cert -cert", "FILE", set_cert, "certificate chain, PEM, leaf first" },
 	{ "--key -key", "FILE", set_key, "private key, PEM (PKCS#8 P-256/Ed25519, SEC1)" },
 	{ "--ca -CAfile", "FILE", set_ca,
-	  "CA certificate(s) sent after the leaf (client certificates are not requested yet)" },
+	  "CA certificate(s) sent after the leaf (our chain; not for client certificates)" },
+	{ "--verify-client", "CAFILE", set_verify_client,
+	  "ask for a client certificate; if one is sent it must chain to a CA in CAFILE" },
+	{ "--require-client", "CAFILE", set_require_client,
+	  "require a client certificate chaining to a CA in CAFILE (else certificate_required)" },
 	{ "--print-cert", "FILE", set_print_cert, "write the generated default certificate's PEM" },
 	{ "--echo", NULL, set_echo, "echo what the client sends" },
 	{ "--www -www", NULL, set_www, "answer a request with a page of parameters (default)" },
@@ -145,7 +165,13 @@ static void usage(void)
 	opts_help(options, N_OPTIONS);
 	printf("\nWithout --cert/--key a self-signed P-256 certificate for localhost and\n"
 	       "127.0.0.1 is generated at start; its SHA-256 fingerprint is printed, and\n"
-	       "--print-cert FILE writes it for `hs-client --ca FILE` to pin.\n"
+	       "--print-cert FILE writes it for `hs-client --ca FILE` to trust (it is\n"
+	       "self-signed: as a trust anchor it stands for itself) or `--pin FILE`.\n"
+	       "\nClient certificates (like s_server -verify / -Verify with -CAfile):\n"
+	       "--verify-client CAFILE requests one and accepts its absence;\n"
+	       "--require-client CAFILE fails the handshake without one. A certificate sent\n"
+	       "must chain to a CA of CAFILE (extendedKeyUsage clientAuth if present) and\n"
+	       "its CertificateVerify must check out; the page (--www) says who it was.\n"
 	       "\nExit status (after --max-conns connections): 0 all ok, 1 TLS or transfer\n"
 	       "failure, 2 usage, 3 certificate verification failed, 4 network error; a\n"
 	       "one-line reason goes to stderr.\n");
@@ -238,10 +264,12 @@ static size_t page(struct hs_conn *c, char *out, size_t cap)
 			 "Signature scheme: %s\n"
 			 "ALPN: %s\n"
 			 "Server name: %s\n"
-			 "HelloRetryRequest: %s\n",
+			 "HelloRetryRequest: %s\n"
+			 "Client certificate: %s\n",
 			 hs_suite_name(hs_conn_suite(c)), hs_group_name(hs_conn_group(c)),
 			 hs_sig_scheme_name(hs_conn_sig_scheme(c)), alpn ? alpn : "(none)",
-			 sni ? sni : "(none)", hs_conn_used_hrr(c) ? "yes" : "no");
+			 sni ? sni : "(none)", hs_conn_used_hrr(c) ? "yes" : "no",
+			 hs_conn_peer_cert_count(c) > 0 ? "verified" : "(none)");
 	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
@@ -262,7 +290,9 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 		return rc;
 	}
 	describe(c, desc, sizeof(desc));
-	note(1, "%s sni=%s", desc, hs_conn_server_name(c) ? hs_conn_server_name(c) : "-");
+	note(1, "%s sni=%s client-cert=%s", desc,
+	     hs_conn_server_name(c) ? hs_conn_server_name(c) : "-",
+	     hs_conn_peer_cert_count(c) > 0 ? "verified" : "none");
 	rc = relay_run(&r, c, sock);
 	note(2, "connection done: %llu bytes received, %llu sent",
 	     (unsigned long long)r.bytes_in, (unsigned long long)r.bytes_out);
@@ -303,11 +333,29 @@ static int setup(struct server *sv, struct hs_cred **cred)
 	return default_cred(sv, cred);
 }
 
+/* --verify-client / --require-client CAFILE: the client CAs */
+static int load_client_cas(const struct server *sv, struct hs_x509_store **store)
+{
+	int err;
+
+	*store = NULL;
+	if (sv->client_ca == NULL)
+		return 0;
+	if (hs_x509_store_new(store) != 0)
+		return fail(EXIT_TLS, "out of memory");
+	err = hs_x509_store_load_file(*store, sv->client_ca);
+	if (err)
+		return fail(EXIT_USAGE, "cannot load client CA file '%s': %s", sv->client_ca,
+			    hs_strerror(err));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct server sv;
 	struct hs_config cfg = { .role = HS_ROLE_SERVER };
 	struct hs_cred *cred = NULL;
+	struct hs_x509_store *client_cas = NULL;
 	char host[256], port[32];
 	unsigned bound;
 	int rc, lsock;
@@ -325,16 +373,22 @@ int main(int argc, char **argv)
 		return rc;
 	if ((rc = setup(&sv, &cred)) != 0)
 		return rc;
+	if ((rc = load_client_cas(&sv, &client_cas)) != 0)
+		goto out;
 	print_fingerprint(cred);
 	algs_apply(&sv.algs, &cfg);
 	cfg.cred = cred;
 	cfg.hrr_cookie = sv.hrr_cookie;
+	cfg.verify_client = sv.verify_client;
+	cfg.client_trust = client_cas;
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
 		note(1, "listening on %s port %u", host[0] ? host : "*", bound);
 		rc = serve(&sv, &cfg, lsock);
 		close(lsock);
 	}
+out:
+	hs_x509_store_free(client_cas);
 	hs_cred_free(cred);
 	return rc;
 }

@@ -11,7 +11,7 @@
  *   low half into t[j], ADOX (OF) adds the previous product's high
  *   half. MULX leaves the flags alone; the loop is counted with LEA
  *   and JRCXZ, which leave them alone too, so the chains survive the
- *   loop. Four limbs per pass, then single limbs for len mod 4.
+ *   loop. Eight limbs per pass, then single limbs for len mod 8.
  * - Constant time: the instruction sequence depends on len only (a
  *   public size); no branch or address depends on t, x, y or cin.
  * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
@@ -31,20 +31,27 @@
 __attribute__((target("bmi2,adx")))
 uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin)
 {
-	uint64_t quads = len / 4, singles = len % 4, out;
+	uint64_t quads = len / 8, singles = len % 8, out;
 
 	__asm__ volatile(
 		"xorl %%r10d, %%r10d\n\t"
 		"xorl %%eax, %%eax\n\t" /* rax = 0, CF = OF = 0 */
 		"movq %[q], %%rcx\n\t"
-		"jrcxz 2f\n"
+		"jrcxz 5f\n\t" /* JRCXZ reaches 127 bytes: hop over the loop through a JMP */
+		"jmp 1f\n"
+		"5:\n\t"
+		"jmp 2f\n"
 		"1:\n\t"
 		STEP(0, "r10", "r11")
 		STEP(1, "r11", "r10")
 		STEP(2, "r10", "r11")
 		STEP(3, "r11", "r10")
-		"leaq 32(%[t]), %[t]\n\t"
-		"leaq 32(%[x]), %[x]\n\t"
+		STEP(4, "r10", "r11")
+		STEP(5, "r11", "r10")
+		STEP(6, "r10", "r11")
+		STEP(7, "r11", "r10")
+		"leaq 64(%[t]), %[t]\n\t"
+		"leaq 64(%[x]), %[x]\n\t"
 		"leaq -1(%%rcx), %%rcx\n\t"
 		"jrcxz 2f\n\t"
 		"jmp 1b\n"

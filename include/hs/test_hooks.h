@@ -34,6 +34,14 @@ struct hs_test_hooks {
 	/* server: send no legacy compatibility CCS, fixed cookie bytes */
 	const uint8_t *cookie;
 	size_t cookie_len;
+	/* RSA-PSS signer (CertificateVerify): this salt instead of a random one,
+	 * and RSA keys from 1024 bits (RFC 8448's key) */
+	const uint8_t *pss_salt;
+	size_t pss_salt_len;
+	/* server: EncryptedExtensions carries exactly these extension bytes
+	 * (the whole extensions vector's contents, without its length) */
+	const uint8_t *ee_exts;
+	size_t ee_exts_len;
 };
 
 HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h);

@@ -46,6 +46,14 @@
 /* Signature schemes (RFC 8446 4.2.3). */
 #define HS_SIG_ECDSA_SECP256R1_SHA256 0x0403
 #define HS_SIG_ED25519 0x0807
+#define HS_SIG_ECDSA_SECP384R1_SHA384 0x0503 /* verify only: hs cannot sign with P-384 */
+#define HS_SIG_RSA_PSS_RSAE_SHA256 0x0804
+#define HS_SIG_RSA_PSS_RSAE_SHA384 0x0805
+#define HS_SIG_RSA_PSS_RSAE_SHA512 0x0806
+/* RFC 8446 4.2.3: only in signature_algorithms_cert (chains), never in CertificateVerify */
+#define HS_SIG_RSA_PKCS1_SHA256 0x0401
+#define HS_SIG_RSA_PKCS1_SHA384 0x0501
+#define HS_SIG_RSA_PKCS1_SHA512 0x0601
 
 enum hs_role { HS_ROLE_CLIENT = 0, HS_ROLE_SERVER = 1 };
 

@@ -8,6 +8,13 @@
  *   prefix or length, a point off the curve, coordinates >= p and the
  *   all-zero encoding fail;
  * - r or s equal to 0 or n (or above) fail; signing is refused;
+ * - the precomputed base-point table (p384_table.h, written by a Python
+ *   script) holds G, 3G, .., 63G: recomputed here with affine formulas
+ *   over the bignum layer, independently of both the script and the
+ *   projective point code;
+ * - the point addition's special cases: a valid signature whose first
+ *   addition is G + G verifies, and one whose sum is G + (-G) = infinity
+ *   fails;
  * - hs_ecdsa_sig_from_der_n: strict DER at any integer size (long form
  *   only when needed, no extra zeros, no negative, no trailing bytes), and
  *   the same answers as the P-256 parser at 32 bytes.
@@ -21,8 +28,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "crypto/bignum.h"
 #include "crypto/p256.h"
 #include "crypto/p384.h"
+#include "crypto/p384_table.h"
 #include "crypto/sha2.h"
 #include "testutil.h"
 
@@ -180,6 +189,115 @@ static int parse(const char *hex, uint8_t *raw, size_t n)
 	return err;
 }
 
+/* affine x, y in Montgomery form */
+struct aff {
+	uint64_t x[6], y[6];
+};
+
+/* r = a / b mod p, all in Montgomery form */
+static void mdiv(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+{
+	uint64_t t[6];
+
+	hs_bn_mont_from(t, b, c);
+	assert_true(hs_bn_mod_inv(t, t, c) != 0); /* 1/b */
+	hs_bn_mont_to(t, t, c);
+	hs_bn_mont_mul(r, a, t, c);
+}
+
+/* r = a + b (a != +-b) or r = 2a (a == b, lam_num/lam_den given by the caller) */
+static void aff_finish(struct aff *r, const struct aff *a, const struct aff *b,
+		       const uint64_t *lam, const struct hs_bn_mont *c)
+{
+	uint64_t x3[6], y3[6];
+
+	hs_bn_mont_mul(x3, lam, lam, c);
+	hs_bn_mod_sub(x3, x3, a->x, c);
+	hs_bn_mod_sub(x3, x3, b->x, c);
+	hs_bn_mod_sub(y3, a->x, x3, c);
+	hs_bn_mont_mul(y3, lam, y3, c);
+	hs_bn_mod_sub(y3, y3, a->y, c);
+	memcpy(r->x, x3, sizeof(x3));
+	memcpy(r->y, y3, sizeof(y3));
+}
+
+/* G and 2G (affine, Montgomery form) and the context for p */
+static void g_and_2g(struct aff *g, struct aff *g2, struct hs_bn_mont *c)
+{
+	uint8_t buf[97];
+	uint64_t p[6], num[6], den[6], lam[6], three[6] = { 3 };
+
+	load(p_hex, buf, 48);
+	assert_int_equal(hs_bn_from_bytes(p, 6, buf, 48), 0);
+	assert_int_equal(hs_bn_mont_init_vartime(c, p, 6), 0);
+	load(g_hex, buf, 97);
+	assert_int_equal(hs_bn_from_bytes(g->x, 6, buf + 1, 48), 0);
+	assert_int_equal(hs_bn_from_bytes(g->y, 6, buf + 49, 48), 0);
+	hs_bn_mont_to(g->x, g->x, c);
+	hs_bn_mont_to(g->y, g->y, c);
+	hs_bn_mont_to(three, three, c);
+	/* 2G: lam = (3 x^2 - 3) / (2 y) */
+	hs_bn_mont_mul(num, g->x, g->x, c);
+	hs_bn_mont_mul(num, num, three, c);
+	hs_bn_mod_sub(num, num, three, c);
+	hs_bn_mod_add(den, g->y, g->y, c);
+	mdiv(lam, num, den, c);
+	aff_finish(g2, g, g, lam, c);
+}
+
+static void test_g_table(void **state)
+{
+	(void)state;
+	struct hs_bn_mont c;
+	struct aff g, g2, pt;
+	uint64_t num[6], den[6], lam[6];
+
+	g_and_2g(&g, &g2, &c);
+	pt = g;
+	for (int j = 0; j < HS_P384_G_ODD; j++) {
+		assert_memory_equal(hs_p384_g_odd[j][0], pt.x, 48);
+		assert_memory_equal(hs_p384_g_odd[j][1], pt.y, 48);
+		/* pt += 2G: lam = (y2 - y1) / (x2 - x1) */
+		hs_bn_mod_sub(num, g2.y, pt.y, &c);
+		hs_bn_mod_sub(den, g2.x, pt.x, &c);
+		mdiv(lam, num, den, &c);
+		aff_finish(&pt, &pt, &g2, lam, &c);
+	}
+}
+
+/*
+ * The addition's special cases, with the public key G: r = s = e =
+ * x(2G) mod n makes u1 = u2 = 1, so the first addition adds G to G (the
+ * doubling branch) and the signature must verify; e = n - r makes
+ * u1 + u2 = 0, so R is infinity (reached through the P + (-P) branch)
+ * and the signature must fail.
+ */
+static void test_add_special_cases(void **state)
+{
+	(void)state;
+	struct hs_bn_mont c;
+	struct aff g, g2;
+	uint8_t pub[97], sig[96], e[48];
+	uint64_t x[6], n[6], t[6];
+
+	g_and_2g(&g, &g2, &c);
+	load(g_hex, pub, 97);
+	load(n_hex, e, 48);
+	assert_int_equal(hs_bn_from_bytes(n, 6, e, 48), 0);
+	hs_bn_mont_from(x, g2.x, &c);
+	if (!hs_bn_lt_mask(x, n, 6))
+		(void)hs_bn_sub(x, x, n, 6); /* x < p < 2n */
+	hs_bn_to_bytes(sig, 48, x, 6);
+	hs_bn_to_bytes(sig + 48, 48, x, 6);
+	hs_bn_to_bytes(e, 48, x, 6);
+	assert_int_equal(hs_ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), 0);
+	e[47] ^= 1;
+	assert_int_equal(hs_ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), HS_ERR_BAD_SIG);
+	(void)hs_bn_sub(t, n, x, 6);
+	hs_bn_to_bytes(e, 48, t, 6);
+	assert_int_equal(hs_ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), HS_ERR_BAD_SIG);
+}
+
 static void test_der_n(void **state)
 {
 	(void)state;
@@ -230,6 +348,8 @@ int main(void)
 		cmocka_unit_test(test_public_checks),
 		cmocka_unit_test(test_range),
 		cmocka_unit_test(test_der_n),
+		cmocka_unit_test(test_g_table),
+		cmocka_unit_test(test_add_special_cases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,10 @@
  *   (a b mod m computed independently by shift-and-subtract), and both
  *   Montgomery set-ups give the same constants; squaring equals
  *   multiplying a value by itself;
+ * - inversion (safegcd): on 1,500 random odd moduli of 1 to 64 limbs
+ *   (and 2^(64n) - 1) and values below them (and 1, m - 1), the result
+ *   times the value is 1 mod m exactly when a plain variable-time
+ *   binary GCD says they are coprime, and the mask says which;
  * - backends: the MULX/ADX row and the portable row give bit-identical
  *   results (limbs and carry) on random and all-ones inputs of every
  *   length 0..64, and so do whole Montgomery products, squarings, wide
@@ -274,6 +278,76 @@ static void test_bn_backends(void **state)
 #endif
 }
 
+/* 1 if gcd(a, m) = 1, by a plain variable-time binary GCD (m odd) */
+static int coprime_ref(const uint64_t *a_in, const uint64_t *m, size_t n)
+{
+	uint64_t a[HS_BN_LIMBS], b[HS_BN_LIMBS], one[HS_BN_LIMBS] = { 1 };
+
+	memcpy(a, a_in, n * 8);
+	memcpy(b, m, n * 8);
+	while (!hs_bn_is_zero_mask(a, n)) {
+		while ((a[0] & 1) == 0) {
+			for (size_t i = 0; i + 1 < n; i++)
+				a[i] = (a[i] >> 1) | (a[i + 1] << 63);
+			a[n - 1] >>= 1;
+		}
+		if (hs_bn_lt_mask(a, b, n)) { /* keep a >= b */
+			uint64_t t[HS_BN_LIMBS];
+			memcpy(t, a, n * 8);
+			memcpy(a, b, n * 8);
+			memcpy(b, t, n * 8);
+		}
+		(void)hs_bn_sub(a, a, b, n);
+	}
+	return hs_bn_eq_mask(b, one, n) != 0;
+}
+
+static void test_bn_inv_random(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	int coprime = 0, not_coprime = 0;
+
+	test_rng_init(&rng, 0x1a7);
+	for (int it = 0; it < 1500; it++) {
+		size_t n = 1 + test_rng_below(&rng, it < 1200 ? 6 : HS_BN_LIMBS);
+		uint64_t m[HS_BN_LIMBS], a[HS_BN_LIMBS], r[HS_BN_LIMBS], p[HS_BN_LIMBS], ok;
+		struct hs_bn_mont c;
+		int want;
+
+		rand_modulus(&rng, m, n);
+		if (it % 17 == 0)
+			memset(m, 0xff, n * 8);
+		if (n == 1 && m[0] == 1)
+			continue;
+		assert_int_equal(hs_bn_mont_init(&c, m, n), 0);
+		rand_below(&rng, a, m, n);
+		if (it % 11 == 0) {
+			memset(a, 0, n * 8);
+			a[0] = 1;
+		} else if (it % 13 == 0) {
+			(void)hs_bn_sub(a, m, (uint64_t[HS_BN_LIMBS]){ 1 }, n);
+		} else if (n == 1 && it % 2 == 0) {
+			a[0] &= 0xff; /* small values: common factors with a 64-bit m happen */
+		}
+		want = coprime_ref(a, m, n);
+		ok = hs_bn_mod_inv(r, a, &c);
+		assert_int_equal(ok, want ? ~(uint64_t)0 : 0);
+		if (!want) {
+			not_coprime++;
+			continue;
+		}
+		coprime++;
+		assert_true(hs_bn_lt_mask(r, m, n) != 0);
+		mulmod_ref(p, r, a, m, n);
+		assert_int_equal(p[0], 1);
+		for (size_t i = 1; i < n; i++)
+			assert_int_equal(p[i], 0);
+	}
+	assert_true(coprime > 1000);
+	assert_true(not_coprime > 20);
+}
+
 static void test_bn_inv_edges(void **state)
 {
 	(void)state;
@@ -505,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_bn_mont),
 		cmocka_unit_test(test_bn_rows),
 		cmocka_unit_test(test_bn_backends),
+		cmocka_unit_test(test_bn_inv_random),
 		cmocka_unit_test(test_bn_inv_edges),
 		cmocka_unit_test(test_kat_verify),
 		cmocka_unit_test(test_sign_roundtrip),

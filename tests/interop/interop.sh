@@ -11,6 +11,12 @@
 #         gnutls-client   gnutls-cli -> hs-server --echo (private netns)
 #         hrr-alpn        HelloRetryRequest (group, cookie) both ways and ALPN
 #                         both ways, against OpenSSL
+#         mtls-openssl    client certificates (P-256, Ed25519, RSA leaves from a
+#                         test CA): s_client -cert -> hs-server --require-client,
+#                         hs-client --cert -> s_server -Verify 1, hs-client ->
+#                         hs-server; and without a certificate: certificate_required
+#         mtls-gnutls     the same with gnutls-cli --x509certfile/--x509keyfile
+#                         and gnutls-serv --require-client-cert (private netns)
 # Servers listen on 127.0.0.1 only; gnutls-serv cannot be told to, so it and
 # its client run in a private network namespace (unshare -n), skipped with
 # exit 77 when namespaces are not permitted.
@@ -112,14 +118,14 @@ one_gnutls_server() {
 		port=$(free_port)
 		timeout 30 gnutls-serv --echo -p "$port" --x509certfile "$tmp/$c.pem" \
 			--x509keyfile "$tmp/$c.key" --priority "$(gnutls_prio "$s" "$g")" \
-			>"$d/srv.log" 2>&1 &
+			${G_EXTRA:-} >"$d/srv.log" 2>&1 &
 		pid=$!
 		pids+=("$pid")
 		wait_listen "$pid" "$port" && break
 		kill "$pid" 2>/dev/null
 	done
 	timeout 20 "$client" "localhost:$port" --ca "$tmp/$c.pem" --ciphersuites "$s" \
-		--groups "$g" --brief <"$tmp/up" >"$d/cli.out" 2>"$d/cli.err"
+		--groups "$g" ${H_EXTRA:-} --brief <"$tmp/up" >"$d/cli.out" 2>"$d/cli.err"
 	local rc=$?
 	kill "$pid" 2>/dev/null
 	what="hs-client -> gnutls-serv $s $g $c"
@@ -139,7 +145,7 @@ one_gnutls_client() {
 	local s=$1 g=$2 c=$3 port pid d=$tmp/run
 	rm -rf "$d" && mkdir "$d"
 	"$server" --listen 127.0.0.1:0 --cert "$tmp/$c.pem" --key "$tmp/$c.key" --echo \
-		--max-conns 1 --ciphersuites "$s" --groups "$g" --brief 2>"$d/srv.err" &
+		--max-conns 1 --ciphersuites "$s" --groups "$g" ${H_EXTRA:-} --brief 2>"$d/srv.err" &
 	pid=$!
 	pids+=("$pid")
 	port=$(hs_port "$d/srv.err") || {
@@ -148,7 +154,7 @@ one_gnutls_client() {
 	}
 	feed "$tmp/up" "$d/cli.out" "$UP" |
 		timeout 20 gnutls-cli -p "$port" localhost --x509cafile "$tmp/$c.pem" \
-			--priority "$(gnutls_prio "$s" "$g")" --logfile="$d/cli.info" \
+			--priority "$(gnutls_prio "$s" "$g")" --logfile="$d/cli.info" ${G_EXTRA:-} \
 			>"$d/cli.out" 2>"$d/cli.err"
 	local rc=$?
 	timeout 5 tail --pid="$pid" -f /dev/null
@@ -211,6 +217,153 @@ alpn() {
 		bad "hs-server ALPN: $(grep TLSv1.3 "$d/srv.err")"
 }
 
+# ---- mTLS: client leaves (clientAuth) issued by a test CA
+CLIENT_KEYS=${CLIENT_KEYS:-"cp256 ced25519 crsa"}
+make_client_certs() {
+	local k
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-keyout "$tmp/ca.key" -out "$tmp/ca.pem" -subj /CN=hs-interop-client-ca \
+		-addext basicConstraints=critical,CA:true -addext keyUsage=critical,keyCertSign \
+		2>/dev/null || return 1
+	printf '%s\n' basicConstraints=critical,CA:false keyUsage=critical,digitalSignature \
+		extendedKeyUsage=clientAuth >"$tmp/client.ext"
+	for k in $CLIENT_KEYS; do
+		case $k in
+		cp256) openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 ;;
+		ced25519) openssl genpkey -algorithm ed25519 ;;
+		crsa) openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 ;;
+		esac >"$tmp/$k.key" 2>/dev/null &&
+			openssl req -new -key "$tmp/$k.key" -subj "/CN=client-$k" 2>/dev/null |
+			openssl x509 -req -CA "$tmp/ca.pem" -CAkey "$tmp/ca.key" -set_serial "$RANDOM" \
+				-days 2 -extfile "$tmp/client.ext" -out "$tmp/$k.pem" 2>/dev/null ||
+			return 1
+	done
+}
+
+# hs-server --require-client: did it say it verified the client's certificate?
+srv_verified() { # what
+	grep -q "client-cert=verified" "$tmp/run/srv.err" && pass "  $1: client certificate verified" ||
+		bad "$1: hs-server did not verify the client: $(grep TLSv1.3 "$tmp/run/srv.err")"
+}
+
+# A client without a certificate meets a server that requires one: the server
+# sends certificate_required (116); check_cmd's status and stderr say so.
+no_cert() { # what server_rc_want client_rc_want server_err client_err
+	local what=$1 d=$tmp/run
+	if [ "$CRC" -eq "$3" ] && [ "$SRC" -eq "$2" ] && grep -qi "$4" "$d/srv.err" &&
+		grep -qi "$5" "$d/cli.err"; then
+		pass "$what: refused (server rc $SRC, client rc $CRC: $(tail -1 "$d/cli.err"))"
+	else
+		bad "$what: server rc $SRC, client rc $CRC: $(tail -1 "$d/srv.err") / $(tail -1 "$d/cli.err")"
+	fi
+}
+
+# our hs-server (default certificate), CA file, extra server args; then a client command
+run_hs_server() { # server-args... -- client-command...
+	local d=$tmp/run pid port sargs=()
+	rm -rf "$d" && mkdir "$d"
+	while [ "$1" != -- ]; do sargs+=("$1") && shift; done
+	shift
+	"$server" --listen 127.0.0.1:0 --print-cert "$d/srv.pem" --echo --max-conns 1 \
+		"${sargs[@]}" --brief 2>"$d/srv.err" &
+	pid=$!
+	pids+=("$pid")
+	port=$(hs_port "$d/srv.err") || {
+		bad "hs-server did not start: $(cat "$d/srv.err")"
+		return
+	}
+	# HOLD: keep stdin open a moment, so that a client that quits at the end
+	# of its input (s_client, gnutls-cli) reads the server's alert first
+	{ echo hello; [ -z "${HOLD:-}" ] || sleep 2; } |
+		timeout 20 "${@//PORT/$port}" >"$d/cli.out" 2>"$d/cli.err"
+	CRC=$?
+	timeout 5 tail --pid="$pid" -f /dev/null
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	SRC=$?
+}
+
+mtls_openssl() {
+	local k d=$tmp/run
+	for k in $CLIENT_KEYS; do
+		C_EXTRA="-cert $tmp/$k.pem -key $tmp/$k.key" one_openssl_client \
+			TLS_AES_128_GCM_SHA256 x25519 p256 x25519 "--require-client $tmp/ca.pem"
+		srv_verified "s_client -cert $k -> hs-server --require-client"
+		S_EXTRA="-Verify 1 -CAfile $tmp/ca.pem -verify_return_error" one_openssl_server \
+			TLS_AES_256_GCM_SHA384 P-256 ed25519 \
+			"--groups P-256 --cert $tmp/$k.pem --key $tmp/$k.key"
+		run_hs_server --require-client "$tmp/ca.pem" -- "$client" localhost:PORT \
+			--ca "$d/srv.pem" --cert "$tmp/$k.pem" --key "$tmp/$k.key"
+		[ "$CRC" -eq 0 ] && [ "$SRC" -eq 0 ] && [ "$(cat "$d/cli.out")" = hello ] &&
+			grep -q "client-cert=verified" "$d/srv.err" &&
+			pass "hs-client --cert $k -> hs-server --require-client" ||
+			bad "hs-client --cert $k -> hs-server: rc $CRC/$SRC: $(tail -1 "$d/cli.err") $(tail -1 "$d/srv.err")"
+	done
+	HOLD=1 run_hs_server --require-client "$tmp/ca.pem" -- openssl s_client -quiet -no_ign_eof \
+		-connect 127.0.0.1:PORT -servername localhost
+	no_cert "s_client without -cert -> hs-server --require-client" 3 1 \
+		"certificate_required" "certificate required"
+	run_hs_server --verify-client "$tmp/ca.pem" -- "$client" localhost:PORT --ca "$d/srv.pem"
+	[ "$CRC" -eq 0 ] && [ "$SRC" -eq 0 ] && grep -q "client-cert=none" "$d/srv.err" &&
+		pass "hs-client without --cert -> hs-server --verify-client (request only)" ||
+		bad "request mode without a certificate: rc $CRC/$SRC: $(tail -1 "$d/srv.err")"
+	# hs-client without --cert -> s_server -Verify 1: certificate_required
+	local port pid
+	port=$(free_port)
+	timeout 20 openssl s_server -quiet -naccept 1 -accept "127.0.0.1:$port" \
+		-cert "$tmp/p256.pem" -key "$tmp/p256.key" -Verify 1 -CAfile "$tmp/ca.pem" \
+		-verify_return_error </dev/null >"$d/srv.out" 2>"$d/srv.err" &
+	pid=$!
+	pids+=("$pid")
+	wait_listen "$pid" "$port"
+	echo hello | timeout 20 "$client" "localhost:$port" --ca "$tmp/p256.pem" \
+		>"$d/cli.out" 2>"$d/cli.err"
+	CRC=$?
+	kill "$pid" 2>/dev/null
+	[ "$CRC" -eq 3 ] && grep -q "alert certificate_required (116)" "$d/cli.err" &&
+		pass "hs-client without --cert -> s_server -Verify 1: $(tail -1 "$d/cli.err")" ||
+		bad "hs-client without --cert -> s_server -Verify 1: rc $CRC: $(cat "$d/cli.err")"
+	# a client certificate from another CA: unknown_ca
+	run_hs_server --require-client "$tmp/ca.pem" -- "$client" localhost:PORT \
+		--ca "$d/srv.pem" --cert "$tmp/p256.pem" --key "$tmp/p256.key"
+	no_cert "hs-client --cert (self-signed) -> hs-server --require-client" 3 3 \
+		"issuer unknown" "unknown_ca"
+}
+
+mtls_gnutls() {
+	local k d=$tmp/run s=TLS_CHACHA20_POLY1305_SHA256
+	for k in $CLIENT_KEYS; do
+		G_EXTRA="--x509certfile $tmp/$k.pem --x509keyfile $tmp/$k.key" \
+			H_EXTRA="--require-client $tmp/ca.pem" one_gnutls_client "$s" x25519 p256
+		srv_verified "gnutls-cli --x509certfile $k -> hs-server --require-client"
+		G_EXTRA="--require-client-cert --verify-client-cert --x509cafile $tmp/ca.pem" \
+			H_EXTRA="--cert $tmp/$k.pem --key $tmp/$k.key" one_gnutls_server "$s" P-256 ed25519
+	done
+	HOLD=1 run_hs_server --require-client "$tmp/ca.pem" -- gnutls-cli -p PORT localhost \
+		--x509cafile "$d/srv.pem"
+	no_cert "gnutls-cli without a certificate -> hs-server --require-client" 3 1 \
+		"certificate_required" "certificate"
+	# hs-client without --cert -> gnutls-serv --require-client-cert
+	local port pid
+	for _ in 1 2 3 4 5; do
+		port=$(free_port)
+		timeout 30 gnutls-serv --echo -p "$port" --x509certfile "$tmp/ed25519.pem" \
+			--x509keyfile "$tmp/ed25519.key" --require-client-cert \
+			--x509cafile "$tmp/ca.pem" >"$d/srv.log" 2>&1 &
+		pid=$!
+		pids+=("$pid")
+		wait_listen "$pid" "$port" && break
+		kill "$pid" 2>/dev/null
+	done
+	echo hello | timeout 20 "$client" "localhost:$port" --ca "$tmp/ed25519.pem" \
+		>"$d/cli.out" 2>"$d/cli.err"
+	CRC=$?
+	kill "$pid" 2>/dev/null
+	[ "$CRC" -eq 3 ] && grep -q "alert certificate_required (116)" "$d/cli.err" &&
+		pass "hs-client without --cert -> gnutls-serv --require-client-cert: $(tail -1 "$d/cli.err")" ||
+		bad "hs-client without --cert -> gnutls-serv: rc $CRC: $(cat "$d/cli.err")"
+}
+
 inside_netns() {
 	ip link set lo up || {
 		echo "SKIP: cannot bring up lo in the namespace"
@@ -220,7 +373,7 @@ inside_netns() {
 
 need openssl timeout sha256sum od
 case $mode in
-gnutls-server | gnutls-client)
+gnutls-server | gnutls-client | mtls-gnutls)
 	need gnutls-serv gnutls-cli unshare ip
 	if [ -z "${HS_IN_NETNS:-}" ]; then
 		unshare -n true 2>/dev/null || {
@@ -238,6 +391,12 @@ make_certs || {
 	echo "FAIL: openssl could not make the test certificates"
 	exit 1
 }
+case $mode in
+mtls-*) make_client_certs || {
+	echo "FAIL: openssl could not make the client certificates"
+	exit 1
+} ;;
+esac
 make_data "$tmp/up" $((UP * 16 / 45))
 make_data "$tmp/down" $((DOWN * 16 / 45))
 UP=$(size "$tmp/up")
@@ -252,6 +411,8 @@ hrr-alpn)
 	hrr
 	alpn
 	;;
+mtls-openssl) mtls_openssl ;;
+mtls-gnutls) mtls_gnutls ;;
 *)
 	echo "unknown mode $mode"
 	exit 2

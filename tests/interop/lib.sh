@@ -69,7 +69,7 @@ wait_listen() {
 hs_port() {
 	for _ in $(seq 100); do
 		local p
-		p=$(sed -n 's/.*listening on .* port \([0-9]*\).*/\1/p' "$1")
+		p=$(sed -n 's/.*listening on .* port \([0-9]*\).*/\1/p' "$1" 2>/dev/null) # the file may not exist yet
 		[ -n "$p" ] && {
 			echo "$p"
 			return 0

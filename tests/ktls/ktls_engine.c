@@ -449,7 +449,8 @@ static void *ossl_main(void *arg)
 	if (!o->err)
 		SSL_shutdown(o->ssl);
 	else
-		printf("# OpenSSL peer failed (SSL error %d)\n", SSL_get_error(o->ssl, -1));
+		printf("# OpenSSL peer stopped (SSL error %d; expected where our side failed "
+		       "on purpose)\n", SSL_get_error(o->ssl, -1));
 	if (o->err)
 		shutdown(o->fd, SHUT_RDWR);
 	free(buf);

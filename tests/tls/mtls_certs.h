@@ -7,6 +7,7 @@
  *   MTLS_ED_*:       Ed25519 client leaf issued by MTLS_CA, EKU clientAuth
  *   MTLS_EKU_*:      P-256 leaf issued by MTLS_CA with EKU serverAuth only
  *   MTLS_OTHER_*:    P-256 clientAuth leaf issued by another CA (unknown)
+ *   MTLS_RSA_*:      RSA-2048 client leaf issued by MTLS_CA, EKU clientAuth
  * These keys protect nothing; never use them outside tests.
  */
 #ifndef HS_TESTS_TLS_MTLS_CERTS_H
@@ -104,6 +105,54 @@ static const char MTLS_OTHER_KEY[] =
 	"MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgf7PNXk6Zj89COvBQ\n"
 	"2XZvzxGq/KYtKeaOQ75gCPZWNuWhRANCAASyFDj5ExdW8cG5i53coFtMOYjrnpSU\n"
 	"g7APMN6QZD3yPMeSptWsL5xybAQYzfYOiiSV6yr53LKKqvdUwI0bWQW6\n"
+	"-----END PRIVATE KEY-----\n";
+
+static const char MTLS_RSA_CERT[] =
+	"-----BEGIN CERTIFICATE-----\n"
+	"MIIChDCCAimgAwIBAgIIX+Da6jAMLWwwCgYIKoZIzj0EAwIwHDEaMBgGA1UEAwwR\n"
+	"aHMtdGVzdC1jbGllbnQtY2EwIBcNMjYxMjAyMTEwODIwWhgPMjEyNjExMDgxMTA4\n"
+	"MjBaMBUxEzARBgNVBAMMCmNsaWVudF9yc2EwggEiMA0GCSqGSIb3DQEBAQUAA4IB\n"
+	"DwAwggEKAoIBAQCpdBrlBExX21FGFgHGAxt0+9zLcFzq5PpkaN1tAX6sLOohEbR3\n"
+	"Awk/A/l3VV6Qmz7SdQzxt0wWoa99CC3Hi2leeH7Qy0Je7gaEE97AAdPbnrrNlGOz\n"
+	"B+cLzzvvz8sWeLfZA9p8md57yQCX1+U21kf4+aG0O6kXwKK9Moy0r/vR5EjiN/xx\n"
+	"rCDglCQ8FoMRaEgwwhl28bLd4C7OvnBwFkij31n6C7gUFt4fF624hji4OrFg0+i6\n"
+	"mUoZVj5UOwSKbnSku0/+iSmElRusVjUHgddjrPdkxwvuabeGv8tdedQWUYqL/aNG\n"
+	"yAGC3FczkzubjAp0w2BWMInh7f3e+3T+cOGBAgMBAAGjgY4wgYswDAYDVR0TAQH/\n"
+	"BAIwADAOBgNVHQ8BAf8EBAMCB4AwEwYDVR0lBAwwCgYIKwYBBQUHAwIwFgYDVR0R\n"
+	"BA8wDYILY2xpZW50LnRlc3QwHQYDVR0OBBYEFP40GfUWtNk3XpxWqrVqlq0BiXVD\n"
+	"MB8GA1UdIwQYMBaAFK4LqPPOXzq78MXFLn3R5r2RvnNPMAoGCCqGSM49BAMCA0kA\n"
+	"MEYCIQCk20ulcaQeMKpyEoElqICd4wA8vHKeYINvxf2foqWrCwIhAOayUp618X+n\n"
+	"AYu2MhYJRwJYAuD2cBpbdgajq2KDCjfi\n"
+	"-----END CERTIFICATE-----\n";
+
+static const char MTLS_RSA_KEY[] =
+	"-----BEGIN PRIVATE KEY-----\n"
+	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCpdBrlBExX21FG\n"
+	"FgHGAxt0+9zLcFzq5PpkaN1tAX6sLOohEbR3Awk/A/l3VV6Qmz7SdQzxt0wWoa99\n"
+	"CC3Hi2leeH7Qy0Je7gaEE97AAdPbnrrNlGOzB+cLzzvvz8sWeLfZA9p8md57yQCX\n"
+	"1+U21kf4+aG0O6kXwKK9Moy0r/vR5EjiN/xxrCDglCQ8FoMRaEgwwhl28bLd4C7O\n"
+	"vnBwFkij31n6C7gUFt4fF624hji4OrFg0+i6mUoZVj5UOwSKbnSku0/+iSmElRus\n"
+	"VjUHgddjrPdkxwvuabeGv8tdedQWUYqL/aNGyAGC3FczkzubjAp0w2BWMInh7f3e\n"
+	"+3T+cOGBAgMBAAECggEAA9dTfVCkDmE0wEisR55b12cpA/ivpM0qiG9Jz+8tvXmu\n"
+	"l9RzVzfbr6eQsfKDTz+OySSAGnjdD62y3s5DXtMEnJUsp09ENOJi87YRT0Sf6KWM\n"
+	"m1QWxwn/iJ9s9ayHJ0dkZJ8XT8pSQcDtYTqgVDia+DH6tNHnGuqWhcn21kSNQOe2\n"
+	"wzsiA7NhdUnTDBabCsENpUCpgk7cXWfFKVAMRFzotycwjvItvFbfto4/deB9o02D\n"
+	"rTT3Zikb/Jw/dlMlunwqZnu5b2deVI/Gp6ZxihhBRdWxXzFck4WmP5md1fW8QuQM\n"
+	"eBa0SOm/95UqO/itVklohD7v64FwTTK2ha40HwU2pQKBgQDojuY8Ph+2GYbeat+Z\n"
+	"Ej8KgaWoBFhlorGcooH75IFxPih67nIpwJDdJ+WCb7uQoPepYRIMZ7tSp5kqJvHm\n"
+	"5NUUCkyU0VAj5L6FEDx/YS8GLZp0LajrG/7LPA38hXSldlcJbakGzbaxqSCZpxDx\n"
+	"l7C3DUSrvV4woP5nurwYZj/1LwKBgQC6iM6edFkitF4Vjo9qwmmlXtp76lM42d6K\n"
+	"G8exG6OGUgMKAShxaNxHqumLP1jI3jiMMfcUCVHwphv+C5oZWlYXmSfSS5XtCxRX\n"
+	"cOdoTnLt5mpJ2dzCNhr0ck2cy4oBilXZGm+HJWLK7mO22pyaAR5rHx1J/+iDY1MK\n"
+	"ilXY5nFITwKBgF4rj1uRpHGuwIhMKqLnWpO8kAILUGhHizhsLcp8a1YZ33Z4G86A\n"
+	"ZajIQQ2ihQc5x0/VOOPBFX+Q0lrZTlc7DnWA/iW85IDEXcmwG29RQSN1T/f/jUk3\n"
+	"GuPdO6SnveZKl1AAEdPpdTNX0xWlKx1JWYumWcpZckyqxJnoacZPkVKNAoGBAIMI\n"
+	"WURb7MWBOFoiQ8K2AOqHACltyLo16arQqu1RwgQ4FiRv/c304FCD0fzcKe0olUZ+\n"
+	"TtdHWMUYmq9RzRUkLTf0gVGrgQz77HUkPZo7CWbuphlsrjPLOBIhPT34iOBeIcIZ\n"
+	"XODttUFiRq+LT9irEogjWjrCRr4NBqdv17A+6LLnAoGATSljnvJiMXJyG9mk+Vv4\n"
+	"HpVA8HKouhTpxS00hrrcDzlBsKjVGDzgLQJtOgUWrLJM8vuISO1cU3LcEZZoVsY2\n"
+	"+BYGQ/lugEmi+yWQVweFKJ8/j8ysckR1UectWQRqEOmOu0sTyBi34kdyErVyWhTs\n"
+	"OGvygp3/Nzu41SeSwIlqGTM=\n"
 	"-----END PRIVATE KEY-----\n";
 
 #endif
