@@ -48,7 +48,7 @@ static void sha256_final_shani(union hs_hash_ctx *c, uint8_t *out)
 }
 
 static const struct hs_hash sha256_shani = {
-	.name = "SHA-256",
+	.name = "SHA-256 (SHA-NI)",
 	.digest_len = HS_SHA256_LEN,
 	.block_len = 64,
 	.init = sha256_init,

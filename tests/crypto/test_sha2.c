@@ -335,7 +335,10 @@ static void test_table_fields(void **state)
 	(void)state;
 	for (int portable = 1; portable >= 0; portable--) {
 		hs_cpu_force_portable(portable);
-		assert_string_equal(hs_hash_sha256()->name, "SHA-256");
+		/* "SHA-256" or "SHA-256 (SHA-NI)": the name says which backend */
+		assert_true(strncmp(hs_hash_sha256()->name, "SHA-256", 7) == 0);
+		if (portable)
+			assert_string_equal(hs_hash_sha256()->name, "SHA-256");
 		assert_int_equal(hs_hash_sha256()->digest_len, 32);
 		assert_int_equal(hs_hash_sha256()->block_len, 64);
 		assert_string_equal(hs_hash_sha384()->name, "SHA-384");
