@@ -365,7 +365,7 @@ static void sig_teardown(void *st)
 	hs_wipe(b->priv, sizeof(b->priv));
 }
 
-/* ---- RSA-2048 PSS sign/verify and ECDSA P-384 verify: keys and signatures larger than sig_bench's */
+/* ---- RSA-2048 PSS sign/verify, ECDSA P-384 verify: keys and signatures too big for sig_bench */
 
 #define PK_SIG_MAX HS_RSA_MAX_LEN
 

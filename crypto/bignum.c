@@ -7,14 +7,25 @@
  * - Montgomery multiplication is CIOS (coarsely integrated operand
  *   scanning, Koc, Acar, Kaliski 1996): after each row the partial result
  *   stays below 2m, and one masked subtraction at the end brings it
- *   below m.
- * - R^2 mod m: x = R mod m by modular doublings of 1 (constant time) or of
- *   2^(bitlen(m)-1) (public moduli), then write 64n = t 2^k with t odd:
- *   t more doublings give R 2^t, and k Montgomery squarings double the
- *   exponent k times (mont(R 2^s, R 2^s) = R 2^(2s)), reaching R 2^(64n).
+ *   below m. Everything quadratic is made of one primitive, the "row"
+ *   t[0..len] += x y + cin 2^(64 len) (returns the carry out), run over a
+ *   window that slides one limb per step instead of shifting t; the row
+ *   is portable C or MULX/ADX assembly (crypto/asm/bignum_adx.c), chosen
+ *   per context at set-up from hs_cpu_has, bit-identical either way.
+ * - Squaring computes the cross products once (rows of shrinking
+ *   length), doubles them and adds the squares, then reduces with n
+ *   rows: about 3/4 of a multiplication's products.
+ * - R^2 mod m, constant time: x = R mod m by 64n modular doublings of 1,
+ *   then write 64n = t 2^k with t <= 32: t more doublings give R 2^t,
+ *   and k Montgomery squarings double the exponent k times
+ *   (mont(R 2^s, R 2^s) = R 2^(2s)), reaching R 2^(64n). Public moduli:
+ *   R mod m and R^2 mod m by long division (Knuth's algorithm D).
  * - Exponentiation with a secret exponent uses fixed 4-bit windows over
  *   all the exponent's limbs (the count of limbs is public) and reads the
- *   16-entry table whole under masks for every window.
+ *   16-entry table whole under masks for every window. With a public
+ *   exponent (e = 65537: 16 squarings, then one product) the last
+ *   multiplication takes the plain base, mont(a^(e-1) R, a) = a^e, which
+ *   also leaves Montgomery form.
  * - Inversion is Bernstein and Yang's constant-time "safegcd" (Fast
  *   constant-time gcd computation and modular inversion, 2019): divsteps
  *   on f = m, g = a with delta = 1, in batches of 62 computed on the low
@@ -96,7 +107,7 @@ uint64_t hs_bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n)
 		u128 z = (u128)a[i] - b[i] - borrow;
 		borrow = (uint64_t)(z >> 64) & 1;
 	}
-	return (uint64_t)0 - borrow;
+	return (uint64_t)0 - ct_barrier_u64(borrow);
 }
 
 uint64_t hs_bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n)
@@ -152,13 +163,18 @@ size_t hs_bn_bitlen_vartime(const uint64_t *a, size_t n)
  */
 static void reduce_once(uint64_t *r, const uint64_t *x, uint64_t hi, const struct hs_bn_mont *c)
 {
-	uint64_t d[HS_BN_LIMBS];
-	uint64_t borrow = hs_bn_sub(d, x, c->m, c->n);
+	uint64_t d[HS_BN_LIMBS], borrow = 0, keep;
+	size_t n = c->n;
 
-	if (r != x)
-		memcpy(r, x, c->n * sizeof(*r));
-	/* subtract when the value overflowed n limbs or x - m did not borrow */
-	hs_bn_cmov(r, d, c->n, ((uint64_t)0 - hi) | (borrow - 1));
+	for (size_t i = 0; i < n; i++) {
+		u128 z = (u128)x[i] - c->m[i] - borrow;
+		d[i] = (uint64_t)z;
+		borrow = (uint64_t)(z >> 64) & 1;
+	}
+	/* keep x when it did not overflow n limbs and x - m borrowed */
+	keep = ct_is_zero_mask_u64(hi) & ((uint64_t)0 - ct_barrier_u64(borrow));
+	for (size_t i = 0; i < n; i++)
+		r[i] = ct_select_u64(keep, x[i], d[i]); /* r may alias x: same index */
 }
 
 void hs_bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
@@ -175,7 +191,7 @@ void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const stru
 
 	/* a - b wrapped around: add m back, under a mask */
 	(void)hs_bn_add(t, r, c->m, c->n);
-	hs_bn_cmov(r, t, c->n, (uint64_t)0 - borrow);
+	hs_bn_cmov(r, t, c->n, (uint64_t)0 - ct_barrier_u64(borrow));
 }
 
 uint64_t hs_bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
@@ -325,12 +341,23 @@ static uint64_t neg_inv64(uint64_t m0)
 	return (uint64_t)0 - x;
 }
 
-/* x = 2x mod m, for x < m */
+/* x = 2x mod m, for x < m: the shift and the trial subtraction in one pass */
 static void mod_double(uint64_t *x, const struct hs_bn_mont *c)
 {
-	uint64_t carry = hs_bn_add(x, x, x, c->n);
+	uint64_t y[HS_BN_LIMBS], prev = 0, borrow = 0;
+	size_t n = c->n;
 
-	reduce_once(x, x, carry, c);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = (x[i] << 1) | (prev >> 63);
+		u128 z = (u128)d - c->m[i] - borrow;
+
+		prev = x[i];
+		x[i] = d;
+		y[i] = (uint64_t)z;
+		borrow = (uint64_t)(z >> 64) & 1;
+	}
+	/* keep 2x - m when 2x overflowed n limbs or 2x - m did not borrow */
+	hs_bn_cmov(x, y, n, ct_barrier_u64(((uint64_t)0 - (prev >> 63)) | (borrow - 1)));
 }
 
 /* The modulus' oddness is checked by the callers that may look at it. */
@@ -381,9 +408,62 @@ int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n)
 	return 0;
 }
 
+/*
+ * r (n limbs) = 2^(64 k) mod m, for public m of bit length b >= 2 and
+ * k >= the limbs of m: Knuth's algorithm D (TAOCP 4.3.1) on the one-bit
+ * dividend, normalized so the divisor's top bit is set. Variable time.
+ */
+static void pow2_mod_vartime(uint64_t *r, size_t k, const struct hs_bn_mont *c, size_t b)
+{
+	size_t nm = (b + 63) / 64, ul = k + 1;
+	unsigned s = (unsigned)(64 * nm - b);
+	uint64_t v[HS_BN_LIMBS], u[2 * HS_BN_LIMBS + 2];
+
+	for (size_t i = 0; i < nm; i++)
+		v[i] = (c->m[i] << s) | (i > 0 && s ? c->m[i - 1] >> (64 - s) : 0);
+	memset(u, 0, (ul + 1) * sizeof(*u));
+	u[k] = (uint64_t)1 << s; /* 2^(64k + s) < 2^(64(k+1)) */
+	if (nm == 1) {
+		u128 rem = 0;
+
+		for (size_t i = ul; i > 0; i--)
+			rem = ((rem << 64) | u[i - 1]) % v[0];
+		u[0] = (uint64_t)rem;
+	} else {
+		for (size_t j = ul - nm + 1; j-- > 0;) {
+			u128 num = ((u128)u[j + nm] << 64) | u[j + nm - 1];
+			u128 qhat = num / v[nm - 1], rhat = num % v[nm - 1], z;
+			uint64_t borrow = 0, carry = 0;
+
+			/* the estimate is at most 2 too large; these tests catch nearly all of it */
+			while ((qhat >> 64) != 0 ||
+			       qhat * v[nm - 2] > ((rhat << 64) | u[j + nm - 2])) {
+				qhat--;
+				rhat += v[nm - 1];
+				if ((rhat >> 64) != 0)
+					break;
+			}
+			for (size_t i = 0; i < nm; i++) { /* u[j..j+nm] -= qhat v */
+				u128 p = (u128)(uint64_t)qhat * v[i] + carry;
+
+				carry = (uint64_t)(p >> 64);
+				z = (u128)u[i + j] - (uint64_t)p - borrow;
+				u[i + j] = (uint64_t)z;
+				borrow = (uint64_t)(z >> 64) & 1;
+			}
+			z = (u128)u[j + nm] - carry - borrow;
+			u[j + nm] = (uint64_t)z;
+			if ((uint64_t)(z >> 64) & 1) /* one too many: add v back */
+				u[j + nm] += hs_bn_add(u + j, u + j, v, nm);
+		}
+	}
+	memset(r, 0, c->n * sizeof(*r));
+	for (size_t i = 0; i < nm; i++) /* the remainder, shifted back */
+		r[i] = (u[i] >> s) | (s && i + 1 < nm ? u[i + 1] << (64 - s) : 0);
+}
+
 int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n)
 {
-	uint64_t x[HS_BN_LIMBS] = { 0 };
 	int err = mont_setup(c, m, n);
 	size_t b;
 
@@ -392,11 +472,8 @@ int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n)
 	b = hs_bn_bitlen_vartime(m, n);
 	if (b < 2 || (m[0] & 1) == 0)
 		return HS_ERR_ARG; /* m = 1, or even */
-	/* 2^(b-1) < m: start there rather than at 1 */
-	x[(b - 1) / 64] = (uint64_t)1 << ((b - 1) % 64);
-	for (size_t i = b - 1; i < 64 * n; i++)
-		mod_double(x, c);
-	mont_finish(c, x);
+	pow2_mod_vartime(c->one, n, c, b);    /* R mod m */
+	pow2_mod_vartime(c->rr, 2 * n, c, b); /* R^2 mod m */
 	return 0;
 }
 
@@ -493,8 +570,9 @@ static int64_t divsteps(int64_t delta, uint64_t f, uint64_t g, struct divstep_ma
 	uint64_t u = 1, v = 0, q = 0, r = 1;
 
 	for (int i = 0; i < DIVSTEPS; i++) {
-		uint64_t pos = (uint64_t)0 - ((uint64_t)-delta >> 63); /* delta > 0 */
-		uint64_t odd = (uint64_t)0 - (g & 1);
+		/* masks behind barriers: the compiler must not turn them back into branches */
+		uint64_t pos = (uint64_t)0 - ct_barrier_u64((uint64_t)-delta >> 63); /* delta > 0 */
+		uint64_t odd = (uint64_t)0 - ct_barrier_u64(g & 1);
 		uint64_t sw = pos & odd, x;
 
 		/* if (delta > 0 and g odd): (delta, f, g, u, v, q, r) = (-delta, g, -f, q, r, -u, -v) */
@@ -558,13 +636,15 @@ static void lincomb(uint64_t *out, int64_t u, const uint64_t *a, int64_t v, cons
 /* x (n + 1 limbs, two's complement, in (-m, 2m)) into [0, m) */
 static void normalize(uint64_t *x, const uint64_t *m1, size_t len)
 {
-	uint64_t y[HS_BN_LIMBS + 1], neg = (uint64_t)0 - (x[len - 1] >> 63), borrow, t[HS_BN_LIMBS + 1];
+	uint64_t y[HS_BN_LIMBS + 1], t[HS_BN_LIMBS + 1], borrow;
+	/* the barrier hides that the mask is 0 or all-ones (clang made a branch of it) */
+	uint64_t neg = ct_barrier_u64((uint64_t)0 - (x[len - 1] >> 63));
 
 	for (size_t i = 0; i < len; i++)
 		t[i] = m1[i] & neg;
 	(void)hs_bn_add(x, x, t, len);    /* now in [0, 2m) */
 	borrow = hs_bn_sub(y, x, m1, len); /* x - m, kept unless it borrowed */
-	hs_bn_cmov(x, y, len, borrow - 1);
+	hs_bn_cmov(x, y, len, ct_barrier_u64(borrow - 1));
 }
 
 /* (d, e) = ((u d + v e) / 2^62, (q d + r e) / 2^62) mod m, in [0, m) */

@@ -9,8 +9,9 @@
  *   itself, and the low limb of t + m*p is always 0 with a carry of m; the
  *   third limb of p is 0. The result is below 2p and a final masked
  *   subtraction of p brings it into [0, p).
- * - Additions and subtractions compute both candidates (with and without
- *   p) and select with a mask taken from the carry or borrow: no branch.
+ * - Additions and subtractions (inline, in p256_field.h) compute both
+ *   candidates (with and without p) and select with a mask taken from the
+ *   carry or borrow: no branch.
  * - Inversion is Fermat (a^(p-2)) along a fixed addition chain of 255
  *   squarings and 12 multiplications; the exponent is public, the work is
  *   the same for every input.
@@ -62,14 +63,6 @@ static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
 	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
 	return d;
 }
-
-static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	unsigned long long s;
-
-	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
-	return s;
-}
 #else
 /* a - b - *borrow, updating *borrow (0 or 1). */
 static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
@@ -77,14 +70,6 @@ static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
 	u128 d = (u128)a - b - *borrow;
 	*borrow = (uint64_t)(d >> 64) & 1; /* wrapped: all high bits set */
 	return (uint64_t)d;
-}
-
-/* a + b + *carry, updating *carry (0 or 1). */
-static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	u128 s = (u128)a + b + *carry;
-	*carry = (uint64_t)(s >> 64);
-	return (uint64_t)s;
 }
 #endif
 
@@ -275,39 +260,6 @@ void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k)
 	hs_p256_fe_copy(r, a);
 	while (k-- > 0)
 		hs_p256_fe_sqr(r, r);
-}
-
-void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
-{
-	uint64_t carry = 0, t0, t1, t2, t3;
-
-	t0 = adc(a[0], b[0], &carry);
-	t1 = adc(a[1], b[1], &carry);
-	t2 = adc(a[2], b[2], &carry);
-	t3 = adc(a[3], b[3], &carry);
-	reduce_once(r, t0, t1, t2, t3, carry);
-}
-
-void hs_p256_fe_sub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
-{
-	uint64_t borrow = 0, carry = 0, t0, t1, t2, t3, mask;
-
-	t0 = sbb(a[0], b[0], &borrow);
-	t1 = sbb(a[1], b[1], &borrow);
-	t2 = sbb(a[2], b[2], &borrow);
-	t3 = sbb(a[3], b[3], &borrow);
-	/* on borrow the difference wrapped by 2^256: add p back (masked) */
-	mask = 0 - ct_barrier_u64(borrow);
-	r[0] = adc(t0, P0 & mask, &carry);
-	r[1] = adc(t1, P1 & mask, &carry);
-	r[2] = adc(t2, P2 & mask, &carry);
-	r[3] = adc(t3, P3 & mask, &carry);
-}
-
-void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a)
-{
-	static const hs_p256_fe zero = { 0, 0, 0, 0 };
-	hs_p256_fe_sub(r, zero, a);
 }
 
 /*

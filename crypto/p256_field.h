@@ -12,6 +12,12 @@
 
 #include <stdint.h>
 
+#include "crypto/ct.h"
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
 typedef uint64_t hs_p256_fe[4];
 
 /*
@@ -40,9 +46,14 @@ void hs_p256_fe_sqr_adx(hs_p256_fe r, const hs_p256_fe a);
 #endif
 /* r = a^(2^k): k squarings. */
 void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k);
-void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-void hs_p256_fe_sub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a);
+/*
+ * r = a + b, a - b, -a: defined at the end of this header, inline, since
+ * the point formulas call them about as often as the multiplication and
+ * a call costs as much as the arithmetic.
+ */
+static inline void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
+static inline void hs_p256_fe_sub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
+static inline void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a);
 /* r = 1/a (Fermat: a^(p-2)); 0 maps to 0. */
 void hs_p256_fe_inv(hs_p256_fe r, const hs_p256_fe a);
 
@@ -66,5 +77,94 @@ uint64_t hs_p256_fe_eq(const hs_p256_fe a, const hs_p256_fe b);
 uint64_t hs_p256_fe_from_bytes(hs_p256_fe r, const uint8_t in[32]);
 /* Convert out of Montgomery form and store 32 bytes big-endian. */
 void hs_p256_fe_to_bytes(uint8_t out[32], const hs_p256_fe a);
+
+/*
+ * The inline additions. Carry chains: ADC / SBB through _addcarry_u64 and
+ * _subborrow_u64 on x86-64 (no CPU feature needed), 128-bit sums elsewhere.
+ * Both candidates (with and without p) are computed and one is kept by a
+ * mask made from the carry or borrow: no branch on the values.
+ */
+#if defined(__x86_64__)
+static inline uint64_t hs_p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	unsigned long long s;
+
+	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
+	return s;
+}
+
+static inline uint64_t hs_p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	unsigned long long d;
+
+	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
+	return d;
+}
+#else
+static inline uint64_t hs_p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	unsigned __int128 s = (unsigned __int128)a + b + *carry;
+
+	*carry = (uint64_t)(s >> 64);
+	return (uint64_t)s;
+}
+
+static inline uint64_t hs_p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	unsigned __int128 d = (unsigned __int128)a - b - *borrow;
+
+	*borrow = (uint64_t)(d >> 64) & 1; /* wrapped: all high bits set */
+	return (uint64_t)d;
+}
+#endif
+
+/* p's limbs (limb 2 is 0) */
+#define HS_P256_P0 0xffffffffffffffffull
+#define HS_P256_P1 0x00000000ffffffffull
+#define HS_P256_P3 0xffffffff00000001ull
+
+static inline void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	uint64_t c = 0, w = 0, t0, t1, t2, t3, s0, s1, s2, s3, keep;
+
+	t0 = hs_p256_adc_(a[0], b[0], &c);
+	t1 = hs_p256_adc_(a[1], b[1], &c);
+	t2 = hs_p256_adc_(a[2], b[2], &c);
+	t3 = hs_p256_adc_(a[3], b[3], &c);
+	/* the sum is below 2p: subtract p, keep the sum if that borrowed */
+	s0 = hs_p256_sbb_(t0, HS_P256_P0, &w);
+	s1 = hs_p256_sbb_(t1, HS_P256_P1, &w);
+	s2 = hs_p256_sbb_(t2, 0, &w);
+	s3 = hs_p256_sbb_(t3, HS_P256_P3, &w);
+	(void)hs_p256_sbb_(c, 0, &w);
+	keep = 0 - ct_barrier_u64(w); /* all-ones: the sum was below p */
+	r[0] = ct_select_u64(keep, t0, s0);
+	r[1] = ct_select_u64(keep, t1, s1);
+	r[2] = ct_select_u64(keep, t2, s2);
+	r[3] = ct_select_u64(keep, t3, s3);
+}
+
+static inline void hs_p256_fe_sub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+	uint64_t w = 0, c = 0, t0, t1, t2, t3, mask;
+
+	t0 = hs_p256_sbb_(a[0], b[0], &w);
+	t1 = hs_p256_sbb_(a[1], b[1], &w);
+	t2 = hs_p256_sbb_(a[2], b[2], &w);
+	t3 = hs_p256_sbb_(a[3], b[3], &w);
+	/* on borrow the difference wrapped by 2^256: add p back (masked) */
+	mask = 0 - ct_barrier_u64(w);
+	r[0] = hs_p256_adc_(t0, HS_P256_P0 & mask, &c);
+	r[1] = hs_p256_adc_(t1, HS_P256_P1 & mask, &c);
+	r[2] = hs_p256_adc_(t2, 0, &c);
+	r[3] = hs_p256_adc_(t3, HS_P256_P3 & mask, &c);
+}
+
+static inline void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a)
+{
+	static const hs_p256_fe zero = { 0, 0, 0, 0 };
+
+	hs_p256_fe_sub(r, zero, a);
+}
 
 #endif

@@ -415,34 +415,274 @@ void hs_p256_point_mul_base(struct hs_p256_point *r, const hs_p256_sc k)
 	hs_wipe(&abs, sizeof(abs));
 }
 
-/* r = k * G for a public k: the same digits, direct table reads, zero digits skipped. */
-static void mul_base_vartime(struct hs_p256_point *r, const hs_p256_sc k)
+/*
+ * Variable time, Jacobian coordinates: public data only (verify).
+ * (X:Y:Z) stands for (X/Z^2, Y/Z^3); Z = 0 is infinity. These formulas
+ * are NOT complete: the functions below test the exceptional cases
+ * (an input at infinity, P == Q, P == -Q) with branches, and the scalar
+ * digits drive branches and table indexes. That is fine for public
+ * scalars and points and nothing else; they cost 3M+5S (doubling),
+ * 8M+3S (adding an affine point) and 12M+4S (general addition) against
+ * 8M+3S, 11M and 12M plus multiplications by b for the complete ones.
+ */
+struct jac {
+	hs_p256_fe x, y, z;
+};
+
+static inline void fsqr(hs_p256_fe r, const hs_p256_fe a)
+{
+	hs_p256_fe_sqr(r, a);
+}
+
+static void jac_set_infinity(struct jac *r)
+{
+	hs_p256_fe_set_one(r->x);
+	hs_p256_fe_set_one(r->y);
+	hs_p256_fe_set_zero(r->z);
+}
+
+static void jac_from_affine(struct jac *r, const struct hs_p256_affine *a)
+{
+	hs_p256_fe_copy(r->x, a->x);
+	hs_p256_fe_copy(r->y, a->y);
+	hs_p256_fe_set_one(r->z);
+}
+
+static int jac_is_infinity(const struct jac *p)
+{
+	return hs_p256_fe_is_zero(p->z) != 0;
+}
+
+/*
+ * r = 2p: "dbl-2001-b" of the Explicit-Formulas Database (a = -3).
+ * Infinity stays infinity (Z3 = 2 Y Z); no point of order 2 exists.
+ */
+static void jac_double(struct jac *r, const struct jac *p)
+{
+	hs_p256_fe delta, gamma, beta, alpha, t;
+
+	fsqr(delta, p->z);
+	fsqr(gamma, p->y);
+	fmul(beta, p->x, gamma);
+	fsub(t, p->x, delta);
+	fadd(alpha, p->x, delta);
+	fmul(alpha, t, alpha);
+	fadd(t, alpha, alpha);
+	fadd(alpha, t, alpha); /* alpha = 3 (X - delta)(X + delta) */
+	fmul(t, p->y, p->z);
+	fadd(r->z, t, t); /* Z3 = 2 Y Z; p is not read after this */
+	fadd(beta, beta, beta);
+	fadd(beta, beta, beta); /* 4 beta */
+	fsqr(t, alpha);
+	fsub(t, t, beta);
+	fsub(r->x, t, beta); /* X3 = alpha^2 - 8 beta */
+	fsub(t, beta, r->x);
+	fmul(t, alpha, t);
+	fsqr(gamma, gamma);
+	fadd(gamma, gamma, gamma);
+	fadd(gamma, gamma, gamma);
+	fadd(gamma, gamma, gamma); /* 8 gamma^2 */
+	fsub(r->y, t, gamma);
+}
+
+/*
+ * The common tail of both additions, with h = U2 - U1 != 0, rr = S2 - S1:
+ * X3 = rr^2 - h^3 - 2 U1 h^2, Y3 = rr (U1 h^2 - X3) - S1 h^3; Z3 is set
+ * by the caller. r may alias the input that u1 and s1 came from.
+ */
+static void jac_add_tail(struct jac *r, const hs_p256_fe u1, const hs_p256_fe s1,
+			 const hs_p256_fe h, const hs_p256_fe rr)
+{
+	hs_p256_fe hh, hhh, v, s1hhh, t;
+
+	fsqr(hh, h);
+	fmul(hhh, h, hh);
+	fmul(v, u1, hh);
+	fmul(s1hhh, s1, hhh); /* read u1 and s1 before r->x, r->y change */
+	fsqr(t, rr);
+	fsub(t, t, hhh);
+	fsub(t, t, v);
+	fsub(r->x, t, v);
+	fsub(t, v, r->x);
+	fmul(t, rr, t);
+	fsub(r->y, t, s1hhh);
+}
+
+/* r = p + q, q affine: "madd-1998-cmo" with the exceptional cases branched. */
+static void jac_add_affine(struct jac *r, const struct jac *p, const struct hs_p256_affine *q)
+{
+	hs_p256_fe z1z1, u2, s2, h, rr;
+
+	if (jac_is_infinity(p)) {
+		jac_from_affine(r, q);
+		return;
+	}
+	fsqr(z1z1, p->z);
+	fmul(u2, q->x, z1z1);
+	fmul(s2, q->y, p->z);
+	fmul(s2, s2, z1z1);
+	fsub(h, u2, p->x);
+	fsub(rr, s2, p->y);
+	if (hs_p256_fe_is_zero(h)) {
+		if (hs_p256_fe_is_zero(rr)) { /* p == q */
+			jac_from_affine(r, q);
+			jac_double(r, r);
+		} else { /* p == -q */
+			jac_set_infinity(r);
+		}
+		return;
+	}
+	fmul(r->z, p->z, h);
+	jac_add_tail(r, p->x, p->y, h, rr);
+}
+
+/* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
+static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
+{
+	hs_p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
+
+	if (jac_is_infinity(p)) {
+		*r = *q;
+		return;
+	}
+	if (jac_is_infinity(q)) {
+		*r = *p;
+		return;
+	}
+	fsqr(z1z1, p->z);
+	fsqr(z2z2, q->z);
+	fmul(u1, p->x, z2z2);
+	fmul(u2, q->x, z1z1);
+	fmul(s1, p->y, q->z);
+	fmul(s1, s1, z2z2);
+	fmul(s2, q->y, p->z);
+	fmul(s2, s2, z1z1);
+	fsub(h, u2, u1);
+	fsub(rr, s2, s1);
+	if (hs_p256_fe_is_zero(h)) {
+		if (hs_p256_fe_is_zero(rr))
+			jac_double(r, p);
+		else
+			jac_set_infinity(r);
+		return;
+	}
+	fmul(z1z1, p->z, q->z);
+	fmul(r->z, z1z1, h);
+	jac_add_tail(r, u1, s1, h, rr);
+}
+
+/* r = k * G for a public k: the fixed-base digits, direct table reads, zero digits skipped. */
+static void jac_mul_base_vartime(struct jac *r, const hs_p256_sc k)
 {
 	int8_t d[HS_P256_BASE_WINDOWS];
 	struct hs_p256_affine q;
 
 	recode(d, HS_P256_BASE_WINDOWS, k, BASE_W);
-	hs_p256_point_set_infinity(r);
+	jac_set_infinity(r);
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		if (d[i] == 0)
 			continue;
 		q = hs_p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1];
 		if (d[i] < 0)
 			hs_p256_fe_neg(q.y, q.y);
-		hs_p256_point_add_affine(r, r, &q);
+		jac_add_affine(r, r, &q);
+	}
+}
+
+#define WNAF_W 5
+#define WNAF_MAX 257 /* a width-w NAF of k < 2^256 has at most 257 digits */
+
+/* t (5 limbs) -= v for a small signed v; t >= v and the result fits */
+static void sub_small(uint64_t t[5], int v)
+{
+	uint64_t m = (uint64_t)(v < 0 ? -v : v), old;
+
+	for (int i = 0; i < 5 && m != 0; i++) {
+		old = t[i];
+		if (v > 0) {
+			t[i] = old - m;
+			m = t[i] > old; /* borrow */
+		} else {
+			t[i] = old + m;
+			m = t[i] < old; /* carry */
+		}
 	}
 }
 
 /*
- * Public inputs only: a G by the table without scanning; b p by the
- * constant-time window method (its doublings dominate either way).
+ * Width-w NAF of a public k: k = sum d[i] 2^i, every nonzero digit odd
+ * and in (-2^(w-1), 2^(w-1)), any w consecutive digits hold at most one
+ * nonzero. Returns the number of digits.
+ */
+static int wnaf(int8_t d[WNAF_MAX], const hs_p256_sc k, unsigned w)
+{
+	uint64_t t[5] = { k[0], k[1], k[2], k[3], 0 };
+	int n = 0;
+
+	while ((t[0] | t[1] | t[2] | t[3] | t[4]) != 0) {
+		int v = 0;
+
+		if (t[0] & 1) {
+			v = (int)(t[0] & ((1u << w) - 1));
+			if (v >= 1 << (w - 1))
+				v -= 1 << w;
+			sub_small(t, v); /* now t = 0 mod 2^w */
+		}
+		d[n++] = (int8_t)v;
+		for (int i = 0; i < 4; i++)
+			t[i] = (t[i] >> 1) | (t[i + 1] << 63);
+		t[4] >>= 1;
+	}
+	return n;
+}
+
+/* r = k * p for public k and p: width-5 NAF over the odd multiples p, 3p, ..., 15p. */
+static void jac_mul_vartime(struct jac *r, const hs_p256_sc k, const struct jac *p)
+{
+	struct jac tab[1 << (WNAF_W - 2)], twice, neg;
+	int8_t d[WNAF_MAX];
+	int n;
+
+	tab[0] = *p;
+	jac_double(&twice, p);
+	for (int i = 1; i < 1 << (WNAF_W - 2); i++)
+		jac_add(&tab[i], &tab[i - 1], &twice);
+	n = wnaf(d, k, WNAF_W);
+	jac_set_infinity(r);
+	for (int i = n - 1; i >= 0; i--) {
+		if (!jac_is_infinity(r))
+			jac_double(r, r);
+		if (d[i] > 0) {
+			jac_add(r, r, &tab[d[i] / 2]);
+		} else if (d[i] < 0) {
+			neg = tab[-d[i] / 2];
+			hs_p256_fe_neg(neg.y, neg.y);
+			jac_add(r, r, &neg);
+		}
+	}
+}
+
+/*
+ * Public inputs only: a G by the fixed-base table (no doubling), b p by
+ * a width-5 NAF, both in Jacobian coordinates, then back to projective:
+ * (X:Y:Z) Jacobian is (X Z : Y : Z^3) projective.
  */
 void hs_p256_point_mul_double_vartime(struct hs_p256_point *r, const hs_p256_sc a,
 				      const hs_p256_sc b, const struct hs_p256_point *p)
 {
-	struct hs_p256_point ag, bp;
+	struct jac ag, bp, pj;
+	hs_p256_fe z2;
 
-	mul_base_vartime(&ag, a);
-	hs_p256_point_mul(&bp, b, p);
-	hs_p256_point_add(r, &ag, &bp);
+	/* projective (X:Y:Z) is (X Z : Y Z^2 : Z) Jacobian */
+	fmul(pj.x, p->x, p->z);
+	fsqr(z2, p->z);
+	fmul(pj.y, p->y, z2);
+	hs_p256_fe_copy(pj.z, p->z);
+	jac_mul_base_vartime(&ag, a);
+	jac_mul_vartime(&bp, b, &pj);
+	jac_add(&bp, &ag, &bp);
+	fmul(r->x, bp.x, bp.z);
+	hs_p256_fe_copy(r->y, bp.y);
+	fsqr(z2, bp.z);
+	fmul(r->z, z2, bp.z);
 }

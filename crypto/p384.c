@@ -380,7 +380,6 @@ static void pt_add_affine(struct pt *r, const struct pt *a, const uint64_t *x2, 
 	fmul(t, a->y, j, c);          /* Y1 J, before Y1 is overwritten */
 	fadd(j, j, v, c);
 	fadd(j, j, v, c);             /* J + 2V */
-	fsub(hh, v, j, c);            /* kept for Y3 below: see the next lines */
 	fmul(i, rr, rr, c);
 	fsub(r->x, i, j, c);          /* X3 = r^2 - J - 2V */
 	fsub(v, v, r->x, c);

@@ -35,9 +35,11 @@ def add(p1, p2):
     return (x3, (lam * (x1 - x3) - y1) % P)
 
 
-def limbs(v):
+def limbs(v, indent):
+    """Six Montgomery-form limbs, three to a line."""
     m = v * 2**384 % P
-    return ", ".join("0x%016xull" % ((m >> (64 * i)) & (2**64 - 1)) for i in range(6))
+    w = ["0x%016xull" % ((m >> (64 * i)) & (2**64 - 1)) for i in range(6)]
+    return ", ".join(w[:3]) + ",\n" + indent + ", ".join(w[3:])
 
 
 def main():
@@ -58,8 +60,8 @@ def main():
     print()
     print("static const uint64_t hs_p384_g_odd[HS_P384_G_ODD][2][6] = {")
     for _ in range(ENTRIES):
-        print("\t{ { %s }," % limbs(pt[0]))
-        print("\t  { %s } }," % limbs(pt[1]))
+        print("\t{ { %s }," % limbs(pt[0], "\t    "))
+        print("\t  { %s } }," % limbs(pt[1], "\t    "))
         pt = add(pt, g2)
     print("};")
     print()

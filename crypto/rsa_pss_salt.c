@@ -4,9 +4,11 @@
  * left alone). The private operation is the plain s = m^d mod n with the
  * constant-time fixed-window exponentiation of bignum.c; no CRT and no
  * blinding, since this path exists for deterministic test traces, where
- * speed does not matter. The signature is checked with hs_rsa_pss_verify
- * before it leaves; on a mismatch sig is zeroed. Only the key's sizes
- * and salt_len are observable.
+ * speed does not matter. The signature is checked (s^e = m mod n, e
+ * public) before it leaves, as in rsa.c: the check's outcome only selects,
+ * by masks, between the signature and zeros and between the two return
+ * codes. Only the key's sizes and salt_len are observable (the salt, the
+ * digest and d are not: tests/ct/ct_rsa_pss_salt.c).
  */
 #include "crypto/rsa_pss_salt.h"
 
@@ -14,6 +16,7 @@
 
 #include "base/wipe.h"
 #include "crypto/bignum.h"
+#include "crypto/ct.h"
 
 /* out[0..len) ^= MGF1(seed) over h (RFC 8017 B.2.1) */
 static void mgf1_mask(uint8_t *out, size_t len, const struct hs_hash *h, const uint8_t *seed)
@@ -73,21 +76,31 @@ static int encode(uint8_t *out, const struct hs_rsa_public *k, const struct hs_h
 /* The working set, wiped as a whole. */
 struct salt_ws {
 	struct hs_bn_mont mont;
-	uint64_t m[HS_BN_LIMBS], s[HS_BN_LIMBS];
+	uint64_t m[HS_BN_LIMBS], s[HS_BN_LIMBS], t[HS_BN_LIMBS];
 	uint8_t em[HS_RSA_MAX_LEN];
 };
 
+/* sig = EM^d mod n, checked; the return value is computed without a branch. */
 static int private_op(struct salt_ws *w, const struct hs_rsa_private *k, uint8_t *sig)
 {
-	size_t n = k->pub.n_limbs;
+	const struct hs_rsa_public *pub = &k->pub;
+	size_t n = pub->n_limbs;
+	uint64_t ok;
+	uint32_t ok32;
 
-	if (hs_bn_mont_init(&w->mont, k->pub.n, n) != 0 ||
-	    hs_bn_from_bytes(w->m, n, w->em, k->pub.len) != 0)
+	if (hs_bn_mont_init_vartime(&w->mont, pub->n, n) != 0) /* n is public */
 		return HS_ERR_BAD_KEY;
+	(void)hs_bn_from_bytes(w->m, n, w->em, pub->len); /* len <= 8 n */
 	/* EM < 2^(bits-1) < n, as hs_bn_mod_exp needs */
 	hs_bn_mod_exp(w->s, w->m, k->d, n, &w->mont);
-	hs_bn_to_bytes(sig, k->pub.len, w->s, n);
-	return 0;
+	/* the check: s^e = m mod n (variable time in e only, which is public) */
+	hs_bn_mod_exp_vartime(w->t, w->s, pub->e, pub->e_limbs, &w->mont);
+	ok = hs_bn_eq_mask(w->t, w->m, n);
+	hs_bn_to_bytes(sig, pub->len, w->s, n);
+	ok32 = (uint32_t)ok;
+	for (size_t i = 0; i < pub->len; i++)
+		sig[i] &= (uint8_t)ok32; /* zeros unless the check passed */
+	return (int)ct_select_u32(ok32, 0, (uint32_t)HS_ERR_BAD_KEY);
 }
 
 int hs_rsa_pss_sign_salt(const struct hs_rsa_private *k, const struct hs_hash *h,
@@ -102,14 +115,11 @@ int hs_rsa_pss_sign_salt(const struct hs_rsa_private *k, const struct hs_hash *h
 	if (*sig_len < k->pub.len)
 		return HS_ERR_NO_SPACE;
 	*sig_len = k->pub.len;
-	err = encode(w.em, &k->pub, h, digest, salt, salt_len);
-	if (!err)
-		err = private_op(&w, k, sig);
-	/* the check against a fault or a d that does not match e (public data) */
-	if (!err && hs_rsa_pss_verify(&k->pub, h, salt_len, digest, sig, k->pub.len, flags) != 0)
-		err = HS_ERR_BAD_KEY;
+	err = encode(w.em, &k->pub, h, digest, salt, salt_len); /* fails on lengths only */
 	if (err)
 		memset(sig, 0, k->pub.len);
+	else
+		err = private_op(&w, k, sig); /* zeroes sig itself if its check fails */
 	hs_wipe(&w, sizeof(w));
 	return err;
 }

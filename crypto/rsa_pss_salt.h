@@ -21,9 +21,11 @@
  * Sign digest (h->digest_len bytes) with MGF1 over h and salt[0..salt_len)
  * (salt_len <= HS_HASH_MAX_LEN). *sig_len in: capacity (at least
  * k->pub.len, else HS_ERR_NO_SPACE), out: k->pub.len. flags as for
- * hs_rsa_pss_sign (HS_RSA_ALLOW_SMALL). The result is verified before it
- * is returned: HS_ERR_BAD_KEY and sig zeroed if it does not check.
- * Constant time in the private key (one exponentiation by d, no CRT).
+ * hs_rsa_pss_sign (HS_RSA_ALLOW_SMALL). HS_ERR_ARG if salt_len does not
+ * fit the encoding. The result is checked (s^e = m) before it is
+ * returned: HS_ERR_BAD_KEY and sig zeroed if it does not hold. Constant
+ * time in the private key, the salt and the digest (one exponentiation by
+ * d, no CRT): only the key's sizes and salt_len are observable.
  */
 HS_MUST_CHECK int hs_rsa_pss_sign_salt(const struct hs_rsa_private *k, const struct hs_hash *h,
 				       const uint8_t *digest, const uint8_t *salt, size_t salt_len,

@@ -18,8 +18,14 @@
  *   peer's KeyUpdate on such a kernel fails the connection with
  *   HS_ERR_UNSUPPORTED (the peer has already switched keys).
  * - "Handshake messages MUST NOT span key changes" (RFC 8446 5.1): a
- *   KeyUpdate must be the last message of its record. Post-handshake
- *   messages split across records are not supported (HS_ERR_TLS_DECODE).
+ *   KeyUpdate must be the last message of its record. A post-handshake
+ *   message may span records (RFC 8446 5.1): it is gathered in k->hs (up to
+ *   HS_KTLS_HS_MAX bytes) and no record of another type may come between
+ *   its parts (HS_ERR_TLS_UNEXPECTED_MSG).
+ * - After hs_ktls_attach, each post-handshake message also goes to the
+ *   engine (hs_conn_post_handshake): it keeps tickets (keep_tickets) and
+ *   raises its events, so that bookkeeping stays in libhs; the keys of the
+ *   records are moved here, where they are.
  */
 #include <errno.h>
 #include <string.h>
@@ -30,6 +36,7 @@
 #include "base/wipe.h"
 #include "crypto/hash.h"
 #include "crypto/hkdf.h"
+#include "hs/tls.h"
 #include "ktls/internal.h"
 #include "ktls/ktls.h"
 
@@ -134,29 +141,81 @@ static int on_key_update(struct hs_ktls *k, const uint8_t *m, size_t rest)
 	return 0;
 }
 
+/*
+ * One whole post-handshake message m (mlen bytes, header included); rest:
+ * the bytes after it in its record. The engine (hs_ktls_attach's) does the
+ * bookkeeping: tickets (keep_tickets), events; the keys here move here.
+ */
+static int one_message(struct hs_ktls *k, const uint8_t *m, size_t mlen, size_t rest)
+{
+	int err = 0;
+
+	if (m[0] == HS_MSG_KEY_UPDATE && mlen != 5)
+		return ktls_fail(k, HS_ERR_TLS_DECODE, 0);
+	if (m[0] == HS_MSG_KEY_UPDATE)
+		err = on_key_update(k, m + 4, rest);
+	else if (m[0] != HS_MSG_NEW_SESSION_TICKET)
+		err = ktls_fail(k, HS_ERR_TLS_UNEXPECTED_MSG, 0);
+	if (!err && k->conn)
+		err = hs_conn_post_handshake(k->conn, m[0], m, mlen);
+	if (!err && m[0] == HS_MSG_NEW_SESSION_TICKET && k->on_handshake)
+		err = k->on_handshake(k->on_handshake_arg, m, mlen);
+	if (err)
+		return k->err ? k->err : ktls_fail(k, err, 0);
+	return 0;
+}
+
+/* Length of the handshake message whose 4-byte header is h, header included. */
+static size_t msg_len(const uint8_t *h)
+{
+	return 4 + (((size_t)h[1] << 16) | ((size_t)h[2] << 8) | h[3]);
+}
+
+/*
+ * Gather the next part of a message that spans records (RFC 8446 5.1
+ * allows it) into k->hs; *m is set once it is whole.
+ */
+static int gather(struct hs_ktls *k, const uint8_t **p, size_t *len, const uint8_t **m)
+{
+	size_t want = k->hs_len < 4 ? 4 - k->hs_len : msg_len(k->hs) - k->hs_len;
+	size_t take = want < *len ? want : *len;
+
+	*m = NULL;
+	memcpy(k->hs + k->hs_len, *p, take);
+	k->hs_len += take;
+	*p += take;
+	*len -= take;
+	if (k->hs_len >= 4 && msg_len(k->hs) > sizeof(k->hs))
+		return ktls_fail(k, HS_ERR_TOO_LONG, 0);
+	if (k->hs_len >= 4 && k->hs_len == msg_len(k->hs))
+		*m = k->hs;
+	return 0;
+}
+
 static int on_handshake(struct hs_ktls *k, const uint8_t *p, size_t len)
 {
 	while (len > 0) {
+		const uint8_t *m;
 		size_t mlen;
-		int err = 0;
+		int err;
 
-		if (len < 4)
-			return ktls_fail(k, HS_ERR_TLS_DECODE, 0);
-		mlen = ((size_t)p[1] << 16) | ((size_t)p[2] << 8) | p[3];
-		if (mlen > len - 4)
-			return ktls_fail(k, HS_ERR_TLS_DECODE, 0);
-		if (p[0] == HS_MSG_KEY_UPDATE && mlen != 1)
-			return ktls_fail(k, HS_ERR_TLS_DECODE, 0);
-		if (p[0] == HS_MSG_KEY_UPDATE)
-			err = on_key_update(k, p + 4, len - 5);
-		else if (p[0] == HS_MSG_NEW_SESSION_TICKET && k->on_handshake)
-			err = k->on_handshake(k->on_handshake_arg, p, 4 + mlen);
-		else if (p[0] != HS_MSG_NEW_SESSION_TICKET)
-			err = ktls_fail(k, HS_ERR_TLS_UNEXPECTED_MSG, 0);
+		if (k->hs_len == 0 && len >= 4 && msg_len(p) <= len) {
+			mlen = msg_len(p); /* whole in this record: no copy */
+			err = one_message(k, p, mlen, len - mlen);
+			p += mlen;
+			len -= mlen;
+		} else {
+			if ((err = gather(k, &p, &len, &m)) != 0)
+				return err;
+			if (m == NULL)
+				continue; /* the rest comes in the next record */
+			mlen = k->hs_len;
+			k->hs_len = 0;
+			err = one_message(k, m, mlen, len);
+			hs_wipe(k->hs, mlen);
+		}
 		if (err)
-			return k->err ? k->err : ktls_fail(k, err, 0);
-		p += 4 + mlen;
-		len -= 4 + mlen;
+			return err;
 	}
 	return 0;
 }
@@ -222,6 +281,11 @@ int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n)
 		err = ktls_recv(k, &type, dst, dcap, &got);
 		if (err)
 			return err;
+		if (type != HS_KTLS_HANDSHAKE && k->hs_len > 0) {
+			/* RFC 8446 5.1: no other record inside a split handshake message */
+			hs_wipe(dst, got);
+			return ktls_fail(k, HS_ERR_TLS_UNEXPECTED_MSG, 0);
+		}
 		if (type != HS_KTLS_DATA) {
 			err = on_control(k, type, dst, got);
 			hs_wipe(dst, got);

@@ -89,7 +89,14 @@ int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
 	hs_secrets_wipe(&s);
 	if (!err)
 		err = drain_engine(k, c);
+	if (!err)
+		k->conn = c;
 	return err;
+}
+
+void hs_ktls_detach_engine(struct hs_ktls *k)
+{
+	k->conn = NULL;
 }
 
 int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)

@@ -39,6 +39,14 @@
 #define HS_KTLS_CT_MAX (HS_KTLS_PT_MAX + 256)
 #define HS_KTLS_REC_MAX (HS_KTLS_HDR + HS_KTLS_CT_MAX)
 
+/*
+ * Longest post-handshake message reassembled from several records (header
+ * included); a longer one fails with HS_ERR_TOO_LONG.
+ */
+#define HS_KTLS_HS_MAX (4 + 16384)
+
+struct hs_conn;
+
 /* Record content types (RFC 8446 B.1). */
 #define HS_KTLS_CCS 20
 #define HS_KTLS_ALERT 21
@@ -133,7 +141,11 @@ extern const struct hs_ktls_ops hs_ktls_sys_ops;
 
 enum hs_ktls_path { HS_KTLS_PATH_USER = 0, HS_KTLS_PATH_KERNEL = 1 };
 
-/* Called with each post-handshake message other than KeyUpdate (e.g. NewSessionTicket). */
+/*
+ * Called with each post-handshake message other than KeyUpdate (e.g.
+ * NewSessionTicket), whole (reassembled if it came in several records), after
+ * the engine (hs_conn_post_handshake, when k came from hs_ktls_attach) took it.
+ */
 typedef int (*hs_ktls_handshake_fn)(void *arg, const uint8_t *msg, size_t len);
 
 struct hs_ktls_dir {
@@ -169,6 +181,10 @@ struct hs_ktls {
 	unsigned key_updates_rx, key_updates_tx;
 	hs_ktls_handshake_fn on_handshake;
 	void *on_handshake_arg;
+	struct hs_conn *conn; /* hs_ktls_attach's engine: post-handshake messages go to it */
+	/* RX: a post-handshake message split across records, [0, hs_len) so far */
+	size_t hs_len;
+	uint8_t hs[HS_KTLS_HS_MAX];
 	/* userspace RX: raw bytes received, [in_off, in_len) not yet used */
 	size_t in_off, in_len;
 	uint8_t in[2 * HS_KTLS_REC_MAX];
@@ -252,9 +268,13 @@ struct hs_conn;
  * After the handshake: flush what the engine still has to send, move any
  * application data it already decrypted into k, take its secrets and
  * install. Fails with HS_ERR_TLS_STATE if the engine holds part of a record
- * (the seam would lose bytes).
+ * (the seam would lose bytes). Later post-handshake messages (tickets,
+ * KeyUpdate) are also given to c (hs_conn_post_handshake), so c must outlive
+ * k's reads (or call hs_ktls_detach_engine first). Only the reader touches c.
  */
 HS_MUST_CHECK int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
+/* Stop giving post-handshake messages to the engine (before freeing it). */
+void hs_ktls_detach_engine(struct hs_ktls *k);
 /* Handshake on a connected (client) / accepted (server) socket, then attach. */
 HS_MUST_CHECK int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd,
 				  unsigned flags);

@@ -98,6 +98,10 @@ static void write_ch_exts(struct hs_conn *c, struct hs_writer *w)
 	write_list_ext(c, w, EXT_SUPPORTED_GROUPS, v, n, find_group);
 	hs_cfg_sigs(cfg, &v, &n);
 	write_list_ext(c, w, EXT_SIG_ALGS, v, n, find_sig);
+	/* 4.2.3: certificates may be signed with rsa_pkcs1_*, which
+	 * signature_algorithms cannot list for CertificateVerify */
+	hs_ext_w_u16_list(w, EXT_SIG_ALGS_CERT, 2, hs_cert_sigs, hs_n_cert_sigs);
+	note_offered(c, EXT_SIG_ALGS_CERT);
 	if (cfg->n_alpn > 0) {
 		hs_ext_w_alpn(w, cfg->alpn, cfg->n_alpn);
 		note_offered(c, EXT_ALPN);

@@ -225,7 +225,7 @@ static int check_config(const struct hs_config *cfg)
 }
 
 /*
- * Spare connection blocks, already wiped. A connection is one ~170 KiB
+ * Spare connection blocks, already wiped. A connection is one ~190 KiB
  * block: when a process makes connections one after another, glibc gives
  * the freed block back to the OS (heap trim) and the next connection pays
  * the brk calls and page faults again, a third of a handshake's time. One
@@ -587,6 +587,53 @@ int hs_conn_close(struct hs_conn *c)
 		return 0;
 	c->we_closed = 1;
 	send_alert(c, AL_CLOSE_NOTIFY);
+	return 0;
+}
+
+/*
+ * A post-handshake message that another record layer opened (ktls/: the
+ * kernel decrypts): the same parsing and bookkeeping as when the engine
+ * reads it itself (NewSessionTicket kept under keep_tickets, the events),
+ * but the engine's own record keys do not move and nothing is queued in
+ * reply: after the hand-off the keys and the socket belong to that layer,
+ * which rekeys and answers update_requested itself. An error is sticky.
+ */
+static int post_fail(struct hs_conn *c, int err)
+{
+	if (c->err == 0)
+		c->err = err; /* no alert queued: the caller's layer sends it */
+	return err;
+}
+
+int hs_conn_post_handshake(struct hs_conn *c, uint8_t type, const uint8_t *msg, size_t len)
+{
+	struct hs_reader body;
+	uint8_t req;
+	int err;
+
+	if (c == NULL || msg == NULL || len < 4 || msg[0] != type)
+		return HS_ERR_ARG;
+	TRY(c->err);
+	ENSURE(c->hs_done, HS_ERR_TLS_STATE);
+	/* the 24-bit length must cover exactly the rest */
+	if ((((size_t)msg[1] << 16) | ((size_t)msg[2] << 8) | msg[3]) != len - 4)
+		return post_fail(c, HS_ERR_TLS_DECODE);
+	if (type == HT_NEW_SESSION_TICKET && c->role == HS_ROLE_CLIENT) {
+		err = hs_on_ticket(c, msg, len);
+		return err ? post_fail(c, err) : 0;
+	}
+	if (type != HT_KEY_UPDATE)
+		return post_fail(c, HS_ERR_TLS_UNEXPECTED_MSG);
+	err = hs_msg_body(msg, len, &body);
+	if (!err)
+		err = hs_read_u8(&body, &req);
+	if (!err)
+		err = hs_read_end(&body);
+	if (!err && req > 1) /* 4.6.3: any other value is illegal_parameter */
+		err = HS_ERR_TLS_BAD_KEY_UPDATE;
+	if (err)
+		return post_fail(c, err);
+	hs_conn_event(c, HS_EVENT_KEY_UPDATE);
 	return 0;
 }
 

@@ -82,6 +82,7 @@ enum ext_type {
 	EXT_SUPPORTED_VERSIONS = 43,
 	EXT_COOKIE = 44,
 	EXT_PSK_MODES = 45,
+	EXT_CERT_AUTHORITIES = 47,
 	EXT_SIG_ALGS_CERT = 50,
 	EXT_KEY_SHARE = 51,
 };
@@ -149,6 +150,9 @@ extern const uint16_t hs_default_groups[];
 extern const size_t hs_n_default_groups;
 extern const uint16_t hs_default_sigs[];
 extern const size_t hs_n_default_sigs;
+/* signature_algorithms_cert: what x509_sig.c verifies in certificates */
+extern const uint16_t hs_cert_sigs[];
+extern const size_t hs_n_cert_sigs;
 /* GREASE code points (RFC 8701): 0x?a?a with equal bytes. */
 int hs_is_grease(uint16_t v);
 
@@ -434,7 +438,7 @@ struct hs_conn {
 	 * High-water marks: how far each buffer below was ever written.
 	 * hs_conn_new() zeroes the struct only up to in[], and hs_conn_free()
 	 * wipes each buffer up to its mark, so the pages of a buffer that a
-	 * connection never uses are never touched (most of the ~170 KiB: a
+	 * connection never uses are never touched (most of the ~190 KiB: a
 	 * handshake uses a few KiB; touching the rest cost page faults on
 	 * every connection). Every write into a buffer raises its mark.
 	 */

@@ -26,6 +26,8 @@
 
 #include "base/wipe.h"
 #include "crypto/rand.h"
+#include "hs/x509.h"
+#include "libhs/x509_cert.h"
 
 static const uint8_t hrr_random[32] = {
 	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
@@ -329,7 +331,26 @@ static int send_encrypted_extensions(struct hs_conn *c)
 	return hs_msg_end(c, &w, &v);
 }
 
-/* 4.3.2: an empty context (in the handshake) and signature_algorithms */
+/* 4.2.4: DistinguishedName authorities<3..2^16-1>, each a DER Name */
+static void write_ca_names(struct hs_writer *w, const struct hs_x509_store *s)
+{
+	struct hs_writer_vec e, l, one;
+	const struct x509_cert *a;
+
+	hs_write_u16(w, EXT_CERT_AUTHORITIES);
+	hs_write_vec_open(w, 2, &e);
+	hs_write_vec_open(w, 2, &l);
+	for (size_t i = 0; (a = hs_x509_store_at(s, i)) != NULL; i++) {
+		hs_write_vec_open(w, 2, &one);
+		hs_write_bytes(w, a->subject.p, a->subject.len);
+		hs_write_vec_close(w, &one);
+	}
+	hs_write_vec_close(w, &l);
+	hs_write_vec_close(w, &e);
+}
+
+/* 4.3.2: an empty context (in the handshake), signature_algorithms and,
+ * if asked, certificate_authorities */
 static int send_certificate_request(struct hs_conn *c)
 {
 	struct hs_writer w;
@@ -352,6 +373,8 @@ static int send_certificate_request(struct hs_conn *c)
 		hs_write_u16(&w, c->hooks.extra_scheme);
 	hs_write_vec_close(&w, &l);
 	hs_write_vec_close(&w, &e);
+	if (c->cfg->send_ca_names && hs_x509_store_count(c->cfg->client_trust) > 0)
+		write_ca_names(&w, c->cfg->client_trust);
 	hs_write_vec_close(&w, &exts);
 	c->cert_requested = 1;
 	return hs_msg_end(c, &w, &v);

@@ -61,6 +61,16 @@ const uint16_t hs_default_sigs[] = { HS_SIG_ECDSA_SECP256R1_SHA256, HS_SIG_ED255
 				     HS_SIG_RSA_PSS_RSAE_SHA256,    HS_SIG_RSA_PSS_RSAE_SHA384,
 				     HS_SIG_RSA_PSS_RSAE_SHA512,    HS_SIG_ECDSA_SECP384R1_SHA384 };
 const size_t hs_n_default_sigs = sizeof(hs_default_sigs) / sizeof(hs_default_sigs[0]);
+/*
+ * The client's signature_algorithms_cert (4.2.3): the certificate
+ * signatures x509_sig.c checks. rsa_pkcs1_* are allowed here (chains) but
+ * have no row above: "RSASSA-PKCS1-v1_5 algorithms ... are not defined for
+ * use in signed TLS handshake messages" in TLS 1.3.
+ */
+const uint16_t hs_cert_sigs[] = { HS_SIG_ECDSA_SECP256R1_SHA256, HS_SIG_ECDSA_SECP384R1_SHA384,
+				  HS_SIG_ED25519,                HS_SIG_RSA_PKCS1_SHA256,
+				  HS_SIG_RSA_PKCS1_SHA384,       HS_SIG_RSA_PKCS1_SHA512 };
+const size_t hs_n_cert_sigs = sizeof(hs_cert_sigs) / sizeof(hs_cert_sigs[0]);
 
 const struct suite *hs_suite_find(uint16_t id)
 {

@@ -126,7 +126,9 @@ int opts_parse(const struct opt *t, size_t n, int argc, char **argv, void *ctx,
 		o = find_opt(t, n, a, len);
 		if (o == NULL)
 			return fail(EXIT_USAGE, "unknown option '%s' (try --help)", a);
-		if (o->arg != NULL) {
+		if (o->arg != NULL && o->arg[0] == '[') {
+			val = a[len] == '=' ? a + len + 1 : NULL; /* optional: only as --opt=VALUE */
+		} else if (o->arg != NULL) {
 			if (a[len] == '=')
 				val = a + len + 1;
 			else if (i + 1 < argc)
@@ -146,7 +148,8 @@ void opts_help(const struct opt *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		char left[64];
-		snprintf(left, sizeof(left), "%s%s%s", t[i].names, t[i].arg ? " " : "",
+		snprintf(left, sizeof(left), "%s%s%s", t[i].names,
+			 t[i].arg && t[i].arg[0] != '[' ? " " : "",
 			 t[i].arg ? t[i].arg : "");
 		printf("  %-34s %s\n", left, t[i].help);
 	}

@@ -18,6 +18,7 @@ enum {
 	EXIT_USAGE = 2,  /* bad command line, unreadable file */
 	EXIT_VERIFY = 3, /* certificate verification failed */
 	EXIT_NET = 4,    /* name resolution, connect, bind, socket error */
+	EXIT_KTLS = 5,   /* --ktls=require and the kernel cannot take the connection */
 };
 
 extern const char *prog_name;
@@ -33,7 +34,11 @@ int tls_fail(struct hs_conn *c, int err, const char *during);
 /* ---- options: one table per program ---- */
 struct opt {
 	const char *names; /* space-separated spellings: "--ca -CAfile" */
-	const char *arg;   /* argument name for --help, NULL for a flag */
+	/*
+	 * argument name for --help, NULL for a flag; "[=VALUE]": an optional
+	 * value, given only as --opt=VALUE (set() gets NULL without it)
+	 */
+	const char *arg;
 	int (*set)(void *ctx, const char *arg); /* 0 or EXIT_USAGE */
 	const char *help;
 };
@@ -74,8 +79,16 @@ enum relay_mode {
 	RELAY_ECHO,  /* peer -> peer */
 	RELAY_WWW,   /* read a request, answer with page(), close */
 };
+enum relay_ktls {
+	RELAY_KTLS_OFF,     /* the engine's records, poll-driven */
+	RELAY_KTLS_ON,      /* --ktls: kernel TLS, else our records on plain send/recv */
+	RELAY_KTLS_REQUIRE, /* --ktls=require: kernel TLS both ways or EXIT_KTLS */
+};
+/* Parse the value of --ktls (NULL or "require"). */
+int parse_ktls(enum relay_ktls *k, const char *arg);
 struct relay {
 	enum relay_mode mode;
+	enum relay_ktls ktls;
 	int in_fd, out_fd;
 	/* RELAY_WWW: build the answer once the request's header is in */
 	size_t (*page)(struct hs_conn *c, char *out, size_t cap);

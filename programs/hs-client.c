@@ -27,6 +27,7 @@
 struct client {
 	const char *target, *servername, *ca, *capath, *pin, *cert, *key;
 	int insecure, help;
+	enum relay_ktls ktls;
 	struct algs algs;
 	uint8_t anchor[ANCHOR_MAX];
 	size_t anchor_len;
@@ -101,6 +102,7 @@ static int set_brief(void *ctx, const char *a)
 	prog_verbosity = 1;
 	return 0;
 }
+static int set_ktls(void *ctx, const char *a) { return parse_ktls(&((struct client *)ctx)->ktls, a); }
 static int set_help(void *ctx, const char *a)
 {
 	(void)a;
@@ -129,6 +131,8 @@ static const struct opt options[] = {
 	{ "--sigalgs -sigalgs", "LIST", set_sigs, "signature schemes: ecdsa_secp256r1_sha256, ed25519" },
 	{ "--quiet -quiet", NULL, set_quiet, "no status output (errors only)" },
 	{ "--brief -brief", NULL, set_brief, "one status line after the handshake" },
+	{ "--ktls", "[=require]", set_ktls,
+	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -151,8 +155,9 @@ static void usage(void)
 	       "signature schemes, an empty Certificate is sent.\n"
 	       "\nExit status: 0 ok, 1 TLS or transfer failure, 2 usage, 3 certificate\n"
 	       "verification failed (the reason: expired, unknown issuer, name mismatch...,\n"
-	       "or the server's alert about our certificate), 4 network error; a one-line\n"
-	       "reason goes to stderr.\n");
+	       "or the server's alert about our certificate), 4 network error, 5 kTLS\n"
+	       "unavailable (--ktls=require only; plain --ktls falls back to userspace records\n"
+	       "and says so); a one-line reason goes to stderr.\n");
 }
 
 static int load_pin(struct client *cl)
@@ -221,7 +226,7 @@ static const char *verify_desc(const struct client *cl)
 /* Handshake, report, relay. */
 static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 {
-	struct relay r = { .mode = RELAY_STDIO, .in_fd = 0, .out_fd = 1 };
+	struct relay r = { .mode = RELAY_STDIO, .in_fd = 0, .out_fd = 1, .ktls = cl->ktls };
 	struct hs_conn *c = NULL;
 	char desc[200];
 	int err = hs_conn_new(&c, cfg), rc;

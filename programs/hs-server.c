@@ -37,6 +37,7 @@ struct server {
 	const char *listen, *cert, *key, *ca, *print_cert, *client_ca;
 	enum hs_verify_mode verify_client;
 	int echo, help, hrr_cookie;
+	enum relay_ktls ktls;
 	long max_conns;
 	struct algs algs;
 };
@@ -111,6 +112,7 @@ static int set_alpn(void *ctx, const char *a) { return parse_alpn(&S(ctx)->algs,
 static int set_suites(void *ctx, const char *a) { return parse_suites(&S(ctx)->algs, a); }
 static int set_groups(void *ctx, const char *a) { return parse_groups(&S(ctx)->algs, a); }
 static int set_sigs(void *ctx, const char *a) { return parse_sigs(&S(ctx)->algs, a); }
+static int set_ktls(void *ctx, const char *a) { return parse_ktls(&S(ctx)->ktls, a); }
 static int set_quiet(void *ctx, const char *a)
 {
 	(void)ctx;
@@ -154,6 +156,8 @@ static const struct opt options[] = {
 	{ "--max-conns -naccept", "N", set_max, "exit after N connections" },
 	{ "--quiet -quiet", NULL, set_quiet, "no status output (errors only)" },
 	{ "--brief -brief", NULL, set_brief, "one status line per connection" },
+	{ "--ktls", "[=require]", set_ktls,
+	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -171,10 +175,13 @@ static void usage(void)
 	       "--verify-client CAFILE requests one and accepts its absence;\n"
 	       "--require-client CAFILE fails the handshake without one. A certificate sent\n"
 	       "must chain to a CA of CAFILE (extendedKeyUsage clientAuth if present) and\n"
-	       "its CertificateVerify must check out; the page (--www) says who it was.\n"
+	       "its CertificateVerify must check out; the page (--www) says whether one was.\n"
+	       "The CertificateRequest names CAFILE's CAs (certificate_authorities).\n"
 	       "\nExit status (after --max-conns connections): 0 all ok, 1 TLS or transfer\n"
-	       "failure, 2 usage, 3 certificate verification failed, 4 network error; a\n"
-	       "one-line reason goes to stderr.\n");
+	       "failure, 2 usage, 3 certificate verification failed, 4 network error, 5 kTLS\n"
+	       "unavailable (--ktls=require only); a one-line reason goes to stderr.\n"
+	       "--ktls prints which path (kernel, or the userspace fallback and why) each\n"
+	       "direction takes.\n");
 }
 
 static int write_text(const char *path, const char *text, size_t len)
@@ -276,7 +283,7 @@ static size_t page(struct hs_conn *c, char *out, size_t cap)
 static int serve_one(const struct server *sv, const struct hs_config *cfg, int sock)
 {
 	struct relay r = { .mode = sv->echo ? RELAY_ECHO : RELAY_WWW, .in_fd = -1, .out_fd = -1,
-			   .page = page };
+			   .page = page, .ktls = sv->ktls };
 	struct hs_conn *c = NULL;
 	char desc[200];
 	int err = hs_conn_new(&c, cfg), rc;
@@ -381,6 +388,7 @@ int main(int argc, char **argv)
 	cfg.hrr_cookie = sv.hrr_cookie;
 	cfg.verify_client = sv.verify_client;
 	cfg.client_trust = client_cas;
+	cfg.send_ca_names = client_cas != NULL; /* as s_server does with -CAfile */
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
 		note(1, "listening on %s port %u", host[0] ? host : "*", bound);

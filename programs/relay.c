@@ -11,17 +11,30 @@
  * while decrypted data waits, so a slow peer applies back-pressure instead
  * of filling memory; the socket is always read while we have input room,
  * so two peers writing at once cannot deadlock. The loop ends when both
- * close_notify alerts have been exchanged and everything is flushed. A
- * kernel-TLS path would replace the engine calls here and nowhere else.
+ * close_notify alerts have been exchanged and everything is flushed.
+ *
+ * The kernel-TLS path (--ktls, relay_ktls) replaces the engine calls after
+ * the handshake: hs_ktls_attach() hands the socket to the kernel, or to
+ * ktls/'s own records on plain send/recv where the kernel cannot, per
+ * direction. That path blocks instead of polling: echo and www are one
+ * read-then-write loop; the client reads stdin in a second thread (ktls
+ * allows one reader and one writer thread on one object), stopped through
+ * a pipe once the peer's close_notify arrives.
  */
 #include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
+
+#include "base/wipe.h"
+#include "ktls/ktls.h"
 
 #define CHUNK 16384
 #define REQ_MAX 8192
@@ -278,11 +291,225 @@ static int step(struct pump *p, int *done)
 	return err;
 }
 
+/* ---- the kernel-TLS path ---- */
+
+int parse_ktls(enum relay_ktls *k, const char *arg)
+{
+	if (arg == NULL)
+		*k = RELAY_KTLS_ON;
+	else if (strcmp(arg, "require") == 0)
+		*k = RELAY_KTLS_REQUIRE;
+	else
+		return fail(EXIT_USAGE, "--ktls takes no value or =require, not '%s'", arg);
+	return 0;
+}
+
+struct kt_io {
+	struct relay *r;
+	struct hs_ktls *k;
+	int sock, stop[2]; /* stop[0]: the stdin thread's "give up" pipe */
+	int err;           /* the stdin thread's hs_err, or an exit code in fail_rc */
+	int fail_rc;
+};
+
+/* "kernel" or "userspace fallback (why)" for one direction. */
+static void dir_desc(const struct hs_ktls *k, int rx, char *out, size_t cap)
+{
+	enum hs_ktls_path p = rx ? hs_ktls_rx_path(k) : hs_ktls_tx_path(k);
+
+	if (p == HS_KTLS_PATH_KERNEL)
+		snprintf(out, cap, "kernel");
+	else
+		snprintf(out, cap, "userspace fallback (%s)", hs_ktls_reason(k, rx));
+}
+
+/* One status line: where each direction runs, and why not on the kernel. */
+static void note_paths(const struct hs_ktls *k)
+{
+	char tx[160], rx[160];
+
+	dir_desc(k, 0, tx, sizeof(tx));
+	dir_desc(k, 1, rx, sizeof(rx));
+	note(1, "ktls: TX %s, RX %s", tx, rx);
+}
+
+static int kt_fail(const struct hs_ktls *k, int err, const char *during)
+{
+	int alert = hs_ktls_peer_alert(k);
+
+	if (err == HS_ERR_TLS_PEER_ALERT && alert >= 0)
+		return fail(EXIT_TLS, "%s (ktls): peer sent alert %s (%d)", during,
+			    hs_alert_name(alert), alert);
+	if (hs_ktls_errno(k) != 0)
+		return fail(EXIT_TLS, "%s (ktls): %s (%s)", during, hs_strerror(err),
+			    strerror(hs_ktls_errno(k)));
+	return fail(EXIT_TLS, "%s (ktls): %s", during, hs_strerror(err));
+}
+
+/* Our close_notify, unless it is already out (HS_ERR_TLS_CLOSED: sent, or the peer is gone). */
+static int kt_close_once(struct hs_ktls *k)
+{
+	int err = hs_ktls_close(k);
+
+	return err == HS_ERR_TLS_CLOSED ? 0 : err;
+}
+
+/* The client's writer thread: stdin to the peer, then close_notify. */
+static void *kt_stdin(void *arg)
+{
+	struct kt_io *io = arg;
+	static uint8_t buf[CHUNK]; /* one client per process */
+
+	for (;;) {
+		struct pollfd pf[2] = { { .fd = io->r->in_fd, .events = POLLIN },
+					{ .fd = io->stop[0], .events = POLLIN } };
+		ssize_t n;
+
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents)
+			return NULL; /* the peer closed first: the main thread sends ours */
+		if (!pf[0].revents)
+			continue;
+		n = read(io->r->in_fd, buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			io->fail_rc = fail(EXIT_TLS, "cannot read input: %s", strerror(errno));
+			break;
+		}
+		io->err = n == 0 ? hs_ktls_close(io->k) : hs_ktls_write(io->k, buf, (size_t)n);
+		if (io->err || n == 0)
+			break;
+		io->r->bytes_out += (uint64_t)n;
+	}
+	if (io->err || io->fail_rc) /* wake the reader: recv sees EOF */
+		(void)shutdown(io->sock, SHUT_RDWR);
+	return NULL;
+}
+
+/* www: collect the request until its header ends, then answer and close. */
+static int kt_www(struct kt_io *io, struct hs_conn *c, uint8_t *buf, size_t n, int *answered)
+{
+	static char req[REQ_MAX];
+	static size_t len;
+	size_t room = sizeof(req) - 1 - len, take = n < room ? n : room;
+	char *page = (char *)buf;
+	int err;
+
+	if (*answered)
+		return 0;
+	memcpy(req + len, buf, take);
+	len += take;
+	req[len] = '\0';
+	if (strstr(req, "\r\n\r\n") == NULL && strstr(req, "\n\n") == NULL && take == n &&
+	    len < sizeof(req) - 1)
+		return 0;
+	*answered = 1;
+	len = 0;
+	n = io->r->page(c, page, CHUNK);
+	err = hs_ktls_write(io->k, page, n);
+	if (!err)
+		io->r->bytes_out += n;
+	return err ? err : kt_close_once(io->k);
+}
+
+/* Read until the peer's close_notify; echo or answer on the way. */
+static int kt_read_loop(struct kt_io *io, struct hs_conn *c)
+{
+	static uint8_t buf[CHUNK];
+	int answered = 0, err;
+	size_t n;
+
+	for (;;) {
+		if ((err = hs_ktls_read(io->k, buf, sizeof(buf), &n)) != 0)
+			return err;
+		if (n == 0)
+			return 0;
+		io->r->bytes_in += n;
+		if (io->r->mode == RELAY_ECHO) {
+			err = hs_ktls_write(io->k, buf, n);
+			io->r->bytes_out += err ? 0 : n;
+		} else if (io->r->mode == RELAY_WWW) {
+			err = kt_www(io, c, buf, n, &answered);
+		} else {
+			err = write_all(io->r->out_fd, buf, n) ? HS_ERR_INTERNAL : 0;
+			if (err)
+				io->fail_rc = EXIT_TLS; /* reason already printed */
+		}
+		if (err)
+			return err;
+	}
+}
+
+/* Client: the stdin thread writes while this thread reads. */
+static int kt_stdio(struct kt_io *io, struct hs_conn *c)
+{
+	pthread_t t;
+	int err;
+
+	if (pipe(io->stop) != 0)
+		return fail(EXIT_NET, "pipe: %s", strerror(errno));
+	if (pthread_create(&t, NULL, kt_stdin, io) != 0) {
+		close(io->stop[0]);
+		close(io->stop[1]);
+		return fail(EXIT_TLS, "cannot start the input thread");
+	}
+	err = kt_read_loop(io, c);
+	(void)!write(io->stop[1], "x", 1);
+	pthread_join(t, NULL);
+	close(io->stop[0]);
+	close(io->stop[1]);
+	if (io->fail_rc)
+		return io->fail_rc;
+	if (!err && io->err == HS_ERR_TLS_CLOSED)
+		return 0; /* the peer closed first, racing our last write */
+	return err ? err : io->err;
+}
+
+/*
+ * After the handshake: hand the socket to kTLS (or ktls/'s userspace
+ * records), say where each direction runs, and move the data.
+ */
+static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
+{
+	static struct hs_ktls k; /* ~55 KiB: kept off the stack */
+	struct kt_io io = { .r = r, .k = &k, .sock = sock };
+	struct timeval no_timeout = { 0 };
+	unsigned flags = r->ktls == RELAY_KTLS_REQUIRE ? HS_KTLS_F_KERNEL_ONLY : 0;
+	int err, rc = 0;
+
+	/* the handshake's timeouts must not cut an idle connection */
+	(void)setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &no_timeout, sizeof(no_timeout));
+	(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &no_timeout, sizeof(no_timeout));
+	err = hs_ktls_attach(&k, c, sock, flags);
+	if (err == HS_ERR_UNSUPPORTED && flags) {
+		rc = fail(EXIT_KTLS, "kTLS unavailable: TX: %s; RX: %s",
+			  hs_ktls_tx_path(&k) ? "kernel" : hs_ktls_reason(&k, 0),
+			  hs_ktls_rx_path(&k) ? "kernel" : hs_ktls_reason(&k, 1));
+	} else if (err) {
+		rc = tls_fail(c, err, "kTLS hand-off");
+	} else {
+		note_paths(&k);
+		err = r->mode == RELAY_STDIO ? kt_stdio(&io, c) : kt_read_loop(&io, c);
+		if (!err) /* the peer closed first (echo, or before stdin's end) */
+			err = kt_close_once(&k);
+		if (io.fail_rc)
+			rc = io.fail_rc;
+		else if (err)
+			rc = kt_fail(&k, err, "transfer");
+	}
+	hs_ktls_wipe(&k);
+	return rc;
+}
+
 int relay_run(struct relay *r, struct hs_conn *c, int sock)
 {
 	static struct pump p; /* ~60 KiB: kept off the stack; one connection at a time */
 	int done = 0, err = 0, fl = fcntl(sock, F_GETFL);
 
+	if (r->ktls != RELAY_KTLS_OFF)
+		return relay_ktls(r, c, sock);
 	memset(&p, 0, sizeof(p));
 	p.r = r;
 	p.c = c;

@@ -11,7 +11,8 @@
  *   low half into t[j], ADOX (OF) adds the previous product's high
  *   half. MULX leaves the flags alone; the loop is counted with LEA
  *   and JRCXZ, which leave them alone too, so the chains survive the
- *   loop. Eight limbs per pass, then single limbs for len mod 8.
+ *   loop. Eight limbs per pass, then blocks of 4, 2 and 1 limbs as the
+ *   bits of len mod 8 ask (each skipped with JRCXZ on a 0/1 count).
  * - Constant time: the instruction sequence depends on len only (a
  *   public size); no branch or address depends on t, x, y or cin.
  * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
@@ -31,7 +32,9 @@
 __attribute__((target("bmi2,adx")))
 uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin)
 {
-	uint64_t quads = len / 8, singles = len % 8, out;
+	/* blocks of 8, then one optional block each of 4, 2 and 1 limbs */
+	const uint64_t blk[3] = { (len >> 2) & 1, (len >> 1) & 1, len & 1 };
+	uint64_t octs = len / 8, out;
 
 	__asm__ volatile(
 		"xorl %%r10d, %%r10d\n\t"
@@ -56,16 +59,28 @@ uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, u
 		"jrcxz 2f\n\t"
 		"jmp 1b\n"
 		"2:\n\t"
-		"movq %[s], %%rcx\n\t"
-		"jrcxz 4f\n"
-		"3:\n\t"
+		"movq %[b4], %%rcx\n\t" /* MOV leaves the flags alone */
+		"jrcxz 6f\n\t"
+		STEP(0, "r10", "r11")
+		STEP(1, "r11", "r10")
+		STEP(2, "r10", "r11")
+		STEP(3, "r11", "r10")
+		"leaq 32(%[t]), %[t]\n\t"
+		"leaq 32(%[x]), %[x]\n"
+		"6:\n\t"
+		"movq %[b2], %%rcx\n\t"
+		"jrcxz 7f\n\t"
+		STEP(0, "r10", "r11")
+		STEP(1, "r11", "r10")
+		"leaq 16(%[t]), %[t]\n\t"
+		"leaq 16(%[x]), %[x]\n"
+		"7:\n\t"
+		"movq %[b1], %%rcx\n\t"
+		"jrcxz 4f\n\t"
 		STEP(0, "r10", "r11")
 		"movq %%r11, %%r10\n\t"
 		"leaq 8(%[t]), %[t]\n\t"
-		"leaq 8(%[x]), %[x]\n\t"
-		"leaq -1(%%rcx), %%rcx\n\t"
-		"jrcxz 4f\n\t"
-		"jmp 3b\n"
+		"leaq 8(%[x]), %[x]\n"
 		"4:\n\t"
 		/* the top limb: t[len] + CF + cin (CF chain) + OF + H (OF chain) */
 		"movq (%[t]), %%r8\n\t"
@@ -77,7 +92,7 @@ uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, u
 		"adoxq %%rax, %%r8\n\t"
 		"movq %%r8, %[out]\n\t"
 		: [t] "+r"(t), [x] "+r"(x), [out] "=r"(out), "+d"(y)
-		: [q] "r"(quads), [s] "r"(singles), [cin] "r"(cin)
+		: [q] "r"(octs), [b4] "m"(blk[0]), [b2] "m"(blk[1]), [b1] "m"(blk[2]), [cin] "r"(cin)
 		: "rax", "rcx", "r8", "r9", "r10", "r11", "cc", "memory");
 	return out;
 }

@@ -1,173 +1,126 @@
 /*
  * Montgomery multiplication and squaring modulo the P-256 group order n
- * with BMI2 (MULX) and ADX.
+ * with BMI2 (MULX) and ADX (ADCX/ADOX), in x86-64 inline assembly.
  *
  * Implementation notes:
- * - Same algorithm and same results as crypto/p256_scalar.c: a 4x4-limb
- *   schoolbook product (squaring: cross products once, doubled, plus the
- *   squares), four Montgomery steps with m = t_i * (-1/n mod 2^64), one
- *   masked subtraction of n.
- * - Each row computes its four limb products with MULX (flags untouched)
- *   and adds the low and the high halves in two plain carry chains.
+ * - Same results as crypto/p256_scalar.c (R = 2^256, m = t_i * (-1/n mod
+ *   2^64), one masked subtraction of n) with the reduction steps
+ *   interleaved with the product rows: for each limb b_i, acc += a * b_i,
+ *   then acc = (acc + m n) / 2^64, both with MULX and two carry chains
+ *   (ADCX on CF, ADOX on OF) that compilers do not keep apart with
+ *   intrinsics. acc stays below a + n < 2^257, and the final value
+ *   (a b + M n) / 2^256 (b < n) is the integer the portable code reduces:
+ *   the results are bit-identical.
+ * - Fixed registers (inputs in rdi, rsi, rcx, the rest clobbered, rbp
+ *   untouched) so it builds at -O0 and with sanitizers; n is read from
+ *   memory. Squaring reuses the multiplication.
  * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
  * - Constant time: a fixed instruction sequence; the final reduction is a
- *   masked select.
+ *   CMOVC select.
  */
 #include "crypto/p256_scalar.h"
 
 #if defined(HS_HAVE_P256_ADX)
-#include <immintrin.h>
 
-#include "crypto/ct.h"
+/* n, little-endian limbs, then -1/n mod 2^64 */
+static const uint64_t n_and_n0[5] = { 0xf3b9cac2fc632551ull, 0xbce6faada7179e84ull,
+				      0xffffffffffffffffull, 0xffffffff00000000ull,
+				      0xccd1c8aaee00bc4full };
 
-#define ADX_TARGET __attribute__((target("bmi2,adx")))
-#define ALWAYS_INLINE inline __attribute__((always_inline))
+/* acc (A0..A4) += a * b_i, A5 gets the top limb; rdx = b_i, a at rsi */
+#define MUL_ROW(A0, A1, A2, A3, A4, A5)                                                        \
+	"xorl %%r14d, %%r14d\n\t"                                                              \
+	"xorl %%" A5 "d, %%" A5 "d\n\t"                                                        \
+	"mulxq 0(%%rsi), %%rax, %%rbx\n\t"                                                     \
+	"adcxq %%rax, %%" A0 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A1 "\n\t"                                                            \
+	"mulxq 8(%%rsi), %%rax, %%rbx\n\t"                                                     \
+	"adcxq %%rax, %%" A1 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A2 "\n\t"                                                            \
+	"mulxq 16(%%rsi), %%rax, %%rbx\n\t"                                                    \
+	"adcxq %%rax, %%" A2 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A3 "\n\t"                                                            \
+	"mulxq 24(%%rsi), %%rax, %%rbx\n\t"                                                    \
+	"adcxq %%rax, %%" A3 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A4 "\n\t"                                                            \
+	"adcxq %%r14, %%" A4 "\n\t"                                                            \
+	"adoxq %%r14, %%" A5 "\n\t"                                                            \
+	"adcxq %%r14, %%" A5 "\n\t"
 
-typedef unsigned long long u64;
+/* acc (A0..A5) += m n with m = A0 * n0, which makes A0 = 0; the caller drops it */
+#define REDUCE(A0, A1, A2, A3, A4, A5)                                                         \
+	"movq %%" A0 ", %%rdx\n\t"                                                             \
+	"imulq 32+%[n], %%rdx\n\t"                                                             \
+	"xorl %%r14d, %%r14d\n\t"                                                              \
+	"mulxq %[n], %%rax, %%rbx\n\t"                                                         \
+	"adcxq %%rax, %%" A0 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A1 "\n\t"                                                            \
+	"mulxq 8+%[n], %%rax, %%rbx\n\t"                                                       \
+	"adcxq %%rax, %%" A1 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A2 "\n\t"                                                            \
+	"mulxq 16+%[n], %%rax, %%rbx\n\t"                                                      \
+	"adcxq %%rax, %%" A2 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A3 "\n\t"                                                            \
+	"mulxq 24+%[n], %%rax, %%rbx\n\t"                                                      \
+	"adcxq %%rax, %%" A3 "\n\t"                                                            \
+	"adoxq %%rbx, %%" A4 "\n\t"                                                            \
+	"adcxq %%r14, %%" A4 "\n\t"                                                            \
+	"adoxq %%r14, %%" A5 "\n\t"                                                            \
+	"adcxq %%r14, %%" A5 "\n\t"
 
-/* n, little-endian limbs, and -1/n mod 2^64 */
-#define N_0 0xf3b9cac2fc632551ull
-#define N_1 0xbce6faada7179e84ull
-#define N_2 0xffffffffffffffffull
-#define N_3 0xffffffff00000000ull
-#define N_INV 0xccd1c8aaee00bc4full
-
-/* t4..t7 + top 2^256 < 2n, reduced into [0, n) */
-static ALWAYS_INLINE ADX_TARGET void reduce_once(hs_p256_sc r, u64 t4, u64 t5, u64 t6, u64 t7,
-						 u64 top)
+void hs_p256_sc_mont_mul_adx(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
 {
-	u64 s0, s1, s2, s3, s4;
-	unsigned char b;
-	uint64_t keep;
-
-	b = _subborrow_u64(0, t4, N_0, &s0);
-	b = _subborrow_u64(b, t5, N_1, &s1);
-	b = _subborrow_u64(b, t6, N_2, &s2);
-	b = _subborrow_u64(b, t7, N_3, &s3);
-	b = _subborrow_u64(b, top, 0, &s4);
-	(void)s4;
-	keep = 0 - ct_barrier_u64(b); /* all-ones: below n already, keep t */
-	r[0] = ct_select_u64(keep, t4, s0);
-	r[1] = ct_select_u64(keep, t5, s1);
-	r[2] = ct_select_u64(keep, t6, s2);
-	r[3] = ct_select_u64(keep, t7, s3);
+	__asm__ volatile(
+		/* row 0 into r8..r12 (plain ADD/ADC: nothing to add to yet) */
+		"movq 0(%%rcx), %%rdx\n\t"
+		"mulxq 0(%%rsi), %%r8, %%r9\n\t"
+		"mulxq 8(%%rsi), %%rax, %%r10\n\t"
+		"addq %%rax, %%r9\n\t"
+		"mulxq 16(%%rsi), %%rax, %%r11\n\t"
+		"adcq %%rax, %%r10\n\t"
+		"mulxq 24(%%rsi), %%rax, %%r12\n\t"
+		"adcq %%rax, %%r11\n\t"
+		"adcq $0, %%r12\n\t"
+		"xorl %%r13d, %%r13d\n\t"
+		REDUCE("r8", "r9", "r10", "r11", "r12", "r13")
+		"movq 8(%%rcx), %%rdx\n\t"
+		MUL_ROW("r9", "r10", "r11", "r12", "r13", "r8")
+		REDUCE("r9", "r10", "r11", "r12", "r13", "r8")
+		"movq 16(%%rcx), %%rdx\n\t"
+		MUL_ROW("r10", "r11", "r12", "r13", "r8", "r9")
+		REDUCE("r10", "r11", "r12", "r13", "r8", "r9")
+		"movq 24(%%rcx), %%rdx\n\t"
+		MUL_ROW("r11", "r12", "r13", "r8", "r9", "r10")
+		REDUCE("r11", "r12", "r13", "r8", "r9", "r10")
+		/* acc = r12, r13, r8, r9 + r10 2^256 < 2n: subtract n, keep acc on borrow */
+		"movq %%r12, %%rax\n\t"
+		"movq %%r13, %%rbx\n\t"
+		"movq %%r8, %%rdx\n\t"
+		"movq %%r9, %%r14\n\t"
+		"subq %[n], %%rax\n\t"
+		"sbbq 8+%[n], %%rbx\n\t"
+		"sbbq 16+%[n], %%rdx\n\t"
+		"sbbq 24+%[n], %%r14\n\t"
+		"sbbq $0, %%r10\n\t"
+		"cmovcq %%r12, %%rax\n\t"
+		"cmovcq %%r13, %%rbx\n\t"
+		"cmovcq %%r8, %%rdx\n\t"
+		"cmovcq %%r9, %%r14\n\t"
+		"movq %%rax, 0(%%rdi)\n\t"
+		"movq %%rbx, 8(%%rdi)\n\t"
+		"movq %%rdx, 16(%%rdi)\n\t"
+		"movq %%r14, 24(%%rdi)\n\t"
+		:
+		: "D"(r), "S"(a), "c"(b), [n] "m"(n_and_n0)
+		: "rax", "rbx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "cc",
+		  "memory");
 }
-
-static ALWAYS_INLINE ADX_TARGET void mont_reduce(hs_p256_sc r, u64 t0, u64 t1, u64 t2, u64 t3,
-						 u64 t4, u64 t5, u64 t6, u64 t7)
-{
-	u64 m, l0, l1, l2, l3, h0, h1, h2, h3, top = 0;
-	unsigned char c;
-
-	/*
-	 * t += m n 2^(64 i) clears limb i; h3 < N_3 leaves room for both
-	 * carries folded into it, and the step's carry out becomes top.
-	 */
-#define REDUCE_STEP(r0, r1, r2, r3, r4)                                                        \
-	m = r0 * N_INV;                                                                        \
-	l0 = _mulx_u64(m, N_0, &h0);                                                           \
-	l1 = _mulx_u64(m, N_1, &h1);                                                           \
-	l2 = _mulx_u64(m, N_2, &h2);                                                           \
-	l3 = _mulx_u64(m, N_3, &h3);                                                           \
-	c = _addcarry_u64(0, r0, l0, &r0);                                                     \
-	c = _addcarry_u64(c, r1, l1, &r1);                                                     \
-	c = _addcarry_u64(c, r2, l2, &r2);                                                     \
-	c = _addcarry_u64(c, r3, l3, &r3);                                                     \
-	(void)_addcarry_u64(c, h3, top, &h3);                                                  \
-	c = _addcarry_u64(0, r1, h0, &r1);                                                     \
-	c = _addcarry_u64(c, r2, h1, &r2);                                                     \
-	c = _addcarry_u64(c, r3, h2, &r3);                                                     \
-	c = _addcarry_u64(c, r4, h3, &r4);                                                     \
-	top = c;
-	REDUCE_STEP(t0, t1, t2, t3, t4)
-	REDUCE_STEP(t1, t2, t3, t4, t5)
-	REDUCE_STEP(t2, t3, t4, t5, t6)
-	REDUCE_STEP(t3, t4, t5, t6, t7)
-#undef REDUCE_STEP
-	(void)t0;
-	reduce_once(r, t4, t5, t6, t7, top);
-}
-
-ADX_TARGET void hs_p256_sc_mont_mul_adx(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
-{
-	u64 a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-	u64 t0, t1, t2, t3, t4, t5, t6, t7, l0, l1, l2, l3, h0, h1, h2, h3;
-	unsigned char c;
-
-	t0 = _mulx_u64(a0, b[0], &h0);
-	t1 = _mulx_u64(a1, b[0], &h1);
-	t2 = _mulx_u64(a2, b[0], &h2);
-	t3 = _mulx_u64(a3, b[0], &h3);
-	c = _addcarry_u64(0, t1, h0, &t1);
-	c = _addcarry_u64(c, t2, h1, &t2);
-	c = _addcarry_u64(c, t3, h2, &t3);
-	(void)_addcarry_u64(c, h3, 0, &t4); /* the row is below 2^320 */
-	/* (r0..r4) += a * bi: low halves in one carry chain, high halves in the next */
-#define MUL_ROW(bi, r0, r1, r2, r3, r4)                                                        \
-	l0 = _mulx_u64(a0, bi, &h0);                                                           \
-	l1 = _mulx_u64(a1, bi, &h1);                                                           \
-	l2 = _mulx_u64(a2, bi, &h2);                                                           \
-	l3 = _mulx_u64(a3, bi, &h3);                                                           \
-	c = _addcarry_u64(0, r0, l0, &r0);                                                     \
-	c = _addcarry_u64(c, r1, l1, &r1);                                                     \
-	c = _addcarry_u64(c, r2, l2, &r2);                                                     \
-	c = _addcarry_u64(c, r3, l3, &r3);                                                     \
-	(void)_addcarry_u64(c, h3, 0, &h3); /* h3 < 2^64 - 1 */                                \
-	c = _addcarry_u64(0, r1, h0, &r1);                                                     \
-	c = _addcarry_u64(c, r2, h1, &r2);                                                     \
-	c = _addcarry_u64(c, r3, h2, &r3);                                                     \
-	(void)_addcarry_u64(c, h3, 0, &r4); /* the row is below 2^320 */
-	MUL_ROW(b[1], t1, t2, t3, t4, t5)
-	MUL_ROW(b[2], t2, t3, t4, t5, t6)
-	MUL_ROW(b[3], t3, t4, t5, t6, t7)
 #undef MUL_ROW
-	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
-}
+#undef REDUCE
 
-ADX_TARGET void hs_p256_sc_mont_sqr_adx(hs_p256_sc r, const hs_p256_sc a)
+void hs_p256_sc_mont_sqr_adx(hs_p256_sc r, const hs_p256_sc a)
 {
-	u64 a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-	u64 t0, t1, t2, t3, t4, t5, t6, t7, lo, hi, l, h;
-	unsigned char c;
-
-	/* cross products (see p256_field_adx.c: partial sums never overflow) */
-	t1 = _mulx_u64(a0, a1, &h);
-	t2 = _mulx_u64(a0, a2, &hi);
-	t3 = _mulx_u64(a0, a3, &t4);
-	c = _addcarry_u64(0, t2, h, &t2);
-	c = _addcarry_u64(c, t3, hi, &t3);
-	t4 += c;
-	l = _mulx_u64(a1, a2, &h);
-	lo = _mulx_u64(a1, a3, &t5);
-	c = _addcarry_u64(0, t3, l, &t3);
-	c = _addcarry_u64(c, t4, lo, &t4);
-	t5 += c;
-	c = _addcarry_u64(0, t4, h, &t4);
-	t5 += c;
-	lo = _mulx_u64(a2, a3, &t6);
-	c = _addcarry_u64(0, t5, lo, &t5);
-	t6 += c;
-	/* double */
-	t7 = t6 >> 63;
-	t6 = (t6 << 1) | (t5 >> 63);
-	t5 = (t5 << 1) | (t4 >> 63);
-	t4 = (t4 << 1) | (t3 >> 63);
-	t3 = (t3 << 1) | (t2 >> 63);
-	t2 = (t2 << 1) | (t1 >> 63);
-	t1 <<= 1;
-	/* the squares on the diagonal */
-	t0 = _mulx_u64(a0, a0, &hi);
-	c = _addcarry_u64(0, t1, hi, &t1);
-	lo = _mulx_u64(a1, a1, &hi);
-	c = _addcarry_u64(c, t2, lo, &t2);
-	c = _addcarry_u64(c, t3, hi, &t3);
-	lo = _mulx_u64(a2, a2, &hi);
-	c = _addcarry_u64(c, t4, lo, &t4);
-	c = _addcarry_u64(c, t5, hi, &t5);
-	lo = _mulx_u64(a3, a3, &hi);
-	c = _addcarry_u64(c, t6, lo, &t6);
-	t7 += hi + c;
-	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+	hs_p256_sc_mont_mul_adx(r, a, a);
 }
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Credentials: a certificate chain (leaf first) and the leaf's private key,
- * loaded from PEM. Keys: PKCS#8 "PRIVATE KEY" (P-256 or Ed25519) and SEC1
- * "EC PRIVATE KEY" (P-256). The key must match the leaf's public key.
+ * loaded from PEM. Keys: PKCS#8 "PRIVATE KEY" (P-256, Ed25519 or RSA),
+ * SEC1 "EC PRIVATE KEY" (P-256) and PKCS#1 "RSA PRIVATE KEY" (RSA, 2048 to
+ * 4096 bits, two primes). The key must match the leaf's public key.
  *
  * Certificates are only parsed as far as the engine needs: the leaf's
  * SubjectPublicKeyInfo and its subjectAltName dNSNames. Full path
@@ -24,7 +25,8 @@ HS_MUST_CHECK int hs_cred_load_files(struct hs_cred **out, const char *chain_pat
 /* Wipes the private key. NULL is fine. */
 void hs_cred_free(struct hs_cred *cred);
 
-/* The signature scheme the key signs with (HS_SIG_...). */
+/* The signature scheme the key signs with (HS_SIG_...); for RSA the preferred
+ * one, rsa_pss_rsae_sha256 (a server picks per ClientHello among rsa_pss_rsae_*). */
 uint16_t hs_cred_sig_scheme(const struct hs_cred *cred);
 /* The leaf certificate, DER. */
 const uint8_t *hs_cred_leaf(const struct hs_cred *cred, size_t *len);

@@ -1,7 +1,9 @@
 /*
  * TEST-ONLY hooks: make a connection deterministic so published traces
- * (RFC 8448) can be reproduced byte for byte, and let a test plug in a
- * verifier for a signature scheme hs does not implement yet (RSA-PSS).
+ * (RFC 8448) can be reproduced byte for byte (randoms, key shares, the
+ * RSA-PSS salt, the server's EncryptedExtensions), and let a test plug in
+ * its own verifier for one signature scheme (RFC 8448's 1024-bit RSA key
+ * is below what the engine's own verifier accepts).
  * Never use these in a program: they disable randomness.
  *
  * Call hs_conn_test_hooks() right after hs_conn_new(): a client builds its

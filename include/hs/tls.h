@@ -104,6 +104,9 @@ struct hs_config {
 	 */
 	enum hs_verify_mode verify_client;
 	const struct hs_x509_store *client_trust;
+	/* server: list client_trust's subject names in the CertificateRequest
+	 * (certificate_authorities, RFC 8446 4.2.4) so the client can pick */
+	int send_ca_names;
 	/* client: SNI to send and the name the leaf's SAN must match. */
 	const char *server_name;
 	/*
@@ -165,6 +168,18 @@ HS_MUST_CHECK int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t le
 HS_MUST_CHECK int hs_conn_key_update(struct hs_conn *c, int request_peer);
 /* Queue close_notify; afterwards writes fail with HS_ERR_TLS_CLOSED. */
 HS_MUST_CHECK int hs_conn_close(struct hs_conn *c);
+/*
+ * After the handshake, when another layer holds the records (ktls/: kernel
+ * TLS): hand over one decrypted post-handshake message, msg = the whole
+ * message with its 4-byte header, type = its HandshakeType (msg[0]).
+ * NewSessionTicket (client): parsed, kept under keep_tickets
+ * (hs_conn_ticket), HS_EVENT_TICKET. KeyUpdate: checked, HS_EVENT_KEY_UPDATE;
+ * the engine's record keys do not move and no answer is queued: the layer
+ * holding the keys rekeys and answers update_requested. Anything else is
+ * HS_ERR_TLS_UNEXPECTED_MSG. Errors are sticky; no alert is queued.
+ */
+HS_MUST_CHECK int hs_conn_post_handshake(struct hs_conn *c, uint8_t type, const uint8_t *msg,
+					 size_t len);
 
 enum hs_event hs_conn_next_event(struct hs_conn *c);
 int hs_conn_handshake_done(const struct hs_conn *c);

@@ -6,6 +6,8 @@
  * - every entry of the fixed-base table, and the fixed-base and windowed
  *   multiplications against a plain double-and-add, on random and edge
  *   scalars (window boundaries, carries, n-1);
+ * - verify's variable-time u1 G + u2 Q (Jacobian, wNAF) against the
+ *   constant-time multiplications, exceptional cases included;
  * - ECDH known answers (RFC 5903 8.1) and peer point validation;
  * - RFC 6979 A.2.5 signatures (k, r and s exactly) for SHA-256, SHA-384
  *   and SHA-512, and short digests (SHA-1, SHA-224 sizes);
@@ -353,6 +355,87 @@ static void test_mul_other_point(void **state)
 		point_bytes(b, &r2);
 		assert_memory_equal(a, b, 64);
 	}
+}
+
+/* a G + b p by the constant-time functions and one complete addition */
+static void ref_double_mul(struct hs_p256_point *r, const hs_p256_sc a, const hs_p256_sc b,
+			   const struct hs_p256_point *p)
+{
+	struct hs_p256_point ag, bp;
+
+	hs_p256_point_mul_base(&ag, a);
+	hs_p256_point_mul(&bp, b, p);
+	hs_p256_point_add(r, &ag, &bp);
+}
+
+static void check_double_mul(const hs_p256_sc a, const hs_p256_sc b,
+			     const struct hs_p256_point *p)
+{
+	struct hs_p256_point r1, r2;
+	uint8_t x1[64], x2[64];
+	uint64_t inf1, inf2;
+
+	ref_double_mul(&r1, a, b, p);
+	hs_p256_point_mul_double_vartime(&r2, a, b, p);
+	inf1 = hs_p256_point_to_bytes(x1, x1 + 32, &r1);
+	inf2 = hs_p256_point_to_bytes(x2, x2 + 32, &r2);
+	assert_true(inf1 == inf2);
+	assert_memory_equal(x1, x2, 64);
+}
+
+static void sc_small(hs_p256_sc k, uint64_t v)
+{
+	k[0] = v, k[1] = k[2] = k[3] = 0;
+}
+
+/*
+ * The variable-time a G + b p of verify (Jacobian, wNAF, branches on the
+ * exceptional cases) against the constant-time code: random scalars,
+ * edges, p = G so that the two halves meet (aG == bG doubles, aG == -bG
+ * gives infinity), and p at infinity.
+ */
+static void test_mul_double_vartime(void **state)
+{
+	(void)state;
+	static const hs_p256_sc n1 = { 0xf3b9cac2fc632550ull, 0xbce6faada7179e84ull,
+				       0xffffffffffffffffull, 0xffffffff00000000ull };
+	struct test_rng rng;
+	struct hs_p256_point g, p, inf;
+	hs_p256_sc a, b, k;
+
+	test_rng_init(&rng, 0x256e);
+	hs_p256_point_set_generator(&g);
+	hs_p256_point_set_infinity(&inf);
+	sc_small(k, 0x1234567);
+	hs_p256_point_mul_base(&p, k);
+	for (int i = 0; i < 200; i++) {
+		test_rng_bytes(&rng, a, 32);
+		test_rng_bytes(&rng, b, 32);
+		if (i % 4 == 1)
+			memcpy(b, a, 32); /* with p = G: aG + aG */
+		if (i % 4 == 2)
+			sc_small(b, (uint64_t)i);
+		check_double_mul(a, b, &p);
+		check_double_mul(a, b, &g);
+		check_double_mul(a, b, &inf);
+	}
+	for (uint64_t v = 0; v < 40; v++) {
+		sc_small(a, v);
+		sc_small(b, 39 - v);
+		check_double_mul(a, b, &g);
+		check_double_mul(a, b, &p);
+		check_double_mul(b, a, &p);
+		/* aG + (n - a)G = infinity; aG + (n - 1)G = (a - 1)G */
+		memcpy(b, n1, 32);
+		b[0] -= v ? v - 1 : 0;
+		check_double_mul(a, b, &g);
+		check_double_mul(b, a, &g);
+	}
+	memset(a, 0xff, 32);
+	memcpy(b, n1, 32);
+	check_double_mul(a, b, &p);
+	check_double_mul(b, a, &p);
+	check_double_mul(a, a, &g);
 }
 
 /* ---- ECDH ---- */
@@ -919,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_base_table),
 		cmocka_unit_test(test_mul_consistency),
 		cmocka_unit_test(test_mul_other_point),
+		cmocka_unit_test(test_mul_double_vartime),
 		cmocka_unit_test(test_ecdh_known),
 		cmocka_unit_test(test_ecdh_bad_points),
 		cmocka_unit_test(test_keygen),

@@ -6,6 +6,10 @@
  *   (a b mod m computed independently by shift-and-subtract), and both
  *   Montgomery set-ups give the same constants; squaring equals
  *   multiplying a value by itself;
+ * - the variable-time Montgomery set-up (long division) gives the same
+ *   R mod m and R^2 mod m as the constant-time one (doublings) on 1,500
+ *   moduli of every shape: random, with zero top limbs, 2^b - d and
+ *   2^(b-1) + d for small d (extreme quotient estimates), 1 to 64 limbs;
  * - inversion (safegcd): on 1,500 random odd moduli of 1 to 64 limbs
  *   (and 2^(64n) - 1) and values below them (and 1, m - 1), the result
  *   times the value is 1 mod m exactly when a plain variable-time
@@ -276,6 +280,46 @@ static void test_bn_backends(void **state)
 	(void)rng;
 	skip();
 #endif
+}
+
+static void test_bn_init_vartime(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+
+	test_rng_init(&rng, 0x5e7);
+	for (int it = 0; it < 1500; it++) {
+		size_t n = 1 + test_rng_below(&rng, it < 1000 ? 8 : HS_BN_LIMBS);
+		size_t used = 1 + test_rng_below(&rng, n), b;
+		uint64_t m[HS_BN_LIMBS] = { 0 }, d = test_rng_below(&rng, 1000);
+		struct hs_bn_mont c, cv;
+
+		switch (it % 4) {
+		case 0: /* random, maybe with zero top limbs */
+			test_rng_bytes(&rng, m, used * 8);
+			break;
+		case 1: /* 2^b - 1 - 2d, b = 64 used or less */
+			memset(m, 0xff, used * 8);
+			m[used - 1] >>= test_rng_below(&rng, 64);
+			m[0] -= 2 * d;
+			break;
+		case 2: /* 2^(b-1) + 2d + 1 */
+			b = 64 * (used - 1) + 1 + test_rng_below(&rng, 64);
+			m[(b - 1) / 64] = (uint64_t)1 << ((b - 1) % 64);
+			m[0] += 2 * d;
+			break;
+		default: /* a top limb just above a power of two, the rest random */
+			test_rng_bytes(&rng, m, used * 8);
+			m[used - 1] = ((uint64_t)1 << test_rng_below(&rng, 64)) + (d & 3);
+		}
+		m[0] |= 1;
+		if (hs_bn_bitlen_vartime(m, n) < 2)
+			continue;
+		assert_int_equal(hs_bn_mont_init(&c, m, n), 0);
+		assert_int_equal(hs_bn_mont_init_vartime(&cv, m, n), 0);
+		assert_memory_equal(c.one, cv.one, n * 8);
+		assert_memory_equal(c.rr, cv.rr, n * 8);
+	}
 }
 
 /* 1 if gcd(a, m) = 1, by a plain variable-time binary GCD (m odd) */
@@ -579,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_bn_mont),
 		cmocka_unit_test(test_bn_rows),
 		cmocka_unit_test(test_bn_backends),
+		cmocka_unit_test(test_bn_init_vartime),
 		cmocka_unit_test(test_bn_inv_random),
 		cmocka_unit_test(test_bn_inv_edges),
 		cmocka_unit_test(test_kat_verify),

@@ -17,6 +17,11 @@
 #                         hs-server; and without a certificate: certificate_required
 #         mtls-gnutls     the same with gnutls-cli --x509certfile/--x509keyfile
 #                         and gnutls-serv --require-client-cert (private netns)
+#         rsa-openssl     RSA and P-384 server certificates: s_client -> hs-server
+#                         with an RSA-2048 leaf (PKCS#8 and PKCS#1 keys; hs signs
+#                         rsa_pss_rsae_sha256, s_client verifies), hs-client ->
+#                         s_server with RSA-2048 and P-384 leaves (hs verifies
+#                         rsa_pss_rsae_sha256 and ecdsa_secp384r1_sha384)
 # Servers listen on 127.0.0.1 only; gnutls-serv cannot be told to, so it and
 # its client run in a private network namespace (unshare -n), skipped with
 # exit 77 when namespaces are not permitted.
@@ -299,10 +304,15 @@ mtls_openssl() {
 			pass "hs-client --cert $k -> hs-server --require-client" ||
 			bad "hs-client --cert $k -> hs-server: rc $CRC/$SRC: $(tail -1 "$d/cli.err") $(tail -1 "$d/srv.err")"
 	done
-	HOLD=1 run_hs_server --require-client "$tmp/ca.pem" -- openssl s_client -quiet -no_ign_eof \
+	HOLD=1 run_hs_server --require-client "$tmp/ca.pem" -- openssl s_client -no_ign_eof \
 		-connect 127.0.0.1:PORT -servername localhost
 	no_cert "s_client without -cert -> hs-server --require-client" 3 1 \
 		"certificate_required" "certificate required"
+	# s_client prints the CertificateRequest's certificate_authorities
+	grep -A1 "Acceptable client certificate CA names" "$d/cli.out" |
+		grep -q "CN *= *hs-interop-client-ca" &&
+		pass "  hs-server's CertificateRequest names the client CA" ||
+		bad "s_client saw no CA names: $(grep -A2 Acceptable "$d/cli.out")"
 	run_hs_server --verify-client "$tmp/ca.pem" -- "$client" localhost:PORT --ca "$d/srv.pem"
 	[ "$CRC" -eq 0 ] && [ "$SRC" -eq 0 ] && grep -q "client-cert=none" "$d/srv.err" &&
 		pass "hs-client without --cert -> hs-server --verify-client (request only)" ||
@@ -371,6 +381,43 @@ inside_netns() {
 	}
 }
 
+# RSA-2048 (PKCS#8, and the same key as PKCS#1 "rsa1") and P-384 leaves
+make_rsa_p384_certs() {
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout "$tmp/rsa.key" \
+		-out "$tmp/rsa.pem" -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+		2>/dev/null &&
+		openssl rsa -in "$tmp/rsa.key" -traditional -out "$tmp/rsa1.key" 2>/dev/null &&
+		cp "$tmp/rsa.pem" "$tmp/rsa1.pem" &&
+		grep -q "BEGIN RSA PRIVATE KEY" "$tmp/rsa1.key" &&
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-384 -nodes -days 2 \
+			-keyout "$tmp/p384.key" -out "$tmp/p384.pem" -subj /CN=localhost \
+			-addext subjectAltName=DNS:localhost 2>/dev/null
+}
+
+# the signature scheme hs reported in its --brief line ($1: file, $2: scheme)
+saw_scheme() {
+	grep -q "TLSv1.3 [^ ]* [^ ]* $2 " "$1" || bad "$3: hs reported $(grep TLSv1.3 "$1")"
+}
+
+rsa_openssl() {
+	make_rsa_p384_certs || {
+		bad "openssl could not make the RSA / P-384 certificates"
+		return
+	}
+	for s in $SUITES; do
+		one_openssl_client "$s" x25519 rsa
+		saw_scheme "$tmp/run/srv.err" rsa_pss_rsae_sha256 "s_client -> hs-server $s rsa"
+		one_openssl_server "$s" x25519 rsa
+		saw_scheme "$tmp/run/cli.err" rsa_pss_rsae_sha256 "hs-client -> s_server $s rsa"
+	done
+	one_openssl_client TLS_AES_128_GCM_SHA256 P-256 rsa1
+	saw_scheme "$tmp/run/srv.err" rsa_pss_rsae_sha256 "s_client -> hs-server PKCS#1 key"
+	for s in $SUITES; do
+		one_openssl_server "$s" x25519 p384
+		saw_scheme "$tmp/run/cli.err" ecdsa_secp384r1_sha384 "hs-client -> s_server $s p384"
+	done
+}
+
 need openssl timeout sha256sum od
 case $mode in
 gnutls-server | gnutls-client | mtls-gnutls)
@@ -392,10 +439,13 @@ make_certs || {
 	exit 1
 }
 case $mode in
-mtls-*) make_client_certs || {
-	echo "FAIL: openssl could not make the client certificates"
-	exit 1
-} ;;
+mtls-*) # authentication is the point here: a little data is enough
+	UP=16384 DOWN=16384
+	make_client_certs || {
+		echo "FAIL: openssl could not make the client certificates"
+		exit 1
+	}
+	;;
 esac
 make_data "$tmp/up" $((UP * 16 / 45))
 make_data "$tmp/down" $((DOWN * 16 / 45))
@@ -413,6 +463,7 @@ hrr-alpn)
 	;;
 mtls-openssl) mtls_openssl ;;
 mtls-gnutls) mtls_gnutls ;;
+rsa-openssl) rsa_openssl ;;
 *)
 	echo "unknown mode $mode"
 	exit 2

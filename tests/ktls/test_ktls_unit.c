@@ -16,7 +16,15 @@
  *   a kernel that answers EBUSY gives HS_ERR_UNSUPPORTED with nothing sent;
  * - EBADMSG from the kernel is HS_ERR_TLS_BAD_RECORD_MAC;
  * - hs_ktls_attach refuses an engine before its handshake or holding part
- *   of a record, and returns first the data the engine already decrypted.
+ *   of a record, and returns first the data the engine already decrypted;
+ * - post-handshake messages split across records (a NewSessionTicket in
+ *   three pieces, a KeyUpdate in two) are reassembled: the callback gets the
+ *   whole ticket, the KeyUpdate rekeys RX; a record of another type inside a
+ *   split message, or a message longer than HS_KTLS_HS_MAX, fails;
+ * - hs_conn_post_handshake: the engine keeps a ticket given to it (also
+ *   through ktls's reassembly), raises its events, queues no answer to
+ *   KeyUpdate(update_requested), refuses a bad KeyUpdate (sticky) and a
+ *   ticket sent to a server.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -61,10 +69,10 @@ struct fake {
 	int rekey_errno;                        /* answer to a second TLS_TX / TLS_RX */
 	int tx_set, rx_set;
 	/* recvmsg script: records to hand out */
-	const uint8_t *rec[4];
-	size_t rec_len[4];
-	int rec_type[4];
-	int rec_errno[4];
+	const uint8_t *rec[8];
+	size_t rec_len[8];
+	int rec_type[8];
+	int rec_errno[8];
 	int n_rec, next_rec;
 };
 
@@ -470,6 +478,151 @@ static void test_attach(void **state)
 	pair_free(&p);
 }
 
+/* A NewSessionTicket (RFC 8446 4.6.1): lifetime 7200, age_add, nonce "n", ticket, no extensions. */
+static const uint8_t nst[] = { 4, 0, 0, 24, 0, 0, 0x1c, 0x20, 1, 2, 3, 4, 1, 'n', 0, 10,
+			       't', 'i', 'c', 'k', 'e', 't', '-', '1', '2', '3', 0, 0 };
+
+struct seen {
+	uint8_t msg[64];
+	size_t len;
+	int calls;
+};
+
+static int record_msg(void *arg, const uint8_t *msg, size_t len)
+{
+	struct seen *sn = arg;
+
+	sn->calls++;
+	sn->len = len < sizeof(sn->msg) ? len : sizeof(sn->msg);
+	memcpy(sn->msg, msg, sn->len);
+	return 0;
+}
+
+/* rec[i] = bytes [off, off + len) of m, as a handshake record */
+static void script(struct fake *f, int i, const uint8_t *m, size_t len, int type)
+{
+	f->rec[i] = m;
+	f->rec_len[i] = len;
+	f->rec_type[i] = type;
+	f->n_rec = i + 1;
+}
+
+static void test_fragmented_handshake(void **state)
+{
+	static uint8_t tail[sizeof(nst)]; /* the ticket's end + the start of a KeyUpdate */
+	static const uint8_t ku[] = { 24, 0, 0, 1, 0 };
+	static const uint8_t too_long[] = { 4, 0x01, 0x00, 0x00, 0 };
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	struct seen sn = { 0 };
+	uint8_t buf[16];
+	size_t n, t = sizeof(nst) - 20;
+
+	(void)state;
+	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	hs_ktls_on_handshake(k, record_msg, &sn);
+	memcpy(tail, nst + 20, t);
+	memcpy(tail + t, ku, 3);
+	f.n = 0;
+	script(&f, 0, nst, 2, HS_KTLS_HANDSHAKE);       /* half a header */
+	script(&f, 1, nst + 2, 18, HS_KTLS_HANDSHAKE);  /* the header's end, part of the body */
+	script(&f, 2, tail, t + 3, HS_KTLS_HANDSHAKE);  /* the ticket's end, 3 bytes of KeyUpdate */
+	script(&f, 3, ku + 3, 2, HS_KTLS_HANDSHAKE);    /* the KeyUpdate's end */
+	script(&f, 4, (const uint8_t *)"ok", 2, HS_KTLS_DATA);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 2);
+	assert_memory_equal(buf, "ok", 2);
+	assert_int_equal(sn.calls, 1);
+	assert_int_equal(sn.len, sizeof(nst));
+	assert_memory_equal(sn.msg, nst, sizeof(nst));
+	assert_int_equal(f.n, 1); /* the reassembled KeyUpdate rekeyed RX */
+	assert_int_equal(f.calls[0].name, TLS_RX);
+
+	/* application data between two parts of a message */
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	memset(&f, 0, sizeof(f));
+	f.tx_set = f.rx_set = 1;
+	script(&f, 0, nst, 5, HS_KTLS_HANDSHAKE);
+	script(&f, 1, (const uint8_t *)"ok", 2, HS_KTLS_DATA);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_UNEXPECTED_MSG);
+	/* a message longer than the reassembly buffer */
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	memset(&f, 0, sizeof(f));
+	f.tx_set = f.rx_set = 1;
+	script(&f, 0, too_long, sizeof(too_long), HS_KTLS_HANDSHAKE);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TOO_LONG);
+	hs_ktls_wipe(k);
+	free(k);
+}
+
+static void test_engine_post_handshake(void **state)
+{
+	static const uint8_t ku_req[] = { 24, 0, 0, 1, 1 }, ku_bad[] = { 24, 0, 0, 1, 2 };
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	struct pair p;
+	const uint8_t *tk;
+	uint8_t buf[16];
+	size_t n, tlen, pending;
+	uint32_t life;
+
+	(void)state;
+	pair_init(&p, EC_CERT, EC_KEY_SEC1);
+	p.ccfg.keep_tickets = 1;
+	pair_start(&p);
+	assert_int_equal(hs_conn_post_handshake(p.c, 4, nst, sizeof(nst)), HS_ERR_TLS_STATE);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	while (hs_conn_next_event(p.c) != HS_EVENT_NONE)
+		;
+	/* directly */
+	assert_int_equal(hs_conn_post_handshake(p.c, 4, nst, sizeof(nst) - 1), HS_ERR_TLS_DECODE);
+	assert_int_equal(hs_conn_error(p.c), HS_ERR_TLS_DECODE); /* sticky */
+	pair_free(&p);
+	pair_init(&p, EC_CERT, EC_KEY_SEC1);
+	p.ccfg.keep_tickets = 1;
+	pair_start(&p);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	while (hs_conn_next_event(p.c) != HS_EVENT_NONE)
+		;
+	pending = hs_conn_output_pending(p.c);
+	assert_int_equal(hs_conn_post_handshake(p.c, 24, ku_req, sizeof(ku_req)), 0);
+	assert_int_equal(hs_conn_next_event(p.c), HS_EVENT_KEY_UPDATE);
+	assert_int_equal(hs_conn_output_pending(p.c), pending); /* no answer queued */
+	assert_int_equal(hs_conn_post_handshake(p.s, 4, nst, sizeof(nst)),
+			 HS_ERR_TLS_UNEXPECTED_MSG); /* a client sends no tickets */
+
+	/* through ktls: a ticket in two records reaches the engine whole */
+	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	k->conn = p.c; /* what hs_ktls_attach sets (white-box: no socket here) */
+	script(&f, 0, nst, 9, HS_KTLS_HANDSHAKE);
+	script(&f, 1, nst + 9, sizeof(nst) - 9, HS_KTLS_HANDSHAKE);
+	script(&f, 2, (const uint8_t *)"ok", 2, HS_KTLS_DATA);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(hs_conn_next_event(p.c), HS_EVENT_TICKET);
+	tk = hs_conn_ticket(p.c, &tlen, &life);
+	assert_non_null(tk);
+	assert_int_equal(tlen, 10);
+	assert_memory_equal(tk, "ticket-123", 10);
+	assert_int_equal(life, 7200);
+	/* a bad KeyUpdate fails both ktls and the engine */
+	script(&f, 3, ku_bad, sizeof(ku_bad), HS_KTLS_HANDSHAKE);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_BAD_KEY_UPDATE);
+	hs_ktls_detach_engine(k);
+	assert_int_equal(hs_conn_post_handshake(p.c, 24, ku_bad, sizeof(ku_bad)),
+			 HS_ERR_TLS_BAD_KEY_UPDATE);
+	assert_int_equal(hs_conn_error(p.c), HS_ERR_TLS_BAD_KEY_UPDATE);
+	hs_ktls_wipe(k);
+	free(k);
+	pair_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +633,8 @@ int main(void)
 		cmocka_unit_test(test_key_update_received),
 		cmocka_unit_test(test_kernel_errors),
 		cmocka_unit_test(test_attach),
+		cmocka_unit_test(test_fragmented_handshake),
+		cmocka_unit_test(test_engine_post_handshake),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

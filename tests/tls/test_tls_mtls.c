@@ -32,6 +32,8 @@
 enum { A_BAD_CERT = 42, A_UNSUPPORTED_CERT = 43, A_UNKNOWN_CA = 48, A_DECRYPT = 51,
        A_CERT_REQUIRED = 116 };
 
+static int send_names; /* servers send certificate_authorities */
+
 struct mtls {
 	struct pair p;
 	struct hs_x509_store *ca;
@@ -48,6 +50,7 @@ static void mtls_init(struct mtls *m, enum hs_verify_mode mode, const char *cert
 	assert_int_equal(hs_x509_store_add_pem(m->ca, MTLS_CA, strlen(MTLS_CA), NULL), 0);
 	m->p.scfg.verify_client = mode;
 	m->p.scfg.client_trust = m->ca;
+	m->p.scfg.send_ca_names = send_names;
 	if (cert != NULL) {
 		assert_int_equal(hs_cred_load_pem(&m->ccred, cert, strlen(cert), key, strlen(key)),
 				 0);
@@ -101,6 +104,9 @@ static void test_mtls_p256(void **state)
 	(void)state;
 	good_handshake(MTLS_EC_CERT, MTLS_EC_KEY, HS_VERIFY_REQUIRE, 0);
 	good_handshake(MTLS_EC_CERT, MTLS_EC_KEY, HS_VERIFY_REQUEST, 1);
+	send_names = 1; /* the client parses and ignores certificate_authorities */
+	good_handshake(MTLS_EC_CERT, MTLS_EC_KEY, HS_VERIFY_REQUIRE, 3);
+	send_names = 0;
 }
 
 static void test_mtls_ed25519(void **state)

@@ -19,7 +19,10 @@
  *   RFC's client Finished and decrypts the client's application data;
  * - the salt matters: the recovered salt with the loaded key gives the
  *   RFC's signature outside the engine too, and another salt changes the
- *   flight (so the byte-for-byte match is not vacuous).
+ *   flight (so the byte-for-byte match is not vacuous);
+ * - crypto/rsa_pss_salt.h on its own refuses the 1024-bit key without
+ *   HS_RSA_ALLOW_SMALL and a short output buffer, and what it signs passes
+ *   hs_rsa_pss_verify with the salt length used (32 and 0) and only that.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +36,7 @@
 #include "crypto/bignum.h"
 #include "crypto/hash.h"
 #include "crypto/rsa.h"
+#include "crypto/rsa_pss_salt.h"
 #include "hs/test_hooks.h"
 #include "libhs/internal.h"
 #include "rfc8448.h"
@@ -369,6 +373,42 @@ static void test_salt_and_key(void **state)
 	server_free(&t);
 }
 
+/* crypto/rsa_pss_salt.h directly: its refusals, and its output verifies */
+static void test_sign_salt_api(void **state)
+{
+	uint8_t der[1024], digest[32] = { 1, 2, 3 }, salt[32] = { 9 }, sig[128];
+	size_t der_len = rfc_key_der(der), sig_len;
+	struct hs_rsa_private k;
+	const struct hs_hash *h = hs_hash_sha256();
+	(void)state;
+
+	assert_int_equal(hs_rsa_private_from_der(&k, der, der_len), 0);
+	assert_int_equal(k.pub.bits, 1024);
+	sig_len = sizeof(sig);
+	/* 1024 bits: only with HS_RSA_ALLOW_SMALL */
+	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len, 0),
+			 HS_ERR_BAD_KEY);
+	sig_len = 127;
+	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
+					      HS_RSA_ALLOW_SMALL),
+			 HS_ERR_NO_SPACE);
+	sig_len = sizeof(sig);
+	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
+					      HS_RSA_ALLOW_SMALL),
+			 0);
+	assert_int_equal(sig_len, 128);
+	assert_int_equal(hs_rsa_pss_verify(&k.pub, h, 32, digest, sig, 128, HS_RSA_ALLOW_SMALL), 0);
+	/* any salt length the encoding has room for: 0 bytes too */
+	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 0, sig, &sig_len,
+					      HS_RSA_ALLOW_SMALL),
+			 0);
+	assert_int_equal(hs_rsa_pss_verify(&k.pub, h, 0, digest, sig, 128, HS_RSA_ALLOW_SMALL), 0);
+	assert_int_not_equal(hs_rsa_pss_verify(&k.pub, h, 32, digest, sig, 128,
+					       HS_RSA_ALLOW_SMALL),
+			     0);
+	hs_rsa_private_wipe(&k);
+}
+
 static void test_server_flight(void **state)
 {
 	struct rfc_server t;
@@ -432,6 +472,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_salt_and_key),
+		cmocka_unit_test(test_sign_salt_api),
 		cmocka_unit_test(test_server_flight),
 		cmocka_unit_test(test_wrong_salt),
 	};

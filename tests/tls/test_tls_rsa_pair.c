@@ -8,7 +8,10 @@
  *   _sha512 gets that scheme; a client offering no RSA-PSS scheme gets
  *   handshake_failure; a server with a 1024-bit RSA certificate is refused
  *   by the client (unsupported_certificate); an RSA key that does not match
- *   the certificate, or a 1024-bit one, is refused at load;
+ *   the certificate, or a 1024-bit one, is refused at load; the
+ *   ClientHello's signature_algorithms_cert lists rsa_pkcs1_sha256/384/512
+ *   (and they have no CertificateVerify row, so signature_algorithms
+ *   cannot list them);
  * - against OpenSSL (libssl, memory BIOs, same process): OpenSSL's client
  *   verifies hs's RSA-PSS CertificateVerify (SSL_VERIFY_PEER with the
  *   certificate as its CA, host name checked) and reports RSA-PSS with
@@ -107,6 +110,32 @@ static void test_rsa_negotiation(void **state)
 	assert_int_equal(pair_handshake(&p, 0), HS_ERR_TLS_PEER_ALERT);
 	assert_int_equal(p.serr, HS_ERR_TLS_NO_SHARED_SIGALG);
 	assert_int_equal(hs_conn_alert(p.c, 1), AL_HANDSHAKE_FAILURE);
+	pair_free(&p);
+}
+
+/* The ClientHello lists rsa_pkcs1_* in signature_algorithms_cert only. */
+static void test_sig_algs_cert(void **state)
+{
+	/* extension 50, length 14, list length 12: ecdsa_secp256r1_sha256,
+	 * ecdsa_secp384r1_sha384, ed25519, rsa_pkcs1_sha256/384/512 */
+	static const uint8_t want[] = { 0x00, 0x32, 0x00, 0x0e, 0x00, 0x0c, 0x04, 0x03, 0x05,
+					0x03, 0x08, 0x07, 0x04, 0x01, 0x05, 0x01, 0x06, 0x01 };
+	struct pair p;
+	size_t at = 0;
+	(void)state;
+
+	pair_init(&p, RSA2048_CERT, RSA2048_KEY_PKCS8);
+	pair_start(&p);
+	wire_take(p.c, &p.c2s);
+	while (at + sizeof(want) <= p.c2s.len && memcmp(p.c2s.buf + at, want, sizeof(want)) != 0)
+		at++;
+	assert_true(at + sizeof(want) <= p.c2s.len);
+	/* signature_algorithms only lists schemes with a row, and rsa_pkcs1_*
+	 * have none (so a CertificateVerify with one is illegal_parameter) */
+	assert_null(hs_sigscheme_find(HS_SIG_RSA_PKCS1_SHA256));
+	assert_null(hs_sigscheme_find(HS_SIG_RSA_PKCS1_SHA384));
+	assert_null(hs_sigscheme_find(HS_SIG_RSA_PKCS1_SHA512));
+	assert_int_equal(pair_handshake(&p, 0), 0);
 	pair_free(&p);
 }
 
@@ -344,6 +373,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rsa_server),
 		cmocka_unit_test(test_rsa_negotiation),
+		cmocka_unit_test(test_sig_algs_cert),
 		cmocka_unit_test(test_rsa_refused),
 		cmocka_unit_test(test_openssl_client),
 		cmocka_unit_test(test_openssl_server),
