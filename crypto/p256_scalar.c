@@ -260,6 +260,103 @@ void hs_p256_sc_inv_mont(hs_p256_sc r, const hs_p256_sc a)
 	hs_wipe(t, sizeof(t));
 }
 
+/* ---- variable time: public values only (verify) ---- */
+
+/* a >= b, on four limbs (branches) */
+static int geq_vartime(const uint64_t a[4], const uint64_t b[4])
+{
+	for (int i = 3; i >= 0; i--) {
+		if (a[i] != b[i])
+			return a[i] > b[i];
+	}
+	return 1;
+}
+
+/* a = a / 2 mod n: (a + n) / 2 when a is odd, the 257-bit sum's carry shifted back in */
+static void half_mod_n_vartime(uint64_t a[4])
+{
+	uint64_t carry = 0;
+
+	if (a[0] & 1) {
+		for (int i = 0; i < 4; i++)
+			a[i] = adc(a[i], order[i], &carry);
+	}
+	for (int i = 0; i < 3; i++)
+		a[i] = (a[i] >> 1) | (a[i + 1] << 63);
+	a[3] = (a[3] >> 1) | (carry << 63);
+}
+
+/* a = a - b mod n, for a, b < n */
+static void sub_mod_n_vartime(uint64_t a[4], const uint64_t b[4])
+{
+	uint64_t borrow = 0, carry = 0;
+
+	for (int i = 0; i < 4; i++)
+		a[i] = sbb(a[i], b[i], &borrow);
+	if (borrow) {
+		for (int i = 0; i < 4; i++)
+			a[i] = adc(a[i], order[i], &carry);
+	}
+}
+
+/* a = (a - b) / 2, for a >= b, both odd (the difference is even) */
+static void sub_half_vartime(uint64_t a[4], const uint64_t b[4])
+{
+	uint64_t borrow = 0;
+
+	for (int i = 0; i < 4; i++)
+		a[i] = sbb(a[i], b[i], &borrow);
+	for (int i = 0; i < 3; i++)
+		a[i] = (a[i] >> 1) | (a[i + 1] << 63);
+	a[3] >>= 1;
+}
+
+/*
+ * Binary extended Euclid (HAC algorithm 14.61 in its modular-inverse
+ * form): invariants x1 a = u and x2 a = v (mod n), u and v shrink until
+ * one of them is 1. Runs in time that depends on a; a in [1, n-1].
+ */
+void hs_p256_sc_inv_vartime(hs_p256_sc r, const hs_p256_sc a)
+{
+	uint64_t u[4], v[4], x1[4] = { 1, 0, 0, 0 }, x2[4] = { 0, 0, 0, 0 };
+	static const uint64_t one[4] = { 1, 0, 0, 0 };
+
+	for (int i = 0; i < 4; i++) {
+		u[i] = a[i];
+		v[i] = order[i];
+	}
+	while ((u[0] & 1) == 0) {
+		half_mod_n_vartime(u);
+		half_mod_n_vartime(x1);
+	}
+	/* u and v odd from here on: subtract the smaller, halve until odd */
+	for (;;) {
+		if (geq_vartime(u, v)) {
+			if (u[0] == 1 && (u[1] | u[2] | u[3]) == 0)
+				break;
+			sub_half_vartime(u, v);
+			sub_mod_n_vartime(x1, x2);
+			half_mod_n_vartime(x1);
+			while ((u[0] & 1) == 0 && (u[0] | u[1] | u[2] | u[3]) != 0) {
+				half_mod_n_vartime(u);
+				half_mod_n_vartime(x1);
+			}
+		} else {
+			if (v[0] == 1 && (v[1] | v[2] | v[3]) == 0)
+				break;
+			sub_half_vartime(v, u);
+			sub_mod_n_vartime(x2, x1);
+			half_mod_n_vartime(x2);
+			while ((v[0] & 1) == 0) {
+				half_mod_n_vartime(v);
+				half_mod_n_vartime(x2);
+			}
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		r[i] = geq_vartime(u, one) && u[0] == 1 && (u[1] | u[2] | u[3]) == 0 ? x1[i] : x2[i];
+}
+
 static uint64_t load_be64(const uint8_t *p)
 {
 	uint64_t v = 0;

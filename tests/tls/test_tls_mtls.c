@@ -33,6 +33,7 @@ enum { A_BAD_CERT = 42, A_UNSUPPORTED_CERT = 43, A_UNKNOWN_CA = 48, A_DECRYPT = 
        A_CERT_REQUIRED = 116 };
 
 static int send_names; /* servers send certificate_authorities */
+static int hrr;        /* servers start with a HelloRetryRequest (cookie) */
 
 struct mtls {
 	struct pair p;
@@ -51,6 +52,7 @@ static void mtls_init(struct mtls *m, enum hs_verify_mode mode, const char *cert
 	m->p.scfg.verify_client = mode;
 	m->p.scfg.client_trust = m->ca;
 	m->p.scfg.send_ca_names = send_names;
+	m->p.scfg.hrr_cookie = hrr;
 	if (cert != NULL) {
 		assert_int_equal(hs_cred_load_pem(&m->ccred, cert, strlen(cert), key, strlen(key)),
 				 0);
@@ -107,6 +109,10 @@ static void test_mtls_p256(void **state)
 	send_names = 1; /* the client parses and ignores certificate_authorities */
 	good_handshake(MTLS_EC_CERT, MTLS_EC_KEY, HS_VERIFY_REQUIRE, 3);
 	send_names = 0;
+	hrr = 1; /* the CertificateVerify covers a transcript restarted by HRR */
+	good_handshake(MTLS_EC_CERT, MTLS_EC_KEY, HS_VERIFY_REQUIRE, 0);
+	assert_int_equal(hrr, 1);
+	hrr = 0;
 }
 
 static void test_mtls_ed25519(void **state)
