@@ -4,6 +4,7 @@
  */
 #include "crypto/cpu.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,24 +69,28 @@ static uint32_t probe(void)
 static uint32_t probe(void) { return 0; }
 #endif
 
-static int probed;
-static uint32_t features;
-static int forced;
+/*
+ * Probed once; two threads probing at once compute the same value, and the
+ * atomics make that race well defined.
+ */
+static _Atomic int probed;
+static _Atomic uint32_t features;
+static _Atomic int forced;
 
 uint32_t hs_cpu_features(void)
 {
-	if (!probed) {
+	if (!atomic_load_explicit(&probed, memory_order_acquire)) {
 		const char *env = getenv("HS_CRYPTO_PORTABLE");
-		features = probe();
+		atomic_store(&features, probe());
 		if (env != NULL && strcmp(env, "1") == 0)
-			forced = 1;
-		probed = 1;
+			atomic_store(&forced, 1);
+		atomic_store_explicit(&probed, 1, memory_order_release);
 	}
-	return forced ? 0 : features;
+	return atomic_load(&forced) ? 0 : atomic_load(&features);
 }
 
 void hs_cpu_force_portable(int on)
 {
 	(void)hs_cpu_features();
-	forced = on;
+	atomic_store(&forced, on);
 }
