@@ -26,6 +26,9 @@ enum hs_err {
 	HS_ERR_UNSUPPORTED = -14,  /* algorithm or feature not available */
 	HS_ERR_NOMEM = -15,        /* allocation failed */
 	HS_ERR_CRYPTO_LAST = -15,
+	/* non-blocking sockets (ktls/): nothing is wrong, call again when the socket is ready */
+	HS_ERR_WANT_READ = -16,  /* nothing to read yet: poll for POLLIN */
+	HS_ERR_WANT_WRITE = -17, /* no room to send, nothing was taken: poll for POLLOUT */
 	/* protocol (libhs) errors: from -100 down; libhs/alert.c maps each to a TLS alert */
 	HS_ERR_TLS_FIRST = -100,
 	HS_ERR_TLS_DECODE = -100,              /* malformed handshake message */

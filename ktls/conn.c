@@ -97,6 +97,7 @@ int hs_ktls_key_update(struct hs_ktls *k, int request_peer)
 		return k->err;
 	if (k->sent_close)
 		return HS_ERR_TLS_CLOSED;
+	k->tx_progress = 0;
 	if (k->tx.path == HS_KTLS_PATH_KERNEL && !kernel_can_rekey(k)) {
 		k->tx.why = HS_KTLS_WHY_NO_REKEY;
 		k->tx.why_errno = EBUSY;
@@ -309,6 +310,7 @@ int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len)
 		return k->err;
 	if (k->sent_close)
 		return HS_ERR_TLS_CLOSED;
+	k->tx_progress = 0; /* HS_ERR_WANT_WRITE only while none of this call is out */
 	if (k->want_update && (err = hs_ktls_key_update(k, 0)) != 0)
 		return err;
 	return ktls_send(k, HS_KTLS_DATA, buf, len);
@@ -320,6 +322,7 @@ int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const void *buf, size_t
 
 	if (k->err)
 		return k->err;
+	k->tx_progress = 0;
 	if (k->want_update && !k->sent_close && (err = hs_ktls_key_update(k, 0)) != 0)
 		return err;
 	if (len > HS_KTLS_PT_MAX)
@@ -345,12 +348,15 @@ int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, void *buf, size_t cap,
 int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc)
 {
 	uint8_t a[2] = { level, desc };
+	int err;
 
 	if (k->sent_close)
 		return HS_ERR_TLS_CLOSED;
-	if (level == 2 || desc == ALERT_CLOSE_NOTIFY)
-		k->sent_close = 1;
-	return ktls_send(k, HS_KTLS_ALERT, a, sizeof(a));
+	k->tx_progress = 0;
+	err = ktls_send(k, HS_KTLS_ALERT, a, sizeof(a));
+	if (err != HS_ERR_WANT_WRITE && (level == 2 || desc == ALERT_CLOSE_NOTIFY))
+		k->sent_close = 1; /* on WANT_WRITE the call is made again */
+	return err;
 }
 
 int hs_ktls_close(struct hs_ktls *k)

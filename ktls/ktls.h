@@ -20,6 +20,12 @@
  * HS_ERR_TLS_CLOSED (EOF, EPIPE, ECONNRESET), HS_ERR_TLS_BAD_RECORD_MAC
  * (EBADMSG: the kernel found a bad tag) or HS_ERR_INTERNAL, with errno kept
  * in hs_ktls_errno(). The first fatal error is sticky.
+ *
+ * Non-blocking sockets (O_NONBLOCK): EAGAIN is no error. Reading returns
+ * HS_ERR_WANT_READ (a partial record received so far stays in k); a write
+ * returns HS_ERR_WANT_WRITE only when nothing of it was sent, so the same
+ * call is simply made again once poll() says POLLOUT; once part of it is
+ * out, the call finishes it (waiting in poll() for room). Neither is sticky.
  */
 #ifndef HS_KTLS_KTLS_H
 #define HS_KTLS_KTLS_H
@@ -178,6 +184,7 @@ struct hs_ktls {
 	int peer_closed, sent_close;
 	int no_pad;     /* kernel RX has TLS_RX_EXPECT_NO_PAD */
 	_Atomic int want_update; /* peer asked for our KeyUpdate: the next write sends it */
+	int tx_progress; /* TX: the current call has sent bytes (EAGAIN then waits, see above) */
 	unsigned key_updates_rx, key_updates_tx;
 	hs_ktls_handshake_fn on_handshake;
 	void *on_handshake_arg;

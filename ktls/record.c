@@ -15,6 +15,7 @@
  * - Syscalls go through k->ops (tests replace them). EINTR is retried.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 #include <linux/tls.h>
@@ -55,6 +56,22 @@ static int sys_err(struct hs_ktls *k, int e)
 	}
 }
 
+static int would_block(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK;
+}
+
+/* Part of a write is out: wait for room to send the rest (non-blocking socket). */
+static int wait_writable(struct hs_ktls *k)
+{
+	struct pollfd pf = { .fd = k->fd, .events = POLLOUT };
+
+	while (poll(&pf, 1, -1) < 0)
+		if (errno != EINTR)
+			return sys_err(k, errno);
+	return 0;
+}
+
 /* ---- sending ---- */
 
 static int send_raw(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
@@ -88,8 +105,17 @@ static int send_raw(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t le
 		r = k->ops.sendmsg(k->ops.user, k->fd, &m, MSG_NOSIGNAL);
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && would_block(errno) && !k->tx_progress)
+			return HS_ERR_WANT_WRITE; /* nothing of this call sent: it is made again */
+		if (r < 0 && would_block(errno)) {
+			int err = wait_writable(k);
+			if (err)
+				return err;
+			continue;
+		}
 		if (r < 0)
 			return sys_err(k, errno);
+		k->tx_progress = 1;
 		p += r;
 		len -= (size_t)r;
 	} while (len > 0);
@@ -109,6 +135,7 @@ static int user_send_one(struct hs_ktls *k, uint8_t type, const uint8_t *p, size
 	uint8_t nonce[HS_IV_LEN];
 	size_t clen = len + 1 + HS_AEAD_TAG_LEN;
 	uint8_t *hdr = k->out;
+	int err;
 
 	if (k->tx.seq == UINT64_MAX)
 		return ktls_fail(k, HS_ERR_TLS_SEQ_EXHAUSTED, 0);
@@ -123,7 +150,15 @@ static int user_send_one(struct hs_ktls *k, uint8_t type, const uint8_t *p, size
 	k->aead->seal(ktls_aead_ctx(&k->tx), nonce, hdr, HS_KTLS_HDR, hdr + HS_KTLS_HDR, len + 1,
 		      hdr + HS_KTLS_HDR);
 	k->tx.seq++;
-	return send_raw(k, HS_KTLS_DATA, hdr, HS_KTLS_HDR + clen);
+	err = send_raw(k, HS_KTLS_DATA, hdr, HS_KTLS_HDR + clen);
+	/*
+	 * Not one byte of the record left: it is sealed again on the next try
+	 * with the same sequence number. That reuses the nonce only for a
+	 * ciphertext nobody saw (it never left this buffer).
+	 */
+	if (err == HS_ERR_WANT_WRITE)
+		k->tx.seq--;
+	return err;
 }
 
 int ktls_send(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
@@ -164,6 +199,8 @@ static int kernel_recv(struct hs_ktls *k, uint8_t *type, uint8_t *buf, size_t ca
 		m.msg_controllen = sizeof(cb.buf);
 		r = k->ops.recvmsg(k->ops.user, k->fd, &m, 0);
 	} while (r < 0 && errno == EINTR);
+	if (r < 0 && would_block(errno))
+		return HS_ERR_WANT_READ; /* not sticky */
 	if (r < 0)
 		return sys_err(k, errno);
 	if (r == 0)
@@ -197,6 +234,8 @@ static int fill(struct hs_ktls *k, size_t need)
 		r = k->ops.recvmsg(k->ops.user, k->fd, &m, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && would_block(errno))
+			return HS_ERR_WANT_READ; /* what came so far stays in k->in */
 		if (r < 0)
 			return sys_err(k, errno);
 		if (r == 0)

@@ -12,8 +12,8 @@
  *   (ADCX on CF, ADOX on OF) alive with intrinsics. Fixed registers
  *   (inputs in rdi, rsi, rcx; everything else declared clobbered), no
  *   rbp, so it builds at -O0 and with sanitizers too.
- * - Squaring reuses the multiplication: faster than the old intrinsics
- *   squaring, and one routine to get right.
+ * - Squaring: the cross products once, doubled, plus the squares (10
+ *   MULX), then the four reduction steps one after the other.
  * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
  * - Constant time: a fixed instruction sequence; the final reduction is a
  *   CMOVC select.
@@ -123,13 +123,109 @@ void hs_p256_fe_mul_adx(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
 #undef MUL_ROW
 #undef REDUCE
 
+static const uint64_t p3_limb = 0xffffffff00000001ull;
+
+/* t_k..t_k+4 += m p with m = t_k (dropped after), rcx the carry past the top */
+#define SQR_REDUCE(T0, T1, T2, T3, T4)                                                         \
+	"movq %%" T0 ", %%rdx\n\t"                                                             \
+	"mulxq %[p3], %%rax, %%rbx\n\t"                                                        \
+	"addq %%rcx, %%rbx\n\t" /* hi < P3, the carry <= 1: no overflow */                     \
+	"movq %%" T0 ", %%rcx\n\t"                                                             \
+	"shlq $32, %%rcx\n\t"                                                                  \
+	"shrq $32, %%" T0 "\n\t"                                                               \
+	"addq %%rcx, %%" T1 "\n\t"                                                             \
+	"adcq %%" T0 ", %%" T2 "\n\t"                                                          \
+	"adcq %%rax, %%" T3 "\n\t"                                                             \
+	"adcq %%rbx, %%" T4 "\n\t"                                                             \
+	"movl $0, %%ecx\n\t"                                                                   \
+	"adcq $0, %%rcx\n\t"
+
 /*
- * Squaring through the multiplication: the assembly product is faster
- * than the intrinsics squaring with its separate reduction.
+ * Squaring: the six cross products a_i a_j (i < j) once, doubled, plus
+ * the four squares (10 MULX instead of 16), then the four reduction steps
+ * of the portable mont_reduce() over the 512-bit square in r8..r15, and
+ * the same masked subtraction: bit-identical results.
  */
 void hs_p256_fe_sqr_adx(hs_p256_fe r, const hs_p256_fe a)
 {
-	hs_p256_fe_mul_adx(r, a, a);
+	__asm__ volatile(
+		/* a0 (a1, a2, a3) into r9..r12 */
+		"movq 0(%%rsi), %%rdx\n\t"
+		"mulxq 8(%%rsi), %%r9, %%r10\n\t"
+		"mulxq 16(%%rsi), %%rax, %%r11\n\t"
+		"addq %%rax, %%r10\n\t"
+		"mulxq 24(%%rsi), %%rax, %%r12\n\t"
+		"adcq %%rax, %%r11\n\t"
+		"adcq $0, %%r12\n\t"
+		/* a1 (a2, a3) into r11..r13 */
+		"movq 8(%%rsi), %%rdx\n\t"
+		"mulxq 16(%%rsi), %%rax, %%rbx\n\t"
+		"mulxq 24(%%rsi), %%rcx, %%r13\n\t"
+		"addq %%rax, %%r11\n\t"
+		"adcq %%rbx, %%r12\n\t"
+		"adcq $0, %%r13\n\t"
+		"addq %%rcx, %%r12\n\t"
+		"adcq $0, %%r13\n\t"
+		/* a2 a3 into r13..r14 */
+		"movq 16(%%rsi), %%rdx\n\t"
+		"mulxq 24(%%rsi), %%rax, %%r14\n\t"
+		"addq %%rax, %%r13\n\t"
+		"adcq $0, %%r14\n\t"
+		/* double into r9..r15 */
+		"xorl %%r15d, %%r15d\n\t"
+		"addq %%r9, %%r9\n\t"
+		"adcq %%r10, %%r10\n\t"
+		"adcq %%r11, %%r11\n\t"
+		"adcq %%r12, %%r12\n\t"
+		"adcq %%r13, %%r13\n\t"
+		"adcq %%r14, %%r14\n\t"
+		"adcq $0, %%r15\n\t"
+		/* the squares on the diagonal, one carry chain (MOV, MULX keep CF) */
+		"movq 0(%%rsi), %%rdx\n\t"
+		"mulxq %%rdx, %%r8, %%rax\n\t"
+		"addq %%rax, %%r9\n\t"
+		"movq 8(%%rsi), %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rbx\n\t"
+		"adcq %%rax, %%r10\n\t"
+		"adcq %%rbx, %%r11\n\t"
+		"movq 16(%%rsi), %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rbx\n\t"
+		"adcq %%rax, %%r12\n\t"
+		"adcq %%rbx, %%r13\n\t"
+		"movq 24(%%rsi), %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rbx\n\t"
+		"adcq %%rax, %%r14\n\t"
+		"adcq %%rbx, %%r15\n\t"
+		/* reduce r8..r15 */
+		"xorl %%ecx, %%ecx\n\t"
+		SQR_REDUCE("r8", "r9", "r10", "r11", "r12")
+		SQR_REDUCE("r9", "r10", "r11", "r12", "r13")
+		SQR_REDUCE("r10", "r11", "r12", "r13", "r14")
+		SQR_REDUCE("r11", "r12", "r13", "r14", "r15")
+		/* r12..r15 + rcx 2^256 < 2p: subtract p, keep it on borrow */
+		"movl $0xffffffff, %%r9d\n\t"
+		"movq %%r12, %%rax\n\t"
+		"movq %%r13, %%rbx\n\t"
+		"movq %%r14, %%rdx\n\t"
+		"movq %%r15, %%r8\n\t"
+		"subq $-1, %%rax\n\t"
+		"sbbq %%r9, %%rbx\n\t"
+		"sbbq $0, %%rdx\n\t"
+		"sbbq %[p3], %%r8\n\t"
+		"sbbq $0, %%rcx\n\t"
+		"cmovcq %%r12, %%rax\n\t"
+		"cmovcq %%r13, %%rbx\n\t"
+		"cmovcq %%r14, %%rdx\n\t"
+		"cmovcq %%r15, %%r8\n\t"
+		"movq %%rax, 0(%%rdi)\n\t"
+		"movq %%rbx, 8(%%rdi)\n\t"
+		"movq %%rdx, 16(%%rdi)\n\t"
+		"movq %%r8, 24(%%rdi)\n\t"
+		:
+		: "D"(r), "S"(a), [p3] "m"(p3_limb)
+		: "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+		  "cc", "memory");
 }
+#undef SQR_REDUCE
 
 #endif

@@ -24,7 +24,12 @@
  * - hs_conn_post_handshake: the engine keeps a ticket given to it (also
  *   through ktls's reassembly), raises its events, queues no answer to
  *   KeyUpdate(update_requested), refuses a bad KeyUpdate (sticky) and a
- *   ticket sent to a server.
+ *   ticket sent to a server;
+ * - on a non-blocking socket EAGAIN is HS_ERR_WANT_READ / HS_ERR_WANT_WRITE,
+ *   not sticky: a write with nothing sent is made again and its record opens
+ *   with the next sequence number; a write cut after some bytes waits and
+ *   finishes; a record cut by EAGAIN on the userspace path is completed by
+ *   the next read; a close_notify that could not go out can be sent again.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -36,6 +41,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 #include <linux/tls.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -74,6 +80,11 @@ struct fake {
 	int rec_type[8];
 	int rec_errno[8];
 	int n_rec, next_rec;
+	/* sendmsg script: call i (from 0) fails with EAGAIN if bit i is set; at most send_max bytes */
+	unsigned send_eagain, n_send;
+	size_t send_max;
+	uint8_t wire[512]; /* every byte sent, in order */
+	size_t wire_len;
 };
 
 static int fake_setsockopt(void *user, int fd, int level, int name, const void *val,
@@ -115,9 +126,21 @@ static ssize_t fake_sendmsg(void *user, int fd, const struct msghdr *m, int flag
 	struct call *c = &f->calls[f->n++];
 	struct cmsghdr *cm;
 	size_t len = m->msg_iov[0].iov_len;
+	unsigned i = f->n_send++;
 
 	(void)fd;
 	(void)flags;
+	if (i < 32 && (f->send_eagain >> i) & 1) {
+		f->n--;
+		errno = EAGAIN;
+		return -1;
+	}
+	if (f->send_max && len > f->send_max)
+		len = f->send_max;
+	if (f->wire_len + len <= sizeof(f->wire)) {
+		memcpy(f->wire + f->wire_len, m->msg_iov[0].iov_base, len);
+		f->wire_len += len;
+	}
 	c->what = 'm';
 	c->len = len;
 	memcpy(c->bytes, m->msg_iov[0].iov_base, len < sizeof(c->bytes) ? len : sizeof(c->bytes));
@@ -144,6 +167,8 @@ static ssize_t fake_recvmsg(void *user, int fd, struct msghdr *m, int flags)
 	}
 	assert_true(m->msg_iov[0].iov_len >= f->rec_len[i]);
 	memcpy(m->msg_iov[0].iov_base, f->rec[i], f->rec_len[i]);
+	if (m->msg_controllen == 0) /* the userspace path reads raw bytes */
+		return (ssize_t)f->rec_len[i];
 	assert_true(m->msg_controllen >= CMSG_SPACE(1));
 	cm = CMSG_FIRSTHDR(m);
 	cm->cmsg_level = SOL_TLS;
@@ -623,6 +648,77 @@ static void test_engine_post_handshake(void **state)
 	pair_free(&p);
 }
 
+/* Non-blocking sockets: EAGAIN gives HS_ERR_WANT_READ / _WRITE, not sticky, and the call works again. */
+static void test_would_block(void **state)
+{
+	struct fake f = { 0 }, g = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f), gops = fake_ops(&g);
+	struct hs_secrets a, b;
+	struct hs_ktls *tx = calloc(1, sizeof(*tx)), *rx = calloc(1, sizeof(*rx));
+	uint8_t buf[16], wire[512];
+	size_t n, rec1;
+	int pfd[2];
+
+	(void)state;
+	assert_int_equal(pipe(pfd), 0); /* a writable fd for poll() while a write waits */
+	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
+	/* userspace TX: nothing sent, then the same call again */
+	assert_int_equal(hs_ktls_init(tx, pfd[1], &a, HS_KTLS_F_USER, &ops), 0);
+	f.send_eagain = 1u;
+	assert_int_equal(hs_ktls_write(tx, "hello", 5), HS_ERR_WANT_WRITE);
+	assert_int_equal(f.wire_len, 0);
+	assert_int_equal(hs_ktls_error(tx), 0);
+	assert_int_equal(hs_ktls_write(tx, "hello", 5), 0);
+	rec1 = f.wire_len;
+	assert_int_equal(rec1, 5 + 5 + 1 + 16);
+	/* 10 bytes out, then EAGAIN: the call waits for room and finishes the record */
+	f.send_max = 10;
+	f.send_eagain = 1u << (f.n_send + 1);
+	assert_int_equal(hs_ktls_write(tx, "world", 5), 0);
+	assert_int_equal(f.wire_len, 2 * rec1);
+	memcpy(wire, f.wire, f.wire_len);
+
+	/* userspace RX: a record cut by EAGAIN; both records open (the seq was not skipped) */
+	assert_int_equal(hs_ktls_init(rx, 7, &b, HS_KTLS_F_USER, &gops), 0);
+	g.rec[0] = wire;
+	g.rec_len[0] = 10;
+	g.rec_errno[1] = EAGAIN;
+	g.rec[2] = wire + 10;
+	g.rec_len[2] = 2 * rec1 - 10;
+	g.n_rec = 3;
+	assert_int_equal(hs_ktls_read(rx, buf, sizeof(buf), &n), HS_ERR_WANT_READ);
+	assert_int_equal(hs_ktls_error(rx), 0);
+	assert_int_equal(hs_ktls_read(rx, buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 5);
+	assert_memory_equal(buf, "hello", 5);
+	assert_int_equal(hs_ktls_read(rx, buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 5);
+	assert_memory_equal(buf, "world", 5);
+
+	/* kernel RX and TX: the same codes */
+	assert_int_equal(hs_ktls_init(rx, pfd[1], &b, 0, &gops), 0);
+	memset(&g, 0, sizeof(g));
+	g.tx_set = g.rx_set = 1;
+	g.rec_errno[0] = EWOULDBLOCK;
+	g.rec[1] = (const uint8_t *)"x";
+	g.rec_len[1] = 1;
+	g.rec_type[1] = HS_KTLS_DATA;
+	g.n_rec = 2;
+	assert_int_equal(hs_ktls_read(rx, buf, sizeof(buf), &n), HS_ERR_WANT_READ);
+	assert_int_equal(hs_ktls_read(rx, buf, sizeof(buf), &n), 0);
+	assert_int_equal(n, 1);
+	g.send_eagain = 1u << g.n_send;
+	assert_int_equal(hs_ktls_close(rx), HS_ERR_WANT_WRITE);
+	assert_int_equal(hs_ktls_close(rx), 0); /* not marked closed by the failed try */
+	assert_int_equal(g.wire_len, 2);
+	close(pfd[0]);
+	close(pfd[1]);
+	hs_ktls_wipe(tx);
+	hs_ktls_wipe(rx);
+	free(tx);
+	free(rx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_fragmented_handshake),
 		cmocka_unit_test(test_engine_post_handshake),
+		cmocka_unit_test(test_would_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

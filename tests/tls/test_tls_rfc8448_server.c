@@ -21,8 +21,9 @@
  *   RFC's signature outside the engine too, and another salt changes the
  *   flight (so the byte-for-byte match is not vacuous);
  * - crypto/rsa_pss_salt.h on its own refuses the 1024-bit key without
- *   HS_RSA_ALLOW_SMALL and a short output buffer, and what it signs passes
- *   hs_rsa_pss_verify with the salt length used (32 and 0) and only that.
+ *   HS_RSA_ALLOW_SMALL and a short output buffer, what it signs passes
+ *   hs_rsa_pss_verify with the salt length used (32 and 0) and only that,
+ *   and a wrong d gives HS_ERR_BAD_KEY and an all-zero output.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -406,6 +407,14 @@ static void test_sign_salt_api(void **state)
 	assert_int_not_equal(hs_rsa_pss_verify(&k.pub, h, 32, digest, sig, 128,
 					       HS_RSA_ALLOW_SMALL),
 			     0);
+	/* a d that does not match e: the check refuses, the output is zeros */
+	k.d[0] ^= 2;
+	memset(sig, 0xee, sizeof(sig));
+	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
+					      HS_RSA_ALLOW_SMALL),
+			 HS_ERR_BAD_KEY);
+	for (size_t i = 0; i < sizeof(sig); i++)
+		assert_int_equal(sig[i], 0);
 	hs_rsa_private_wipe(&k);
 }
 
