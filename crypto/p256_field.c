@@ -15,8 +15,9 @@
  * - Inversion is Fermat (a^(p-2)) along a fixed addition chain of 255
  *   squarings and 12 multiplications; the exponent is public, the work is
  *   the same for every input.
- * - hs_p256_fe_mul/sqr dispatch to crypto/asm/p256_field_adx.c (MULX,
- *   ADX) when hs_p256_fe_select() found them; same results.
+ * - hs_p256_fe_mul/sqr (inline, p256_field.h) dispatch to
+ *   crypto/asm/p256_field_adx.c (MULX, ADX) when hs_p256_fe_select()
+ *   found them; same results.
  * Nothing here branches on or indexes memory by the values.
  */
 #include "crypto/p256_field.h"
@@ -213,46 +214,19 @@ void hs_p256_fe_sqr_portable(hs_p256_fe r, const hs_p256_fe a)
 	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
-/*
- * 1 when the ADX backend is in use. Written by hs_p256_fe_select, read by
- * every multiplication; relaxed atomics suffice: either value is a correct
- * backend, they only differ in speed.
- */
-static atomic_int use_adx;
+atomic_int hs_p256_fe_use_adx;
 
 void hs_p256_fe_select(void)
 {
 #if defined(HS_HAVE_P256_ADX)
-	atomic_store_explicit(&use_adx, hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX),
+	atomic_store_explicit(&hs_p256_fe_use_adx, hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX),
 			      memory_order_relaxed);
 #endif
 }
 
 int hs_p256_fe_adx_active(void)
 {
-	return atomic_load_explicit(&use_adx, memory_order_relaxed);
-}
-
-void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
-{
-#if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&use_adx, memory_order_relaxed)) {
-		hs_p256_fe_mul_adx(r, a, b);
-		return;
-	}
-#endif
-	hs_p256_fe_mul_portable(r, a, b);
-}
-
-void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
-{
-#if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&use_adx, memory_order_relaxed)) {
-		hs_p256_fe_sqr_adx(r, a);
-		return;
-	}
-#endif
-	hs_p256_fe_sqr_portable(r, a);
+	return atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed);
 }
 
 void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k)

@@ -10,6 +10,7 @@
 #ifndef HS_CRYPTO_P256_FIELD_H
 #define HS_CRYPTO_P256_FIELD_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "crypto/ct.h"
@@ -23,9 +24,11 @@ typedef uint64_t hs_p256_fe[4];
 /*
  * r = a * b (Montgomery product: a*b/2^256 on the raw limbs), and r = a^2,
  * with the backend hs_p256_fe_select() chose (portable until it is called).
+ * Inline (defined at the end of this header): the dispatch then costs one
+ * load, not a second call.
  */
-void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a);
+static inline void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
+static inline void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a);
 
 /*
  * Choose the multiplication backend for this CPU now (honours
@@ -165,6 +168,34 @@ static inline void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a)
 	static const hs_p256_fe zero = { 0, 0, 0, 0 };
 
 	hs_p256_fe_sub(r, zero, a);
+}
+
+/*
+ * 1 when the ADX backend is in use; written by hs_p256_fe_select() only.
+ * Relaxed atomics suffice: either value names a correct backend.
+ */
+extern atomic_int hs_p256_fe_use_adx;
+
+static inline void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
+		hs_p256_fe_mul_adx(r, a, b);
+		return;
+	}
+#endif
+	hs_p256_fe_mul_portable(r, a, b);
+}
+
+static inline void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
+		hs_p256_fe_sqr_adx(r, a);
+		return;
+	}
+#endif
+	hs_p256_fe_sqr_portable(r, a);
 }
 
 #endif
