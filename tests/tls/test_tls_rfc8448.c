@@ -8,15 +8,17 @@
  * - client side: the RFC's ClientHello goes out verbatim (our client
  *   builds a different extension set, so the hook sends the RFC's bytes),
  *   the RFC's ServerHello and encrypted server flight are accepted
- *   (certificate pinned; the RSA-PSS CertificateVerify is checked by a
- *   verifier plugged in through the hook, using OpenSSL, since hs has no
- *   RSA yet; the server Finished is checked by the engine), and the client
+ *   (certificate pinned; the RFC's key is 1024-bit RSA, below the 2048-bit
+ *   floor hs enforces, so its RSA-PSS CertificateVerify is checked by an
+ *   OpenSSL verifier plugged in through the hook; the server Finished is
+ *   checked by the engine), and the client
  *   then emits exactly the RFC's Finished record, parses the RFC's
  *   NewSessionTicket, decrypts the server's application data, and seals its
  *   own application data and close_notify to exactly the RFC's records;
  * - server side: from the RFC's ClientHello the server emits exactly the
- *   RFC's ServerHello record and derives the RFC's handshake secrets. (Its
- *   later flight cannot match: RFC 8448 signs with RSA.)
+ *   RFC's ServerHello record and derives the RFC's handshake secrets. (The
+ *   whole server flight, RSA-PSS signature included, is reproduced in
+ *   test_tls_rfc8448_server.c.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -55,8 +57,8 @@ static void assert_hex(const uint8_t *got, size_t n, const char *want)
 
 static int verify_calls;
 
-/* rsa_pss_rsae_sha256 with OpenSSL: hs has no RSA yet (RFC 8446 4.2.3:
- * salt length = digest length) */
+/* rsa_pss_rsae_sha256 with OpenSSL: the RFC's 1024-bit key is below hs's
+ * RSA floor (RFC 8446 4.2.3: salt length = digest length) */
 static int rsa_pss_verify(uint16_t scheme, const uint8_t *spki, size_t spki_len,
 			  const uint8_t *msg, size_t msg_len, const uint8_t *sig, size_t sig_len)
 {
