@@ -16,6 +16,11 @@
  *   addition (of a dummy entry) and discards it with a masked move.
  * - Digits are computed with masks (no branch); the carry out of a window
  *   is 1 when its value exceeds half the window range.
+ * - Verification only (hs_p256_point_mul_double_vartime, public inputs):
+ *   variable time, Jacobian coordinates (cheaper doublings, 3M+5S), u2 Q
+ *   by a width-5 NAF over Q, 3Q, ..., 15Q and u1 G by the fixed-base
+ *   table without scans; exceptional cases of the incomplete formulas
+ *   (infinity, P == Q, P == -Q) are detected and branched on.
  * Secrets (the scalar, its digits, intermediate points) are wiped.
  */
 #include "crypto/p256_point.h"

@@ -11,7 +11,8 @@
  *
  * Scalars are plain (non-Montgomery) 4-limb integers below 2^256 as in
  * p256_scalar.h. Everything is constant time except functions whose name
- * ends in _vartime, which are for public inputs only.
+ * ends in _vartime, which are for public inputs only (and use incomplete
+ * Jacobian formulas internally, with the exceptions branched on).
  */
 #ifndef HS_CRYPTO_P256_POINT_H
 #define HS_CRYPTO_P256_POINT_H
@@ -74,7 +75,11 @@ uint64_t hs_p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct hs_p2
 void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct hs_p256_point *p);
 /* r = k * G, constant time in k (k < 2^256), with the fixed-base table. */
 void hs_p256_point_mul_base(struct hs_p256_point *r, const hs_p256_sc k);
-/* r = a * G + b * p; variable time: public a, b and p only (verify). */
+/*
+ * r = a * G + b * p; VARIABLE TIME: public a, b and p only (verify). It
+ * works in Jacobian coordinates with formulas that are not complete and
+ * branches on their exceptional cases and on the scalar digits.
+ */
 void hs_p256_point_mul_double_vartime(struct hs_p256_point *r, const hs_p256_sc a,
 				      const hs_p256_sc b, const struct hs_p256_point *p);
 

@@ -310,6 +310,8 @@ struct kt_io {
 	int sock, stop[2]; /* stop[0]: the stdin thread's "give up" pipe */
 	int err;           /* the stdin thread's hs_err, or an exit code in fail_rc */
 	int fail_rc;
+	char req[REQ_MAX]; /* www: the request so far */
+	size_t req_len;
 };
 
 /* "kernel" or "userspace fallback (why)" for one direction. */
@@ -391,22 +393,20 @@ static void *kt_stdin(void *arg)
 /* www: collect the request until its header ends, then answer and close. */
 static int kt_www(struct kt_io *io, struct hs_conn *c, uint8_t *buf, size_t n, int *answered)
 {
-	static char req[REQ_MAX];
-	static size_t len;
-	size_t room = sizeof(req) - 1 - len, take = n < room ? n : room;
+	char *req = io->req;
+	size_t len = io->req_len, room = sizeof(io->req) - 1 - len, take = n < room ? n : room;
 	char *page = (char *)buf;
 	int err;
 
 	if (*answered)
 		return 0;
 	memcpy(req + len, buf, take);
-	len += take;
+	io->req_len = len += take;
 	req[len] = '\0';
 	if (strstr(req, "\r\n\r\n") == NULL && strstr(req, "\n\n") == NULL && take == n &&
-	    len < sizeof(req) - 1)
+	    len < sizeof(io->req) - 1)
 		return 0;
 	*answered = 1;
-	len = 0;
 	n = io->r->page(c, page, CHUNK);
 	err = hs_ktls_write(io->k, page, n);
 	if (!err)
@@ -474,11 +474,15 @@ static int kt_stdio(struct kt_io *io, struct hs_conn *c)
 static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
 {
 	static struct hs_ktls k; /* ~55 KiB: kept off the stack */
-	struct kt_io io = { .r = r, .k = &k, .sock = sock };
+	static struct kt_io io;  /* one connection at a time */
 	struct timeval no_timeout = { 0 };
 	unsigned flags = r->ktls == RELAY_KTLS_REQUIRE ? HS_KTLS_F_KERNEL_ONLY : 0;
 	int err, rc = 0;
 
+	memset(&io, 0, sizeof(io));
+	io.r = r;
+	io.k = &k;
+	io.sock = sock;
 	/* the handshake's timeouts must not cut an idle connection */
 	(void)setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &no_timeout, sizeof(no_timeout));
 	(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &no_timeout, sizeof(no_timeout));
