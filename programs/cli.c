@@ -177,6 +177,11 @@ static const struct name_id sig_names[] = {
 	{ "ecdsa_secp256r1_sha256", HS_SIG_ECDSA_SECP256R1_SHA256 },
 	{ "ECDSA+SHA256", HS_SIG_ECDSA_SECP256R1_SHA256 },
 	{ "ed25519", HS_SIG_ED25519 },
+	{ "ecdsa_secp384r1_sha384", HS_SIG_ECDSA_SECP384R1_SHA384 },
+	{ "ECDSA+SHA384", HS_SIG_ECDSA_SECP384R1_SHA384 },
+	{ "rsa_pss_rsae_sha256", HS_SIG_RSA_PSS_RSAE_SHA256 },
+	{ "rsa_pss_rsae_sha384", HS_SIG_RSA_PSS_RSAE_SHA384 },
+	{ "rsa_pss_rsae_sha512", HS_SIG_RSA_PSS_RSAE_SHA512 },
 };
 
 /* Split list on any of seps into ids looked up (case-insensitively) in tab. */

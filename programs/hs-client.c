@@ -128,7 +128,7 @@ static const struct opt options[] = {
 	  "TLS 1.3 suites in preference order (':' or ',')" },
 	{ "--groups -groups -curves", "LIST", set_groups,
 	  "groups: x25519, P-256; the first gets a key share" },
-	{ "--sigalgs -sigalgs", "LIST", set_sigs, "signature schemes: ecdsa_secp256r1_sha256, ed25519" },
+	{ "--sigalgs -sigalgs", "LIST", set_sigs, "signature schemes: ecdsa_secp256r1_sha256, ed25519, rsa_pss_rsae_sha256/384/512, ecdsa_secp384r1_sha384 (verify only)" },
 	{ "--quiet -quiet", NULL, set_quiet, "no status output (errors only)" },
 	{ "--brief -brief", NULL, set_brief, "one status line after the handshake" },
 	{ "--ktls", "[=require]", set_ktls,
