@@ -1,12 +1,13 @@
 /*
- * A strict DER reader on top of hs_reader: definite lengths only, minimal
- * length encoding, lengths up to 2^24 - 1 (no certificate is bigger).
+ * A strict DER reader on top of hs_reader (see der.h for the rules).
  *
- * Implementation notes: everything read here is public (certificates,
- * key containers' structure); private key bytes pass through as views and
- * are copied out by keys.c, which wipes its copies.
+ * Implementation notes: lengths stop at 2^24 - 1 (three length octets), far
+ * above any certificate or key hs reads. Private keys are parsed through
+ * here too (crypto/rsa_key.c, x509/cred.c): the code branches on tags,
+ * lengths and the top octets of INTEGERs, never on the rest of their
+ * contents, which pass through as views.
  */
-#include "libhs/internal.h"
+#include "base/der.h"
 
 #include <string.h>
 
@@ -20,6 +21,7 @@ static int read_len(struct hs_reader *r, size_t *len)
 		*len = b;
 		return 0;
 	}
+	/* 0x80 is the indefinite form (BER only); more than 3 octets: too big */
 	n = b & 0x7f;
 	ENSURE(n >= 1 && n <= 3, HS_ERR_BAD_ENCODING);
 	for (uint8_t i = 0; i < n; i++) {
@@ -27,21 +29,21 @@ static int read_len(struct hs_reader *r, size_t *len)
 		ENSURE(i > 0 || b != 0, HS_ERR_BAD_ENCODING); /* no leading zero */
 		v = (v << 8) | b;
 	}
-	ENSURE(v >= 0x80, HS_ERR_BAD_ENCODING); /* short form was possible */
+	ENSURE(v >= 0x80, HS_ERR_BAD_ENCODING); /* the short form was possible */
 	*len = v;
 	return 0;
 }
 
-int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_reader *sub,
+static int read_tlv(struct hs_reader *r, int want, uint8_t *tag, struct hs_reader *sub,
 		    struct hs_reader *raw)
 {
 	struct hs_reader save = *r;
-	uint8_t t;
 	size_t len;
 	int err;
 
-	err = hs_read_u8(r, &t);
-	if (err == 0 && t != tag)
+	err = hs_read_u8(r, tag);
+	/* high-tag-number form (X.690 8.1.2.4) never occurs in what hs reads */
+	if (err == 0 && ((want >= 0 && *tag != want) || (*tag & 0x1f) == 0x1f))
 		err = HS_ERR_BAD_ENCODING;
 	if (err == 0)
 		err = read_len(r, &len);
@@ -56,9 +58,32 @@ int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_reader *sub,
 	return 0;
 }
 
+int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_reader *sub,
+		    struct hs_reader *raw)
+{
+	uint8_t t;
+
+	return read_tlv(r, tag, &t, sub, raw);
+}
+
 int hs_der_read(struct hs_reader *r, uint8_t tag, struct hs_reader *sub)
 {
-	return hs_der_read_raw(r, tag, sub, NULL);
+	uint8_t t;
+
+	return read_tlv(r, tag, &t, sub, NULL);
+}
+
+int hs_der_read_any(struct hs_reader *r, uint8_t *tag, struct hs_reader *sub)
+{
+	return read_tlv(r, -1, tag, sub, NULL);
+}
+
+int hs_der_skip(struct hs_reader *r)
+{
+	struct hs_reader sub;
+	uint8_t tag;
+
+	return read_tlv(r, -1, &tag, &sub, NULL);
 }
 
 uint8_t hs_der_peek(const struct hs_reader *r)
@@ -66,15 +91,63 @@ uint8_t hs_der_peek(const struct hs_reader *r)
 	return r->len > 0 ? r->p[0] : 0;
 }
 
-int hs_der_skip(struct hs_reader *r)
-{
-	struct hs_reader sub;
-
-	ENSURE(r->len > 0, HS_ERR_TRUNCATED);
-	return hs_der_read(r, r->p[0], &sub);
-}
-
 int hs_der_oid_is(const struct hs_reader *oid, const uint8_t *want, size_t n)
 {
 	return oid->len == n && memcmp(oid->p, want, n) == 0;
+}
+
+int hs_der_read_int(struct hs_reader *r, struct hs_reader *v)
+{
+	struct hs_reader save = *r;
+
+	TRY(hs_der_read(r, DER_INTEGER, v));
+	/* X.690 8.3.1: "shall consist of one or more octets"; 8.3.2: the
+	 * first nine bits "shall not all be ones" nor "all be zero" */
+	if (v->len == 0 || (v->len > 1 && ((v->p[0] == 0x00 && (v->p[1] & 0x80) == 0) ||
+					   (v->p[0] == 0xff && (v->p[1] & 0x80) != 0)))) {
+		*r = save;
+		return HS_ERR_BAD_ENCODING;
+	}
+	return 0;
+}
+
+int hs_der_read_uint(struct hs_reader *r, struct hs_reader *mag)
+{
+	struct hs_reader save = *r, v;
+
+	TRY(hs_der_read_int(r, &v));
+	if (v.p[0] & 0x80) {
+		*r = save;
+		return HS_ERR_BAD_ENCODING; /* negative */
+	}
+	if (v.len > 1 && v.p[0] == 0x00) /* minimal: this 0x00 is the sign octet */
+		TRY(hs_read_skip(&v, 1));
+	*mag = v;
+	return 0;
+}
+
+int hs_der_read_uint_fixed(struct hs_reader *r, uint8_t *out, size_t n)
+{
+	struct hs_reader save = *r, mag;
+
+	TRY(hs_der_read_uint(r, &mag));
+	if (mag.len > n) {
+		*r = save;
+		return HS_ERR_BAD_ENCODING;
+	}
+	memset(out, 0, n - mag.len);
+	memcpy(out + n - mag.len, mag.p, mag.len);
+	return 0;
+}
+
+int hs_der_uint_u32(struct hs_reader mag, uint32_t *v)
+{
+	uint32_t x = 0;
+
+	/* a magnitude has no leading zero unless it is 0 itself */
+	ENSURE(mag.len <= 4, HS_ERR_TOO_LONG);
+	for (size_t i = 0; i < mag.len; i++)
+		x = (x << 8) | mag.p[i];
+	*v = x;
+	return 0;
 }

@@ -8,6 +8,19 @@
 
 #define HS_MUST_CHECK __attribute__((warn_unused_result))
 
+/* Guards: return the error of a failing call, or err when cond is false. */
+#define TRY(expr)                         \
+	do {                              \
+		int try_err_ = (expr);    \
+		if (try_err_ != 0)        \
+			return try_err_;  \
+	} while (0)
+#define ENSURE(cond, err)          \
+	do {                       \
+		if (!(cond))       \
+			return (err); \
+	} while (0)
+
 enum hs_err {
 	HS_OK = 0,
 	HS_ERR_INTERNAL = -1,      /* a bug in hs: should never happen */

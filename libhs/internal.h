@@ -26,18 +26,7 @@
 #include "hs/secrets.h"
 #include "hs/test_hooks.h"
 #include "hs/tls.h"
-
-#define TRY(expr)                         \
-	do {                              \
-		int try_err_ = (expr);    \
-		if (try_err_ != 0)        \
-			return try_err_;  \
-	} while (0)
-#define ENSURE(cond, err)          \
-	do {                       \
-		if (!(cond))       \
-			return (err); \
-	} while (0)
+#include "x509/x509.h"
 
 /* RFC 8446 5.1 / 5.2 size limits */
 #define REC_HDR 5
@@ -131,8 +120,6 @@ struct group {
 	const char *name;
 	const struct hs_kx *kx;
 };
-
-enum key_type { KEY_NONE = 0, KEY_P256, KEY_ED25519, KEY_RSA, KEY_P384 };
 
 struct sigscheme {
 	uint16_t id;
@@ -262,85 +249,6 @@ int hs_ext_w_key_share(struct hs_writer *w, uint16_t group, const uint8_t *pub, 
 		       int client);
 int hs_ext_w_opaque(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint8_t *p,
 		    size_t n);
-
-/* ---- der.c / x509.c / pem.c: the little of X.509 the engine needs ---- */
-
-#define DER_SEQUENCE 0x30
-#define DER_INTEGER 0x02
-#define DER_BIT_STRING 0x03
-#define DER_OCTET_STRING 0x04
-#define DER_NULL 0x05
-#define DER_OID 0x06
-
-/* Read one TLV with the given tag (definite, minimal length) as sub. */
-HS_MUST_CHECK int hs_der_read(struct hs_reader *r, uint8_t tag, struct hs_reader *sub);
-/* Like hs_der_read, but *raw also spans the tag and length bytes. */
-HS_MUST_CHECK int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_reader *sub,
-				  struct hs_reader *raw);
-/* Skip one TLV whatever its tag. */
-HS_MUST_CHECK int hs_der_skip(struct hs_reader *r);
-/* Next tag without consuming (0 at end). */
-uint8_t hs_der_peek(const struct hs_reader *r);
-int hs_der_oid_is(const struct hs_reader *oid, const uint8_t *want, size_t n);
-
-#define LEAF_PUB_MAX 97 /* a P-384 point; RSA keys stay in the SPKI (hs_x509_rsa_key) */
-struct leaf_key {
-	enum key_type type;
-	uint8_t pub[LEAF_PUB_MAX];
-	size_t pub_len;
-	const uint8_t *spki; /* the whole SubjectPublicKeyInfo, inside the cert */
-	size_t spki_len;
-};
-
-/* Parse a SubjectPublicKeyInfo (P-256, Ed25519 or RSA recognised). */
-HS_MUST_CHECK int hs_x509_spki(struct hs_reader spki_raw, struct leaf_key *k);
-/*
- * The RSAPublicKey DER inside an rsaEncryption SPKI (the BIT STRING's
- * contents), as a view into spki; *bits gets the modulus size.
- */
-HS_MUST_CHECK int hs_x509_rsa_key(const uint8_t *spki, size_t spki_len, const uint8_t **key,
-				  size_t *key_len, size_t *bits);
-/* The leaf's SPKI and SAN extension (san->len = 0 if none). */
-HS_MUST_CHECK int hs_x509_parse(const uint8_t *der, size_t len, struct leaf_key *k,
-				struct hs_reader *san);
-/* 0 if a SAN dNSName matches name (RFC 6125, one leftmost "*" label). */
-HS_MUST_CHECK int hs_x509_check_name(struct hs_reader san, const char *name);
-
-/* Next PEM block of label; *der_len gets the decoded size. */
-HS_MUST_CHECK int hs_pem_next(struct hs_reader *text, const char *label, uint8_t *der,
-			      size_t cap, size_t *der_len);
-
-/* Credentials (keys.c) as the engine sees them. */
-#define CRED_MAX_CHAIN 10
-/* an RSAPrivateKey of 4096 bits with e = 65537 is 2351 bytes of DER */
-#define CRED_PRIV_MAX 2560
-struct hs_cred {
-	enum key_type type;
-	uint16_t scheme; /* for RSA, the preferred one (the server picks per ClientHello) */
-	uint8_t priv[CRED_PRIV_MAX]; /* 32-byte P-256 / Ed25519 key, or RSAPrivateKey DER */
-	uint8_t pub[HS_KX_MAX_PUB];
-	size_t pub_len;
-	size_t n_certs;
-	const uint8_t *cert[CRED_MAX_CHAIN];
-	size_t cert_len[CRED_MAX_CHAIN];
-	uint8_t *der; /* one buffer holding every certificate */
-};
-
-/*
- * keys.c: hs_cred_load_pem with flags; CRED_ALLOW_SMALL_RSA takes RSA keys
- * of 1024 bits and up (for RFC 8448's 1024-bit key in tests only).
- */
-#define CRED_ALLOW_SMALL_RSA 1u
-HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
-					 size_t chain_len, const char *key_pem, size_t key_len,
-					 unsigned flags);
-/*
- * Test hook (RFC 8448): RSA-PSS signature of msg for scheme with the given
- * salt instead of a random one (crypto/rsa_pss_salt.h), small keys allowed.
- */
-HS_MUST_CHECK int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme,
-				    const uint8_t *salt, size_t salt_len, const uint8_t *msg,
-				    size_t msg_len, uint8_t *sig, size_t *sig_len);
 
 /* ---- alert.c ---- */
 int hs_alert_for(int err);

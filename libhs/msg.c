@@ -102,7 +102,7 @@ static int check_rsa_leaf(const struct hs_conn *c)
 	return 0;
 }
 
-static int check_leaf(struct hs_conn *c, const uint8_t *der, size_t len, struct hs_reader san)
+static int check_leaf(struct hs_conn *c, const struct x509_cert *leaf)
 {
 	const struct hs_config *cfg = c->cfg;
 
@@ -115,11 +115,12 @@ static int check_leaf(struct hs_conn *c, const uint8_t *der, size_t len, struct 
 		return 0;
 	/* the pin: the leaf must be exactly the configured certificate */
 	if (cfg->anchor_der != NULL)
-		ENSURE(cfg->anchor_len == len && memcmp(cfg->anchor_der, der, len) == 0,
+		ENSURE(cfg->anchor_len == leaf->der.len &&
+			       memcmp(cfg->anchor_der, leaf->der.p, leaf->der.len) == 0,
 		       HS_ERR_TLS_CERT_UNTRUSTED);
 	/* with a trust store, verify_chain() checks the name */
 	if (cfg->server_name != NULL && cfg->trust == NULL)
-		ENSURE(hs_x509_check_name(san, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
+		ENSURE(hs_x509_match_host(leaf, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
 	return 0;
 }
 
@@ -128,8 +129,8 @@ static int check_leaf(struct hs_conn *c, const uint8_t *der, size_t len, struct 
  * a client checks the server's chain (serverAuth, server_name) against
  * trust; a server the client's (clientAuth, no name) against client_trust.
  */
-static int verify_chain(struct hs_conn *c, const uint8_t *const *der, const size_t *len,
-			size_t n)
+static int verify_chain(struct hs_conn *c, const struct x509_cert *leaf,
+			const uint8_t *const *der, const size_t *len, size_t n)
 {
 	const struct hs_config *cfg = c->cfg;
 	struct hs_x509_verify_opts o = {
@@ -141,11 +142,11 @@ static int verify_chain(struct hs_conn *c, const uint8_t *const *der, const size
 	if (c->role == HS_ROLE_SERVER) {
 		o.purpose = HS_X509_CLIENT_AUTH;
 		o.host = NULL;
-		return hs_x509_verify(cfg->client_trust, der, len, n, &o);
+		return hs_x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o);
 	}
 	if (cfg->insecure || cfg->trust == NULL)
 		return 0;
-	return hs_x509_verify(cfg->trust, der, len, n, &o);
+	return hs_x509_verify_leaf(cfg->trust, leaf, der, len, n, &o);
 }
 
 /* Copy certificate number i of the peer's chain into the connection
@@ -175,26 +176,33 @@ static int check_cert_context(const struct hs_conn *c, const struct hs_reader *c
 	return 0;
 }
 
-static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert)
+/* The leaf, parsed once: its key for CertificateVerify, the rest for the checks. */
+static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert,
+		     struct x509_cert *leaf)
 {
-	struct hs_reader exts, san;
+	struct hs_reader exts;
+	int err;
 
 	TRY(hs_read_vec(list, 3, 1, 0xffffff, cert));
 	TRY(hs_read_vec(list, 2, 0, 0xffff, &exts));
-	if (hs_x509_parse(cert->p, cert->len, &c->peer, &san) != 0)
-		return HS_ERR_TLS_BAD_CERT;
+	/* an unknown critical extension keeps its own error (and alert) */
+	err = hs_x509_cert_parse(leaf, cert->p, cert->len);
+	ENSURE(err == 0 || err == HS_ERR_X509_UNKNOWN_CRITICAL, HS_ERR_TLS_BAD_CERT);
+	TRY(err);
+	ENSURE(hs_x509_leaf_key(leaf, &c->peer) == 0, HS_ERR_TLS_BAD_CERT);
 	ENSURE(c->peer.spki_len <= sizeof(c->peer_spki), HS_ERR_TLS_BAD_CERT);
 	/* keep the SPKI: the message buffer is reused */
 	memcpy(c->peer_spki, c->peer.spki, c->peer.spki_len);
 	c->peer.spki = c->peer_spki;
-	return check_leaf(c, cert->p, cert->len, san);
+	return check_leaf(c, leaf);
 }
 
 int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t *n_certs)
 {
 	struct hs_reader body, ctx, list, cert, exts;
-	/* views into msg for verify_chain; certificates past the first
-	 * HS_X509_MAX_CHAIN are read but not used for path building */
+	struct x509_cert leaf;
+	/* views into msg for verify_chain (the intermediates); certificates
+	 * past the first HS_X509_MAX_CHAIN are read but not used for path building */
 	const uint8_t *der[HS_X509_MAX_CHAIN];
 	size_t der_len[HS_X509_MAX_CHAIN], n = 1;
 
@@ -214,9 +222,7 @@ int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size
 		ENSURE(c->cfg->verify_client != HS_VERIFY_REQUIRE, HS_ERR_TLS_CERT_REQUIRED);
 		return 0;
 	}
-	TRY(read_leaf(c, &list, &cert));
-	der[0] = cert.p;
-	der_len[0] = cert.len;
+	TRY(read_leaf(c, &list, &cert, &leaf));
 	keep_cert(c, 0, &cert);
 	for (size_t i = 1; hs_reader_left(&list) > 0; i++) {
 		TRY(hs_read_vec(&list, 3, 1, 0xffffff, &cert));
@@ -228,7 +234,7 @@ int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size
 		}
 	}
 	*n_certs = n;
-	return verify_chain(c, der, der_len, n);
+	return verify_chain(c, &leaf, der + 1, der_len + 1, n - 1);
 }
 
 /* ---- CertificateVerify (4.4.3) ---- */

@@ -9,65 +9,30 @@
  *
  * Implementation notes: the result is a set of views into the caller's
  * DER (struct x509_cert); nothing is copied or allocated. Every read goes
- * through hs_reader and der.c, which enforce definite, minimal lengths;
+ * through hs_reader and base/der.c, which enforce definite, minimal lengths
+ * and minimal INTEGERs;
  * here we add what DER and RFC 5280 forbid besides: a version field
  * present with its default value, non-minimal or over-long serials, a
  * signature algorithm differing between the TBS and the outer structure,
  * times in the wrong form (see hs_x509_time for one tolerance), bit strings with unused bits, unique
  * IDs or extensions in a certificate whose version does not allow them.
  * Unknown key types and signature algorithms parse (sigalg NULL,
- * key_type X509_KEY_OTHER): only the verifier refuses them, so every
+ * key_type KEY_NONE): only the verifier refuses them, so every
  * trust anchor of a bundle can be loaded. Nothing here is secret.
  */
-#include "libhs/x509_cert.h"
+#include "x509/x509.h"
 
 #include <string.h>
 
-#include "hs/x509.h"
-#include "libhs/internal.h"
+#include "x509/oid.h"
 
-/* 1.2.840.10045.2.1 id-ecPublicKey; curves 1.2.840.10045.3.1.7, 1.3.132.0.34 */
-static const uint8_t oid_ec[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
-static const uint8_t oid_p256[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
-static const uint8_t oid_p384[] = { 0x2b, 0x81, 0x04, 0x00, 0x22 };
-/* 1.3.101.112 id-Ed25519 (RFC 8410) */
-static const uint8_t oid_ed25519[] = { 0x2b, 0x65, 0x70 };
-/* 1.2.840.113549.1.1.1 rsaEncryption */
-static const uint8_t oid_rsa[] = { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01 };
-
-int hs_x509_tlv(struct hs_reader *r, uint8_t *tag, struct hs_reader *v)
+/* A small non-negative INTEGER (the version), at most max. */
+static int read_small_uint(struct hs_reader *r, uint32_t max, uint32_t *out)
 {
-	ENSURE(hs_reader_left(r) > 0, HS_ERR_TRUNCATED);
-	*tag = hs_der_peek(r);
-	/* high-tag-number form (X.690 8.1.2.4) never occurs in X.509 */
-	ENSURE((*tag & 0x1f) != 0x1f, HS_ERR_BAD_ENCODING);
-	return hs_der_read(r, *tag, v);
-}
+	struct hs_reader mag;
 
-/* DER INTEGER contents: non-empty, minimal two's complement (X.690 8.3.2). */
-static int read_int(struct hs_reader *r, struct hs_reader *v)
-{
-	TRY(hs_der_read(r, DER_INTEGER, v));
-	ENSURE(v->len > 0, HS_ERR_BAD_ENCODING);
-	if (v->len > 1) {
-		ENSURE(!(v->p[0] == 0x00 && (v->p[1] & 0x80) == 0), HS_ERR_BAD_ENCODING);
-		ENSURE(!(v->p[0] == 0xff && (v->p[1] & 0x80) != 0), HS_ERR_BAD_ENCODING);
-	}
-	return 0;
-}
-
-/* A small non-negative INTEGER (version, pathLenConstraint), at most max. */
-static int read_small_uint(struct hs_reader *r, unsigned max, unsigned *out)
-{
-	struct hs_reader v;
-	unsigned x = 0;
-
-	TRY(read_int(r, &v));
-	ENSURE((v.p[0] & 0x80) == 0 && v.len <= 3, HS_ERR_BAD_ENCODING);
-	for (size_t i = 0; i < v.len; i++)
-		x = (x << 8) | v.p[i];
-	ENSURE(x <= max, HS_ERR_BAD_ENCODING);
-	*out = x;
+	TRY(hs_der_read_uint(r, &mag));
+	ENSURE(hs_der_uint_u32(mag, out) == 0 && *out <= max, HS_ERR_BAD_ENCODING);
 	return 0;
 }
 
@@ -95,13 +60,13 @@ static int read_name(struct hs_reader *r, struct hs_reader *raw, size_t *n_rdn)
 	*n_rdn = 0;
 	TRY(hs_der_read_raw(r, DER_SEQUENCE, &name, raw));
 	while (hs_reader_left(&name) > 0) {
-		TRY(hs_der_read(&name, 0x31, &rdn));
+		TRY(hs_der_read(&name, DER_SET, &rdn));
 		ENSURE(hs_reader_left(&rdn) > 0, HS_ERR_BAD_ENCODING);
 		while (hs_reader_left(&rdn) > 0) {
 			TRY(hs_der_read(&rdn, DER_SEQUENCE, &atv));
 			TRY(hs_der_read(&atv, DER_OID, &oid));
 			ENSURE(oid.len > 0, HS_ERR_BAD_ENCODING);
-			TRY(hs_x509_tlv(&atv, &tag, &val));
+			TRY(hs_der_read_any(&atv, &tag, &val));
 			TRY(hs_read_end(&atv));
 		}
 		(*n_rdn)++;
@@ -183,48 +148,47 @@ static int read_validity(struct hs_reader *r, struct x509_cert *c)
 	uint8_t tag;
 
 	TRY(hs_der_read(r, DER_SEQUENCE, &val));
-	TRY(hs_x509_tlv(&val, &tag, &v));
+	TRY(hs_der_read_any(&val, &tag, &v));
 	TRY(hs_x509_time(tag, v, &c->not_before));
-	TRY(hs_x509_tlv(&val, &tag, &v));
+	TRY(hs_der_read_any(&val, &tag, &v));
 	TRY(hs_x509_time(tag, v, &c->not_after));
 	return hs_read_end(&val);
 }
 
 /* ---- SubjectPublicKeyInfo ---- */
 
-static int read_spki(struct hs_reader *r, struct x509_cert *c)
+int hs_x509_spki_parse(struct hs_reader *r, enum key_type *type, struct hs_reader *key)
 {
-	struct hs_reader spki, alg, oid, curve;
+	struct hs_reader spki, alg, oid, curve, null;
+	uint8_t unused;
 
+	*type = KEY_NONE;
 	TRY(hs_der_read(r, DER_SEQUENCE, &spki));
 	TRY(hs_der_read(&spki, DER_SEQUENCE, &alg));
 	TRY(hs_der_read(&alg, DER_OID, &oid));
-	TRY(hs_der_read(&spki, DER_BIT_STRING, &c->key));
+	TRY(hs_der_read(&spki, DER_BIT_STRING, key));
 	TRY(hs_read_end(&spki));
-	c->key_type = X509_KEY_OTHER;
-	if (hs_der_oid_is(&oid, oid_ec, sizeof(oid_ec))) {
+	if (hs_der_oid_is(&oid, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key))) {
 		/* RFC 5480: parameters are a namedCurve OID */
 		TRY(hs_der_read(&alg, DER_OID, &curve));
 		TRY(hs_read_end(&alg));
-		if (hs_der_oid_is(&curve, oid_p256, sizeof(oid_p256)))
-			c->key_type = X509_KEY_P256;
-		else if (hs_der_oid_is(&curve, oid_p384, sizeof(oid_p384)))
-			c->key_type = X509_KEY_P384;
-	} else if (hs_der_oid_is(&oid, oid_ed25519, sizeof(oid_ed25519))) {
+		if (hs_der_oid_is(&curve, hs_oid_p256, sizeof(hs_oid_p256)))
+			*type = KEY_P256;
+		else if (hs_der_oid_is(&curve, hs_oid_p384, sizeof(hs_oid_p384)))
+			*type = KEY_P384;
+	} else if (hs_der_oid_is(&oid, hs_oid_ed25519, sizeof(hs_oid_ed25519))) {
 		/* RFC 8410 3: "the parameters MUST be absent" */
 		TRY(hs_read_end(&alg));
-		c->key_type = X509_KEY_ED25519;
-	} else if (hs_der_oid_is(&oid, oid_rsa, sizeof(oid_rsa))) {
+		*type = KEY_ED25519;
+	} else if (hs_der_oid_is(&oid, hs_oid_rsa, sizeof(hs_oid_rsa))) {
 		/* RFC 3279 2.3.1: "the parameters field MUST have ASN.1 type NULL" */
-		struct hs_reader null;
 		TRY(hs_der_read(&alg, DER_NULL, &null));
 		ENSURE(null.len == 0, HS_ERR_BAD_ENCODING);
 		TRY(hs_read_end(&alg));
-		c->key_type = X509_KEY_RSA;
+		*type = KEY_RSA;
 	}
-	if (c->key_type != X509_KEY_OTHER) {
-		uint8_t unused;
-		TRY(hs_read_u8(&c->key, &unused));
+	if (*type != KEY_NONE) {
+		TRY(hs_read_u8(key, &unused));
 		ENSURE(unused == 0, HS_ERR_BAD_ENCODING);
 	}
 	return 0;
@@ -235,7 +199,7 @@ static int read_spki(struct hs_reader *r, struct x509_cert *c)
 static int read_version(struct hs_reader *tbs, struct x509_cert *c)
 {
 	struct hs_reader v;
-	unsigned ver;
+	uint32_t ver;
 
 	c->version = 1;
 	if (hs_der_peek(tbs) != 0xa0)
@@ -290,11 +254,11 @@ static int read_tail(struct hs_reader *tbs, struct x509_cert *c)
 
 static int read_tbs(struct hs_reader tbs, struct x509_cert *c, struct hs_reader outer_alg)
 {
-	struct hs_reader serial;
+	struct hs_reader serial, spki;
 	size_t n_issuer, n_subject;
 
 	TRY(read_version(&tbs, c));
-	TRY(read_int(&tbs, &serial));
+	TRY(hs_der_read_int(&tbs, &serial));
 	/* 4.1.2.2: at most 20 octets (plus a sign octet some encoders add) */
 	ENSURE(serial.len <= 21, HS_ERR_BAD_ENCODING);
 	TRY(read_sigalg(&tbs, c, outer_alg));
@@ -303,7 +267,9 @@ static int read_tbs(struct hs_reader tbs, struct x509_cert *c, struct hs_reader 
 	ENSURE(n_issuer > 0, HS_ERR_BAD_ENCODING);
 	TRY(read_validity(&tbs, c));
 	TRY(read_name(&tbs, &c->subject, &n_subject));
-	TRY(read_spki(&tbs, c));
+	TRY(hs_der_read_raw(&tbs, DER_SEQUENCE, &spki, &c->spki));
+	spki = c->spki;
+	TRY(hs_x509_spki_parse(&spki, &c->key_type, &c->key));
 	TRY(read_tail(&tbs, c));
 	/* 4.1.2.6: an empty subject needs a subjectAltName (marked critical) */
 	ENSURE(n_subject > 0 || (c->has & X509_HAS_SAN), HS_ERR_BAD_ENCODING);

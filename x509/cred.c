@@ -22,7 +22,7 @@
  * it into struct hs_rsa_private is wiped. The only allocations are the
  * credential object and the chain's DER buffer.
  */
-#include "libhs/internal.h"
+#include "x509/x509.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,31 +33,27 @@
 #include "crypto/p256.h"
 #include "crypto/rsa.h"
 #include "crypto/rsa_pss_salt.h"
+#include "x509/oid.h"
 
 #define KEY_DER_MAX (CRED_PRIV_MAX + 64) /* room for the PKCS#8 wrapping */
 
-static const uint8_t oid_ec[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
-static const uint8_t oid_p256[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
-static const uint8_t oid_ed25519[] = { 0x2b, 0x65, 0x70 };
-/* 1.2.840.113549.1.1.1 rsaEncryption */
-static const uint8_t oid_rsa[] = { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01 };
-
-static int read_small_int(struct hs_reader *r, uint8_t *v)
+/* A version INTEGER (a small non-negative number). */
+static int read_version(struct hs_reader *r, uint32_t *v)
 {
-	struct hs_reader i;
+	struct hs_reader mag;
 
-	TRY(hs_der_read(r, DER_INTEGER, &i));
-	ENSURE(i.len == 1, HS_ERR_BAD_KEY);
-	return hs_read_u8(&i, v);
+	TRY(hs_der_read_uint(r, &mag));
+	ENSURE(hs_der_uint_u32(mag, v) == 0, HS_ERR_BAD_KEY);
+	return 0;
 }
 
 static int parse_ec_private(struct hs_reader r, struct hs_cred *cred)
 {
 	struct hs_reader seq, key;
-	uint8_t version;
+	uint32_t version;
 
 	TRY(hs_der_read(&r, DER_SEQUENCE, &seq));
-	TRY(read_small_int(&seq, &version));
+	TRY(read_version(&seq, &version));
 	ENSURE(version == 1, HS_ERR_BAD_KEY);
 	TRY(hs_der_read(&seq, DER_OCTET_STRING, &key));
 	ENSURE(key.len == 32, HS_ERR_BAD_KEY);
@@ -92,15 +88,15 @@ static int parse_rsa_private(struct hs_reader r, struct hs_cred *cred, unsigned 
 static int parse_pkcs8(struct hs_reader r, struct hs_cred *cred, unsigned flags)
 {
 	struct hs_reader seq, alg, oid, key, inner;
-	uint8_t version;
+	uint32_t version;
 
 	TRY(hs_der_read(&r, DER_SEQUENCE, &seq));
-	TRY(read_small_int(&seq, &version));
+	TRY(read_version(&seq, &version));
 	ENSURE(version <= 1, HS_ERR_BAD_KEY);
 	TRY(hs_der_read(&seq, DER_SEQUENCE, &alg));
 	TRY(hs_der_read(&alg, DER_OID, &oid));
 	TRY(hs_der_read(&seq, DER_OCTET_STRING, &key));
-	if (hs_der_oid_is(&oid, oid_ed25519, sizeof(oid_ed25519))) {
+	if (hs_der_oid_is(&oid, hs_oid_ed25519, sizeof(hs_oid_ed25519))) {
 		TRY(hs_der_read(&key, DER_OCTET_STRING, &inner));
 		ENSURE(inner.len == 32, HS_ERR_BAD_KEY);
 		memcpy(cred->priv, inner.p, 32);
@@ -108,11 +104,11 @@ static int parse_pkcs8(struct hs_reader r, struct hs_cred *cred, unsigned flags)
 		cred->scheme = HS_SIG_ED25519;
 		return 0;
 	}
-	if (hs_der_oid_is(&oid, oid_rsa, sizeof(oid_rsa)))
+	if (hs_der_oid_is(&oid, hs_oid_rsa, sizeof(hs_oid_rsa)))
 		return parse_rsa_private(key, cred, flags);
-	ENSURE(hs_der_oid_is(&oid, oid_ec, sizeof(oid_ec)), HS_ERR_UNSUPPORTED);
+	ENSURE(hs_der_oid_is(&oid, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key)), HS_ERR_UNSUPPORTED);
 	TRY(hs_der_read(&alg, DER_OID, &oid));
-	ENSURE(hs_der_oid_is(&oid, oid_p256, sizeof(oid_p256)), HS_ERR_UNSUPPORTED);
+	ENSURE(hs_der_oid_is(&oid, hs_oid_p256, sizeof(hs_oid_p256)), HS_ERR_UNSUPPORTED);
 	return parse_ec_private(key, cred);
 }
 
@@ -208,10 +204,11 @@ static int check_rsa_pair(const struct hs_cred *cred, const struct leaf_key *lea
 
 static int check_pair(const struct hs_cred *cred)
 {
+	struct x509_cert cert;
 	struct leaf_key leaf;
-	struct hs_reader san;
 
-	TRY(hs_x509_parse(cred->cert[0], cred->cert_len[0], &leaf, &san));
+	TRY(hs_x509_cert_parse(&cert, cred->cert[0], cred->cert_len[0]));
+	TRY(hs_x509_leaf_key(&cert, &leaf));
 	if (cred->type == KEY_RSA) {
 		ENSURE(leaf.type == KEY_RSA, HS_ERR_BAD_KEY);
 		return check_rsa_pair(cred, &leaf);

@@ -10,11 +10,12 @@
  * certificate. "A certificate MUST NOT include more than one instance of a
  * particular extension": every OID is compared with the ones before it.
  */
-#include "libhs/x509_cert.h"
+#include "x509/x509.h"
 
+#include <limits.h>
 #include <string.h>
 
-#include "libhs/internal.h"
+#include "x509/oid.h"
 
 #define MAX_EXTS_PER_CERT 32
 
@@ -23,20 +24,27 @@ static int read_bool(struct hs_reader *r, int *b)
 {
 	struct hs_reader v;
 
-	TRY(hs_der_read(r, 0x01, &v));
+	TRY(hs_der_read(r, DER_BOOLEAN, &v));
 	ENSURE(v.len == 1 && (v.p[0] == 0x00 || v.p[0] == 0xff), HS_ERR_BAD_ENCODING);
 	*b = v.p[0] != 0;
 	return 0;
 }
 
-/* BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER (0..MAX) OPTIONAL } */
+/*
+ * BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE,
+ *     pathLenConstraint INTEGER (0..MAX) OPTIONAL }
+ * A pathLenConstraint is any non-negative INTEGER; values above INT_MAX
+ * (far beyond HS_X509_MAX_CHAIN) are kept as INT_MAX, which means the same.
+ */
 static int ext_bc(struct x509_cert *c, struct hs_reader v)
 {
-	struct hs_reader seq, n;
+	struct hs_reader seq, mag;
+	uint32_t n;
+	int err;
 
 	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
 	TRY(hs_read_end(&v));
-	if (hs_der_peek(&seq) == 0x01) {
+	if (hs_der_peek(&seq) == DER_BOOLEAN) {
 		TRY(read_bool(&seq, &c->is_ca));
 		ENSURE(c->is_ca, HS_ERR_BAD_ENCODING); /* DEFAULT FALSE is omitted */
 	}
@@ -44,10 +52,9 @@ static int ext_bc(struct x509_cert *c, struct hs_reader v)
 		/* "CAs MUST NOT include the pathLenConstraint field unless the cA
 		 * boolean is asserted" */
 		ENSURE(c->is_ca, HS_ERR_BAD_ENCODING);
-		TRY(hs_der_read(&seq, DER_INTEGER, &n));
-		ENSURE(n.len >= 1 && n.len <= 2 && (n.p[0] & 0x80) == 0, HS_ERR_BAD_ENCODING);
-		ENSURE(n.len == 1 || n.p[0] != 0, HS_ERR_BAD_ENCODING);
-		c->path_len = n.len == 1 ? n.p[0] : n.p[1];
+		TRY(hs_der_read_uint(&seq, &mag));
+		err = hs_der_uint_u32(mag, &n);
+		c->path_len = err == 0 && n <= INT_MAX ? (int)n : INT_MAX;
 	}
 	return hs_read_end(&seq);
 }
@@ -81,8 +88,7 @@ static int ext_ku(struct x509_cert *c, struct hs_reader v)
 /* ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId */
 static int ext_eku(struct x509_cert *c, struct hs_reader v)
 {
-	static const uint8_t any[] = { 0x55, 0x1d, 0x25, 0x00 };
-	static const uint8_t kp[] = { 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03 }; /* id-kp */
+	const size_t kp = sizeof(hs_oid_kp);
 	struct hs_reader seq, oid;
 
 	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
@@ -91,11 +97,11 @@ static int ext_eku(struct x509_cert *c, struct hs_reader v)
 	while (hs_reader_left(&seq) > 0) {
 		TRY(hs_der_read(&seq, DER_OID, &oid));
 		ENSURE(oid.len > 0, HS_ERR_BAD_ENCODING);
-		if (hs_der_oid_is(&oid, any, sizeof(any)))
+		if (hs_der_oid_is(&oid, hs_oid_any_eku, sizeof(hs_oid_any_eku)))
 			c->eku |= X509_EKU_ANY;
-		else if (oid.len == sizeof(kp) + 1 && memcmp(oid.p, kp, sizeof(kp)) == 0 &&
-			 (oid.p[7] == 1 || oid.p[7] == 2))
-			c->eku |= oid.p[7] == 1 ? X509_EKU_SERVER : X509_EKU_CLIENT;
+		else if (oid.len == kp + 1 && memcmp(oid.p, hs_oid_kp, kp) == 0 &&
+			 (oid.p[kp] == 1 || oid.p[kp] == 2))
+			c->eku |= oid.p[kp] == 1 ? X509_EKU_SERVER : X509_EKU_CLIENT;
 	}
 	return 0;
 }
@@ -104,23 +110,23 @@ static int ext_eku(struct x509_cert *c, struct hs_reader v)
  * One GeneralName (4.2.1.6); ip_len is the iPAddress length allowed (4 or
  * 16 in a SAN, 8 or 32 in a name constraint, address + mask).
  */
-static int general_name(struct hs_reader *r, size_t ip_len)
+static int general_name(struct hs_reader *r, size_t ip_len, uint8_t *tag, struct hs_reader *gn)
 {
 	struct hs_reader v, name;
-	uint8_t tag;
 
-	TRY(hs_x509_tlv(r, &tag, &v));
-	switch (tag) {
+	TRY(hs_der_read_any(r, tag, &v));
+	*gn = v;
+	switch (*tag) {
 	case 0x81: /* rfc822Name */
-	case 0x82: /* dNSName */
+	case GN_DNS:
 	case 0x86: /* uniformResourceIdentifier: IA5String */
 		for (size_t i = 0; i < v.len; i++)
 			ENSURE(v.p[i] >= 0x20 && v.p[i] < 0x7f, HS_ERR_BAD_ENCODING);
 		return 0;
-	case 0x87: /* iPAddress */
+	case GN_IP:
 		ENSURE(v.len == ip_len || v.len == 4 * ip_len, HS_ERR_BAD_ENCODING);
 		return 0;
-	case 0xa4: /* directoryName: EXPLICIT Name */
+	case GN_DIRECTORY: /* EXPLICIT Name */
 		TRY(hs_der_read(&v, DER_SEQUENCE, &name));
 		return hs_read_end(&v);
 	case 0xa0: /* otherName */
@@ -136,14 +142,23 @@ static int general_name(struct hs_reader *r, size_t ip_len)
 /* GeneralNames ::= SEQUENCE SIZE (1..MAX) OF GeneralName */
 static int ext_san(struct x509_cert *c, struct hs_reader v)
 {
-	struct hs_reader names;
+	struct hs_reader names, gn;
+	uint8_t tag;
 
 	TRY(hs_der_read(&v, DER_SEQUENCE, &c->san));
 	TRY(hs_read_end(&v));
 	ENSURE(hs_reader_left(&c->san) > 0, HS_ERR_BAD_ENCODING);
 	names = c->san;
-	while (hs_reader_left(&names) > 0)
-		TRY(general_name(&names, 4));
+	while (hs_reader_left(&names) > 0) {
+		TRY(general_name(&names, 4, &tag, &gn));
+		/*
+		 * 4.2.1.6: a dNSName "MUST be in the "preferred name syntax"":
+		 * no empty label, hence no trailing dot. Refused here, so host
+		 * matching and name constraints only ever see names in that form.
+		 */
+		if (tag == GN_DNS)
+			ENSURE(hs_x509_dns_name_ok(gn.p, gn.len), HS_ERR_BAD_ENCODING);
+	}
 	return 0;
 }
 
@@ -155,12 +170,13 @@ static int ext_san(struct x509_cert *c, struct hs_reader v)
  */
 static int subtrees(struct hs_reader v)
 {
-	struct hs_reader st;
+	struct hs_reader st, gn;
+	uint8_t tag;
 
 	ENSURE(hs_reader_left(&v) > 0, HS_ERR_BAD_ENCODING);
 	while (hs_reader_left(&v) > 0) {
 		TRY(hs_der_read(&v, DER_SEQUENCE, &st));
-		TRY(general_name(&st, 8));
+		TRY(general_name(&st, 8, &tag, &gn));
 		TRY(hs_read_end(&st));
 	}
 	return 0;
@@ -211,27 +227,27 @@ static int ext_ski(struct x509_cert *c, struct hs_reader v)
 }
 
 struct ext_row {
-	uint8_t oid_last; /* all are 2.5.29.x: 55 1d x */
+	uint8_t oid_last; /* all are id-ce (2.5.29) members */
 	unsigned flag;
 	int (*parse)(struct x509_cert *c, struct hs_reader v);
 };
 
 static const struct ext_row rows[] = {
-	{ .oid_last = 19, .flag = X509_HAS_BC, .parse = ext_bc },
-	{ .oid_last = 15, .flag = X509_HAS_KU, .parse = ext_ku },
-	{ .oid_last = 37, .flag = X509_HAS_EKU, .parse = ext_eku },
-	{ .oid_last = 17, .flag = X509_HAS_SAN, .parse = ext_san },
-	{ .oid_last = 30, .flag = X509_HAS_NC, .parse = ext_nc },
-	{ .oid_last = 35, .flag = X509_HAS_AKI, .parse = ext_aki },
-	{ .oid_last = 14, .flag = X509_HAS_SKI, .parse = ext_ski },
+	{ .oid_last = OID_CE_BASIC_CONSTRAINTS, .flag = X509_HAS_BC, .parse = ext_bc },
+	{ .oid_last = OID_CE_KEY_USAGE, .flag = X509_HAS_KU, .parse = ext_ku },
+	{ .oid_last = OID_CE_EKU, .flag = X509_HAS_EKU, .parse = ext_eku },
+	{ .oid_last = OID_CE_SAN, .flag = X509_HAS_SAN, .parse = ext_san },
+	{ .oid_last = OID_CE_NAME_CONSTRAINTS, .flag = X509_HAS_NC, .parse = ext_nc },
+	{ .oid_last = OID_CE_AKI, .flag = X509_HAS_AKI, .parse = ext_aki },
+	{ .oid_last = OID_CE_SKI, .flag = X509_HAS_SKI, .parse = ext_ski },
 };
 
 static const struct ext_row *find_row(const struct hs_reader *oid)
 {
-	if (oid->len != 3 || oid->p[0] != 0x55 || oid->p[1] != 0x1d)
+	if (oid->len != sizeof(hs_oid_ce) + 1 || memcmp(oid->p, hs_oid_ce, sizeof(hs_oid_ce)) != 0)
 		return NULL;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (rows[i].oid_last == oid->p[2])
+		if (rows[i].oid_last == oid->p[sizeof(hs_oid_ce)])
 			return &rows[i];
 	return NULL;
 }
@@ -246,7 +262,7 @@ static int one_ext(struct x509_cert *c, struct hs_reader *exts, struct hs_reader
 	TRY(hs_der_read(exts, DER_SEQUENCE, &ext));
 	TRY(hs_der_read(&ext, DER_OID, oid));
 	ENSURE(oid->len > 0, HS_ERR_BAD_ENCODING);
-	if (hs_der_peek(&ext) == 0x01) {
+	if (hs_der_peek(&ext) == DER_BOOLEAN) {
 		TRY(read_bool(&ext, &critical));
 		ENSURE(critical, HS_ERR_BAD_ENCODING); /* DEFAULT FALSE is omitted */
 	}

@@ -1,31 +1,47 @@
 /*
- * Names: the host name / IP address check against a leaf's
- * subjectAltName (RFC 6125 6.4, RFC 5280 4.2.1.6) and name constraints
+ * Names: the one host name / IP address matcher against a leaf's
+ * subjectAltName (RFC 9525, which obsoletes RFC 6125; RFC 5280 4.2.1.6),
+ * used by pinned mode and path validation alike, and name constraints
  * (RFC 5280 4.2.1.10).
  *
- * Host names: ASCII, compared case-insensitively; one trailing dot is
- * ignored on both sides. A wildcard is accepted only as the whole
- * left-most label ("*.example.com"), matches exactly one non-empty label,
- * and needs at least two labels after it; "f*.example.com", "*.*.com",
- * "*.com" never match. The subject's common name is never used. An IP
- * literal is matched only against iPAddress entries, byte for byte.
+ * Host names, the rules in one place:
+ *   - the reference name (what the caller asked for) may end in one dot, a
+ *     fully qualified name; it is dropped here and nowhere else. What is
+ *     left must be labels of letters, digits, '-' and '_' (an IDN as its
+ *     A-labels, "xn--..."), and its last label not all digits (that is a
+ *     malformed IPv4 address, never a host name);
+ *   - a presented dNSName is in the preferred name syntax: no empty label,
+ *     no trailing dot (ext.c refuses a certificate with one; here such a
+ *     name would never match);
+ *   - ASCII letters compare case-insensitively, everything else exactly;
+ *   - a wildcard only as the whole left-most label ("*.example.com"),
+ *     standing for exactly one non-empty label, with at least two labels
+ *     after it: "f*.example.com", "*.*.example.com", "*.com" never match;
+ *   - the subject's common name is never used;
+ *   - an IPv4 or IPv6 literal (inet_pton's forms: dotted quad, full or
+ *     compressed IPv6, IPv4-mapped) is matched only against iPAddress
+ *     entries of its own length (4 or 16), byte for byte, never against a
+ *     dNSName; "::ffff:192.0.2.1" does not match the 4-byte 192.0.2.1.
  *
  * Name constraints handle dNSName (zero or more labels added on the left;
  * a base starting with "." allows only subdomains), iPAddress
  * (address/mask) and directoryName (RDN prefix, compared as DER bytes).
- * Other name forms are not understood: a certificate presenting one is
- * rejected when a constraint of that form exists (failing closed).
+ * A wildcard dNSName is checked against excluded subtrees as every name it
+ * could match: "*.example.com" is excluded by "secret.example.com". Other
+ * name forms are not understood: a certificate presenting one is rejected
+ * when a constraint of that form exists (failing closed).
  *
  * Implementation notes: all inputs are public; views only, no copies.
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "libhs/x509_cert.h"
+#include "x509/x509.h"
 
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "libhs/internal.h"
+#define DNS_NAME_MAX 253
+#define DNS_LABEL_MAX 63
 
 static int lower(int ch)
 {
@@ -40,50 +56,103 @@ static int ci_eq(const uint8_t *a, const uint8_t *b, size_t n)
 	return 1;
 }
 
-int hs_x509_dns_match(const uint8_t *pat, size_t pn, const char *host)
+int hs_x509_dns_name_ok(const uint8_t *p, size_t n)
 {
-	const uint8_t *h = (const uint8_t *)host, *dot;
-	size_t hn = strlen(host), off;
+	size_t label = 0;
 
-	if (hn > 0 && h[hn - 1] == '.')
-		hn--;
-	if (pn > 0 && pat[pn - 1] == '.')
-		pn--;
-	if (pn == 0 || hn == 0 || memchr(h, '*', hn) != NULL)
+	if (n == 0 || n > DNS_NAME_MAX)
 		return 0;
-	if (pn >= 2 && pat[0] == '*' && pat[1] == '.') {
-		const uint8_t *rest = pat + 2;
-		size_t rn = pn - 2;
-		/* RFC 6125 6.4.3: the wildcard stands for the left-most label only */
-		if (memchr(rest, '*', rn) != NULL || memchr(rest, '.', rn) == NULL)
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] <= 0x20 || p[i] >= 0x7f)
 			return 0;
-		dot = memchr(h, '.', hn);
-		if (dot == NULL || dot == h)
+		if (p[i] != '.')
+			label++;
+		else if (label == 0)
 			return 0;
-		off = (size_t)(dot - h) + 1;
-		return hn - off == rn && ci_eq(rest, h + off, rn);
+		else
+			label = 0;
+		if (label > DNS_LABEL_MAX)
+			return 0;
 	}
-	if (memchr(pat, '*', pn) != NULL)
-		return 0; /* partial-label or non-left-most wildcard: never */
-	return hn == pn && ci_eq(pat, h, pn);
+	return label > 0;
+}
+
+static int ldh(uint8_t ch)
+{
+	return (lower(ch) >= 'a' && lower(ch) <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+	       ch == '_';
+}
+
+/* The reference name as a reader (one trailing dot dropped); len 0 if it can match nothing. */
+static struct hs_reader reference_name(const char *host)
+{
+	struct hs_reader none = hs_reader_init(NULL, 0), ref = hs_reader_init(host, strlen(host));
+	int digits_only = 1;
+
+	if (ref.len > 0 && ref.p[ref.len - 1] == '.')
+		ref.len--;
+	if (!hs_x509_dns_name_ok(ref.p, ref.len))
+		return none;
+	for (size_t i = 0; i < ref.len; i++) {
+		if (ref.p[i] == '.')
+			digits_only = 1;
+		else if (!ldh(ref.p[i]))
+			return none;
+		else if (ref.p[i] < '0' || ref.p[i] > '9')
+			digits_only = 0;
+	}
+	return digits_only ? none : ref;
+}
+
+static size_t count_labels(struct hs_reader name)
+{
+	size_t n = 1;
+
+	for (size_t i = 0; i < name.len; i++)
+		n += name.p[i] == '.';
+	return n;
+}
+
+/* One presented dNSName (pat) against a valid reference name (ref). */
+static int dns_match(struct hs_reader pat, struct hs_reader ref)
+{
+	const uint8_t *dot;
+
+	if (!hs_x509_dns_name_ok(pat.p, pat.len))
+		return 0;
+	if (pat.len >= 2 && pat.p[0] == '*' && pat.p[1] == '.') {
+		/* the wildcard label stands for ref's first label, never empty */
+		if (hs_read_skip(&pat, 2) != 0 || count_labels(pat) < 2)
+			return 0;
+		dot = memchr(ref.p, '.', ref.len);
+		if (dot == NULL || hs_read_skip(&ref, (size_t)(dot - ref.p) + 1) != 0)
+			return 0;
+	}
+	if (memchr(pat.p, '*', pat.len) != NULL)
+		return 0; /* partial-label, lone or non-left-most wildcard: never */
+	return pat.len == ref.len && ci_eq(pat.p, ref.p, pat.len);
 }
 
 int hs_x509_match_host(const struct x509_cert *leaf, const char *host)
 {
 	uint8_t ip[16];
 	size_t ip_len = 0;
-	struct hs_reader san = leaf->san, v;
+	struct hs_reader san = leaf->san, v, ref = hs_reader_init(NULL, 0);
 	uint8_t tag;
 
 	if (inet_pton(AF_INET, host, ip) == 1)
 		ip_len = 4;
 	else if (inet_pton(AF_INET6, host, ip) == 1)
 		ip_len = 16;
+	else
+		ref = reference_name(host);
+	if (ip_len == 0 && ref.len == 0)
+		return HS_ERR_X509_HOSTNAME;
 	while (hs_reader_left(&san) > 0) {
-		TRY(hs_x509_tlv(&san, &tag, &v));
-		if (ip_len > 0 && tag == 0x87 && v.len == ip_len && memcmp(v.p, ip, ip_len) == 0)
+		TRY(hs_der_read_any(&san, &tag, &v));
+		if (ip_len > 0 && tag == GN_IP && v.len == ip_len && memcmp(v.p, ip, ip_len) == 0)
 			return 0;
-		if (ip_len == 0 && tag == 0x82 && hs_x509_dns_match(v.p, v.len, host))
+		if (ip_len == 0 && tag == GN_DNS && dns_match(v, ref))
 			return 0;
 	}
 	return HS_ERR_X509_HOSTNAME;
@@ -102,6 +171,26 @@ static int dns_in(struct hs_reader name, struct hs_reader base)
 	if (nn == bn)
 		return ci_eq(name.p, base.p, bn);
 	return nn > bn && name.p[nn - bn - 1] == '.' && ci_eq(name.p + nn - bn, base.p, bn);
+}
+
+/*
+ * Could the wildcard name "*.R" match base itself? Then it matches names
+ * inside base's subtree, though as a string it is not in it: base = L.R
+ * for one label L ("secret.example.com" for "*.example.com"). Deeper
+ * bases hold only names of two or more labels over R, which one wildcard
+ * label cannot reach; a base starting with "." is a literal suffix, which
+ * dns_in already compares.
+ */
+static int wildcard_reaches(struct hs_reader name, struct hs_reader base)
+{
+	const uint8_t *dot;
+
+	if (name.len < 2 || name.p[0] != '*' || name.p[1] != '.' || hs_read_skip(&name, 2) != 0)
+		return 0;
+	dot = base.len > 0 && base.p[0] != '.' ? memchr(base.p, '.', base.len) : NULL;
+	if (dot == NULL || hs_read_skip(&base, (size_t)(dot - base.p) + 1) != 0)
+		return 0;
+	return base.len == name.len && ci_eq(base.p, name.p, name.len);
 }
 
 static int ip_in(struct hs_reader ip, struct hs_reader base)
@@ -141,16 +230,16 @@ static int in_subtrees(struct hs_reader subtrees, uint8_t tag, struct hs_reader 
 	*has_type = 0;
 	while (hs_reader_left(&subtrees) > 0) {
 		if (hs_der_read(&subtrees, DER_SEQUENCE, &st) != 0 ||
-		    hs_x509_tlv(&st, &btag, &base) != 0)
+		    hs_der_read_any(&st, &btag, &base) != 0)
 			return excluded;
 		if (btag != tag)
 			continue;
 		*has_type = 1;
-		if (tag == 0x82)
-			in = dns_in(name, base);
-		else if (tag == 0x87)
+		if (tag == GN_DNS) /* excluded: a wildcard as all it can match */
+			in = dns_in(name, base) || (excluded && wildcard_reaches(name, base));
+		else if (tag == GN_IP)
 			in = ip_in(name, base);
-		else if (tag == 0xa4)
+		else if (tag == GN_DIRECTORY)
 			in = dn_in(name, base);
 		else
 			in = excluded;
@@ -181,9 +270,9 @@ int hs_x509_check_nc(const struct x509_cert *ca, const struct x509_cert *c)
 		return 0;
 	/* an empty subject is not checked against directoryName constraints */
 	if (hs_der_read(&subj, DER_SEQUENCE, &inner) == 0 && hs_reader_left(&inner) > 0)
-		TRY(check_one(ca, 0xa4, c->subject));
+		TRY(check_one(ca, GN_DIRECTORY, c->subject));
 	while (hs_reader_left(&san) > 0) {
-		TRY(hs_x509_tlv(&san, &tag, &v));
+		TRY(hs_der_read_any(&san, &tag, &v));
 		TRY(check_one(ca, tag, v));
 	}
 	return 0;

@@ -7,7 +7,7 @@
  * decoder uses no secret-indexed table: each character is mapped with
  * range arithmetic (masks), and the 24-bit accumulator is wiped.
  */
-#include "libhs/internal.h"
+#include "x509/x509.h"
 
 #include <string.h>
 

@@ -15,7 +15,7 @@
  * supported yet: such certificates parse, and verifying them gives
  * HS_ERR_X509_UNSUPPORTED_ALG.
  */
-#include "libhs/x509_cert.h"
+#include "x509/x509.h"
 
 #include <string.h>
 
@@ -23,13 +23,13 @@
 #include "crypto/p256.h"
 #include "crypto/p384.h"
 #include "crypto/rsa.h"
-#include "libhs/internal.h"
+#include "x509/oid.h"
 
 enum params { P_ABSENT, P_NULL };
 
 struct x509_sigalg {
 	const char *name;
-	uint8_t oid[9];
+	const uint8_t *oid;
 	size_t oid_len;
 	enum params params;
 	const struct hs_hash *(*hash)(void); /* NULL: the signature covers the TBS itself */
@@ -42,13 +42,13 @@ static int verify_ecdsa(const struct x509_cert *issuer, const struct hs_hash *h,
 {
 	uint8_t raw[HS_P384_SIG_LEN];
 
-	if (issuer->key_type == X509_KEY_P256) {
+	if (issuer->key_type == KEY_P256) {
 		if (hs_ecdsa_sig_from_der(raw, subject->sig.p, subject->sig.len) != 0)
 			return HS_ERR_X509_BAD_SIGNATURE;
 		return hs_ecdsa_p256_verify(issuer->key.p, issuer->key.len, digest,
 					    h->digest_len, raw) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
 	}
-	if (issuer->key_type == X509_KEY_P384) {
+	if (issuer->key_type == KEY_P384) {
 		if (hs_ecdsa_sig_from_der_n(raw, 48, subject->sig.p, subject->sig.len) != 0)
 			return HS_ERR_X509_BAD_SIGNATURE;
 		return hs_ecdsa_p384_verify(issuer->key.p, issuer->key.len, digest,
@@ -63,7 +63,7 @@ static int verify_rsa_pkcs1(const struct x509_cert *issuer, const struct hs_hash
 	struct hs_rsa_public k;
 	int err;
 
-	if (issuer->key_type != X509_KEY_RSA)
+	if (issuer->key_type != KEY_RSA)
 		return HS_ERR_X509_BAD_SIGNATURE;
 	if (hs_rsa_public_from_der(&k, issuer->key.p, issuer->key.len) != 0)
 		return HS_ERR_X509_UNSUPPORTED_ALG;
@@ -78,24 +78,23 @@ static int verify_ed25519(const struct x509_cert *issuer, const struct hs_hash *
 {
 	(void)h;
 	(void)digest;
-	if (issuer->key_type != X509_KEY_ED25519 || issuer->key.len != 32 ||
+	if (issuer->key_type != KEY_ED25519 || issuer->key.len != 32 ||
 	    subject->sig.len != 64)
 		return HS_ERR_X509_BAD_SIGNATURE;
 	return hs_ed25519_verify(issuer->key.p, subject->tbs.p, subject->tbs.len,
 				 subject->sig.p) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
 }
 
-#define ECDSA_OID(x) { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, x }, 8
-#define PKCS1_OID(x) { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, x }, 9
+#define OID(o) o, sizeof(o)
 
 static const struct x509_sigalg algs[] = {
-	{ "ecdsa-with-SHA256", ECDSA_OID(0x02), P_ABSENT, hs_hash_sha256, verify_ecdsa },
-	{ "ecdsa-with-SHA384", ECDSA_OID(0x03), P_ABSENT, hs_hash_sha384, verify_ecdsa },
-	{ "ecdsa-with-SHA512", ECDSA_OID(0x04), P_ABSENT, hs_hash_sha512, verify_ecdsa },
-	{ "sha256WithRSAEncryption", PKCS1_OID(0x0b), P_NULL, hs_hash_sha256, verify_rsa_pkcs1 },
-	{ "sha384WithRSAEncryption", PKCS1_OID(0x0c), P_NULL, hs_hash_sha384, verify_rsa_pkcs1 },
-	{ "sha512WithRSAEncryption", PKCS1_OID(0x0d), P_NULL, hs_hash_sha512, verify_rsa_pkcs1 },
-	{ "Ed25519", { 0x2b, 0x65, 0x70 }, 3, P_ABSENT, NULL, verify_ed25519 },
+	{ "ecdsa-with-SHA256", OID(hs_oid_ecdsa_sha256), P_ABSENT, hs_hash_sha256, verify_ecdsa },
+	{ "ecdsa-with-SHA384", OID(hs_oid_ecdsa_sha384), P_ABSENT, hs_hash_sha384, verify_ecdsa },
+	{ "ecdsa-with-SHA512", OID(hs_oid_ecdsa_sha512), P_ABSENT, hs_hash_sha512, verify_ecdsa },
+	{ "sha256WithRSAEncryption", OID(hs_oid_rsa_sha256), P_NULL, hs_hash_sha256, verify_rsa_pkcs1 },
+	{ "sha384WithRSAEncryption", OID(hs_oid_rsa_sha384), P_NULL, hs_hash_sha384, verify_rsa_pkcs1 },
+	{ "sha512WithRSAEncryption", OID(hs_oid_rsa_sha512), P_NULL, hs_hash_sha512, verify_rsa_pkcs1 },
+	{ "Ed25519", OID(hs_oid_ed25519), P_ABSENT, NULL, verify_ed25519 },
 };
 
 const struct x509_sigalg *hs_x509_sigalg_find(struct hs_reader oid, struct hs_reader params)
@@ -122,7 +121,7 @@ int hs_x509_check_sig(const struct x509_cert *subject, const struct x509_cert *i
 	const struct hs_hash *h = NULL;
 	uint8_t digest[HS_HASH_MAX_LEN];
 
-	ENSURE(a != NULL && issuer->key_type != X509_KEY_OTHER, HS_ERR_X509_UNSUPPORTED_ALG);
+	ENSURE(a != NULL && issuer->key_type != KEY_NONE, HS_ERR_X509_UNSUPPORTED_ALG);
 	if (a->hash != NULL) {
 		h = a->hash();
 		hs_hash_digest(h, subject->tbs.p, subject->tbs.len, digest);

@@ -12,7 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "hs/x509.h"
+#include "x509/x509.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -20,8 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "libhs/internal.h"
-#include "libhs/x509_cert.h"
 
 #define PEM_CERT_MAX 65536
 

@@ -32,13 +32,10 @@
  * Implementation notes: all on the stack (HS_X509_MAX_CHAIN parsed
  * certificates); nothing allocated; everything is public data.
  */
-#include "hs/x509.h"
+#include "x509/x509.h"
 
 #include <string.h>
 #include <time.h>
-
-#include "libhs/internal.h"
-#include "libhs/x509_cert.h"
 
 #define MAX_PATH (HS_X509_MAX_CHAIN + 1)
 /*
@@ -205,17 +202,17 @@ static int extend(struct build *b, size_t depth)
 	return HS_ERR_X509_UNKNOWN_ISSUER;
 }
 
+/* pool[0] (the leaf) is parsed; certs[0 .. n) become pool[1 ..]. */
 static int run(struct build *b, const uint8_t *const *certs, const size_t *lens, size_t n)
 {
-	TRY(hs_x509_cert_parse(&b->pool[0], certs[0], lens[0]));
 	b->pool_ok[0] = 1;
-	for (size_t i = 1; i < n; i++) {
-		int err = hs_x509_cert_parse(&b->pool[i], certs[i], lens[i]);
-		b->pool_ok[i] = err == 0;
+	for (size_t i = 0; i < n; i++) {
+		int err = hs_x509_cert_parse(&b->pool[i + 1], certs[i], lens[i]);
+		b->pool_ok[i + 1] = err == 0;
 		if (err != 0 && b->pool_err == 0)
 			b->pool_err = err;
 	}
-	b->n_pool = n;
+	b->n_pool = n + 1;
 	b->path[0] = &b->pool[0];
 	/* the leaf itself trusted (a self-signed certificate, say) */
 	if (is_anchor(b, &b->pool[0])) {
@@ -230,17 +227,31 @@ static int run(struct build *b, const uint8_t *const *certs, const size_t *lens,
 	return b->pool_err != 0 ? b->pool_err : HS_ERR_X509_UNKNOWN_ISSUER;
 }
 
-int hs_x509_verify(const struct hs_x509_store *s, const uint8_t *const *certs, const size_t *lens,
-		   size_t n, const struct hs_x509_verify_opts *opts)
+int hs_x509_verify_leaf(const struct hs_x509_store *s, const struct x509_cert *leaf,
+			const uint8_t *const *certs, const size_t *lens, size_t n,
+			const struct hs_x509_verify_opts *opts)
 {
 	struct build b;
 
-	ENSURE(s != NULL && certs != NULL && lens != NULL && opts != NULL && n >= 1,
+	ENSURE(s != NULL && leaf != NULL && opts != NULL && (n == 0 || (certs != NULL && lens != NULL)),
 	       HS_ERR_ARG);
-	ENSURE(n <= HS_X509_MAX_CHAIN, HS_ERR_X509_CHAIN_TOO_LONG);
+	ENSURE(n < HS_X509_MAX_CHAIN, HS_ERR_X509_CHAIN_TOO_LONG);
 	memset(&b, 0, sizeof(b));
 	b.store = s;
 	b.opts = opts;
 	b.now = opts->time != 0 ? opts->time : (int64_t)time(NULL);
+	b.pool[0] = *leaf;
 	return run(&b, certs, lens, n);
+}
+
+int hs_x509_verify(const struct hs_x509_store *s, const uint8_t *const *certs, const size_t *lens,
+		   size_t n, const struct hs_x509_verify_opts *opts)
+{
+	struct x509_cert leaf;
+
+	ENSURE(s != NULL && certs != NULL && lens != NULL && opts != NULL && n >= 1,
+	       HS_ERR_ARG);
+	ENSURE(n <= HS_X509_MAX_CHAIN, HS_ERR_X509_CHAIN_TOO_LONG);
+	TRY(hs_x509_cert_parse(&leaf, certs[0], lens[0]));
+	return hs_x509_verify_leaf(s, &leaf, certs + 1, lens + 1, n - 1, opts);
 }

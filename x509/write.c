@@ -28,13 +28,7 @@
 #include "crypto/p256.h"
 #include "crypto/sha2.h"
 #include "hs/cred.h"
-
-/* OIDs, contents octets only (RFC 5480, RFC 5758, RFC 5280) */
-static const uint8_t oid_ecdsa_sha256[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02 };
-static const uint8_t oid_ec_public_key[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
-static const uint8_t oid_prime256v1[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
-static const uint8_t oid_common_name[] = { 0x55, 0x04, 0x03 };
-static const uint8_t oid_subject_alt_name[] = { 0x55, 0x1d, 0x11 };
+#include "x509/oid.h"
 
 #define NAME_MAX_CHARS 64 /* ub-common-name (RFC 5280 appendix A) */
 
@@ -81,7 +75,7 @@ static void write_alg_ecdsa_sha256(struct hs_writer *w)
 	size_t at;
 
 	der_open(w, 0x30, &at);
-	der_prim(w, 0x06, oid_ecdsa_sha256, sizeof(oid_ecdsa_sha256));
+	der_prim(w, 0x06, hs_oid_ecdsa_sha256, sizeof(hs_oid_ecdsa_sha256));
 	(void)der_close(w, at);
 }
 
@@ -93,7 +87,7 @@ static void write_name(struct hs_writer *w, const char *cn)
 	der_open(w, 0x30, &seq);
 	der_open(w, 0x31, &set);
 	der_open(w, 0x30, &atv);
-	der_prim(w, 0x06, oid_common_name, sizeof(oid_common_name));
+	der_prim(w, 0x06, hs_oid_common_name, sizeof(hs_oid_common_name));
 	der_prim(w, 0x0c, cn, strlen(cn));
 	(void)der_close(w, atv);
 	(void)der_close(w, set);
@@ -166,8 +160,8 @@ static void write_spki(struct hs_writer *w, const uint8_t pub[65])
 
 	der_open(w, 0x30, &spki);
 	der_open(w, 0x30, &alg);
-	der_prim(w, 0x06, oid_ec_public_key, sizeof(oid_ec_public_key));
-	der_prim(w, 0x06, oid_prime256v1, sizeof(oid_prime256v1));
+	der_prim(w, 0x06, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key));
+	der_prim(w, 0x06, hs_oid_p256, sizeof(hs_oid_p256));
 	(void)der_close(w, alg);
 	der_open(w, 0x03, &bits);
 	(void)hs_write_u8(w, 0); /* no unused bits */
@@ -184,7 +178,7 @@ static void write_extensions(struct hs_writer *w, const struct hs_cert_spec *spe
 	der_open(w, 0xa3, &ctx3);
 	der_open(w, 0x30, &exts);
 	der_open(w, 0x30, &ext);
-	der_prim(w, 0x06, oid_subject_alt_name, sizeof(oid_subject_alt_name));
+	der_prim(w, 0x06, hs_oid_san, sizeof(hs_oid_san));
 	der_open(w, 0x04, &value);
 	der_open(w, 0x30, &names);
 	der_prim(w, 0x82, spec->dns_name, strlen(spec->dns_name)); /* [2] dNSName */
@@ -293,7 +287,7 @@ int hs_p256_key_to_der(uint8_t *der, size_t cap, size_t *len, const uint8_t priv
 	der_prim(&w, 0x02, version1, sizeof(version1));
 	der_prim(&w, 0x04, priv, 32);
 	der_open(&w, 0xa0, &params);
-	der_prim(&w, 0x06, oid_prime256v1, sizeof(oid_prime256v1));
+	der_prim(&w, 0x06, hs_oid_p256, sizeof(hs_oid_p256));
 	(void)der_close(&w, params);
 	der_open(&w, 0xa1, &pubkey);
 	der_open(&w, 0x03, &bits);

@@ -4,9 +4,10 @@
  * SEC1 "EC PRIVATE KEY" (P-256) and PKCS#1 "RSA PRIVATE KEY" (RSA, 2048 to
  * 4096 bits, two primes). The key must match the leaf's public key.
  *
- * Certificates are only parsed as far as the engine needs: the leaf's
- * SubjectPublicKeyInfo and its subjectAltName dNSNames. Full path
- * validation is a separate piece of work.
+ * Loading parses the leaf with the full certificate parser (x509/) and
+ * checks the key pair; it does not validate the chain. Path validation
+ * against a trust store is hs_x509_verify() (hs/x509.h), which the TLS
+ * engine runs on the peer's chain.
  */
 #ifndef HS_CRED_H
 #define HS_CRED_H
@@ -15,6 +16,18 @@
 #include <stdint.h>
 
 #include "base/err.h"
+
+/* Signature schemes (RFC 8446 4.2.3), what hs_cred_sig_scheme() returns. */
+#define HS_SIG_ECDSA_SECP256R1_SHA256 0x0403
+#define HS_SIG_ED25519 0x0807
+#define HS_SIG_ECDSA_SECP384R1_SHA384 0x0503 /* verify only: hs cannot sign with P-384 */
+#define HS_SIG_RSA_PSS_RSAE_SHA256 0x0804
+#define HS_SIG_RSA_PSS_RSAE_SHA384 0x0805
+#define HS_SIG_RSA_PSS_RSAE_SHA512 0x0806
+/* RFC 8446 4.2.3: only in signature_algorithms_cert (chains), never in CertificateVerify */
+#define HS_SIG_RSA_PKCS1_SHA256 0x0401
+#define HS_SIG_RSA_PKCS1_SHA384 0x0501
+#define HS_SIG_RSA_PKCS1_SHA512 0x0601
 
 struct hs_cred;
 

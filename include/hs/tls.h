@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "hs/cred.h"
 
 /* Cipher suites (RFC 8446 B.4). */
 #define HS_TLS_AES_128_GCM_SHA256 0x1301
@@ -42,18 +43,6 @@
 /* Named groups (RFC 8446 4.2.7). */
 #define HS_GROUP_SECP256R1 0x0017
 #define HS_GROUP_X25519 0x001d
-
-/* Signature schemes (RFC 8446 4.2.3). */
-#define HS_SIG_ECDSA_SECP256R1_SHA256 0x0403
-#define HS_SIG_ED25519 0x0807
-#define HS_SIG_ECDSA_SECP384R1_SHA384 0x0503 /* verify only: hs cannot sign with P-384 */
-#define HS_SIG_RSA_PSS_RSAE_SHA256 0x0804
-#define HS_SIG_RSA_PSS_RSAE_SHA384 0x0805
-#define HS_SIG_RSA_PSS_RSAE_SHA512 0x0806
-/* RFC 8446 4.2.3: only in signature_algorithms_cert (chains), never in CertificateVerify */
-#define HS_SIG_RSA_PKCS1_SHA256 0x0401
-#define HS_SIG_RSA_PKCS1_SHA384 0x0501
-#define HS_SIG_RSA_PKCS1_SHA512 0x0601
 
 enum hs_role { HS_ROLE_CLIENT = 0, HS_ROLE_SERVER = 1 };
 

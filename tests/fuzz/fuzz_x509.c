@@ -1,8 +1,8 @@
 /*
- * libFuzzer target for the X.509 certificate parser (libhs/x509_cert.c,
- * x509_ext.c) and what runs on a parsed certificate: the host name and
- * name-constraint matchers (x509_name.c) and the signature check with the
- * certificate's own key (x509_sig.c, so fuzzed keys and signatures reach
+ * libFuzzer target for the X.509 certificate parser (x509/cert.c,
+ * ext.c) and what runs on a parsed certificate: the host name and
+ * name-constraint matchers (name.c) and the signature check with the
+ * certificate's own key (sig.c, so fuzzed keys and signatures reach
  * the verifiers). The parser's sources are compiled into this program with
  * the fuzzer's instrumentation (see tests/meson.build); crashes, sanitizer
  * reports and leaks fail the run. Seed corpus: the system bundle's roots
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libhs/x509_cert.h"
+#include "x509/x509.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * Proves the X.509 writer (libhs/x509_write.c) that makes hs-server's
+ * Proves the X.509 writer (x509/write.c) that makes hs-server's
  * default certificate: the certificate parses and its self-signature
  * verifies under OpenSSL, which also accepts its host name and IP address
  * and finds that the SEC1 key written for it is its private key; our own
@@ -26,7 +26,7 @@
 #include "crypto/p256.h"
 #include "hs/cred.h"
 #include "hs/x509_write.h"
-#include "libhs/internal.h"
+#include "x509/x509.h"
 #include "testutil.h"
 
 static const uint8_t loopback[4] = { 127, 0, 0, 1 };
@@ -90,29 +90,31 @@ static void test_own_parser_reads_it(void **state)
 	struct hs_cert_spec spec = { "host.example", NULL, 1700000000, 1700086400 };
 	uint8_t der[HS_X509_WRITE_DER_MAX], priv[32], pub[65];
 	size_t len = make_cert(der, sizeof(der), &spec);
+	struct x509_cert cert;
 	struct leaf_key k;
-	struct hs_reader san;
 
 	(void)state;
 	fixed_key(priv);
 	assert_int_equal(hs_p256_public(pub, priv), 0);
-	assert_int_equal(hs_x509_parse(der, len, &k, &san), 0);
+	assert_int_equal(hs_x509_cert_parse(&cert, der, len), 0);
+	assert_int_equal(hs_x509_leaf_key(&cert, &k), 0);
 	assert_int_equal(k.type, KEY_P256);
 	assert_int_equal(k.pub_len, 65);
 	assert_memory_equal(k.pub, pub, 65);
-	assert_int_equal(hs_x509_check_name(san, "host.example"), 0);
-	assert_int_equal(hs_x509_check_name(san, "localhost"), HS_ERR_TLS_CERT_NAME);
+	assert_int_equal(hs_x509_match_host(&cert, "host.example"), 0);
+	assert_int_equal(hs_x509_match_host(&cert, "localhost"), HS_ERR_X509_HOSTNAME);
 	/* an IP address matches an iPAddress entry only, never a dNSName */
-	assert_int_equal(hs_x509_check_name(san, "127.0.0.1"), HS_ERR_TLS_CERT_NAME);
+	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.1"), HS_ERR_X509_HOSTNAME);
 	spec.ipv4 = loopback;
 	len = make_cert(der, sizeof(der), &spec);
-	assert_int_equal(hs_x509_parse(der, len, &k, &san), 0);
-	assert_int_equal(hs_x509_check_name(san, "127.0.0.1"), 0);
-	assert_int_equal(hs_x509_check_name(san, "host.example"), 0);
-	assert_int_equal(hs_x509_check_name(san, "127.0.0.2"), HS_ERR_TLS_CERT_NAME);
-	assert_int_equal(hs_x509_check_name(san, "127.0.0.1.5"), HS_ERR_TLS_CERT_NAME);
-	assert_int_equal(hs_x509_check_name(san, "127.0.0"), HS_ERR_TLS_CERT_NAME);
-	assert_int_equal(hs_x509_check_name(san, "127.0.0.256"), HS_ERR_TLS_CERT_NAME);
+	assert_int_equal(hs_x509_cert_parse(&cert, der, len), 0);
+	assert_int_equal(hs_x509_leaf_key(&cert, &k), 0);
+	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.1"), 0);
+	assert_int_equal(hs_x509_match_host(&cert, "host.example"), 0);
+	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.2"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.1.5"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(hs_x509_match_host(&cert, "127.0.0"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.256"), HS_ERR_X509_HOSTNAME);
 }
 
 static void test_times(void **state)
