@@ -32,7 +32,8 @@ HS_MUST_CHECK int hs_ecdsa_p384_verify(const uint8_t *pub, size_t pub_len, const
 /*
  * Strict DER Ecdsa-Sig-Value to raw r || s of int_len bytes each (1..66:
  * 32 for P-256, 48 for P-384, 66 for P-521). The rules
- * of hs_ecdsa_sig_from_der (crypto/p256.h), for any size: minimal lengths,
+ * of hs_ecdsa_sig_from_der (crypto/p256.h, whose 32-byte case this is; both
+ * in ecdsa_der.c), for any size: minimal lengths,
  * no negative or zero-padded integers, nothing left over, and integers
  * wider than int_len bytes rejected. HS_ERR_BAD_ENCODING otherwise.
  */

@@ -1,12 +1,12 @@
 /*
  * Implementation notes: RSA keys from DER (RFC 8017 A.1), strict (X.690
- * section 10), through base/reader.h only.
+ * section 10), through base/der.h only.
  *
- * - Lengths: short form, or long form 0x81 / 0x82 with no leading zero
- *   and a value that needs it (the largest key here is a few KiB).
+ * - Lengths: definite and minimal (base/der.c).
  * - INTEGERs: at least one octet, not negative, no needless leading zero
  *   (X.690 8.3.2); the one zero that keeps a positive value positive is
- *   dropped, so a magnitude's length is its exact byte length.
+ *   dropped (hs_der_read_uint), so a magnitude's length is its exact byte
+ *   length.
  * - Private keys: version 0 only (two primes; multi-prime keys are
  *   refused), and the components are checked against each other (p q = n,
  *   dp < p, dq < q, qinv < p, p and q odd and > 1), so signing can rely on
@@ -17,71 +17,19 @@
 
 #include <string.h>
 
-#include "base/reader.h"
+#include "base/der.h"
 #include "base/wipe.h"
-
-/* tag, then a minimal definite length; body gets the contents. */
-static int der_tlv(struct hs_reader *r, uint8_t tag, struct hs_reader *body)
-{
-	uint8_t t, l0, b;
-	size_t len = 0;
-
-	if (hs_read_u8(r, &t) || t != tag || hs_read_u8(r, &l0))
-		return HS_ERR_BAD_ENCODING;
-	if (l0 < 0x80) {
-		len = l0;
-	} else {
-		unsigned nb = l0 & 0x7f;
-		if (nb == 0 || nb > 2)
-			return HS_ERR_BAD_ENCODING; /* indefinite, or longer than any key */
-		for (unsigned i = 0; i < nb; i++) {
-			if (hs_read_u8(r, &b) || (i == 0 && b == 0))
-				return HS_ERR_BAD_ENCODING;
-			len = (len << 8) | b;
-		}
-		if (len < 0x80)
-			return HS_ERR_BAD_ENCODING; /* the short form was required */
-	}
-	return hs_read_sub(r, len, body) ? HS_ERR_BAD_ENCODING : 0;
-}
-
-/* A non-negative INTEGER's magnitude (*len >= 1; only 0 starts with 0x00). */
-static int der_uint(struct hs_reader *r, const uint8_t **p, size_t *len)
-{
-	struct hs_reader v;
-	const uint8_t *b;
-	size_t n;
-
-	if (der_tlv(r, 0x02, &v))
-		return HS_ERR_BAD_ENCODING;
-	n = hs_reader_left(&v);
-	if (n == 0 || hs_read_view(&v, n, &b))
-		return HS_ERR_BAD_ENCODING; /* X.690 8.3.1: at least one octet */
-	if (b[0] & 0x80)
-		return HS_ERR_BAD_ENCODING; /* negative */
-	if (n > 1 && b[0] == 0) {
-		if (!(b[1] & 0x80))
-			return HS_ERR_BAD_ENCODING; /* X.690 8.3.2: not minimal */
-		b++;
-		n--;
-	}
-	*p = b;
-	*len = n;
-	return 0;
-}
 
 /* One INTEGER into a (limbs limbs); HS_ERR_BAD_KEY if it does not fit. */
 static int der_bn(struct hs_reader *r, uint64_t *a, size_t limbs, size_t *bytes)
 {
-	const uint8_t *p;
-	size_t len;
-	int err = der_uint(r, &p, &len);
+	struct hs_reader mag;
 
-	if (err)
-		return err;
+	if (hs_der_read_uint(r, &mag) != 0)
+		return HS_ERR_BAD_ENCODING;
 	if (bytes != NULL)
-		*bytes = len;
-	return hs_bn_from_bytes(a, limbs, p, len) ? HS_ERR_BAD_KEY : 0;
+		*bytes = mag.len;
+	return hs_bn_from_bytes(a, limbs, mag.p, mag.len) ? HS_ERR_BAD_KEY : 0;
 }
 
 static size_t limbs_of(size_t bytes) { return (bytes + 7) / 8; }
@@ -113,7 +61,7 @@ int hs_rsa_public_from_der(struct hs_rsa_public *k, const uint8_t *der, size_t d
 	int err;
 
 	memset(k, 0, sizeof(*k));
-	if (der == NULL || der_tlv(&r, 0x30, &seq) || hs_read_end(&r))
+	if (der == NULL || hs_der_read(&r, DER_SEQUENCE, &seq) || hs_read_end(&r))
 		return HS_ERR_BAD_ENCODING;
 	err = read_public(&seq, k);
 	if (!err && hs_read_end(&seq))
@@ -157,11 +105,10 @@ static int check_crt(const struct hs_rsa_private *k)
 
 static int read_private(struct hs_reader *seq, struct hs_rsa_private *k)
 {
-	const uint8_t *v;
-	size_t vlen;
+	struct hs_reader v;
 	int err;
 
-	if (der_uint(seq, &v, &vlen) || vlen != 1 || v[0] != 0)
+	if (hs_der_read_uint(seq, &v) != 0 || v.len != 1 || v.p[0] != 0)
 		return HS_ERR_BAD_ENCODING; /* version 0: two-prime */
 	if ((err = read_public(seq, &k->pub)) != 0 ||
 	    (err = der_bn(seq, k->d, k->pub.n_limbs, NULL)) != 0 || (err = read_crt(seq, k)) != 0)
@@ -177,7 +124,7 @@ int hs_rsa_private_from_der(struct hs_rsa_private *k, const uint8_t *der, size_t
 	int err;
 
 	memset(k, 0, sizeof(*k));
-	if (der == NULL || der_tlv(&r, 0x30, &seq) || hs_read_end(&r))
+	if (der == NULL || hs_der_read(&r, DER_SEQUENCE, &seq) || hs_read_end(&r))
 		return HS_ERR_BAD_ENCODING;
 	err = read_private(&seq, k);
 	if (err)

@@ -77,6 +77,22 @@ subjectAltName = DNS:www.example.com
 subjectAltName = DNS:www.example.org
 [leaf_nc_excl]
 subjectAltName = DNS:x.bad.example.com
+[int_nc_secret]
+basicConstraints = critical,CA:true
+keyUsage = critical,keyCertSign
+nameConstraints = critical,excluded;DNS:secret.example.com
+[leaf_dot]
+subjectAltName = DNS:secret.example.com.
+[leaf_wild]
+subjectAltName = DNS:*.example.com
+[leaf_www]
+subjectAltName = DNS:www.example.com
+[int_pathlen200]
+basicConstraints = critical,CA:true,pathlen:200
+keyUsage = critical,keyCertSign,cRLSign
+[int_pathlen256]
+basicConstraints = critical,CA:true,pathlen:256
+keyUsage = critical,keyCertSign,cRLSign
 EOF
 
 # sign NAME ISSUER SECTION [START END]: NAME.key -> NAME.pem signed by ISSUER
@@ -130,6 +146,17 @@ key leaf_notca p256; sign leaf_notca int_notca leaf
 key int_nc p256; sign int_nc root int_nc
 for l in leaf_nc_ok leaf_nc_bad leaf_nc_excl; do
 	key "$l" p256; sign "$l" int_nc "$l"
+done
+# excludedSubtrees secret.example.com: a SAN with a trailing dot, a wildcard over it
+key int_ncs p256; sign int_ncs root int_nc_secret
+for l in leaf_dot leaf_wild leaf_www; do
+	key "ncs_$l" p256; sign "ncs_$l" int_ncs "$l"
+done
+# pathLenConstraint 200 and 256 (two-octet INTEGERs) above another CA
+for n in 200 256; do
+	key "int_pl$n" p256; sign "int_pl$n" root "int_pathlen$n"
+	key "int_pl${n}_sub" p256; sign "int_pl${n}_sub" "int_pl$n" int
+	key "leaf_pl$n" p256; sign "leaf_pl$n" "int_pl${n}_sub" leaf
 done
 # EKU on the intermediate limits the leaf
 key int_ekuc p256; sign int_ekuc root int_eku_client

@@ -5,7 +5,8 @@
  * expired, not yet valid, wrong name, wildcard misuse, missing
  * intermediate, wrong EKU, CA:false issuer, path length exceeded, name
  * constraint violation, bad signature, unknown critical extension, leaf
- * keyUsage. Also: the trust store loads a file, a directory and the
+ * keyUsage; and the issue 9 regressions: a trailing-dot or wildcard SAN
+ * under an excluded subtree, two-octet pathLenConstraints. Also: the trust store loads a file, a directory and the
  * system bundle, and the TLS client validates the server's chain against
  * its trust store in a real handshake, failing with the specific error and
  * sending the matching alert (bad_certificate, certificate_expired,
@@ -245,6 +246,42 @@ static void test_name_constraints(void **state)
 			 HS_ERR_X509_NAME_CONSTRAINT);
 }
 
+/*
+ * Issue 9: under excludedSubtrees secret.example.com, a SAN
+ * "secret.example.com." used to pass the constraint (compared as another
+ * name) and then match secret.example.com (its dot dropped), and a SAN
+ * "*.example.com" matched secret.example.com. Now the first certificate
+ * is malformed (a dNSName is never written with a trailing dot) and the
+ * wildcard is excluded as the names it can stand for.
+ */
+static void test_nc_trailing_dot_and_wildcard(void **state)
+{
+	(void)state;
+	assert_int_equal(check("secret.example.com", SRV, T_2030, "ncs_leaf_dot", "int_ncs", NULL),
+			 HS_ERR_X509_MALFORMED);
+	assert_int_equal(check(NULL, SRV, T_2030, "ncs_leaf_dot", "int_ncs", NULL),
+			 HS_ERR_X509_MALFORMED);
+	assert_int_equal(check("secret.example.com", SRV, T_2030, "ncs_leaf_wild", "int_ncs", NULL),
+			 HS_ERR_X509_NAME_CONSTRAINT);
+	assert_int_equal(check("other.example.com", SRV, T_2030, "ncs_leaf_wild", "int_ncs", NULL),
+			 HS_ERR_X509_NAME_CONSTRAINT);
+	/* the CA itself is fine: a name outside the exclusion passes */
+	assert_int_equal(check(WWW, SRV, T_2030, "ncs_leaf_www", "int_ncs", NULL), 0);
+}
+
+/*
+ * Issue 9: pathLenConstraint 200 used to make the CA malformed and 256 was
+ * read as 0 (its low octet); both allow the one CA below them.
+ */
+static void test_path_len_two_octets(void **state)
+{
+	(void)state;
+	assert_int_equal(check(WWW, SRV, T_2030, "leaf_pl200", "int_pl200_sub", "int_pl200", NULL),
+			 0);
+	assert_int_equal(check(WWW, SRV, T_2030, "leaf_pl256", "int_pl256_sub", "int_pl256", NULL),
+			 0);
+}
+
 static void test_unknown_critical(void **state)
 {
 	(void)state;
@@ -409,6 +446,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_issuers),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_name_constraints),
+		cmocka_unit_test(test_nc_trailing_dot_and_wildcard),
+		cmocka_unit_test(test_path_len_two_octets),
 		cmocka_unit_test(test_unknown_critical),
 		cmocka_unit_test(test_bad_signature),
 		cmocka_unit_test(test_chain_too_long),
