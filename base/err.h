@@ -86,7 +86,7 @@ enum hs_err {
 	HS_ERR_TLS_INSUFFICIENT_SECURITY = -139, /* peer offered only parameters below our minimum */
 	HS_ERR_TLS_CERT_REQUIRED = -140,      /* client certificate required but none sent */
 	HS_ERR_TLS_LAST = -140,
-	/* X.509 certificate errors (libhs/x509_*.c): from -200 down */
+	/* X.509 certificate errors (x509/): from -200 down */
 	HS_ERR_X509_FIRST = -200,
 	HS_ERR_X509_MALFORMED = -200,        /* certificate is not valid DER / RFC 5280 */
 	HS_ERR_X509_UNKNOWN_CRITICAL = -201, /* unknown critical extension */

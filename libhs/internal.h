@@ -137,7 +137,7 @@ extern const uint16_t hs_default_groups[];
 extern const size_t hs_n_default_groups;
 extern const uint16_t hs_default_sigs[];
 extern const size_t hs_n_default_sigs;
-/* signature_algorithms_cert: what x509_sig.c verifies in certificates */
+/* signature_algorithms_cert: what x509/sig.c verifies in certificates */
 extern const uint16_t hs_cert_sigs[];
 extern const size_t hs_n_cert_sigs;
 /* GREASE code points (RFC 8701): 0x?a?a with equal bytes. */

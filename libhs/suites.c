@@ -44,7 +44,7 @@ static const struct sigscheme sigschemes[] = {
 	  .sig = &hs_sig_rsa_pss_rsae_sha384, .key = KEY_RSA },
 	{ .id = HS_SIG_RSA_PSS_RSAE_SHA512, .name = "rsa_pss_rsae_sha512",
 	  .sig = &hs_sig_rsa_pss_rsae_sha512, .key = KEY_RSA },
-	/* verify only: its table's sign returns HS_ERR_UNSUPPORTED, and keys.c
+	/* verify only: its table's sign returns HS_ERR_UNSUPPORTED, and x509/cred.c
 	 * loads no P-384 private key, so no server ever picks it */
 	{ .id = HS_SIG_ECDSA_SECP384R1_SHA384, .name = "ecdsa_secp384r1_sha384",
 	  .sig = &hs_sig_ecdsa_p384_sha384, .key = KEY_P384 },
@@ -63,7 +63,7 @@ const uint16_t hs_default_sigs[] = { HS_SIG_ECDSA_SECP256R1_SHA256, HS_SIG_ED255
 const size_t hs_n_default_sigs = sizeof(hs_default_sigs) / sizeof(hs_default_sigs[0]);
 /*
  * The client's signature_algorithms_cert (4.2.3): the certificate
- * signatures x509_sig.c checks. rsa_pkcs1_* are allowed here (chains) but
+ * signatures x509/sig.c checks. rsa_pkcs1_* are allowed here (chains) but
  * have no row above: "RSASSA-PKCS1-v1_5 algorithms ... are not defined for
  * use in signed TLS handshake messages" in TLS 1.3.
  */

@@ -1,5 +1,5 @@
 /*
- * Proves that the X.509 parser (libhs/x509_cert.c) accepts every root of
+ * Proves that the X.509 parser (x509/cert.c) accepts every root of
  * the system bundle (skipped, with a message, if the bundle is absent),
  * rejects every truncation and extension of a real certificate, converts
  * RFC 5280 times exactly (known epoch values, leap days, the UTCTime
