@@ -37,30 +37,36 @@
 
 #define KEY_DER_MAX (CRED_PRIV_MAX + 64) /* room for the PKCS#8 wrapping */
 
-/* A version INTEGER (a small non-negative number). */
-static int read_version(struct hs_reader *r, uint32_t *v)
+/* SEQUENCE { version INTEGER (lo..hi), ... }: *seq gets what follows the version. */
+static int open_versioned(struct hs_reader r, uint32_t lo, uint32_t hi, struct hs_reader *seq)
 {
 	struct hs_reader mag;
+	uint32_t v;
 
-	TRY(hs_der_read_uint(r, &mag));
-	ENSURE(hs_der_uint_u32(mag, v) == 0, HS_ERR_BAD_KEY);
+	TRY(hs_der_read(&r, DER_SEQUENCE, seq));
+	TRY(hs_der_read_uint(seq, &mag));
+	ENSURE(hs_der_uint_u32(mag, &v) == 0 && v >= lo && v <= hi, HS_ERR_BAD_KEY);
+	return 0;
+}
+
+/* A 32-byte private key (a P-256 scalar, an Ed25519 seed) into cred. */
+static int take_key32(struct hs_cred *cred, struct hs_reader key, enum key_type type,
+		      uint16_t scheme)
+{
+	ENSURE(key.len == 32, HS_ERR_BAD_KEY);
+	memcpy(cred->priv, key.p, 32);
+	cred->type = type;
+	cred->scheme = scheme;
 	return 0;
 }
 
 static int parse_ec_private(struct hs_reader r, struct hs_cred *cred)
 {
 	struct hs_reader seq, key;
-	uint32_t version;
 
-	TRY(hs_der_read(&r, DER_SEQUENCE, &seq));
-	TRY(read_version(&seq, &version));
-	ENSURE(version == 1, HS_ERR_BAD_KEY);
+	TRY(open_versioned(r, 1, 1, &seq));
 	TRY(hs_der_read(&seq, DER_OCTET_STRING, &key));
-	ENSURE(key.len == 32, HS_ERR_BAD_KEY);
-	memcpy(cred->priv, key.p, 32);
-	cred->type = KEY_P256;
-	cred->scheme = HS_SIG_ECDSA_SECP256R1_SHA256;
-	return 0;
+	return take_key32(cred, key, KEY_P256, HS_SIG_ECDSA_SECP256R1_SHA256);
 }
 
 /*
@@ -88,25 +94,19 @@ static int parse_rsa_private(struct hs_reader r, struct hs_cred *cred, unsigned 
 static int parse_pkcs8(struct hs_reader r, struct hs_cred *cred, unsigned flags)
 {
 	struct hs_reader seq, alg, oid, key, inner;
-	uint32_t version;
 
-	TRY(hs_der_read(&r, DER_SEQUENCE, &seq));
-	TRY(read_version(&seq, &version));
-	ENSURE(version <= 1, HS_ERR_BAD_KEY);
+	TRY(open_versioned(r, 0, 1, &seq));
 	TRY(hs_der_read(&seq, DER_SEQUENCE, &alg));
 	TRY(hs_der_read(&alg, DER_OID, &oid));
 	TRY(hs_der_read(&seq, DER_OCTET_STRING, &key));
 	if (hs_der_oid_is(&oid, hs_oid_ed25519, sizeof(hs_oid_ed25519))) {
 		TRY(hs_der_read(&key, DER_OCTET_STRING, &inner));
-		ENSURE(inner.len == 32, HS_ERR_BAD_KEY);
-		memcpy(cred->priv, inner.p, 32);
-		cred->type = KEY_ED25519;
-		cred->scheme = HS_SIG_ED25519;
-		return 0;
+		return take_key32(cred, inner, KEY_ED25519, HS_SIG_ED25519);
 	}
 	if (hs_der_oid_is(&oid, hs_oid_rsa, sizeof(hs_oid_rsa)))
 		return parse_rsa_private(key, cred, flags);
-	ENSURE(hs_der_oid_is(&oid, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key)), HS_ERR_UNSUPPORTED);
+	ENSURE(hs_der_oid_is(&oid, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key)),
+	       HS_ERR_UNSUPPORTED);
 	TRY(hs_der_read(&alg, DER_OID, &oid));
 	ENSURE(hs_der_oid_is(&oid, hs_oid_p256, sizeof(hs_oid_p256)), HS_ERR_UNSUPPORTED);
 	return parse_ec_private(key, cred);

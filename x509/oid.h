@@ -17,15 +17,13 @@ extern const uint8_t hs_oid_p384[5];
 extern const uint8_t hs_oid_ed25519[3];
 extern const uint8_t hs_oid_rsa[9];
 
-/* signatures: 1.2.840.10045.4.3.2/3/4 ecdsa-with-SHA256/384/512 (RFC 5758),
+/* signatures, one row per hash (SHA2_256, SHA2_384, SHA2_512):
+ * 1.2.840.10045.4.3.2/3/4 ecdsa-with-SHA256/384/512 (RFC 5758),
  * 1.2.840.113549.1.1.11/12/13 sha256/384/512WithRSAEncryption (RFC 4055);
  * Ed25519 signs with hs_oid_ed25519 */
-extern const uint8_t hs_oid_ecdsa_sha256[8];
-extern const uint8_t hs_oid_ecdsa_sha384[8];
-extern const uint8_t hs_oid_ecdsa_sha512[8];
-extern const uint8_t hs_oid_rsa_sha256[9];
-extern const uint8_t hs_oid_rsa_sha384[9];
-extern const uint8_t hs_oid_rsa_sha512[9];
+enum { SHA2_256, SHA2_384, SHA2_512 };
+extern const uint8_t hs_oid_ecdsa_with[3][8];
+extern const uint8_t hs_oid_rsa_with[3][9];
 
 /* names: 2.5.4.3 id-at-commonName */
 extern const uint8_t hs_oid_common_name[3];

@@ -88,12 +88,15 @@ static int verify_ed25519(const struct x509_cert *issuer, const struct hs_hash *
 #define OID(o) o, sizeof(o)
 
 static const struct x509_sigalg algs[] = {
-	{ "ecdsa-with-SHA256", OID(hs_oid_ecdsa_sha256), P_ABSENT, hs_hash_sha256, verify_ecdsa },
-	{ "ecdsa-with-SHA384", OID(hs_oid_ecdsa_sha384), P_ABSENT, hs_hash_sha384, verify_ecdsa },
-	{ "ecdsa-with-SHA512", OID(hs_oid_ecdsa_sha512), P_ABSENT, hs_hash_sha512, verify_ecdsa },
-	{ "sha256WithRSAEncryption", OID(hs_oid_rsa_sha256), P_NULL, hs_hash_sha256, verify_rsa_pkcs1 },
-	{ "sha384WithRSAEncryption", OID(hs_oid_rsa_sha384), P_NULL, hs_hash_sha384, verify_rsa_pkcs1 },
-	{ "sha512WithRSAEncryption", OID(hs_oid_rsa_sha512), P_NULL, hs_hash_sha512, verify_rsa_pkcs1 },
+	{ "ecdsa-with-SHA256", OID(hs_oid_ecdsa_with[SHA2_256]), P_ABSENT, hs_hash_sha256, verify_ecdsa },
+	{ "ecdsa-with-SHA384", OID(hs_oid_ecdsa_with[SHA2_384]), P_ABSENT, hs_hash_sha384, verify_ecdsa },
+	{ "ecdsa-with-SHA512", OID(hs_oid_ecdsa_with[SHA2_512]), P_ABSENT, hs_hash_sha512, verify_ecdsa },
+	{ "sha256WithRSAEncryption", OID(hs_oid_rsa_with[SHA2_256]), P_NULL, hs_hash_sha256,
+	  verify_rsa_pkcs1 },
+	{ "sha384WithRSAEncryption", OID(hs_oid_rsa_with[SHA2_384]), P_NULL, hs_hash_sha384,
+	  verify_rsa_pkcs1 },
+	{ "sha512WithRSAEncryption", OID(hs_oid_rsa_with[SHA2_512]), P_NULL, hs_hash_sha512,
+	  verify_rsa_pkcs1 },
 	{ "Ed25519", OID(hs_oid_ed25519), P_ABSENT, NULL, verify_ed25519 },
 };
 

@@ -75,7 +75,7 @@ static void write_alg_ecdsa_sha256(struct hs_writer *w)
 	size_t at;
 
 	der_open(w, 0x30, &at);
-	der_prim(w, 0x06, hs_oid_ecdsa_sha256, sizeof(hs_oid_ecdsa_sha256));
+	der_prim(w, 0x06, hs_oid_ecdsa_with[SHA2_256], sizeof(hs_oid_ecdsa_with[SHA2_256]));
 	(void)der_close(w, at);
 }
 
