@@ -78,14 +78,6 @@ int hs_der_read_any(struct hs_reader *r, uint8_t *tag, struct hs_reader *sub)
 	return read_tlv(r, -1, tag, sub, NULL);
 }
 
-int hs_der_skip(struct hs_reader *r)
-{
-	struct hs_reader sub;
-	uint8_t tag;
-
-	return read_tlv(r, -1, &tag, &sub, NULL);
-}
-
 uint8_t hs_der_peek(const struct hs_reader *r)
 {
 	return r->len > 0 ? r->p[0] : 0;

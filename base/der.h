@@ -34,8 +34,6 @@ HS_MUST_CHECK int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_re
 				  struct hs_reader *raw);
 /* One TLV whatever its tag; *tag gets it. */
 HS_MUST_CHECK int hs_der_read_any(struct hs_reader *r, uint8_t *tag, struct hs_reader *sub);
-/* Skip one TLV whatever its tag. */
-HS_MUST_CHECK int hs_der_skip(struct hs_reader *r);
 /* Next tag without consuming (0 at the end). */
 uint8_t hs_der_peek(const struct hs_reader *r);
 /* Are the contents of an OID (oid) the n bytes of want? */
