@@ -30,63 +30,49 @@ static int read1(const uint8_t *in, size_t n, uint8_t tag, size_t *len)
 	return hs_read_end(&r);
 }
 
+/* One length encoding: its octets, the contents that follow, the outcome. */
+struct len_case {
+	uint8_t hdr[6];
+	size_t hdr_len, body; /* OCTET STRING tag + length octets; bytes of input after them */
+	int err;
+	size_t len;
+};
+
+static const struct len_case len_cases[] = {
+	/* short form: 0 .. 127 */
+	{ { 0x04, 0x00 }, 2, 0, 0, 0 },
+	{ { 0x04, 0x7f }, 2, 127, 0, 127 },
+	/* long form, one octet: 128 .. 255; below 128 the short form was required */
+	{ { 0x04, 0x81, 0x80 }, 3, 128, 0, 128 },
+	{ { 0x04, 0x81, 0xff }, 3, 255, 0, 255 },
+	{ { 0x04, 0x81, 0x7f }, 3, 127, HS_ERR_BAD_ENCODING, 0 },
+	{ { 0x04, 0x81, 0x00 }, 3, 0, HS_ERR_BAD_ENCODING, 0 },
+	/* two and three octets, no leading zero octet */
+	{ { 0x04, 0x82, 0x01, 0x00 }, 4, 256, 0, 256 },
+	{ { 0x04, 0x82, 0x00, 0x80 }, 4, 128, HS_ERR_BAD_ENCODING, 0 },
+	{ { 0x04, 0x83, 0x01, 0x00, 0x00 }, 5, 65536, 0, 65536 },
+	{ { 0x04, 0x83, 0x00, 0xff, 0xff }, 5, 65535, HS_ERR_BAD_ENCODING, 0 },
+	/* four length octets: more than hs ever reads */
+	{ { 0x04, 0x84, 0x00, 0x01, 0x00, 0x00 }, 6, 65536, HS_ERR_BAD_ENCODING, 0 },
+	/* indefinite form (BER only), and the reserved 0xff */
+	{ { 0x04, 0x80 }, 2, 8, HS_ERR_BAD_ENCODING, 0 },
+	{ { 0x04, 0xff }, 2, 8, HS_ERR_BAD_ENCODING, 0 },
+};
+
 static void test_lengths(void **state)
 {
 	static uint8_t buf[70000];
-	size_t len = 0;
+	size_t len;
 
 	(void)state;
-	memset(buf, 0, sizeof(buf));
-	/* short form: 0 .. 127 */
-	buf[0] = 0x04;
-	buf[1] = 0x00;
-	assert_int_equal(read1(buf, 2, 0x04, &len), 0);
-	assert_int_equal(len, 0);
-	buf[1] = 0x7f;
-	assert_int_equal(read1(buf, 2 + 127, 0x04, &len), 0);
-	assert_int_equal(len, 127);
-	/* long form, one octet: 128 .. 255 */
-	buf[1] = 0x81;
-	buf[2] = 0x80;
-	assert_int_equal(read1(buf, 3 + 128, 0x04, &len), 0);
-	assert_int_equal(len, 128);
-	buf[2] = 0xff;
-	assert_int_equal(read1(buf, 3 + 255, 0x04, &len), 0);
-	assert_int_equal(len, 255);
-	/* non-minimal: the short form would do */
-	buf[2] = 0x7f;
-	assert_int_equal(read1(buf, 3 + 127, 0x04, &len), HS_ERR_BAD_ENCODING);
-	buf[2] = 0x00;
-	assert_int_equal(read1(buf, 3, 0x04, &len), HS_ERR_BAD_ENCODING);
-	/* two octets: 256 .. 65535, no leading zero octet */
-	buf[1] = 0x82;
-	buf[2] = 0x01;
-	buf[3] = 0x00;
-	assert_int_equal(read1(buf, 4 + 256, 0x04, &len), 0);
-	assert_int_equal(len, 256);
-	buf[2] = 0x00;
-	buf[3] = 0x80;
-	assert_int_equal(read1(buf, 4 + 128, 0x04, &len), HS_ERR_BAD_ENCODING);
-	/* three octets */
-	buf[1] = 0x83;
-	buf[2] = 0x01;
-	buf[3] = 0x00;
-	buf[4] = 0x00;
-	assert_int_equal(read1(buf, 5 + 65536, 0x04, &len), 0);
-	assert_int_equal(len, 65536);
-	buf[2] = 0x00;
-	buf[3] = 0xff;
-	buf[4] = 0xff;
-	assert_int_equal(read1(buf, 5 + 65535, 0x04, &len), HS_ERR_BAD_ENCODING);
-	/* four length octets: more than hs ever reads */
-	buf[1] = 0x84;
-	buf[2] = 0x00;
-	assert_int_equal(read1(buf, sizeof(buf), 0x04, &len), HS_ERR_BAD_ENCODING);
-	/* indefinite form (BER only), and the reserved 0xff */
-	buf[1] = 0x80;
-	assert_int_equal(read1(buf, 10, 0x04, &len), HS_ERR_BAD_ENCODING);
-	buf[1] = 0xff;
-	assert_int_equal(read1(buf, 10, 0x04, &len), HS_ERR_BAD_ENCODING);
+	for (size_t i = 0; i < sizeof(len_cases) / sizeof(len_cases[0]); i++) {
+		const struct len_case *lc = &len_cases[i];
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, lc->hdr, lc->hdr_len);
+		len = 0;
+		assert_int_equal(read1(buf, lc->hdr_len + lc->body, 0x04, &len), lc->err);
+		assert_int_equal(len, lc->len);
+	}
 }
 
 static void test_truncation_and_tags(void **state)
