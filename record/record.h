@@ -8,10 +8,11 @@
  *   additional data = the 5-byte record header
  *
  * A struct hs_rec_key is one direction: traffic secret, IV, sequence number
- * and the keyed AEAD context. It holds no pointer into itself, so it may be
- * copied or moved; it needs only the alignment of a uint64_t (the AEAD
- * context is 64-byte aligned inside ctx_buf at run time). It holds secrets:
- * hs_rec_key_wipe() clears it.
+ * and the keyed AEAD context. It needs only the alignment of a uint64_t, so
+ * it can live in malloc'd or caller memory of any origin: the AEAD context is
+ * 64-byte aligned inside ctx_buf at run time, at an offset that depends on
+ * the address, so a keyed hs_rec_key must not be copied (key the copy
+ * instead). It holds secrets: hs_rec_key_wipe() clears it.
  *
  * Buffers are the caller's (nothing here allocates), which lets an I/O layer
  * seal straight into the buffer it submits: hs_rec_seal writes the record at
