@@ -146,16 +146,15 @@ static int send_records(struct ktls_state *k, uint8_t type, const uint8_t *p, si
 {
 	int err;
 
-	if (k->tx.path == HS_KTLS_PATH_KERNEL && len == 0 && type == HS_KTLS_DATA)
-		return 0;
+	if (stop_at_err && atomic_load(&k->err) != 0)
+		return ktls_tx_check(k);
+	if (k->tx.path == HS_KTLS_PATH_KERNEL) /* the kernel cuts the records */
+		return len == 0 && type == HS_KTLS_DATA ? 0 : send_raw(k, type, p, len);
 	do {
 		size_t n = len < HS_REC_MAX_PLAIN ? len : HS_REC_MAX_PLAIN;
 		if (stop_at_err && atomic_load(&k->err) != 0)
 			return ktls_tx_check(k); /* the reader (or we) failed: no more records */
-		if (k->tx.path == HS_KTLS_PATH_KERNEL)
-			err = send_raw(k, type, p, n);
-		else
-			err = user_send_one(k, type, p, n);
+		err = user_send_one(k, type, p, n);
 		if (err)
 			return err;
 		p += n;
