@@ -31,7 +31,8 @@
  * never touches TX state: an error found in the peer's records records the
  * fatal alert to send, and the writer side (its next write, send_record,
  * key_update, send_alert or close) sends it, once, and returns the error. A
- * write in progress stops at the next record once an error is set. So after
+ * write in progress stops at its next record once an error is set (on the
+ * userspace path; on kernel TX the sendmsg under way finishes). So after
  * a read error, call hs_ktls_close() (from the writer's side) to get the
  * alert out.
  *
