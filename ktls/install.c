@@ -242,7 +242,8 @@ enum hs_ktls_path hs_ktls_rx_path(const struct hs_ktls *k) { return ktls_of_cons
 
 int hs_ktls_is_kernel(const struct hs_ktls *k)
 {
-	return hs_ktls_tx_path(k) == HS_KTLS_PATH_KERNEL && hs_ktls_rx_path(k) == HS_KTLS_PATH_KERNEL;
+	return hs_ktls_tx_path(k) == HS_KTLS_PATH_KERNEL &&
+	       hs_ktls_rx_path(k) == HS_KTLS_PATH_KERNEL;
 }
 
 const char *hs_ktls_reason(const struct hs_ktls *pub, int rx)
@@ -252,12 +253,11 @@ const char *hs_ktls_reason(const struct hs_ktls *pub, int rx)
 	return hs_ktls_why_str(rx ? k->rx.why : k->tx.why);
 }
 
-/* atomic_load takes a pointer to non-const in C17 */
-int hs_ktls_errno(const struct hs_ktls *k) { return atomic_load(&ktls_of((struct hs_ktls *)k)->sys_errno); }
-int hs_ktls_error(const struct hs_ktls *k) { return atomic_load(&ktls_of((struct hs_ktls *)k)->err); }
+int hs_ktls_errno(const struct hs_ktls *k) { return atomic_load(&ktls_of_const(k)->sys_errno); }
+int hs_ktls_error(const struct hs_ktls *k) { return atomic_load(&ktls_of_const(k)->err); }
 int hs_ktls_peer_alert(const struct hs_ktls *k)
 {
-	return atomic_load(&ktls_of((struct hs_ktls *)k)->peer_alert);
+	return atomic_load(&ktls_of_const(k)->peer_alert);
 }
 int hs_ktls_fd(const struct hs_ktls *k) { return ktls_of_const(k)->fd; }
 

@@ -183,15 +183,21 @@ int hs_send_ccs(struct hs_conn *c)
 	return err;
 }
 
+/* record/'s key from the suite's tables */
+static int set_key(struct hs_rec_key *k, const struct suite *s, const uint8_t *secret)
+{
+	return hs_rec_key_set(k, s->aead(), s->hash(), s->key_len, secret);
+}
+
 int hs_set_read_key(struct hs_conn *c, const uint8_t *secret)
 {
 	c->rd_gen++;
-	return hs_rec_key_set(&c->rd, c->suite->aead(), c->suite->hash(), c->suite->key_len, secret);
+	return set_key(&c->rd, c->suite, secret);
 }
 
 int hs_set_write_key(struct hs_conn *c, const uint8_t *secret)
 {
-	return hs_rec_key_set(&c->wr, c->suite->aead(), c->suite->hash(), c->suite->key_len, secret);
+	return set_key(&c->wr, c->suite, secret);
 }
 
 int hs_dispatch(struct hs_conn *c, const struct transition *t, size_t n, const uint8_t *msg,

@@ -149,7 +149,8 @@ static void test_key_update(void **state)
 		assert_int_equal(hs_hkdf_expand_label(h, secret, "traffic upd", NULL, 0, next,
 						      h->digest_len),
 				 0);
-		assert_int_equal(hs_hkdf_expand_label(h, next, "key", NULL, 0, key, key_lens[i]), 0);
+		assert_int_equal(hs_hkdf_expand_label(h, next, "key", NULL, 0, key, key_lens[i]),
+				 0);
 		assert_int_equal(hs_hkdf_expand_label(h, next, "iv", NULL, 0, iv, 12), 0);
 
 		memset(&a, 0, sizeof(a));
@@ -224,7 +225,8 @@ static void test_seal_limits(void **state)
 			 HS_ERR_ARG);
 	/* 5.2/5.4: content + type + padding up to 2^14 + 1 */
 	w = hs_writer_init(rec, sizeof(rec));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, pt, 100, HS_REC_MAX_PLAIN - 100, &w), 0);
+	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, pt, 100, HS_REC_MAX_PLAIN - 100, &w),
+			 0);
 	assert_int_equal(hs_rec_open(&r, rec, w.len - HS_REC_HDR, &type, &len), 0);
 	assert_int_equal(len, 100);
 	assert_int_equal(type, HS_REC_APP);
@@ -361,7 +363,8 @@ static void test_in_place(void **state)
 	test_key(&k);
 	test_key(&k2);
 	memcpy(b + HS_REC_HDR, "zero copy", 9); /* the plaintext already where the body goes */
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, (const uint8_t *)"zero copy", 9, 3, &wa),
+	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, (const uint8_t *)"zero copy", 9, 3,
+				     &wa),
 			 0);
 	assert_int_equal(hs_rec_seal(&k2, HS_REC_APP, 0x0303, b + HS_REC_HDR, 9, 3, &wb), 0);
 	assert_int_equal(wa.len, wb.len);
