@@ -176,6 +176,9 @@ static void test_reader_never_sends(void **state)
 	assert_int_equal(pthread_create(&f.writer, NULL, writer_main, &w), 0);
 	pthread_mutex_unlock(&f.mu);
 	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_BAD_RECORD_MAC);
+	pthread_mutex_lock(&f.mu); /* wake a writer held in sendmsg: the error is set */
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
 	pthread_join(f.writer, NULL);
 
 	assert_int_equal(f.reader_sends, 0);
