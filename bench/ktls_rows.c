@@ -32,7 +32,7 @@
 
 #include "bench/bench.h"
 #include "hs/tls.h"
-#include "ktls/ktls.h"
+#include "hs/ktls.h"
 
 #define WRITE_LEN 16384
 

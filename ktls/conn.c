@@ -4,9 +4,9 @@
  * same on the kernel path and ours.
  *
  * Implementation notes:
- * - KeyUpdate (RFC 8446 4.6.3, 7.2): the next secret is
- *   HKDF-Expand-Label(secret, "traffic upd", "", Hash.length), then key and
- *   IV from it, and the sequence number restarts at 0. Sending: the
+ * - KeyUpdate (RFC 8446 4.6.3, 7.2): record/'s hs_rec_key_next moves a
+ *   direction to the next secret, key and IV (the engine's derivation), and
+ *   the sequence number restarts at 0. Sending: the
  *   KeyUpdate goes out under the old key, then TX moves. Receiving: the
  *   kernel (>= 6.14) pauses decryption after a KeyUpdate record (reads fail
  *   with EKEYEXPIRED) until TLS_RX is set again with the new key.
@@ -19,9 +19,13 @@
  *   HS_ERR_UNSUPPORTED (the peer has already switched keys).
  * - "Handshake messages MUST NOT span key changes" (RFC 8446 5.1): a
  *   KeyUpdate must be the last message of its record. A post-handshake
- *   message may span records (RFC 8446 5.1): it is gathered in k->hs (up to
- *   HS_KTLS_HS_MAX bytes) and no record of another type may come between
+ *   message may span records (RFC 8446 5.1): it is gathered in k->hs (a
+ *   body of up to HS_REC_MSG_MAX bytes, the engine's limit, else
+ *   HS_ERR_TLS_MSG_TOO_LARGE) and no record of another type may come between
  *   its parts (HS_ERR_TLS_UNEXPECTED_MSG).
+ * - Threads: the reader touches only RX state and never sends (see
+ *   ktls/internal.h); each call that sends starts with ktls_tx_check, which
+ *   sends the alert a reading error left and returns the sticky error.
  * - After hs_ktls_attach, each post-handshake message also goes to the
  *   engine (hs_conn_post_handshake): it keeps tickets (keep_tickets) and
  *   raises its events, so that bookkeeping stays in libhs; the keys of the
@@ -34,44 +38,29 @@
 #include <sys/socket.h>
 
 #include "base/wipe.h"
-#include "crypto/hash.h"
-#include "crypto/hkdf.h"
 #include "hs/tls.h"
 #include "ktls/internal.h"
-#include "ktls/ktls.h"
 
 #define HS_MSG_NEW_SESSION_TICKET 4
 #define HS_MSG_KEY_UPDATE 24
 #define ALERT_CLOSE_NOTIFY 0
 #define ALERT_USER_CANCELED 90
 
-int hs_ktls_next_secret(const struct hs_ktls_cipher *c, struct hs_ktls_dir *d)
+/*
+ * Move d to the next traffic secret (RFC 8446 7.2) and key it on its path:
+ * record/ keys the userspace AEAD; the kernel gets the new key with TLS_TX
+ * or TLS_RX (name) again.
+ */
+static int rekey_dir(struct ktls_state *k, struct ktls_dir *d, int name)
 {
-	const struct hs_hash *h = c->secret_len == 48 ? hs_hash_sha384() : hs_hash_sha256();
-	uint8_t next[HS_SECRET_MAX];
-	int err;
+	uint8_t key[HS_AEAD_MAX_KEY_LEN];
+	int err = hs_rec_key_next(&d->rec, key), e = 0;
 
-	err = hs_hkdf_expand_label(h, d->secret, "traffic upd", NULL, 0, next, c->secret_len);
-	if (!err)
-		err = hs_hkdf_expand_label(h, next, "key", NULL, 0, d->key, c->key_len);
-	if (!err)
-		err = hs_hkdf_expand_label(h, next, "iv", NULL, 0, d->iv, HS_IV_LEN);
-	if (!err) {
-		memcpy(d->secret, next, c->secret_len);
-		d->seq = 0;
-	}
-	hs_wipe(next, sizeof(next));
-	return err;
-}
-
-/* Key d (already moved to the next secret) on its path. */
-static int rekey_dir(struct hs_ktls *k, struct hs_ktls_dir *d, int name)
-{
-	int e;
-
-	if (d->path == HS_KTLS_PATH_USER)
-		return ktls_user_key(k, d) ? ktls_fail(k, HS_ERR_INTERNAL, 0) : 0;
-	e = ktls_set_conf(k, name, d, 0);
+	if (err == 0 && d->path == HS_KTLS_PATH_KERNEL)
+		e = ktls_set_conf(k, name, key, d->rec.iv, 0);
+	hs_wipe(key, sizeof(key));
+	if (err)
+		return ktls_fail(k, err, 0);
 	if (e == 0)
 		return 0;
 	d->why = e == EBUSY ? HS_KTLS_WHY_NO_REKEY : HS_KTLS_WHY_SYSCALL;
@@ -80,7 +69,7 @@ static int rekey_dir(struct hs_ktls *k, struct hs_ktls_dir *d, int name)
 }
 
 /* Can the kernel take TLS_TX again? (see the notes above) */
-static int kernel_can_rekey(struct hs_ktls *k)
+static int kernel_can_rekey(struct ktls_state *k)
 {
 	struct tls_crypto_info probe = { .version = TLS_1_3_VERSION, .cipher_type = 0 };
 	int rc = k->ops.setsockopt(k->ops.user, k->fd, SOL_TLS, TLS_TX, &probe, sizeof(probe));
@@ -88,13 +77,13 @@ static int kernel_can_rekey(struct hs_ktls *k)
 	return rc != 0 && errno == EINVAL;
 }
 
-int hs_ktls_key_update(struct hs_ktls *k, int request_peer)
+static int key_update(struct ktls_state *k, int request_peer)
 {
 	uint8_t msg[5] = { HS_MSG_KEY_UPDATE, 0, 0, 1, request_peer ? 1 : 0 };
-	int err;
+	int err = ktls_tx_check(k);
 
-	if (k->err)
-		return k->err;
+	if (err)
+		return err;
 	if (k->sent_close)
 		return HS_ERR_TLS_CLOSED;
 	k->tx_progress = 0;
@@ -106,18 +95,20 @@ int hs_ktls_key_update(struct hs_ktls *k, int request_peer)
 	err = ktls_send(k, HS_KTLS_HANDSHAKE, msg, sizeof(msg));
 	if (err)
 		return err;
-	err = hs_ktls_next_secret(k->cipher, &k->tx);
-	if (err)
-		return ktls_fail(k, err, 0);
 	err = rekey_dir(k, &k->tx, TLS_TX);
 	if (err)
 		return err;
-	k->want_update = 0;
+	atomic_store(&k->want_update, 0);
 	k->key_updates_tx++;
 	return 0;
 }
 
-static int on_key_update(struct hs_ktls *k, const uint8_t *m, size_t rest)
+int hs_ktls_key_update(struct hs_ktls *pub, int request_peer)
+{
+	return key_update(ktls_of(pub), request_peer);
+}
+
+static int on_key_update(struct ktls_state *k, const uint8_t *m, size_t rest)
 {
 	int err;
 
@@ -125,9 +116,6 @@ static int on_key_update(struct hs_ktls *k, const uint8_t *m, size_t rest)
 		return ktls_fail(k, HS_ERR_TLS_KEY_CHANGE_MID_RECORD, 0);
 	if (m[0] > 1)
 		return ktls_fail(k, HS_ERR_TLS_BAD_KEY_UPDATE, 0);
-	err = hs_ktls_next_secret(k->cipher, &k->rx);
-	if (err)
-		return ktls_fail(k, err, 0);
 	err = rekey_dir(k, &k->rx, TLS_RX);
 	if (err)
 		return err;
@@ -136,9 +124,10 @@ static int on_key_update(struct hs_ktls *k, const uint8_t *m, size_t rest)
 	 * RFC 8446 4.6.3: answer update_requested before our next application
 	 * data record. The writer sends it (hs_ktls_write / send_record): the
 	 * reader never touches TX, so a reader and a writer thread can share k.
+	 * (After our close_notify the writer sends nothing, this included.)
 	 */
-	if (m[0] == 1 && !k->sent_close)
-		k->want_update = 1;
+	if (m[0] == 1)
+		atomic_store(&k->want_update, 1);
 	return 0;
 }
 
@@ -147,7 +136,7 @@ static int on_key_update(struct hs_ktls *k, const uint8_t *m, size_t rest)
  * the bytes after it in its record. The engine (hs_ktls_attach's) does the
  * bookkeeping: tickets (keep_tickets), events; the keys here move here.
  */
-static int one_message(struct hs_ktls *k, const uint8_t *m, size_t mlen, size_t rest)
+static int one_message(struct ktls_state *k, const uint8_t *m, size_t mlen, size_t rest)
 {
 	int err = 0;
 
@@ -161,9 +150,7 @@ static int one_message(struct hs_ktls *k, const uint8_t *m, size_t mlen, size_t 
 		err = hs_conn_post_handshake(k->conn, m[0], m, mlen);
 	if (!err && m[0] == HS_MSG_NEW_SESSION_TICKET && k->on_handshake)
 		err = k->on_handshake(k->on_handshake_arg, m, mlen);
-	if (err)
-		return k->err ? k->err : ktls_fail(k, err, 0);
-	return 0;
+	return err ? ktls_fail(k, err, 0) : 0; /* the sticky error if one is set */
 }
 
 /* Length of the handshake message whose 4-byte header is h, header included. */
@@ -176,7 +163,7 @@ static size_t msg_len(const uint8_t *h)
  * Gather the next part of a message that spans records (RFC 8446 5.1
  * allows it) into k->hs; *m is set once it is whole.
  */
-static int gather(struct hs_ktls *k, const uint8_t **p, size_t *len, const uint8_t **m)
+static int gather(struct ktls_state *k, const uint8_t **p, size_t *len, const uint8_t **m)
 {
 	size_t want = k->hs_len < 4 ? 4 - k->hs_len : msg_len(k->hs) - k->hs_len;
 	size_t take = want < *len ? want : *len;
@@ -186,14 +173,15 @@ static int gather(struct hs_ktls *k, const uint8_t **p, size_t *len, const uint8
 	k->hs_len += take;
 	*p += take;
 	*len -= take;
-	if (k->hs_len >= 4 && msg_len(k->hs) > sizeof(k->hs))
-		return ktls_fail(k, HS_ERR_TOO_LONG, 0);
+	/* the engine's limit (hs_conn_feed) */
+	if (k->hs_len >= 4 && msg_len(k->hs) - 4 > HS_REC_MSG_MAX)
+		return ktls_fail(k, HS_ERR_TLS_MSG_TOO_LARGE, 0);
 	if (k->hs_len >= 4 && k->hs_len == msg_len(k->hs))
 		*m = k->hs;
 	return 0;
 }
 
-static int on_handshake(struct hs_ktls *k, const uint8_t *p, size_t len)
+static int on_handshake(struct ktls_state *k, const uint8_t *p, size_t len)
 {
 	while (len > 0) {
 		const uint8_t *m;
@@ -221,7 +209,7 @@ static int on_handshake(struct hs_ktls *k, const uint8_t *p, size_t len)
 	return 0;
 }
 
-static int on_alert(struct hs_ktls *k, const uint8_t *p, size_t len)
+static int on_alert(struct ktls_state *k, const uint8_t *p, size_t len)
 {
 	if (len != 2)
 		return ktls_fail(k, HS_ERR_TLS_BAD_ALERT, 0);
@@ -231,11 +219,11 @@ static int on_alert(struct hs_ktls *k, const uint8_t *p, size_t len)
 	}
 	if (p[1] == ALERT_USER_CANCELED) /* RFC 8446 6.1: the one other non-fatal alert */
 		return 0;
-	k->peer_alert = p[1];
+	atomic_store(&k->peer_alert, p[1]);
 	return ktls_fail(k, HS_ERR_TLS_PEER_ALERT, 0);
 }
 
-static int on_control(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
+static int on_control(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t len)
 {
 	if (type == HS_KTLS_ALERT)
 		return on_alert(k, p, len);
@@ -244,7 +232,7 @@ static int on_control(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t 
 	return ktls_fail(k, HS_ERR_TLS_UNEXPECTED_RECORD, 0);
 }
 
-static size_t take_pt(struct hs_ktls *k, uint8_t *buf, size_t cap)
+static size_t take_pt(struct ktls_state *k, uint8_t *buf, size_t cap)
 {
 	size_t n = k->pt_len - k->pt_off;
 
@@ -258,8 +246,9 @@ static size_t take_pt(struct hs_ktls *k, uint8_t *buf, size_t cap)
 	return n;
 }
 
-int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n)
+int hs_ktls_read(struct hs_ktls *pub, void *buf, size_t cap, size_t *n)
 {
+	struct ktls_state *k = ktls_of(pub);
 	uint8_t *dst, type;
 	size_t got, dcap;
 	int err;
@@ -272,13 +261,13 @@ int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n)
 			*n = take_pt(k, buf, cap);
 			return 0;
 		}
-		if (k->err)
-			return k->err;
+		if ((err = atomic_load(&k->err)) != 0)
+			return err;
 		if (k->peer_closed)
 			return 0;
 		/* a small buffer: receive into k->pt (a control record must fit) */
-		dst = cap >= HS_KTLS_PT_MAX ? buf : k->pt;
-		dcap = cap >= HS_KTLS_PT_MAX ? cap : HS_KTLS_PT_MAX;
+		dst = cap >= HS_REC_MAX_PLAIN ? buf : k->pt;
+		dcap = cap >= HS_REC_MAX_PLAIN ? cap : HS_REC_MAX_PLAIN;
 		err = ktls_recv(k, &type, dst, dcap, &got);
 		if (err)
 			return err;
@@ -302,54 +291,62 @@ int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n)
 	}
 }
 
-int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len)
+int hs_ktls_write(struct hs_ktls *pub, const void *buf, size_t len)
 {
-	int err;
+	struct ktls_state *k = ktls_of(pub);
+	int err = ktls_tx_check(k);
 
-	if (k->err)
-		return k->err;
+	if (err)
+		return err;
 	if (k->sent_close)
 		return HS_ERR_TLS_CLOSED;
 	k->tx_progress = 0; /* HS_ERR_WANT_WRITE only while none of this call is out */
-	if (k->want_update && (err = hs_ktls_key_update(k, 0)) != 0)
+	if (atomic_load(&k->want_update) && (err = key_update(k, 0)) != 0)
 		return err;
 	return ktls_send(k, HS_KTLS_DATA, buf, len);
 }
 
-int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const void *buf, size_t len)
+int hs_ktls_send_record(struct hs_ktls *pub, uint8_t type, const void *buf, size_t len)
 {
-	int err;
+	struct ktls_state *k = ktls_of(pub);
+	int err = ktls_tx_check(k);
 
-	if (k->err)
-		return k->err;
-	k->tx_progress = 0;
-	if (k->want_update && !k->sent_close && (err = hs_ktls_key_update(k, 0)) != 0)
+	if (err)
 		return err;
-	if (len > HS_KTLS_PT_MAX)
+	k->tx_progress = 0;
+	if (atomic_load(&k->want_update) && !k->sent_close && (err = key_update(k, 0)) != 0)
+		return err;
+	if (len > HS_REC_MAX_PLAIN)
 		return HS_ERR_TOO_LONG;
 	if (len == 0 && type != HS_KTLS_DATA)
 		return HS_ERR_ARG;
 	return ktls_send(k, type, buf, len);
 }
 
-int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, void *buf, size_t cap, size_t *n)
+int hs_ktls_recv_record(struct hs_ktls *pub, uint8_t *type, void *buf, size_t cap, size_t *n)
 {
+	struct ktls_state *k = ktls_of(pub);
+	int err;
+
 	*n = 0;
 	if (k->pt_len > k->pt_off) {
 		*type = HS_KTLS_DATA;
 		*n = take_pt(k, buf, cap);
 		return 0;
 	}
-	if (k->err)
-		return k->err;
+	if ((err = atomic_load(&k->err)) != 0)
+		return err;
 	return ktls_recv(k, type, buf, cap, n);
 }
 
-int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc)
+int hs_ktls_send_alert(struct hs_ktls *pub, uint8_t level, uint8_t desc)
 {
+	struct ktls_state *k = ktls_of(pub);
 	uint8_t a[2] = { level, desc };
-	int err;
+	int err = ktls_tx_check(k);
 
+	if (err)
+		return err;
 	if (k->sent_close)
 		return HS_ERR_TLS_CLOSED;
 	k->tx_progress = 0;
@@ -359,7 +356,7 @@ int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc)
 	return err;
 }
 
-int hs_ktls_close(struct hs_ktls *k)
+int hs_ktls_close(struct hs_ktls *pub)
 {
-	return hs_ktls_send_alert(k, 1, ALERT_CLOSE_NOTIFY);
+	return hs_ktls_send_alert(pub, 1, ALERT_CLOSE_NOTIFY);
 }

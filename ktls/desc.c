@@ -19,7 +19,7 @@
 #include <linux/tls.h>
 
 #include "hs/tls.h"
-#include "ktls/ktls.h"
+#include "ktls/internal.h"
 
 #define ROW_SIZES(T, pfx)                                                                  \
 	.info_size = sizeof(struct T), .key_off = offsetof(struct T, key),                 \
@@ -59,6 +59,7 @@ static const struct hs_ktls_cipher rows[HS_KTLS_N_CIPHERS] = {
 		ROW_SIZES(tls12_crypto_info_aes_gcm_128, TLS_CIPHER_AES_GCM_128),
 		.secret_len = 32,
 		.aead = hs_aead_aes128gcm,
+		.hash = hs_hash_sha256,
 	},
 	[HS_KTLS_AES_256_GCM] = {
 		.name = "AES-256-GCM",
@@ -68,6 +69,7 @@ static const struct hs_ktls_cipher rows[HS_KTLS_N_CIPHERS] = {
 		ROW_SIZES(tls12_crypto_info_aes_gcm_256, TLS_CIPHER_AES_GCM_256),
 		.secret_len = 48,
 		.aead = hs_aead_aes256gcm,
+		.hash = hs_hash_sha384,
 	},
 	[HS_KTLS_CHACHA20_POLY1305] = {
 		.name = "ChaCha20-Poly1305",
@@ -77,6 +79,7 @@ static const struct hs_ktls_cipher rows[HS_KTLS_N_CIPHERS] = {
 		ROW_SIZES(tls12_crypto_info_chacha20_poly1305, TLS_CIPHER_CHACHA20_POLY1305),
 		.secret_len = 32,
 		.aead = hs_aead_chacha20poly1305,
+		.hash = hs_hash_sha256,
 	},
 };
 

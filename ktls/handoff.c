@@ -22,7 +22,7 @@
 #include "hs/fd.h"
 #include "hs/secrets.h"
 #include "hs/tls.h"
-#include "ktls/ktls.h"
+#include "ktls/internal.h"
 
 static int send_all(int fd, const uint8_t *p, size_t len)
 {
@@ -80,7 +80,7 @@ int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
 	err = flush_engine(c, fd);
 	if (err)
 		return err;
-	if (hs_conn_input_wanted(c) != HS_KTLS_HDR)
+	if (hs_conn_input_wanted(c) != HS_REC_HDR)
 		return HS_ERR_TLS_STATE; /* part of a record is inside the engine */
 	err = hs_conn_secrets(c, &s);
 	if (err)
@@ -90,13 +90,13 @@ int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
 	if (!err)
 		err = drain_engine(k, c);
 	if (!err)
-		k->conn = c;
+		ktls_of(k)->conn = c;
 	return err;
 }
 
 void hs_ktls_detach_engine(struct hs_ktls *k)
 {
-	k->conn = NULL;
+	ktls_of(k)->conn = NULL;
 }
 
 int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "ktls/diag.h"
-#include "ktls/ktls.h"
+#include "hs/ktls.h"
 
 static int print_sock(void *arg, const struct hs_ktls_sock *s)
 {

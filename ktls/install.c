@@ -25,9 +25,7 @@
 #include <sys/socket.h>
 
 #include "base/wipe.h"
-#include "crypto/aead.h"
 #include "ktls/internal.h"
-#include "ktls/ktls.h"
 
 static int sys_setsockopt(void *user, int fd, int level, int name, const void *val,
 			  socklen_t len)
@@ -98,32 +96,19 @@ enum hs_ktls_why ktls_why_conf(int e, const struct hs_ktls_cipher *c)
 	return HS_KTLS_WHY_SYSCALL;
 }
 
-int ktls_set_conf(struct hs_ktls *k, int name, const struct hs_ktls_dir *d, uint64_t seq)
+int ktls_set_conf(struct ktls_state *k, int name, const uint8_t *key, const uint8_t *iv,
+		  uint64_t seq)
 {
 	uint8_t info[64];
 	int rc, e;
 
-	if (hs_ktls_crypto_info(k->cipher, d->key, d->iv, seq, info, sizeof(info)) != 0)
+	if (hs_ktls_crypto_info(k->cipher, key, iv, seq, info, sizeof(info)) != 0)
 		return EINVAL;
 	rc = k->ops.setsockopt(k->ops.user, k->fd, SOL_TLS, name, info,
 			       (socklen_t)k->cipher->info_size);
 	e = errno;
 	hs_wipe(info, sizeof(info));
 	return rc == 0 ? 0 : (e ? e : EIO);
-}
-
-int ktls_user_key(struct hs_ktls *k, struct hs_ktls_dir *d)
-{
-	return k->aead->init(ktls_aead_ctx(d), d->key);
-}
-
-static void copy_dir(struct hs_ktls_dir *d, const struct hs_dir_secrets *s, size_t secret_len,
-		     size_t key_len)
-{
-	memcpy(d->secret, s->secret, secret_len);
-	memcpy(d->key, s->key, key_len);
-	memcpy(d->iv, s->iv, HS_IV_LEN);
-	d->seq = s->seq;
 }
 
 /* Check first: everything the install relies on, before any syscall. */
@@ -137,15 +122,16 @@ static int validate(const struct hs_secrets *s, const struct hs_ktls_cipher **c)
 	if (s->iv_len != HS_IV_LEN || s->key_len != (*c)->key_len ||
 	    s->secret_len != (*c)->secret_len)
 		return HS_ERR_ARG;
-	if ((*c)->aead()->ctx_size > HS_AEAD_CTX_MAX)
-		return HS_ERR_INTERNAL; /* the context would not fit aead_buf */
+	if ((*c)->aead() == NULL || (*c)->aead()->ctx_size > HS_AEAD_CTX_MAX)
+		return HS_ERR_INTERNAL; /* the context would not fit struct hs_rec_key */
 	return 0;
 }
 
 /* Try TLS_TX or TLS_RX; on refusal the direction falls back to userspace. */
-static void install_dir(struct hs_ktls *k, struct hs_ktls_dir *d, int name)
+static void install_dir(struct ktls_state *k, struct ktls_dir *d, int name,
+			const struct hs_dir_secrets *s)
 {
-	int e = ktls_set_conf(k, name, d, d->seq);
+	int e = ktls_set_conf(k, name, s->key, s->iv, s->seq);
 
 	if (e == 0) {
 		d->path = HS_KTLS_PATH_KERNEL;
@@ -156,7 +142,8 @@ static void install_dir(struct hs_ktls *k, struct hs_ktls_dir *d, int name)
 	d->why_errno = e;
 }
 
-static void install_kernel(struct hs_ktls *k, int want_tx, int want_rx)
+static void install_kernel(struct ktls_state *k, const struct hs_secrets *s, int want_tx,
+			   int want_rx)
 {
 	int rc, e;
 	uint32_t one = 1;
@@ -169,102 +156,132 @@ static void install_kernel(struct hs_ktls *k, int want_tx, int want_rx)
 		return;
 	}
 	if (want_tx)
-		install_dir(k, &k->tx, TLS_TX);
+		install_dir(k, &k->tx, TLS_TX, s->tx);
 	if (want_rx)
-		install_dir(k, &k->rx, TLS_RX);
+		install_dir(k, &k->rx, TLS_RX, s->rx);
 	/* Linux >= 6.0: promise the kernel that the peer never pads (it retries if it does). */
 	if (k->rx.path == HS_KTLS_PATH_KERNEL && (k->flags & HS_KTLS_F_NO_PAD))
 		k->no_pad = k->ops.setsockopt(k->ops.user, k->fd, SOL_TLS, TLS_RX_EXPECT_NO_PAD,
 					      &one, sizeof(one)) == 0;
 }
 
-static int init_user_dirs(struct hs_ktls *k)
+/*
+ * Each direction's record/ key: secret, IV and next sequence number, and on
+ * the userspace path the AEAD keyed with the hand-off's key.
+ */
+static int load_dir(struct ktls_state *k, struct ktls_dir *d, const struct hs_dir_secrets *s)
 {
-	if (k->tx.path == HS_KTLS_PATH_USER && ktls_user_key(k, &k->tx) != 0)
-		return HS_ERR_INTERNAL;
-	if (k->rx.path == HS_KTLS_PATH_USER && ktls_user_key(k, &k->rx) != 0)
-		return HS_ERR_INTERNAL;
-	return 0;
+	const struct hs_ktls_cipher *c = k->cipher;
+	const struct hs_aead *aead = d->path == HS_KTLS_PATH_USER ? c->aead() : NULL;
+
+	return hs_rec_key_load(&d->rec, aead, c->hash(), c->key_len, s->secret, s->key, s->iv,
+			       s->seq) ? HS_ERR_INTERNAL : 0;
 }
 
-int hs_ktls_init(struct hs_ktls *k, int fd, const struct hs_secrets *s, unsigned flags,
+int hs_ktls_init(struct hs_ktls *pub, int fd, const struct hs_secrets *s, unsigned flags,
 		 const struct hs_ktls_ops *ops)
 {
+	struct ktls_state *k;
 	const struct hs_ktls_cipher *c;
-	int want_tx, want_rx;
+	int want_tx, want_rx, err;
 
-	if (!k)
+	if (!pub)
 		return HS_ERR_ARG;
-	memset(k, 0, sizeof(*k));
+	k = ktls_of(pub);
+	memset(pub, 0, sizeof(*pub));
 	k->fd = fd;
-	k->peer_alert = -1;
-	int err = validate(s, &c);
+	atomic_init(&k->err, 0);
+	atomic_init(&k->sys_errno, 0);
+	atomic_init(&k->alert, KTLS_NO_ALERT);
+	atomic_init(&k->want_update, 0);
+	atomic_init(&k->peer_alert, -1);
+	err = validate(s, &c);
 	if (err)
 		return err;
 	k->flags = flags;
 	k->cipher = c;
-	k->aead = c->aead();
 	k->ops = ops ? *ops : hs_ktls_sys_ops;
-	copy_dir(&k->tx, s->tx, c->secret_len, c->key_len);
-	copy_dir(&k->rx, s->rx, c->secret_len, c->key_len);
 	k->tx.path = k->rx.path = HS_KTLS_PATH_USER;
 	want_tx = !(flags & (HS_KTLS_F_USER | HS_KTLS_F_USER_TX));
 	want_rx = !(flags & (HS_KTLS_F_USER | HS_KTLS_F_USER_RX));
 	k->tx.why = want_tx ? HS_KTLS_WHY_NONE : HS_KTLS_WHY_FORCED;
 	k->rx.why = want_rx ? HS_KTLS_WHY_NONE : HS_KTLS_WHY_FORCED;
 	if (want_tx || want_rx)
-		install_kernel(k, want_tx, want_rx);
+		install_kernel(k, s, want_tx, want_rx);
 	if ((flags & HS_KTLS_F_KERNEL_ONLY) &&
 	    ((want_tx && k->tx.path != HS_KTLS_PATH_KERNEL) ||
 	     (want_rx && k->rx.path != HS_KTLS_PATH_KERNEL))) {
-		k->sys_errno = want_tx && k->tx.why_errno ? k->tx.why_errno : k->rx.why_errno;
-		k->err = HS_ERR_UNSUPPORTED;
+		atomic_store(&k->sys_errno,
+			     want_tx && k->tx.why_errno ? k->tx.why_errno : k->rx.why_errno);
+		atomic_store(&k->err, HS_ERR_UNSUPPORTED);
 		return HS_ERR_UNSUPPORTED;
 	}
-	err = init_user_dirs(k);
+	err = load_dir(k, &k->tx, s->tx);
+	if (!err)
+		err = load_dir(k, &k->rx, s->rx);
 	if (err)
-		k->err = err;
+		atomic_store(&k->err, err);
 	return err;
 }
 
-void hs_ktls_wipe(struct hs_ktls *k)
+void hs_ktls_wipe(struct hs_ktls *pub)
 {
-	if (!k)
+	struct ktls_state *k;
+
+	if (!pub)
 		return;
-	if (k->aead) {
-		k->aead->wipe(ktls_aead_ctx(&k->tx));
-		k->aead->wipe(ktls_aead_ctx(&k->rx));
-	}
-	hs_wipe(k, sizeof(*k));
+	k = ktls_of(pub);
+	hs_rec_key_wipe(&k->tx.rec);
+	hs_rec_key_wipe(&k->rx.rec);
+	hs_wipe(pub, sizeof(*pub));
 	k->fd = -1;
 }
 
-enum hs_ktls_path hs_ktls_tx_path(const struct hs_ktls *k) { return k->tx.path; }
-enum hs_ktls_path hs_ktls_rx_path(const struct hs_ktls *k) { return k->rx.path; }
+enum hs_ktls_path hs_ktls_tx_path(const struct hs_ktls *k) { return ktls_of_const(k)->tx.path; }
+enum hs_ktls_path hs_ktls_rx_path(const struct hs_ktls *k) { return ktls_of_const(k)->rx.path; }
 
 int hs_ktls_is_kernel(const struct hs_ktls *k)
 {
-	return k->tx.path == HS_KTLS_PATH_KERNEL && k->rx.path == HS_KTLS_PATH_KERNEL;
+	return hs_ktls_tx_path(k) == HS_KTLS_PATH_KERNEL &&
+	       hs_ktls_rx_path(k) == HS_KTLS_PATH_KERNEL;
 }
 
-const char *hs_ktls_reason(const struct hs_ktls *k, int rx)
+const char *hs_ktls_reason(const struct hs_ktls *pub, int rx)
 {
+	const struct ktls_state *k = ktls_of_const(pub);
+
 	return hs_ktls_why_str(rx ? k->rx.why : k->tx.why);
 }
 
-int hs_ktls_errno(const struct hs_ktls *k) { return k->sys_errno; }
-int hs_ktls_error(const struct hs_ktls *k) { return k->err; }
-int hs_ktls_peer_alert(const struct hs_ktls *k) { return k->peer_alert; }
-int hs_ktls_fd(const struct hs_ktls *k) { return k->fd; }
-uint16_t hs_ktls_suite(const struct hs_ktls *k) { return k->cipher ? k->cipher->suite : 0; }
-
-void hs_ktls_on_handshake(struct hs_ktls *k, hs_ktls_handshake_fn fn, void *arg)
+int hs_ktls_errno(const struct hs_ktls *k) { return atomic_load(&ktls_of_const(k)->sys_errno); }
+int hs_ktls_error(const struct hs_ktls *k) { return atomic_load(&ktls_of_const(k)->err); }
+int hs_ktls_peer_alert(const struct hs_ktls *k)
 {
+	return atomic_load(&ktls_of_const(k)->peer_alert);
+}
+int hs_ktls_fd(const struct hs_ktls *k) { return ktls_of_const(k)->fd; }
+
+uint16_t hs_ktls_suite(const struct hs_ktls *pub)
+{
+	const struct ktls_state *k = ktls_of_const(pub);
+
+	return k->cipher ? k->cipher->suite : 0;
+}
+
+void hs_ktls_on_handshake(struct hs_ktls *pub, hs_ktls_handshake_fn fn, void *arg)
+{
+	struct ktls_state *k = ktls_of(pub);
+
 	k->on_handshake = fn;
 	k->on_handshake_arg = arg;
 }
 
 int hs_ktls_push_plaintext(struct hs_ktls *k, const uint8_t *p, size_t len)
+{
+	return ktls_push_pt(ktls_of(k), p, len);
+}
+
+int ktls_push_pt(struct ktls_state *k, const uint8_t *p, size_t len)
 {
 	if (len > sizeof(k->pt) - (k->pt_len - k->pt_off))
 		return HS_ERR_NO_SPACE;

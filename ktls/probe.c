@@ -24,7 +24,6 @@
 
 #include "base/wipe.h"
 #include "ktls/internal.h"
-#include "ktls/ktls.h"
 
 /* A connected loopback TCP pair; 0 or errno. */
 static int loopback_pair(int fds[2])

@@ -1,17 +1,20 @@
 /*
  * Record I/O of one connection, on either path: the kernel's (sendmsg /
  * recvmsg with the TLS_SET_RECORD_TYPE / TLS_GET_RECORD_TYPE cmsg) or ours
- * (RFC 8446 5.2 records sealed with crypto/aead.h over plain send/recv).
+ * (RFC 8446 5.2 records from record/, the engine's record layer, over plain
+ * send/recv), and the sticky error shared by the reader and the writer.
  *
  * Implementation notes:
- * - Userspace records: nonce = IV XOR the 64-bit sequence number, padded on
- *   the left (RFC 8446 5.3); additional data = the 5-byte record header
- *   (5.2); the inner plaintext is content || type, never padded by us. On
- *   receipt the zero padding is stripped from the end: its length is not
- *   secret (it is the peer's choice of record size).
- * - Records are sealed and opened in place in k->out / k->in; nothing
+ * - Userspace records: header checks, nonce, seal, open, padding and every
+ *   limit are record/'s (hs_rec_*), so a bad record gives the same error
+ *   here as in the engine. We never pad.
+ * - Records are sealed into k->out and opened in place in k->in; nothing
  *   allocates. A received record's plaintext that does not fit the caller's
  *   buffer waits in k->pt.
+ * - The sticky error is an atomic set once (compare-exchange from 0). The
+ *   reader never sends: ktls_fail records the alert, ktls_tx_check (writer
+ *   side) sends it, and the send loop stops at the next record once an
+ *   error is set, so the TX sequence number and k->out have one owner.
  * - Syscalls go through k->ops (tests replace them). EINTR is retried.
  */
 #include <errno.h>
@@ -25,26 +28,22 @@
 #include "base/wipe.h"
 #include "hs/tls.h"
 #include "ktls/internal.h"
-#include "ktls/ktls.h"
 
-int ktls_fail(struct hs_ktls *k, int err, int sys_errno)
+int ktls_fail(struct ktls_state *k, int err, int sys_errno)
 {
-	if (k->err)
-		return k->err;
-	k->err = err;
-	k->sys_errno = sys_errno;
-	/* An error we found in the peer's records: tell it (best effort). */
+	int first = 0;
+
+	if (!atomic_compare_exchange_strong(&k->err, &first, err))
+		return first; /* the first error stays */
+	atomic_store(&k->sys_errno, sys_errno);
+	/* An error we found in the peer's records: the writer tells it (best effort). */
 	if (err <= HS_ERR_TLS_FIRST && err >= HS_ERR_TLS_LAST && err != HS_ERR_TLS_PEER_ALERT &&
-	    err != HS_ERR_TLS_CLOSED && !k->sent_close) {
-		uint8_t alert[2] = { 2, (uint8_t)hs_err_alert(err) };
-		k->sent_close = 1;
-		if (ktls_send(k, HS_KTLS_ALERT, alert, sizeof(alert)) != 0)
-			k->sys_errno = sys_errno; /* keep the first errno, not the alert's */
-	}
+	    err != HS_ERR_TLS_CLOSED)
+		atomic_store(&k->alert, hs_err_alert(err));
 	return err;
 }
 
-static int sys_err(struct hs_ktls *k, int e)
+static int sys_err(struct ktls_state *k, int e)
 {
 	switch (e) {
 	case EBADMSG: return ktls_fail(k, HS_ERR_TLS_BAD_RECORD_MAC, e);
@@ -62,7 +61,7 @@ static int would_block(int e)
 }
 
 /* Part of a write is out: wait for room to send the rest (non-blocking socket). */
-static int wait_writable(struct hs_ktls *k)
+static int wait_writable(struct ktls_state *k)
 {
 	struct pollfd pf = { .fd = k->fd, .events = POLLOUT };
 
@@ -74,7 +73,7 @@ static int wait_writable(struct hs_ktls *k)
 
 /* ---- sending ---- */
 
-static int send_raw(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
+static int send_raw(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t len)
 {
 	union {
 		char buf[CMSG_SPACE(1)];
@@ -122,53 +121,39 @@ static int send_raw(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t le
 	return 0;
 }
 
-static void make_nonce(const struct hs_ktls_dir *d, uint8_t nonce[HS_IV_LEN])
+/* Seal one record of at most 2^14 bytes into k->out and send it. */
+static int user_send_one(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t len)
 {
-	memcpy(nonce, d->iv, HS_IV_LEN);
-	for (int i = 0; i < 8; i++)
-		nonce[HS_IV_LEN - 1 - i] ^= (uint8_t)(d->seq >> (8 * i));
-}
+	struct hs_writer w = hs_writer_init(k->out, sizeof(k->out));
+	int err = hs_rec_seal(&k->tx.rec, type, HS_REC_LEGACY_VERSION, p, len, 0, &w);
 
-/* Seal one record of at most HS_KTLS_PT_MAX bytes into k->out and send it. */
-static int user_send_one(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
-{
-	uint8_t nonce[HS_IV_LEN];
-	size_t clen = len + 1 + HS_AEAD_TAG_LEN;
-	uint8_t *hdr = k->out;
-	int err;
-
-	if (k->tx.seq == UINT64_MAX)
-		return ktls_fail(k, HS_ERR_TLS_SEQ_EXHAUSTED, 0);
-	hdr[0] = HS_KTLS_DATA;
-	hdr[1] = 3;
-	hdr[2] = 3;
-	hdr[3] = (uint8_t)(clen >> 8);
-	hdr[4] = (uint8_t)clen;
-	memcpy(hdr + HS_KTLS_HDR, p, len);
-	hdr[HS_KTLS_HDR + len] = type;
-	make_nonce(&k->tx, nonce);
-	k->aead->seal(ktls_aead_ctx(&k->tx), nonce, hdr, HS_KTLS_HDR, hdr + HS_KTLS_HDR, len + 1,
-		      hdr + HS_KTLS_HDR);
-	k->tx.seq++;
-	err = send_raw(k, HS_KTLS_DATA, hdr, HS_KTLS_HDR + clen);
+	if (err)
+		return ktls_fail(k, err, 0);
+	err = send_raw(k, HS_KTLS_DATA, k->out, w.len);
 	/*
 	 * Not one byte of the record left: it is sealed again on the next try
 	 * with the same sequence number. That reuses the nonce only for a
 	 * ciphertext nobody saw (it never left this buffer).
 	 */
 	if (err == HS_ERR_WANT_WRITE)
-		k->tx.seq--;
+		k->tx.rec.seq--;
 	return err;
 }
 
-int ktls_send(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
+/* Send len bytes as records of type; stop_at_err: give up at a sticky error. */
+static int send_records(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t len,
+			int stop_at_err)
 {
 	int err;
 
-	if (k->tx.path == HS_KTLS_PATH_KERNEL)
+	if (stop_at_err && atomic_load(&k->err) != 0)
+		return ktls_tx_check(k);
+	if (k->tx.path == HS_KTLS_PATH_KERNEL) /* the kernel cuts the records */
 		return len == 0 && type == HS_KTLS_DATA ? 0 : send_raw(k, type, p, len);
 	do {
-		size_t n = len < HS_KTLS_PT_MAX ? len : HS_KTLS_PT_MAX;
+		size_t n = len < HS_REC_MAX_PLAIN ? len : HS_REC_MAX_PLAIN;
+		if (stop_at_err && atomic_load(&k->err) != 0)
+			return ktls_tx_check(k); /* the reader (or we) failed: no more records */
 		err = user_send_one(k, type, p, n);
 		if (err)
 			return err;
@@ -178,9 +163,30 @@ int ktls_send(struct hs_ktls *k, uint8_t type, const uint8_t *p, size_t len)
 	return 0;
 }
 
+int ktls_send(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t len)
+{
+	return send_records(k, type, p, len, 1);
+}
+
+int ktls_tx_check(struct ktls_state *k)
+{
+	int err = atomic_load(&k->err), alert;
+
+	if (err == 0)
+		return 0;
+	alert = atomic_exchange(&k->alert, KTLS_NO_ALERT);
+	if (alert != KTLS_NO_ALERT && !k->sent_close) {
+		uint8_t a[2] = { 2, (uint8_t)alert };
+		k->sent_close = 1;
+		k->tx_progress = 0;
+		(void)send_records(k, HS_KTLS_ALERT, a, sizeof(a), 0); /* best effort */
+	}
+	return err;
+}
+
 /* ---- receiving ---- */
 
-static int kernel_recv(struct hs_ktls *k, uint8_t *type, uint8_t *buf, size_t cap, size_t *n)
+static int kernel_recv(struct ktls_state *k, uint8_t *type, uint8_t *buf, size_t cap, size_t *n)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -214,7 +220,7 @@ static int kernel_recv(struct hs_ktls *k, uint8_t *type, uint8_t *buf, size_t ca
 }
 
 /* Make at least need bytes available in k->in[in_off...]. */
-static int fill(struct hs_ktls *k, size_t need)
+static int fill(struct ktls_state *k, size_t need)
 {
 	struct msghdr m;
 	struct iovec iov;
@@ -246,54 +252,38 @@ static int fill(struct hs_ktls *k, size_t need)
 }
 
 /* Open the record at k->in + in_off in place; *body, *len = inner content. */
-static int user_open(struct hs_ktls *k, uint8_t *type, uint8_t **body, size_t *len)
+static int user_open(struct ktls_state *k, uint8_t *type, uint8_t **body, size_t *len)
 {
-	uint8_t nonce[HS_IV_LEN];
 	uint8_t *hdr;
-	size_t clen, plen;
+	size_t clen;
 	int err;
 
-	err = fill(k, HS_KTLS_HDR);
+	err = fill(k, HS_REC_HDR);
 	if (err)
 		return err;
 	hdr = k->in + k->in_off;
-	/* RFC 8446 5.2: protected records are application_data, version 0x0303 */
-	if (hdr[0] != HS_KTLS_DATA)
-		return ktls_fail(k, HS_ERR_TLS_UNEXPECTED_RECORD, 0);
-	if (hdr[1] != 3 || hdr[2] != 3)
-		return ktls_fail(k, HS_ERR_TLS_RECORD_HEADER, 0);
-	clen = ((size_t)hdr[3] << 8) | hdr[4];
-	if (clen > HS_KTLS_CT_MAX)
-		return ktls_fail(k, HS_ERR_TLS_RECORD_OVERFLOW, 0);
-	if (clen <= HS_AEAD_TAG_LEN)
-		return ktls_fail(k, HS_ERR_TLS_BAD_RECORD_MAC, 0);
-	err = fill(k, HS_KTLS_HDR + clen);
+	err = hs_rec_check_header(hdr, 1, &clen);
+	/* RFC 8446 5: a CCS after the handshake is unexpected (the engine's
+	 * HS_ERR_TLS_BAD_CCS); 5.2: every other record is protected, type 23 */
+	if (!err && hdr[0] == HS_REC_CCS)
+		err = HS_ERR_TLS_BAD_CCS;
+	else if (!err && hdr[0] != HS_REC_APP)
+		err = HS_ERR_TLS_UNEXPECTED_RECORD;
+	if (err)
+		return ktls_fail(k, err, 0);
+	err = fill(k, HS_REC_HDR + clen);
 	if (err)
 		return err;
 	hdr = k->in + k->in_off; /* fill may have moved it */
-	make_nonce(&k->rx, nonce);
-	if (k->aead->open(ktls_aead_ctx(&k->rx), nonce, hdr, HS_KTLS_HDR, hdr + HS_KTLS_HDR, clen,
-			  hdr + HS_KTLS_HDR) != 0)
-		return ktls_fail(k, HS_ERR_TLS_BAD_RECORD_MAC, 0);
-	k->rx.seq++;
-	k->in_off += HS_KTLS_HDR + clen;
-	plen = clen - HS_AEAD_TAG_LEN;
-	while (plen > 0 && hdr[HS_KTLS_HDR + plen - 1] == 0)
-		plen--;
-	if (plen == 0)
-		return ktls_fail(k, HS_ERR_TLS_UNEXPECTED_MSG, 0);
-	*type = hdr[HS_KTLS_HDR + plen - 1];
-	*len = plen - 1;
-	if (*len > HS_KTLS_PT_MAX)
-		return ktls_fail(k, HS_ERR_TLS_RECORD_OVERFLOW, 0);
-	/* RFC 8446 5.4: zero-length fragments are allowed only for application data */
-	if (*len == 0 && *type != HS_KTLS_DATA)
-		return ktls_fail(k, HS_ERR_TLS_EMPTY_RECORD, 0);
-	*body = hdr + HS_KTLS_HDR;
+	err = hs_rec_open(&k->rx.rec, hdr, clen, type, len);
+	if (err)
+		return ktls_fail(k, err, 0);
+	k->in_off += HS_REC_HDR + clen;
+	*body = hdr + HS_REC_HDR;
 	return 0;
 }
 
-static int user_recv(struct hs_ktls *k, uint8_t *type, uint8_t *buf, size_t cap, size_t *n)
+static int user_recv(struct ktls_state *k, uint8_t *type, uint8_t *buf, size_t cap, size_t *n)
 {
 	uint8_t *body = NULL;
 	size_t len = 0;
@@ -309,12 +299,12 @@ static int user_recv(struct hs_ktls *k, uint8_t *type, uint8_t *buf, size_t cap,
 	*n = len < cap ? len : cap;
 	memcpy(buf, body, *n);
 	if (len > *n)
-		err = hs_ktls_push_plaintext(k, body + *n, len - *n);
+		err = ktls_push_pt(k, body + *n, len - *n);
 	hs_wipe(body, len);
 	return err;
 }
 
-int ktls_recv(struct hs_ktls *k, uint8_t *type, uint8_t *buf, size_t cap, size_t *n)
+int ktls_recv(struct ktls_state *k, uint8_t *type, uint8_t *buf, size_t cap, size_t *n)
 {
 	*n = 0;
 	if (k->rx.path == HS_KTLS_PATH_KERNEL)

@@ -158,8 +158,8 @@ int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version)
 	touched(&c->hs_out_hw, c->hs_out_len); /* also covers bytes put there verbatim */
 	while (off < c->hs_out_len) {
 		size_t n = c->hs_out_len - off;
-		if (n > REC_MAX_PLAIN)
-			n = REC_MAX_PLAIN;
+		if (n > HS_REC_MAX_PLAIN)
+			n = HS_REC_MAX_PLAIN;
 		TRY(send_record(c, CT_HANDSHAKE, legacy_version, c->hs_out + off, n));
 		off += n;
 	}
@@ -175,7 +175,7 @@ int hs_send_ccs(struct hs_conn *c)
 		return 0;
 	c->ccs_sent = 1;
 	/* D.4: the CCS record is never protected; send it before any key is on */
-	struct rec_key *k = &c->wr;
+	struct hs_rec_key *k = &c->wr;
 	int on = k->on;
 	k->on = 0;
 	int err = send_record(c, CT_CCS, TLS12_VERSION, &one, 1);
@@ -183,15 +183,21 @@ int hs_send_ccs(struct hs_conn *c)
 	return err;
 }
 
+/* record/'s key from the suite's tables */
+static int set_key(struct hs_rec_key *k, const struct suite *s, const uint8_t *secret)
+{
+	return hs_rec_key_set(k, s->aead(), s->hash(), s->key_len, secret);
+}
+
 int hs_set_read_key(struct hs_conn *c, const uint8_t *secret)
 {
 	c->rd_gen++;
-	return hs_rec_set_key(&c->rd, c->suite, secret);
+	return set_key(&c->rd, c->suite, secret);
 }
 
 int hs_set_write_key(struct hs_conn *c, const uint8_t *secret)
 {
-	return hs_rec_set_key(&c->wr, c->suite, secret);
+	return set_key(&c->wr, c->suite, secret);
 }
 
 int hs_dispatch(struct hs_conn *c, const struct transition *t, size_t n, const uint8_t *msg,
@@ -293,8 +299,8 @@ void hs_conn_free(struct hs_conn *c)
 {
 	if (c == NULL)
 		return;
-	hs_rec_wipe(&c->rd);
-	hs_rec_wipe(&c->wr);
+	hs_rec_key_wipe(&c->rd);
+	hs_rec_key_wipe(&c->wr);
 	hs_ks_wipe(&c->ks);
 	hs_wipe(c->peer_certs, c->peer_certs_len); /* before its length goes */
 	hs_wipe(c, offsetof(struct hs_conn, in));
@@ -399,8 +405,8 @@ static int on_ccs(struct hs_conn *c, const uint8_t *p, size_t n)
 static int process_record(struct hs_conn *c)
 {
 	uint8_t type = c->in[0];
-	size_t n = c->in_len - REC_HDR;
-	uint8_t *body = c->in + REC_HDR;
+	size_t n = c->in_len - HS_REC_HDR;
+	uint8_t *body = c->in + HS_REC_HDR;
 
 	if (type == CT_CCS)
 		return on_ccs(c, body, n);
@@ -419,7 +425,7 @@ static int process_record(struct hs_conn *c)
 		return on_alert(c, body, n);
 	case CT_APP:
 		ENSURE(c->hs_done, HS_ERR_TLS_UNEXPECTED_RECORD);
-		c->app_off = REC_HDR;
+		c->app_off = HS_REC_HDR;
 		c->app_len = n;
 		return 0;
 	default:
@@ -431,11 +437,11 @@ size_t hs_conn_input_wanted(const struct hs_conn *c)
 {
 	size_t body;
 
-	if (c->in_len < REC_HDR)
-		return REC_HDR - c->in_len;
+	if (c->in_len < HS_REC_HDR)
+		return HS_REC_HDR - c->in_len;
 	/* the header was validated when it completed */
 	body = ((size_t)c->in[3] << 8) | c->in[4];
-	return REC_HDR + body - c->in_len;
+	return HS_REC_HDR + body - c->in_len;
 }
 
 static int feed_bytes(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used)
@@ -454,9 +460,9 @@ static int feed_bytes(struct hs_conn *c, const uint8_t *in, size_t len, size_t *
 		c->in_len += take;
 		touched(&c->in_hw, c->in_len);
 		*used += take;
-		if (c->in_len == REC_HDR)
+		if (c->in_len == HS_REC_HDR)
 			TRY(hs_rec_check_header(c->in, c->rd.on, &body));
-		if (c->in_len >= REC_HDR && hs_conn_input_wanted(c) == 0) {
+		if (c->in_len >= HS_REC_HDR && hs_conn_input_wanted(c) == 0) {
 			int err = process_record(c);
 			c->in_len = 0;
 			TRY(err);
@@ -526,7 +532,7 @@ int hs_send_key_update(struct hs_conn *c, int request)
 	TRY(hs_msg_end_notr(c, &w, &v));
 	TRY(hs_flush_hs(c, TLS12_VERSION));
 	/* 7.2: application_traffic_secret_N+1 from _N */
-	TRY(hs_ks_next(h, c->wr.secret));
+	TRY(hs_rec_next_secret(h, c->wr.secret));
 	return hs_set_write_key(c, c->wr.secret);
 }
 
@@ -538,7 +544,7 @@ static uint64_t ku_limit(const struct hs_conn *c)
 /* room for a KeyUpdate record plus one data record of n bytes? */
 static size_t fits(struct hs_conn *c, size_t want)
 {
-	size_t overhead = REC_HDR + 1 + HS_AEAD_TAG_LEN;
+	size_t overhead = HS_REC_HDR + 1 + HS_AEAD_TAG_LEN;
 	size_t free_ = OUT_CAP - (c->out_len - c->out_off) - 2 * overhead - 8;
 
 	if (free_ > OUT_CAP)
@@ -553,7 +559,7 @@ int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n)
 	ENSURE(c->hs_done, HS_ERR_TLS_STATE);
 	ENSURE(!c->we_closed, HS_ERR_TLS_CLOSED);
 	while (*n < len) {
-		size_t k = fits(c, len - *n > REC_MAX_PLAIN ? REC_MAX_PLAIN : len - *n);
+		size_t k = fits(c, len - *n > HS_REC_MAX_PLAIN ? HS_REC_MAX_PLAIN : len - *n);
 		int err = 0;
 
 		if (k == 0)

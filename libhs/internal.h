@@ -26,14 +26,12 @@
 #include "hs/secrets.h"
 #include "hs/test_hooks.h"
 #include "hs/tls.h"
+#include "record/record.h"
 #include "x509/x509.h"
 
-/* RFC 8446 5.1 / 5.2 size limits */
-#define REC_HDR 5
-#define REC_MAX_PLAIN 16384
-#define REC_MAX_CIPHER (16384 + 256)
-#define HS_MSG_MAX 32768 /* largest handshake message we take or build */
-#define OUT_CAP (4 * (REC_HDR + REC_MAX_CIPHER))
+/* record sizes: record/record.h (RFC 8446 5.1 / 5.2) */
+#define HS_MSG_MAX HS_REC_MSG_MAX /* largest handshake message we take or build */
+#define OUT_CAP (4 * (HS_REC_HDR + HS_REC_MAX_CIPHER))
 #define MAX_EXTS 48
 #define MAX_OFFERED 24
 #define HASH_MAX 48
@@ -176,38 +174,7 @@ HS_MUST_CHECK int hs_ks_handshake(struct keysched *ks, const uint8_t *shared, si
 HS_MUST_CHECK int hs_ks_master(struct keysched *ks, const uint8_t *th);
 HS_MUST_CHECK int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *th,
 				 uint8_t *out);
-HS_MUST_CHECK int hs_ks_traffic_key(const struct hs_hash *h, const uint8_t *secret, size_t key_len,
-				    uint8_t *key, uint8_t *iv);
-HS_MUST_CHECK int hs_ks_next(const struct hs_hash *h, uint8_t *secret);
 void hs_ks_wipe(struct keysched *ks);
-
-/* ---- record.c ---- */
-
-struct rec_key {
-	struct hs_aead_ctx ctx; /* first: 64-byte aligned */
-	const struct hs_aead *aead;
-	const struct suite *suite;
-	uint8_t iv[HS_AEAD_NONCE_LEN];
-	uint8_t secret[HASH_MAX];
-	uint64_t seq;
-	int on;
-};
-
-HS_MUST_CHECK int hs_rec_set_key(struct rec_key *k, const struct suite *s, const uint8_t *secret);
-void hs_rec_wipe(struct rec_key *k);
-/* Append one record carrying p[0..n) (n <= 2^14) of content type to w. */
-HS_MUST_CHECK int hs_rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version,
-			      const uint8_t *p, size_t n, size_t pad, struct hs_writer *w);
-/* Bytes a sealed record of n plaintext bytes takes on the wire. */
-size_t hs_rec_wire_len(const struct rec_key *k, size_t n, size_t pad);
-/*
- * Open rec (header + body of body_len) in place: *type gets the inner
- * content type, the plaintext is rec[5 .. 5 + *len).
- */
-HS_MUST_CHECK int hs_rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type,
-			      size_t *len);
-/* Validate a record header (before its body arrives). */
-HS_MUST_CHECK int hs_rec_check_header(const uint8_t *hdr, int protected, size_t *body_len);
 
 /* ---- ext.c: the extensions codec ---- */
 
@@ -288,7 +255,7 @@ struct transition {
 #define EVQ_LEN 16
 
 struct hs_conn {
-	struct rec_key rd, wr; /* first: 64-byte aligned AEAD contexts */
+	struct hs_rec_key rd, wr; /* record/ keys of each direction */
 	const struct hs_config *cfg;
 	enum hs_role role;
 	int state;
@@ -352,8 +319,8 @@ struct hs_conn {
 	 */
 	size_t in_hw, hs_in_hw, hs_out_hw, out_hw;
 	/* the buffers stay last: from in[] on, nothing is zeroed at creation */
-	uint8_t in[REC_HDR + REC_MAX_CIPHER];
-	uint8_t hs_in[HS_MSG_MAX + 4 + REC_MAX_PLAIN];
+	uint8_t in[HS_REC_HDR + HS_REC_MAX_CIPHER];
+	uint8_t hs_in[HS_MSG_MAX + 4 + HS_REC_MAX_PLAIN];
 	uint8_t hs_out[HS_MSG_MAX];
 	uint8_t out[OUT_CAP];
 	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */

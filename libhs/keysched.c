@@ -7,8 +7,9 @@
  *   master    = HKDF-Extract(Derive-Secret(handshake, "derived", ""), 0)
  *     c/s ap traffic = Derive-Secret(master, "c ap traffic"/"s ap traffic", CH..server Fin)
  *
- * plus traffic keys (7.3), Finished keys (4.4.4) and the KeyUpdate step
- * (7.2). Every intermediate lives in struct keysched, wiped by its owner.
+ * plus Finished keys (4.4.4). Traffic keys (7.3) and the KeyUpdate step
+ * (7.2) are record/'s (hs_rec_traffic_key, hs_rec_next_secret). Every
+ * intermediate lives in struct keysched, wiped by its owner.
  *
  * Implementation notes: the HKDF calls touch secrets; they run in constant
  * time inside crypto/. Nothing here branches on secret bytes.
@@ -80,24 +81,6 @@ int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *
 	if (err == 0)
 		hs_hmac(h, key, h->digest_len, th, h->digest_len, out);
 	hs_wipe(key, sizeof(key));
-	return err;
-}
-
-int hs_ks_traffic_key(const struct hs_hash *h, const uint8_t *secret, size_t key_len,
-		      uint8_t *key, uint8_t *iv)
-{
-	TRY(hs_hkdf_expand_label(h, secret, "key", NULL, 0, key, key_len));
-	return hs_hkdf_expand_label(h, secret, "iv", NULL, 0, iv, HS_AEAD_NONCE_LEN);
-}
-
-int hs_ks_next(const struct hs_hash *h, uint8_t *secret)
-{
-	uint8_t next[HASH_MAX];
-	int err = hs_hkdf_expand_label(h, secret, "traffic upd", NULL, 0, next, h->digest_len);
-
-	if (err == 0)
-		memcpy(secret, next, h->digest_len);
-	hs_wipe(next, sizeof(next));
 	return err;
 }
 

@@ -360,7 +360,7 @@ int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
 	/* "If an implementation receives any other value, it MUST terminate
 	 * the connection with an illegal_parameter alert" */
 	ENSURE(req <= 1, HS_ERR_TLS_BAD_KEY_UPDATE);
-	TRY(hs_ks_next(c->suite->hash(), c->rd.secret));
+	TRY(hs_rec_next_secret(c->suite->hash(), c->rd.secret));
 	TRY(hs_set_read_key(c, c->rd.secret));
 	hs_conn_event(c, HS_EVENT_KEY_UPDATE);
 	/* update_requested: answer with our own (update_not_requested) */

@@ -13,18 +13,18 @@
 
 #include "base/wipe.h"
 
-static int fill(const struct rec_key *k, const struct suite *s, struct hs_dir_secrets *d)
+static int fill(const struct hs_rec_key *k, const struct suite *s, struct hs_dir_secrets *d)
 {
 	const struct hs_hash *h = s->hash();
 
 	memcpy(d->secret, k->secret, h->digest_len);
 	d->seq = k->seq;
-	return hs_ks_traffic_key(h, k->secret, s->key_len, d->key, d->iv);
+	return hs_rec_traffic_key(h, k->secret, s->key_len, d->key, d->iv);
 }
 
 int hs_conn_secrets(const struct hs_conn *c, struct hs_secrets *s)
 {
-	const struct rec_key *tx = &c->wr, *rx = &c->rd;
+	const struct hs_rec_key *tx = &c->wr, *rx = &c->rd;
 	int err;
 
 	memset(s, 0, sizeof(*s));

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "base/wipe.h"
-#include "ktls/ktls.h"
+#include "hs/ktls.h"
 
 #define CHUNK 16384
 #define REQ_MAX 8192
@@ -473,7 +473,7 @@ static int kt_stdio(struct kt_io *io, struct hs_conn *c)
  */
 static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
 {
-	static struct hs_ktls k; /* ~55 KiB: kept off the stack */
+	static struct hs_ktls k; /* HS_KTLS_SIZE (112 KiB): kept off the stack */
 	static struct kt_io io;  /* one connection at a time */
 	struct timeval no_timeout = { 0 };
 	unsigned flags = r->ktls == RELAY_KTLS_REQUIRE ? HS_KTLS_F_KERNEL_ONLY : 0;
@@ -498,6 +498,8 @@ static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
 		err = r->mode == RELAY_STDIO ? kt_stdio(&io, c) : kt_read_loop(&io, c);
 		if (!err) /* the peer closed first (echo, or before stdin's end) */
 			err = kt_close_once(&k);
+		else /* the writer's side sends the alert a read error left (best effort) */
+			(void)!hs_ktls_close(&k);
 		if (io.fail_rc)
 			rc = io.fail_rc;
 		else if (err)

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "hs/err.h"
 
 /* Signature schemes (RFC 8446 4.2.3), what hs_cred_sig_scheme() returns. */
 #define HS_SIG_ECDSA_SECP256R1_SHA256 0x0403

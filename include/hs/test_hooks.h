@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "hs/err.h"
 #include "hs/tls.h"
 
 typedef int (*hs_test_verify_fn)(uint16_t scheme, const uint8_t *spki, size_t spki_len,

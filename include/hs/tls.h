@@ -32,8 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
 #include "hs/cred.h"
+#include "hs/err.h"
 
 /* Cipher suites (RFC 8446 B.4). */
 #define HS_TLS_AES_128_GCM_SHA256 0x1301

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "hs/secrets.h"
-#include "ktls/ktls.h"
+#include "hs/ktls.h"
 #include "testutil.h"
 
 /* A connected loopback TCP pair (fds[0] connected, fds[1] accepted); 0 ok. */

@@ -31,7 +31,7 @@
 #include "hs/tls.h"
 #include "kt_util.h"
 #include "ktls/diag.h"
-#include "ktls/ktls.h"
+#include "hs/ktls.h"
 
 static const uint16_t suites[] = {
 	HS_TLS_AES_128_GCM_SHA256,

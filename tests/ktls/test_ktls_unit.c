@@ -20,7 +20,8 @@
  * - post-handshake messages split across records (a NewSessionTicket in
  *   three pieces, a KeyUpdate in two) are reassembled: the callback gets the
  *   whole ticket, the KeyUpdate rekeys RX; a record of another type inside a
- *   split message, or a message longer than HS_KTLS_HS_MAX, fails;
+ *   split message, or a message body over HS_REC_MSG_MAX (the engine's
+ *   limit), fails;
  * - hs_conn_post_handshake: the engine keeps a ticket given to it (also
  *   through ktls's reassembly), raises its events, queues no answer to
  *   KeyUpdate(update_requested), refuses a bad KeyUpdate (sticky) and a
@@ -53,7 +54,8 @@
 #include "crypto/hkdf.h"
 #include "hs/tls.h"
 #include "kt_util.h"
-#include "ktls/ktls.h"
+#include "hs/ktls.h"
+#include "ktls/internal.h" /* white-box: the why of each direction, no_pad, conn */
 #include "testutil.h"
 
 #ifndef SOL_TLS
@@ -275,8 +277,8 @@ static void refusal(int level, int name, int e, uint16_t suite, enum hs_ktls_why
 
 	secrets(&a, &b, suite);
 	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
-	assert_int_equal(k->tx.why, tx_why);
-	assert_int_equal(k->rx.why, rx_why);
+	assert_int_equal(ktls_of(k)->tx.why, tx_why);
+	assert_int_equal(ktls_of(k)->rx.why, rx_why);
 	assert_int_equal(hs_ktls_tx_path(k),
 			 tx_why == HS_KTLS_WHY_NONE ? HS_KTLS_PATH_KERNEL : HS_KTLS_PATH_USER);
 	assert_int_equal(hs_ktls_rx_path(k),
@@ -319,7 +321,7 @@ static void test_refusals(void **state)
 	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
 	assert_int_equal(hs_ktls_init(k, 7, &a, HS_KTLS_F_NO_PAD, &ops), 0);
 	assert_true(hs_ktls_is_kernel(k));
-	assert_false(k->no_pad);
+	assert_false(ktls_of(k)->no_pad);
 	/* a suite with no row, and a wrong key length: refused before any syscall */
 	f.n = 0;
 	a.suite = 0x1304;
@@ -451,9 +453,15 @@ static void test_kernel_errors(void **state)
 	f.n_rec = 1;
 	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_BAD_RECORD_MAC);
 	assert_int_equal(hs_ktls_errno(k), EBADMSG);
-	/* bad_record_mac goes out as a fatal alert */
+	/* reading never sends: the writer side (here close) sends bad_record_mac, once */
+	assert_int_equal(f.n, 3); /* ULP, TLS_TX, TLS_RX */
+	assert_int_equal(hs_ktls_close(k), HS_ERR_TLS_BAD_RECORD_MAC);
+	assert_int_equal(f.n, 4);
 	assert_int_equal(f.calls[f.n - 1].cmsg_type, HS_KTLS_ALERT);
 	assert_memory_equal(f.calls[f.n - 1].bytes, "\x02\x14", 2);
+	assert_int_equal(hs_ktls_write(k, "x", 1), HS_ERR_TLS_BAD_RECORD_MAC);
+	assert_int_equal(hs_ktls_close(k), HS_ERR_TLS_BAD_RECORD_MAC);
+	assert_int_equal(f.n, 4);
 
 	/* a KeyUpdate that is not the last message of its record */
 	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
@@ -573,12 +581,12 @@ static void test_fragmented_handshake(void **state)
 	script(&f, 0, nst, 5, HS_KTLS_HANDSHAKE);
 	script(&f, 1, (const uint8_t *)"ok", 2, HS_KTLS_DATA);
 	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_UNEXPECTED_MSG);
-	/* a message longer than the reassembly buffer */
+	/* a message longer than the engine's limit (HS_REC_MSG_MAX) */
 	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
 	memset(&f, 0, sizeof(f));
 	f.tx_set = f.rx_set = 1;
 	script(&f, 0, too_long, sizeof(too_long), HS_KTLS_HANDSHAKE);
-	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TOO_LONG);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_MSG_TOO_LARGE);
 	hs_ktls_wipe(k);
 	free(k);
 }
@@ -624,7 +632,7 @@ static void test_engine_post_handshake(void **state)
 	/* through ktls: a ticket in two records reaches the engine whole */
 	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
 	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
-	k->conn = p.c; /* what hs_ktls_attach sets (white-box: no socket here) */
+	ktls_of(k)->conn = p.c; /* what hs_ktls_attach sets (white-box: no socket here) */
 	script(&f, 0, nst, 9, HS_KTLS_HANDSHAKE);
 	script(&f, 1, nst + 9, sizeof(nst) - 9, HS_KTLS_HANDSHAKE);
 	script(&f, 2, (const uint8_t *)"ok", 2, HS_KTLS_DATA);

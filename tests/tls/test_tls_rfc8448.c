@@ -93,14 +93,14 @@ static void test_key_schedule(void **state)
 	assert_hex(ks.hs_secret, 32, HS);
 	assert_hex(ks.c_hs, 32, C_HS);
 	assert_hex(ks.s_hs, 32, S_HS);
-	assert_int_equal(hs_ks_traffic_key(hs_hash_sha256(), ks.s_hs, 16, key, iv), 0);
+	assert_int_equal(hs_rec_traffic_key(hs_hash_sha256(), ks.s_hs, 16, key, iv), 0);
 	assert_hex(key, 16, S_HS_KEY);
 	assert_hex(iv, 12, S_HS_IV);
 	assert_int_equal(hs_ks_master(&ks, th2), 0);
 	assert_hex(ks.stage, 32, MASTER);
 	assert_hex(ks.c_ap, 32, C_AP);
 	assert_hex(ks.s_ap, 32, S_AP);
-	assert_int_equal(hs_ks_traffic_key(hs_hash_sha256(), ks.c_ap, 16, key, iv), 0);
+	assert_int_equal(hs_rec_traffic_key(hs_hash_sha256(), ks.c_ap, 16, key, iv), 0);
 	assert_hex(key, 16, C_AP_KEY);
 	assert_hex(iv, 12, C_AP_IV);
 	hs_ks_wipe(&ks);
@@ -206,7 +206,7 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT };
 	struct hs_test_hooks hooks = { 0 };
 	struct hs_conn *c;
-	struct rec_key k;
+	struct hs_rec_key k;
 	size_t anchor_len;
 	uint8_t *anchor = hx(SERVER_CERT, &anchor_len);
 	size_t ch_len, priv_len, n, used, plen, off = 0;
@@ -232,7 +232,7 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 		flight[100] ^= 1;
 	} else {
 		memset(&k, 0, sizeof(k));
-		assert_int_equal(hs_rec_set_key(&k, hs_suite_find(0x1301), secret), 0);
+		assert_int_equal(hs_rec_key_set(&k, hs_aead_aes128gcm(), hs_hash_sha256(), 16, secret), 0);
 		assert_int_equal(hs_rec_open(&k, flight, n - 5, &type, &plen), 0);
 		while (off < plen && flight[5 + off] != target)
 			off += 4 + (((size_t)flight[5 + off + 2] << 8) | flight[5 + off + 3]);
@@ -244,7 +244,7 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 		w = hs_writer_init(flight, n + 64);
 		assert_int_equal(hs_rec_seal(&k, type, 0x0303, out, plen, 0, &w), 0);
 		n = w.len;
-		hs_rec_wipe(&k);
+		hs_rec_key_wipe(&k);
 	}
 	assert_int_equal(hs_conn_feed(c, flight, n, &used), want_err);
 	assert_int_equal(hs_conn_alert(c, 0), want_alert);

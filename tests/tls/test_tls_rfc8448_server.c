@@ -197,16 +197,16 @@ static struct hs_cred *rfc_cred(void)
 /* The RFC's server flight, decrypted with its server handshake key. */
 static size_t rfc_flight_plain(uint8_t *out)
 {
-	struct rec_key k;
+	struct hs_rec_key k;
 	size_t n, plen, sn;
 	uint8_t *secret = hx(S_HS, &sn), *rec = hx(FLIGHT_REC, &n), type;
 
 	memset(&k, 0, sizeof(k));
-	assert_int_equal(hs_rec_set_key(&k, hs_suite_find(HS_TLS_AES_128_GCM_SHA256), secret), 0);
+	assert_int_equal(hs_rec_key_set(&k, hs_aead_aes128gcm(), hs_hash_sha256(), 16, secret), 0);
 	assert_int_equal(hs_rec_open(&k, rec, n - 5, &type, &plen), 0);
 	assert_int_equal(type, CT_HANDSHAKE);
 	memcpy(out, rec + 5, plen);
-	hs_rec_wipe(&k);
+	hs_rec_key_wipe(&k);
 	free(secret);
 	free(rec);
 	return plen;

@@ -5,21 +5,36 @@
  * hs_ktls_attach() takes its secrets and hands the socket to the kernel
  * (setsockopt TCP_ULP "tls", then SOL_TLS TLS_TX / TLS_RX). Where the kernel
  * cannot (no CONFIG_TLS, module absent, cipher not built, not a TCP socket)
- * the same object runs our own record crypto (crypto/aead.h) over plain
- * send/recv: the caller sees one interface, and hs_ktls_path() says which
+ * the same object runs our own records (record/, the engine's record layer)
+ * over plain send/recv: the caller sees one interface, and hs_ktls_path() says which
  * path each direction is on (hs_ktls_reason() says why it is not the kernel).
  *
  * The two directions are independent: TX may be on the kernel while RX is in
  * userspace (the tests use that to check the kernel's records against ours).
  *
- * Memory: struct hs_ktls is caller memory (about 55 KiB: record buffers and
- * two AEAD contexts; malloc's alignment is enough); nothing here allocates. It holds secrets:
- * hs_ktls_wipe() clears it; the socket itself is the caller's to close.
+ * Memory: struct hs_ktls is caller memory of a fixed, opaque size
+ * (HS_KTLS_SIZE bytes, aligned for any standard type: malloc/calloc, static
+ * or automatic storage all do; record buffers, post-handshake reassembly and
+ * two AEAD contexts); nothing here allocates. Its fields are private
+ * (ktls/internal.h; a static assert there keeps them within HS_KTLS_SIZE).
+ * It holds secrets: hs_ktls_wipe() clears it; the socket is the caller's to
+ * close.
  *
- * Errors: 0 or a negative hs_err (base/err.h). A failed syscall becomes
+ * Errors: 0 or a negative hs_err (hs/err.h). A failed syscall becomes
  * HS_ERR_TLS_CLOSED (EOF, EPIPE, ECONNRESET), HS_ERR_TLS_BAD_RECORD_MAC
  * (EBADMSG: the kernel found a bad tag) or HS_ERR_INTERNAL, with errno kept
- * in hs_ktls_errno(). The first fatal error is sticky.
+ * in hs_ktls_errno(). The first fatal error is sticky, and every later call
+ * returns it.
+ *
+ * Threads: one reader thread (hs_ktls_read, hs_ktls_recv_record) and one
+ * writer thread (every call that sends) may share k. Reading never sends and
+ * never touches TX state: an error found in the peer's records records the
+ * fatal alert to send, and the writer side (its next write, send_record,
+ * key_update, send_alert or close) sends it, once, and returns the error. A
+ * write in progress stops at its next record once an error is set (on the
+ * userspace path; on kernel TX the sendmsg under way finishes). So after
+ * a read error, call hs_ktls_close() (from the writer's side) to get the
+ * alert out.
  *
  * Non-blocking sockets (O_NONBLOCK): EAGAIN is no error. Reading returns
  * HS_ERR_WANT_READ (a partial record received so far stays in k); a write
@@ -27,31 +42,30 @@
  * call is simply made again once poll() says POLLOUT; once part of it is
  * out, the call finishes it (waiting in poll() for room). Neither is sticky.
  */
-#ifndef HS_KTLS_KTLS_H
-#define HS_KTLS_KTLS_H
+#ifndef HS_KTLS_H
+#define HS_KTLS_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "base/err.h"
-#include "crypto/aead.h"
+#include "hs/err.h"
 #include "hs/secrets.h"
 
-/* TLS 1.3 record sizes (RFC 8446 5.1, 5.2). */
-#define HS_KTLS_HDR 5
-#define HS_KTLS_PT_MAX 16384
-#define HS_KTLS_CT_MAX (HS_KTLS_PT_MAX + 256)
-#define HS_KTLS_REC_MAX (HS_KTLS_HDR + HS_KTLS_CT_MAX)
+struct hs_conn;
+struct hs_aead;
+struct hs_hash;
 
 /*
- * Longest post-handshake message reassembled from several records (header
- * included); a longer one fails with HS_ERR_TOO_LONG.
+ * The connection object: caller memory, fields private. HS_KTLS_SIZE is
+ * part of the ABI: it only grows, with a note in ktls/README.md.
  */
-#define HS_KTLS_HS_MAX (4 + 16384)
-
-struct hs_conn;
+#define HS_KTLS_SIZE (112 * 1024)
+struct hs_ktls {
+	alignas(16) unsigned char opaque[HS_KTLS_SIZE];
+};
 
 /* Record content types (RFC 8446 B.1). */
 #define HS_KTLS_CCS 20
@@ -79,7 +93,8 @@ struct hs_ktls_cipher {
 	size_t salt_off, salt_len; /* the implicit part (first bytes of the IV) */
 	size_t seq_off, seq_len;
 	size_t secret_len; /* hash length of the suite: 32 or 48 */
-	const struct hs_aead *(*aead)(void);
+	const struct hs_aead *(*aead)(void); /* the suite's AEAD and hash (crypto/) */
+	const struct hs_hash *(*hash)(void);
 };
 
 /* Which row serves suite (NULL: not a suite we can hand to the kernel). */
@@ -154,53 +169,6 @@ enum hs_ktls_path { HS_KTLS_PATH_USER = 0, HS_KTLS_PATH_KERNEL = 1 };
  */
 typedef int (*hs_ktls_handshake_fn)(void *arg, const uint8_t *msg, size_t len);
 
-struct hs_ktls_dir {
-	uint8_t secret[HS_SECRET_MAX]; /* current traffic secret: next one for KeyUpdate */
-	uint8_t key[HS_KEY_MAX];
-	uint8_t iv[HS_IV_LEN];
-	uint64_t seq;
-	enum hs_ktls_path path;
-	enum hs_ktls_why why;
-	int why_errno;
-	/*
-	 * userspace path only: the AEAD context, 64-byte aligned inside this
-	 * buffer at run time, so that struct hs_ktls needs no more alignment
-	 * than malloc gives
-	 */
-	uint8_t aead_buf[HS_AEAD_CTX_MAX + 64];
-};
-
-/* All fields are private: use the functions below. */
-struct hs_ktls {
-	int fd;
-	unsigned flags;
-	const struct hs_ktls_cipher *cipher;
-	const struct hs_aead *aead;
-	struct hs_ktls_ops ops;
-	struct hs_ktls_dir tx, rx;
-	int err;        /* sticky error */
-	int sys_errno;  /* errno behind err, if any */
-	int peer_alert; /* alert description received, -1 if none */
-	int peer_closed, sent_close;
-	int no_pad;     /* kernel RX has TLS_RX_EXPECT_NO_PAD */
-	_Atomic int want_update; /* peer asked for our KeyUpdate: the next write sends it */
-	int tx_progress; /* TX: the current call has sent bytes (EAGAIN then waits, see above) */
-	unsigned key_updates_rx, key_updates_tx;
-	hs_ktls_handshake_fn on_handshake;
-	void *on_handshake_arg;
-	struct hs_conn *conn; /* hs_ktls_attach's engine: post-handshake messages go to it */
-	/* RX: a post-handshake message split across records, [0, hs_len) so far */
-	size_t hs_len;
-	uint8_t hs[HS_KTLS_HS_MAX];
-	/* userspace RX: raw bytes received, [in_off, in_len) not yet used */
-	size_t in_off, in_len;
-	uint8_t in[2 * HS_KTLS_REC_MAX];
-	/* plaintext waiting for hs_ktls_read: [pt_off, pt_len) */
-	size_t pt_off, pt_len;
-	uint8_t pt[HS_KTLS_PT_MAX + 1];
-	uint8_t out[HS_KTLS_REC_MAX]; /* userspace TX: one sealed record */
-};
-
 /*
  * Set k up on fd from the secrets (traffic keys, IVs and next sequence
  * numbers of both directions) and install what the kernel takes. ops NULL:
@@ -214,8 +182,8 @@ void hs_ktls_on_handshake(struct hs_ktls *k, hs_ktls_handshake_fn fn, void *arg)
 
 /*
  * Plaintext that was decrypted before the hand-off (the engine read it): it
- * is returned by hs_ktls_read before anything from the socket. At most
- * HS_KTLS_PT_MAX bytes in all.
+ * is returned by hs_ktls_read before anything from the socket. At most one
+ * record's worth (2^14 bytes) in all.
  */
 HS_MUST_CHECK int hs_ktls_push_plaintext(struct hs_ktls *k, const uint8_t *p, size_t len);
 
@@ -252,9 +220,12 @@ HS_MUST_CHECK int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const voi
 HS_MUST_CHECK int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, void *buf, size_t cap,
 				      size_t *n);
 
-/* Send an alert (level 1 warning, 2 fatal). */
+/*
+ * Send an alert (level 1 warning, 2 fatal). After a sticky error: sends the
+ * fatal alert that error calls for (once) instead, and returns the error.
+ */
 HS_MUST_CHECK int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc);
-/* Send close_notify (the socket stays open). */
+/* Send close_notify (the socket stays open); after an error, see hs_ktls_send_alert. */
 HS_MUST_CHECK int hs_ktls_close(struct hs_ktls *k);
 
 /*
@@ -286,8 +257,5 @@ void hs_ktls_detach_engine(struct hs_ktls *k);
 HS_MUST_CHECK int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd,
 				  unsigned flags);
 HS_MUST_CHECK int hs_ktls_accept(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
-
-/* The next traffic secret and its key/IV (RFC 8446 7.2), in place. */
-HS_MUST_CHECK int hs_ktls_next_secret(const struct hs_ktls_cipher *c, struct hs_ktls_dir *d);
 
 #endif
