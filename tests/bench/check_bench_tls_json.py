@@ -94,26 +94,12 @@ def main():
     hs = check(bench, "handshake", HANDSHAKE, "ops/s")
     rec = check(bench, "record", RECORD, "MB/s")
 
-    # one side's share of a handshake takes less CPU than the whole handshake
-    whole = hs.get("handshake, pinned + name")
-    for side in ("handshake, client side", "handshake, server side"):
-        if whole and side in hs:
-            for lib in ("hs", "openssl"):
-                if not hs[side][lib] > whole[lib]:
-                    error(f"{side}: {lib} {hs[side][lib]:.0f}/s is not above the whole "
-                          f"handshake's {whole[lib]:.0f}/s")
     # the RSA row really ran RSA-PSS (its check also asked both libraries for it)
     rsa = hs.get("handshake, RSA-2048 server cert")
     if rsa and "rsa_pss_rsae_sha256" not in str(rsa.get("backend", "")):
         error(f"RSA row backend {rsa.get('backend')!r} does not name rsa_pss_rsae_sha256")
-    # sealing alone is faster than sealing and opening
-    for s in ("AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305"):
-        a, b = rec.get(f"record {s} seal 16 KiB"), rec.get(f"record {s} seal+open 16 KiB")
-        if a and b:
-            for lib in ("hs", "openssl"):
-                if not a[lib] > b[lib]:
-                    error(f"{s}: {lib} seal {a[lib]:.0f} MB/s not above seal+open {b[lib]:.0f}")
-
+    # No comparison of two timings here: under load any of them can flip, and
+    # speed is the benchmark's business (ratios in hs-bench), not a test's.
     p = run(bench, "handshake", "--json", "--time", "5", "--repeat", "1",
             "--filter", "side")
     got = sorted(rows_of(p, "ops/s"))
