@@ -260,6 +260,9 @@ static struct hs_conn *conn_alloc(void)
 /* c must be wiped already. */
 static void conn_release(struct hs_conn *c)
 {
+	for (int i = 0; i < N_SPARE; i++)
+		if (atomic_load(&spare[i]) == c)
+			abort(); /* freed twice: never hand one block out twice */
 	for (int i = 0; i < N_SPARE; i++) {
 		struct hs_conn *empty = NULL;
 		if (atomic_compare_exchange_strong(&spare[i], &empty, c))
@@ -279,6 +282,7 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 		return HS_ERR_NOMEM;
 	/* the buffers are not zeroed: lengths say what they hold (see struct hs_conn) */
 	memset(c, 0, offsetof(struct hs_conn, in));
+	c->magic = CONN_MAGIC;
 	c->cfg = cfg;
 	c->role = cfg->role;
 	c->alert_sent = -1;
@@ -289,19 +293,29 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 	return 0;
 }
 
+/*
+ * Wipe everything, then free or keep the block. The buffers go first:
+ * their high-water marks live in the header, and wiping the header first
+ * would leave every buffer (decrypted application data included) intact
+ * for the next connection that gets this block. A second free of the same
+ * connection finds the magic already wiped and aborts: the alternative is
+ * the same block in both spare slots, handed to two connections at once.
+ */
 void hs_conn_free(struct hs_conn *c)
 {
 	if (c == NULL)
 		return;
+	if (c->magic != CONN_MAGIC)
+		abort(); /* double free, or not a connection */
 	hs_rec_wipe(&c->rd);
 	hs_rec_wipe(&c->wr);
 	hs_ks_wipe(&c->ks);
-	hs_wipe(c->peer_certs, c->peer_certs_len); /* before its length goes */
-	hs_wipe(c, offsetof(struct hs_conn, in));
+	hs_wipe(c->peer_certs, c->peer_certs_len);
 	hs_wipe(c->in, c->in_hw);
 	hs_wipe(c->hs_in, c->hs_in_hw);
 	hs_wipe(c->hs_out, c->hs_out_hw);
 	hs_wipe(c->out, c->out_hw);
+	hs_wipe(c, offsetof(struct hs_conn, in)); /* the marks and the magic last */
 	conn_release(c);
 }
 
@@ -365,6 +379,8 @@ static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 
 static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)
 {
+	/* like an empty Handshake record (5.1): unexpected_message */
+	ENSURE(n > 0, HS_ERR_TLS_EMPTY_RECORD);
 	ENSURE(n == 2, HS_ERR_TLS_BAD_ALERT);
 	if (p[1] == AL_CLOSE_NOTIFY) {
 		c->peer_closed = 1;
@@ -374,6 +390,20 @@ static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)
 	if (p[1] == AL_USER_CANCELED) /* 6.1: may be followed by close_notify */
 		return 0;
 	/* 6.2: in TLS 1.3 every other alert is fatal, whatever its level */
+	c->alert_recv = p[1];
+	hs_conn_event(c, HS_EVENT_ALERT);
+	return HS_ERR_TLS_PEER_ALERT;
+}
+
+/*
+ * A plaintext alert once the peer's records are protected: a peer that
+ * failed before it had our keys (say, on our ServerHello) can only say so
+ * in plaintext. It ends the connection; nothing is sent back (an answer
+ * to a fatal alert helps no one, and we could not know it was read).
+ */
+static int on_plain_alert(struct hs_conn *c, const uint8_t *p, size_t n)
+{
+	ENSURE(n == 2 && p[1] != AL_CLOSE_NOTIFY, HS_ERR_TLS_UNEXPECTED_RECORD);
 	c->alert_recv = p[1];
 	hs_conn_event(c, HS_EVENT_ALERT);
 	return HS_ERR_TLS_PEER_ALERT;
@@ -404,6 +434,8 @@ static int process_record(struct hs_conn *c)
 
 	if (type == CT_CCS)
 		return on_ccs(c, body, n);
+	if (c->rd.on && type == CT_ALERT)
+		return on_plain_alert(c, body, n);
 	if (c->rd.on) {
 		ENSURE(type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
 		TRY(hs_rec_open(&c->rd, c->in, n, &type, &n));

@@ -45,7 +45,6 @@
 #define REC_MAX_CIPHER (16384 + 256)
 #define HS_MSG_MAX 32768 /* largest handshake message we take or build */
 #define OUT_CAP (4 * (REC_HDR + REC_MAX_CIPHER))
-#define MAX_EXTS 48
 #define MAX_OFFERED 24
 #define HASH_MAX 48
 #define SPKI_MAX 1200
@@ -229,15 +228,29 @@ struct ext {
 	struct hs_reader body;
 };
 
+/*
+ * An extensions block: any number of extensions (as many as the 16-bit
+ * block length allows). Types below EXT_TRACKED (every type hs reads) are
+ * kept by type, duplicates rejected; others are counted and skipped
+ * unread (unknown and GREASE), as OpenSSL and BoringSSL do.
+ */
+#define EXT_TRACKED 64
 struct ext_list {
-	struct ext e[MAX_EXTS];
-	size_t n;
+	uint64_t present; /* bit t: type t (< EXT_TRACKED) is in the block */
+	struct ext e[EXT_TRACKED];
+	size_t n;       /* all extensions in the block */
+	size_t n_other; /* of which types >= EXT_TRACKED */
 };
 
-/* Read an extensions block <min..2^16-1>; duplicates -> HS_ERR_TLS_DUP_EXT. */
+/* Read an extensions block <0..2^16-1>; duplicates -> HS_ERR_TLS_DUP_EXT. */
 HS_MUST_CHECK int hs_ext_parse(struct hs_reader *r, struct ext_list *l);
+/* The extension of type (< EXT_TRACKED), or NULL. */
 const struct ext *hs_ext_find(const struct ext_list *l, uint16_t type);
 HS_MUST_CHECK int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n);
+/* A u16 list <2..2^16-2> checked whole; *list views its entries. */
+HS_MUST_CHECK int hs_ext_u16_view(struct hs_reader body, struct hs_reader *list);
+/* Whether a list from hs_ext_u16_view holds v. */
+int hs_u16_view_has(struct hs_reader list, uint16_t v);
 HS_MUST_CHECK int hs_ext_versions_has13(struct hs_reader body, int *has);
 HS_MUST_CHECK int hs_ext_sni(struct hs_reader body, char *name, size_t cap);
 HS_MUST_CHECK int hs_ext_alpn_pick(struct hs_reader body, const char *const *ours, size_t n_ours,
@@ -248,8 +261,9 @@ struct key_share {
 	const uint8_t *pub;
 	size_t len;
 };
-HS_MUST_CHECK int hs_ext_key_shares(struct hs_reader body, struct key_share *ks, size_t max,
-				    size_t *n);
+HS_MUST_CHECK int hs_ext_key_share_view(struct hs_reader body, struct hs_reader *list);
+/* The next entry of a list from hs_ext_key_share_view. */
+HS_MUST_CHECK int hs_ext_key_share_next(struct hs_reader *list, struct key_share *ks);
 HS_MUST_CHECK int hs_ext_key_share_one(struct hs_reader body, struct key_share *ks);
 HS_MUST_CHECK int hs_ext_cookie(struct hs_reader body, const uint8_t **p, size_t *n);
 
@@ -379,8 +393,12 @@ struct transition {
 
 #define EVQ_LEN 16
 
+/* struct hs_conn.magic of a live connection; 0 once freed */
+#define CONN_MAGIC 0x68732d636f6e6e31u
+
 struct hs_conn {
 	struct rec_key rd, wr; /* first: 64-byte aligned AEAD contexts */
+	uint64_t magic;        /* CONN_MAGIC while live: hs_conn_free aborts otherwise */
 	const struct hs_config *cfg;
 	enum hs_role role;
 	int state;

@@ -175,12 +175,30 @@ static int check_cert_context(const struct hs_conn *c, const struct hs_reader *c
 	return 0;
 }
 
-static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert)
+/*
+ * One CertificateEntry: cert_data, then its extensions. 4.4.2: "Extensions
+ * in the Certificate message from the server MUST correspond to ones from
+ * the ClientHello message. Extensions in the Certificate message from the
+ * client MUST correspond to extensions in the CertificateRequest message
+ * from the server." Neither our ClientHello nor our CertificateRequest
+ * carries one that may appear here (status_request, SCT), so any is
+ * unsupported_extension (4.2), after the block itself is well formed.
+ */
+static int read_entry(struct hs_reader *list, struct hs_reader *cert)
 {
-	struct hs_reader exts, san;
+	struct ext_list exts;
 
 	TRY(hs_read_vec(list, 3, 1, 0xffffff, cert));
-	TRY(hs_read_vec(list, 2, 0, 0xffff, &exts));
+	TRY(hs_ext_parse(list, &exts));
+	ENSURE(exts.n == 0, HS_ERR_TLS_UNSOLICITED_EXT);
+	return 0;
+}
+
+static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert)
+{
+	struct hs_reader san;
+
+	TRY(read_entry(list, cert));
 	if (hs_x509_parse(cert->p, cert->len, &c->peer, &san) != 0)
 		return HS_ERR_TLS_BAD_CERT;
 	ENSURE(c->peer.spki_len <= sizeof(c->peer_spki), HS_ERR_TLS_BAD_CERT);
@@ -192,7 +210,7 @@ static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader
 
 int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t *n_certs)
 {
-	struct hs_reader body, ctx, list, cert, exts;
+	struct hs_reader body, ctx, list, cert;
 	/* views into msg for verify_chain; certificates past the first
 	 * HS_X509_MAX_CHAIN are read but not used for path building */
 	const uint8_t *der[HS_X509_MAX_CHAIN];
@@ -219,8 +237,7 @@ int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size
 	der_len[0] = cert.len;
 	keep_cert(c, 0, &cert);
 	for (size_t i = 1; hs_reader_left(&list) > 0; i++) {
-		TRY(hs_read_vec(&list, 3, 1, 0xffffff, &cert));
-		TRY(hs_read_vec(&list, 2, 0, 0xffff, &exts));
+		TRY(read_entry(&list, &cert));
 		keep_cert(c, i, &cert);
 		if (n < HS_X509_MAX_CHAIN) {
 			der[n] = cert.p;
