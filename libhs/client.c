@@ -110,8 +110,8 @@ static void write_ch_exts(struct hs_conn *c, struct hs_writer *w)
 	note_offered(c, EXT_SUPPORTED_VERSIONS);
 	hs_ext_w_key_share(w, c->kx_group->id, c->kx_pub, c->kx_group->kx->pub_len, 1);
 	note_offered(c, EXT_KEY_SHARE);
-	if (c->cookie_len > 0) {
-		hs_ext_w_opaque(w, EXT_COOKIE, 2, c->cookie, c->cookie_len);
+	if (c->echo_cookie_len > 0) {
+		hs_ext_w_opaque(w, EXT_COOKIE, 2, c->echo_cookie, c->echo_cookie_len);
 		note_offered(c, EXT_COOKIE);
 	}
 }
@@ -162,7 +162,7 @@ static int send_verbatim_hello(struct hs_conn *c)
 	for (uint16_t t = 0; t < EXT_TRACKED; t++)
 		if (hs_ext_find(&exts, t) != NULL)
 			note_offered(c, t);
-	ENSURE(c->hooks.client_hello_len <= HS_MSG_MAX, HS_ERR_ARG);
+	ENSURE(c->hooks.client_hello_len <= HS_OUT_MAX, HS_ERR_ARG);
 	memcpy(c->hs_out, c->hooks.client_hello, c->hooks.client_hello_len);
 	c->hs_out_len = c->hooks.client_hello_len;
 	hs_tr_update(&c->tr, c->hs_out, c->hs_out_len);
@@ -268,6 +268,7 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 	const struct ext *ck = hs_ext_find(&sh->exts, EXT_COOKIE);
 	const uint16_t *groups;
 	size_t n;
+	int err;
 
 	/* 4.1.4: a second HelloRetryRequest -> unexpected_message */
 	ENSURE(!c->hrr_done, HS_ERR_TLS_UNEXPECTED_MSG);
@@ -287,18 +288,19 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 		ENSURE(g != NULL && hs_u16_in(groups, n, gid) && g != c->kx_group, HS_ERR_TLS_BAD_HRR);
 		TRY(hs_conn_keygen(c, g));
 	}
-	if (ck != NULL) {
-		const uint8_t *p;
-		TRY(hs_ext_cookie(ck->body, &p, &c->cookie_len));
-		ENSURE(c->cookie_len <= sizeof(c->cookie), HS_ERR_TLS_BAD_COOKIE);
-		memcpy(c->cookie, p, c->cookie_len);
-	}
+	/* 4.2.2: the cookie<1..2^16-1> goes back verbatim: echoed from the
+	 * HelloRetryRequest (still in hs_in) while the new hello is built */
+	if (ck != NULL)
+		TRY(hs_ext_cookie(ck->body, &c->echo_cookie, &c->echo_cookie_len));
 	hs_tr_hrr_restart(&c->tr);
 	hs_tr_update(&c->tr, msg, len);
 	if (c->sid_len > 0)
 		TRY(hs_send_ccs(c));
 	c->state = C_WAIT_SH;
-	return send_client_hello(c, TLS12_VERSION);
+	err = send_client_hello(c, TLS12_VERSION);
+	c->echo_cookie = NULL;
+	c->echo_cookie_len = 0;
+	return err;
 }
 
 static int sh_key_exchange(struct hs_conn *c, const struct server_hello *sh, uint8_t *shared)

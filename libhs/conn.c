@@ -127,7 +127,7 @@ int hs_conn_keygen(struct hs_conn *c, const struct group *g)
 
 void hs_msg_begin(struct hs_conn *c, uint8_t type, struct hs_writer *w, struct hs_writer_vec *v)
 {
-	*w = hs_writer_init(c->hs_out + c->hs_out_len, HS_MSG_MAX - c->hs_out_len);
+	*w = hs_writer_init(c->hs_out + c->hs_out_len, HS_OUT_MAX - c->hs_out_len);
 	hs_write_u8(w, type);
 	hs_write_vec_open(w, 3, v);
 }
@@ -344,37 +344,50 @@ static int ensure_started(struct hs_conn *c)
 
 /* ---- receiving ---- */
 
+/* Body length of the message in hs_in (its 4-byte header is there). */
+static size_t hs_in_body_len(const struct hs_conn *c)
+{
+	return ((size_t)c->hs_in[1] << 16) | ((size_t)c->hs_in[2] << 8) | c->hs_in[3];
+}
+
+/*
+ * hs_in holds at most one message: a record's bytes are taken as far as
+ * the current message needs, the message is handled, then the rest of the
+ * record starts the next one. The announced length is checked as soon as
+ * the header is in, before the body is waited for.
+ */
 static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 {
 	size_t off = 0;
-	int err = 0;
 
 	/* 5.1: "Implementations MUST NOT send zero-length fragments of
 	 * Handshake types" */
 	ENSURE(n > 0, HS_ERR_TLS_EMPTY_RECORD);
-	ENSURE(n <= sizeof(c->hs_in) - c->hs_in_len, HS_ERR_TLS_MSG_TOO_LARGE);
-	memcpy(c->hs_in + c->hs_in_len, p, n);
-	c->hs_in_len += n;
-	touched(&c->hs_in_hw, c->hs_in_len);
-	while (err == 0 && c->hs_in_len - off >= 4) {
-		struct hs_reader r = hs_reader_init(c->hs_in + off + 1, 3);
-		uint32_t len;
+	while (off < n) {
+		size_t want = c->hs_in_len < 4 ? 4 - c->hs_in_len
+					       : 4 + hs_in_body_len(c) - c->hs_in_len;
+		size_t take = want < n - off ? want : n - off, len;
 		unsigned gen = c->rd_gen;
+		int err;
 
-		TRY(hs_read_u24(&r, &len));
-		ENSURE(len <= HS_MSG_MAX, HS_ERR_TLS_MSG_TOO_LARGE);
-		if (c->hs_in_len - off < 4 + (size_t)len)
+		memcpy(c->hs_in + c->hs_in_len, p + off, take);
+		c->hs_in_len += take;
+		off += take;
+		touched(&c->hs_in_hw, c->hs_in_len);
+		if (c->hs_in_len < 4)
 			break;
-		err = c->role == HS_ROLE_CLIENT ? hs_client_handle(c, c->hs_in + off, 4 + len)
-						: hs_server_handle(c, c->hs_in + off, 4 + len);
-		off += 4 + len;
+		len = hs_in_body_len(c);
+		ENSURE(len <= HS_IN_MAX, HS_ERR_TLS_MSG_TOO_LARGE);
+		if (c->hs_in_len < 4 + len)
+			continue;
+		err = c->role == HS_ROLE_CLIENT ? hs_client_handle(c, c->hs_in, 4 + len)
+						: hs_server_handle(c, c->hs_in, 4 + len);
+		c->hs_in_len = 0;
+		TRY(err);
 		/* 5.1: a message that changes keys must end its record */
-		if (err == 0 && gen != c->rd_gen && off != c->hs_in_len)
-			err = HS_ERR_TLS_KEY_CHANGE_MID_RECORD;
+		ENSURE(gen == c->rd_gen || off == n, HS_ERR_TLS_KEY_CHANGE_MID_RECORD);
 	}
-	memmove(c->hs_in, c->hs_in + off, c->hs_in_len - off);
-	c->hs_in_len -= off;
-	return err;
+	return 0;
 }
 
 static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)

@@ -43,13 +43,22 @@
 #define REC_HDR 5
 #define REC_MAX_PLAIN 16384
 #define REC_MAX_CIPHER (16384 + 256)
-#define HS_MSG_MAX 32768 /* largest handshake message we take or build */
-#define OUT_CAP (4 * (REC_HDR + REC_MAX_CIPHER))
+/*
+ * Largest handshake message body we take: the largest ClientHello the
+ * length fields allow (2 + 32 + 1+32 + 2+65534 + 1+255 + 2+65535, the
+ * limit OpenSSL uses too); a peer's Certificate may use as much (OpenSSL's
+ * default max_cert_list is 100 KiB, BoringSSL's is less).
+ */
+#define HS_IN_MAX 131396
+/* Our pending handshake messages: a second ClientHello echoing the
+ * largest cookie (2^16-1) still fits, with room for the rest. */
+#define HS_OUT_MAX (65536 + 8192)
+#define OUT_CAP (5 * (REC_HDR + REC_MAX_CIPHER))
 #define MAX_OFFERED 24
 #define HASH_MAX 48
 #define SPKI_MAX 1200
 #define NAME_MAX_LEN 255
-#define COOKIE_MAX 255
+#define COOKIE_MAX 255 /* the server's own cookie (32 bytes, or a test's) */
 #define TICKET_MAX 2048
 #define PEER_MAX_CERTS 10 /* = HS_X509_MAX_CHAIN */
 
@@ -427,8 +436,12 @@ struct hs_conn {
 	uint8_t kx_priv[HS_KX_MAX_PRIV];
 	uint8_t kx_pub[HS_KX_MAX_PUB];
 	const struct group *kx_group; /* client: group of the share we sent */
-	uint8_t cookie[COOKIE_MAX];
+	uint8_t cookie[COOKIE_MAX]; /* server: the cookie our HelloRetryRequest sent */
 	size_t cookie_len;
+	/* client: the HelloRetryRequest's cookie (a view into hs_in) while
+	 * the second ClientHello is built; up to 2^16-1 bytes */
+	const uint8_t *echo_cookie;
+	size_t echo_cookie_len;
 	uint16_t offered[MAX_OFFERED]; /* client: extension types we sent */
 	size_t n_offered;
 	uint8_t cr_context[255];
@@ -463,8 +476,8 @@ struct hs_conn {
 	size_t in_hw, hs_in_hw, hs_out_hw, out_hw;
 	/* the buffers stay last: from in[] on, nothing is zeroed at creation */
 	uint8_t in[REC_HDR + REC_MAX_CIPHER];
-	uint8_t hs_in[HS_MSG_MAX + 4 + REC_MAX_PLAIN];
-	uint8_t hs_out[HS_MSG_MAX];
+	uint8_t hs_in[4 + HS_IN_MAX]; /* one message: record bytes are taken as needed */
+	uint8_t hs_out[HS_OUT_MAX];
 	uint8_t out[OUT_CAP];
 	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */
 };
