@@ -72,8 +72,10 @@ static int send_record(struct hs_conn *c, uint8_t type, uint16_t version, const 
 	int err = hs_rec_seal(&c->wr, type, version, p, n, 0, &w);
 
 	touched(&c->out_hw, c->out_len + w.len);
-	if (err == 0)
+	if (err == 0) {
 		c->out_len += w.len;
+		c->out_queued += w.len;
+	}
 	return err;
 }
 
@@ -400,8 +402,10 @@ static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)
 		hs_conn_event(c, HS_EVENT_CLOSE_NOTIFY);
 		return 0;
 	}
-	if (p[1] == AL_USER_CANCELED) /* 6.1: may be followed by close_notify */
+	if (p[1] == AL_USER_CANCELED) { /* 6.1: may be followed by close_notify */
+		ENSURE(++c->n_warn <= MAX_WARNING_ALERTS, HS_ERR_TLS_TOO_MANY_RECORDS);
 		return 0;
+	}
 	/* 6.2: in TLS 1.3 every other alert is fatal, whatever its level */
 	c->alert_recv = p[1];
 	hs_conn_event(c, HS_EVENT_ALERT);
@@ -433,6 +437,10 @@ static int on_ccs(struct hs_conn *c, const uint8_t *p, size_t n)
 	 * before the peer's Finished, MUST simply be dropped; anything else
 	 * is unexpected_message */
 	ENSURE(n == 1 && p[0] == 1, HS_ERR_TLS_BAD_CCS);
+	/* one per connection: a peer sends it once, before its second
+	 * flight (D.4); a second one is unexpected_message */
+	ENSURE(!c->ccs_recv, HS_ERR_TLS_BAD_CCS);
+	c->ccs_recv = 1;
 	ENSURE(c->hs_in_len == 0, HS_ERR_TLS_BAD_CCS);
 	ENSURE(c->role == HS_ROLE_CLIENT || c->state != S_START || c->hrr_done, HS_ERR_TLS_BAD_CCS);
 	ENSURE(!peer_finished_seen(c), HS_ERR_TLS_BAD_CCS);
@@ -464,6 +472,11 @@ static int process_record(struct hs_conn *c)
 		return on_alert(c, body, n);
 	case CT_APP:
 		ENSURE(c->hs_done, HS_ERR_TLS_UNEXPECTED_RECORD);
+		if (n == 0) { /* 5.1: allowed, but not without end */
+			ENSURE(++c->n_empty <= MAX_EMPTY_RECORDS, HS_ERR_TLS_TOO_MANY_RECORDS);
+			return 0;
+		}
+		c->n_empty = c->n_warn = c->n_ku = 0;
 		c->app_off = REC_HDR;
 		c->app_len = n;
 		return 0;
@@ -540,6 +553,7 @@ int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
 		avail = cap;
 	memcpy(out, c->out + c->out_off, avail);
 	c->out_off += avail;
+	c->out_pulled += avail;
 	if (c->out_off == c->out_len)
 		c->out_off = c->out_len = 0;
 	*n = avail;
@@ -572,7 +586,13 @@ int hs_send_key_update(struct hs_conn *c, int request)
 	TRY(hs_flush_hs(c, TLS12_VERSION));
 	/* 7.2: application_traffic_secret_N+1 from _N */
 	TRY(hs_ks_next(h, c->wr.secret));
+	c->ku_answer_end = c->out_queued;
 	return hs_set_write_key(c, c->wr.secret);
+}
+
+int hs_ku_answer_pending(const struct hs_conn *c)
+{
+	return c->out_pulled < c->ku_answer_end;
 }
 
 static uint64_t ku_limit(const struct hs_conn *c)

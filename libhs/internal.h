@@ -402,6 +402,16 @@ struct transition {
 
 #define EVQ_LEN 16
 
+/*
+ * Cheap records a peer may send in a row before it sends application data
+ * (each resets the counts): what BoringSSL allows (kMaxEmptyRecords,
+ * kMaxWarningAlerts, kMaxKeyUpdates). Beyond: HS_ERR_TLS_TOO_MANY_RECORDS,
+ * unexpected_message. A ChangeCipherSpec is taken once per connection.
+ */
+#define MAX_EMPTY_RECORDS 32
+#define MAX_WARNING_ALERTS 4
+#define MAX_KEY_UPDATES 32
+
 /* struct hs_conn.magic of a live connection; 0 once freed */
 #define CONN_MAGIC 0x68732d636f6e6e31u
 
@@ -416,7 +426,11 @@ struct hs_conn {
 	uint8_t evq[EVQ_LEN];
 	size_t ev_head, ev_n;
 	int started, hs_done, peer_closed, we_closed;
-	int hrr_done, ccs_sent, cert_requested;
+	int hrr_done, ccs_sent, ccs_recv, cert_requested;
+	unsigned n_empty, n_warn, n_ku; /* in a row since the peer's last data */
+	/* bytes ever queued in out[] / pulled from it; our KeyUpdate answer is
+	 * still unsent while out_pulled < ku_answer_end (answers coalesce) */
+	uint64_t out_queued, out_pulled, ku_answer_end;
 	unsigned rd_gen; /* bumped at every read-key change */
 	uint64_t ku_after;
 
@@ -515,6 +529,8 @@ HS_MUST_CHECK int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, si
 				       size_t *n_certs);
 HS_MUST_CHECK int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len);
 HS_MUST_CHECK int hs_send_key_update(struct hs_conn *c, int request);
+/* Whether a KeyUpdate of ours still waits in out[], unpulled. */
+int hs_ku_answer_pending(const struct hs_conn *c);
 HS_MUST_CHECK int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len);
 
 /* client.c / server.c */

@@ -371,11 +371,17 @@ int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
 	/* "If an implementation receives any other value, it MUST terminate
 	 * the connection with an illegal_parameter alert" */
 	ENSURE(req <= 1, HS_ERR_TLS_BAD_KEY_UPDATE);
+	/* a bounded number in a row without application data */
+	ENSURE(++c->n_ku <= MAX_KEY_UPDATES, HS_ERR_TLS_TOO_MANY_RECORDS);
+	/* 7.2: application_traffic_secret_N+1 replaces _N, which is gone */
 	TRY(hs_ks_next(c->suite->hash(), c->rd.secret));
 	TRY(hs_set_read_key(c, c->rd.secret));
 	hs_conn_event(c, HS_EVENT_KEY_UPDATE);
-	/* update_requested: answer with our own (update_not_requested) */
-	if (req == 1 && !c->we_closed)
+	/* update_requested: answer with our own (update_not_requested) "prior
+	 * to sending its next Application Data record" (4.6.3). While an
+	 * answer is still queued unsent it serves every request since: one
+	 * answer per batch, so a peer that does not read cannot fill out[]. */
+	if (req == 1 && !c->we_closed && !hs_ku_answer_pending(c))
 		TRY(hs_send_key_update(c, 0));
 	return 0;
 }
