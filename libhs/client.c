@@ -341,6 +341,7 @@ static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
 	hs_wipe(shared, sizeof(shared));
 	TRY(err);
+	hs_ks_note(c, 0);
 	TRY(hs_set_read_key(c, c->ks.s_hs));
 	return hs_set_write_key(c, c->ks.c_hs);
 }
@@ -481,9 +482,17 @@ static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	hs_tr_update(&c->tr, msg, len);
 	hs_tr_hash(&c->tr, th);
 	TRY(hs_ks_master(&c->ks, th));
+	hs_ks_note(c, 1);
+	hs_ks_forget(c->ks.s_hs); /* its Finished is checked */
 	TRY(send_second_flight(c));
+	hs_ks_forget(c->ks.c_hs); /* our Finished is built */
+	/* resumption (not yet): resumption_master_secret from the master here */
+	hs_ks_forget(c->ks.stage);
 	TRY(hs_set_write_key(c, c->ks.c_ap));
 	TRY(hs_set_read_key(c, c->ks.s_ap));
+	/* the record keys hold the application secrets from here on */
+	hs_ks_forget(c->ks.c_ap);
+	hs_ks_forget(c->ks.s_ap);
 	c->hs_done = 1;
 	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
 	return 0;

@@ -749,6 +749,24 @@ const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *li
 	return c->ticket_len ? c->ticket : NULL;
 }
 
+void hs_ks_note(struct hs_conn *c, int master)
+{
+	struct hs_test_secrets *s = c->has_hooks ? c->hooks.capture : NULL;
+
+	if (s == NULL)
+		return;
+	s->len = c->ks.len;
+	if (!master) {
+		memcpy(s->client_hs, c->ks.c_hs, sizeof(s->client_hs));
+		memcpy(s->server_hs, c->ks.s_hs, sizeof(s->server_hs));
+		memcpy(s->handshake, c->ks.hs_secret, sizeof(s->handshake));
+		return;
+	}
+	memcpy(s->client_ap, c->ks.c_ap, sizeof(s->client_ap));
+	memcpy(s->server_ap, c->ks.s_ap, sizeof(s->server_ap));
+	memcpy(s->master, c->ks.stage, sizeof(s->master));
+}
+
 void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -201,6 +201,8 @@ HS_MUST_CHECK int hs_ks_traffic_key(const struct hs_hash *h, const uint8_t *secr
 				    uint8_t *key, uint8_t *iv);
 HS_MUST_CHECK int hs_ks_next(const struct hs_hash *h, uint8_t *secret);
 void hs_ks_wipe(struct keysched *ks);
+/* Wipe one secret of ks (c_hs, s_hs, c_ap, s_ap, or stage: the master). */
+void hs_ks_forget(uint8_t secret[HASH_MAX]);
 
 /* ---- record.c ---- */
 
@@ -507,6 +509,9 @@ HS_MUST_CHECK int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct
 HS_MUST_CHECK int hs_set_read_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int hs_set_write_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int hs_hello_random(struct hs_conn *c, uint8_t out[32]);
+/* Test hook: copy the secrets just derived (handshake or master stage)
+ * to hooks.capture, if set. */
+void hs_ks_note(struct hs_conn *c, int master);
 /* Seal pending handshake bytes into records under the current write key. */
 HS_MUST_CHECK int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version);
 HS_MUST_CHECK int hs_send_ccs(struct hs_conn *c);

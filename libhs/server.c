@@ -330,6 +330,8 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 	if (err == 0)
 		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
 	hs_wipe(shared, sizeof(shared));
+	if (err == 0)
+		hs_ks_note(c, 0);
 	return err;
 }
 
@@ -419,9 +421,16 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	TRY(hs_flush_hs(c, TLS12_VERSION));
 	hs_tr_hash(&c->tr, th);
 	TRY(hs_ks_master(&c->ks, th));
+	hs_ks_note(c, 1);
+	hs_ks_forget(c->ks.s_hs); /* our Finished is built */
 	if (c->cert_requested)
 		c->state = S_WAIT_CERT;
-	return hs_set_write_key(c, c->ks.s_ap);
+	/* kept: c_hs (the client's Finished), c_ap (its read key after
+	 * that), the master (resumption_master_secret needs the transcript
+	 * through the client's Finished) */
+	TRY(hs_set_write_key(c, c->ks.s_ap));
+	hs_ks_forget(c->ks.s_ap); /* the write key holds it */
+	return 0;
 }
 
 static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
@@ -477,7 +486,11 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	TRY(hs_check_finished(c, c->ks.c_hs, msg, len));
 	hs_tr_update(&c->tr, msg, len);
+	/* resumption (not yet): resumption_master_secret from the master here */
+	hs_ks_forget(c->ks.stage);
+	hs_ks_forget(c->ks.c_hs);
 	TRY(hs_set_read_key(c, c->ks.c_ap));
+	hs_ks_forget(c->ks.c_ap); /* the read key holds it */
 	c->hs_done = 1;
 	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
 	return 0;
