@@ -447,22 +447,62 @@ static int on_ccs(struct hs_conn *c, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/*
+ * 4.2.10: early data we do not accept is skipped, "up to the configured
+ * max_early_data_size" (MAX_EARLY_SKIP here); past that, the record is
+ * what it looks like: one that fails to authenticate.
+ */
+static int skip_early(struct hs_conn *c, size_t body_len)
+{
+	ENSURE(body_len <= MAX_EARLY_SKIP - c->early_skipped, HS_ERR_TLS_BAD_RECORD_MAC);
+	c->early_skipped += body_len;
+	return 0;
+}
+
+/* Open a protected record; early data the server skips gives *skipped. */
+static int open_record(struct hs_conn *c, uint8_t *type, size_t *n, int *skipped)
+{
+	size_t body_len = *n;
+	int err;
+
+	*skipped = 0;
+	if (!c->rd.on) {
+		/* after a HelloRetryRequest: the early data that followed the
+		 * first ClientHello is all application_data */
+		if (*type == CT_APP && c->skip_early) {
+			*skipped = 1;
+			return skip_early(c, body_len);
+		}
+		ENSURE(*type != CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
+		return 0;
+	}
+	ENSURE(*type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
+	err = hs_rec_open(&c->rd, c->in, body_len, type, n);
+	if (err == HS_ERR_TLS_BAD_RECORD_MAC && c->skip_early) {
+		/* trial decryption under the handshake key: not ours */
+		*skipped = 1;
+		return skip_early(c, body_len);
+	}
+	TRY(err);
+	/* the first record that opens starts the client's second flight */
+	c->skip_early = 0;
+	return 0;
+}
+
 static int process_record(struct hs_conn *c)
 {
 	uint8_t type = c->in[0];
 	size_t n = c->in_len - REC_HDR;
 	uint8_t *body = c->in + REC_HDR;
+	int skipped;
 
 	if (type == CT_CCS)
 		return on_ccs(c, body, n);
 	if (c->rd.on && type == CT_ALERT)
 		return on_plain_alert(c, body, n);
-	if (c->rd.on) {
-		ENSURE(type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
-		TRY(hs_rec_open(&c->rd, c->in, n, &type, &n));
-	} else {
-		ENSURE(type != CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
-	}
+	TRY(open_record(c, &type, &n, &skipped));
+	if (skipped)
+		return 0;
 	/* 5.1: handshake messages MUST NOT be interleaved with other types */
 	ENSURE(type == CT_HANDSHAKE || c->hs_in_len == 0, HS_ERR_TLS_UNEXPECTED_RECORD);
 	switch (type) {

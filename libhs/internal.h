@@ -413,6 +413,14 @@ struct transition {
 #define MAX_EMPTY_RECORDS 32
 #define MAX_WARNING_ALERTS 4
 #define MAX_KEY_UPDATES 32
+/*
+ * 0-RTT we do not accept (RFC 8446 4.2.10): record bytes of early data the
+ * server skips (records that fail to open under the handshake key, or,
+ * after a HelloRetryRequest, application_data records before the second
+ * ClientHello). OpenSSL's default max_early_data is 16 KiB, BoringSSL
+ * skips 16 KiB; we allow 64 KiB of record bodies.
+ */
+#define MAX_EARLY_SKIP 65536
 
 /* struct hs_conn.magic of a live connection; 0 once freed */
 #define CONN_MAGIC 0x68732d636f6e6e31u
@@ -430,6 +438,8 @@ struct hs_conn {
 	int started, hs_done, peer_closed, we_closed;
 	int hrr_done, ccs_sent, ccs_recv, cert_requested;
 	unsigned n_empty, n_warn, n_ku; /* in a row since the peer's last data */
+	int skip_early;    /* server: the client offered early_data; skip it */
+	size_t early_skipped; /* record bytes skipped so far */
 	/* bytes ever queued in out[] / pulled from it; our KeyUpdate answer is
 	 * still unsent while out_pulled < ku_answer_end (answers coalesce) */
 	uint64_t out_queued, out_pulled, ku_answer_end;

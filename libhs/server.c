@@ -443,6 +443,12 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(ch_versions(&ch));
 	if (c->hrr_done)
 		TRY(check_retry(c, &ch));
+	/* 4.2.10: we accept no 0-RTT (no PSK); early data the client sends
+	 * after this hello is skipped (conn.c). "A client MUST NOT include
+	 * the "early_data" extension in its followup ClientHello." */
+	if (c->hrr_done)
+		ENSURE(hs_ext_find(&ch.exts, EXT_EARLY_DATA) == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
+	c->skip_early = !c->hrr_done && hs_ext_find(&ch.exts, EXT_EARLY_DATA) != NULL;
 	TRY(pick_suite(c, &ch));
 	TRY(check_sigalgs(c, &ch));
 	TRY(read_groups(&ch));
