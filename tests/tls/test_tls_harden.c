@@ -170,9 +170,8 @@ static int flood(struct pair *p, uint8_t type, const uint8_t *body, size_t len, 
 	return wire_feed(&p->c2s, p->s, 0);
 }
 
-static void test_record_caps(void **state)
+static void test_empty_record_cap(void **state)
 {
-	static const uint8_t warn[2] = { 1, AL_USER_CANCELED };
 	struct pair p;
 	uint8_t buf[8];
 	size_t n;
@@ -186,13 +185,24 @@ static void test_record_caps(void **state)
 	assert_int_equal(flood(&p, CT_APP, NULL, 0, 1), HS_ERR_TLS_TOO_MANY_RECORDS);
 	assert_int_equal(hs_conn_alert(p.s, 0), A_UNEXPECTED);
 	pair_free(&p);
+}
 
+static void test_warning_alert_cap(void **state)
+{
+	static const uint8_t warn[2] = { 1, AL_USER_CANCELED };
+	struct pair p;
+	(void)state;
 	handshake(&p);
 	assert_int_equal(flood(&p, CT_ALERT, warn, 2, MAX_WARNING_ALERTS), 0);
 	assert_int_equal(flood(&p, CT_ALERT, warn, 2, 1), HS_ERR_TLS_TOO_MANY_RECORDS);
 	assert_int_equal(hs_conn_alert(p.s, 0), A_UNEXPECTED);
 	pair_free(&p);
+}
 
+static void test_key_update_cap(void **state)
+{
+	struct pair p;
+	(void)state;
 	/* KeyUpdates: the server must follow each key change, so one per
 	 * record sealed under the client's next key */
 	handshake(&p);
@@ -433,23 +443,44 @@ static void ch_case(const struct ch *o, int err, int alert)
 	free(msg);
 }
 
-static void test_client_hello_no_caps(void **state)
+/* a usable scheme after position 64 (was cut: handshake_failure) */
+static void test_sigalgs_past_64(void **state)
 {
 	(void)state;
 	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1 }, 0, 0);
-	/* a usable scheme or group after position 64 */
 	ch_case(&(struct ch){ .n_sigs = 200, .sig_pos = 150, .n_groups = 1 }, 0, 0);
-	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 300, .group_pos = 250 }, 0, 0);
-	/* more than 16 key shares */
-	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .extra_shares = 40 }, 0, 0);
-	/* more than 48 extensions */
-	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .extra_exts = 300 }, 0, 0);
-	/* handshake messages over 32 KiB, up to the extensions block's limit */
-	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .pad = 40000 }, 0, 0);
-	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .pad = 65535 - 200 }, 0, 0);
 	/* still: no usable scheme at all */
 	ch_case(&(struct ch){ .n_sigs = 200, .sig_pos = -1, .n_groups = 1 },
 		HS_ERR_TLS_NO_SHARED_SIGALG, 40);
+}
+
+/* our group after position 64 (was cut: illegal_parameter) */
+static void test_groups_past_64(void **state)
+{
+	(void)state;
+	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 300, .group_pos = 250 }, 0, 0);
+}
+
+/* more than 16 key shares (was illegal_parameter) */
+static void test_many_key_shares(void **state)
+{
+	(void)state;
+	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .extra_shares = 40 }, 0, 0);
+}
+
+/* more than 48 extensions (was decode_error) */
+static void test_many_extensions(void **state)
+{
+	(void)state;
+	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .extra_exts = 300 }, 0, 0);
+}
+
+/* handshake messages over 32 KiB, up to the extensions block's limit */
+static void test_big_client_hello(void **state)
+{
+	(void)state;
+	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .pad = 40000 }, 0, 0);
+	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .pad = 65535 - 200 }, 0, 0);
 }
 
 static void test_message_size_limit(void **state)
@@ -539,9 +570,8 @@ static void test_early_data_skipped(void **state)
 	struct hs_config cfg;
 	struct hs_conn *s;
 	struct wire w = { .buf = malloc(WIRE_CAP) };
-	size_t len, plain_len;
+	size_t len;
 	uint8_t *msg = build_ch(&(struct ch){ .n_sigs = 1, .n_groups = 1, .early = 1 }, &len);
-	uint8_t *plain = build_ch(&(struct ch){ .n_sigs = 1, .n_groups = 1 }, &plain_len);
 	struct rec_key k;
 	static const uint8_t fin[4 + 32] = { HT_FINISHED, 0, 0, 32 };
 	(void)state;
@@ -563,6 +593,21 @@ static void test_early_data_skipped(void **state)
 	assert_int_equal(wire_feed(&w, s, 0), HS_ERR_TLS_BAD_FINISHED);
 	hs_rec_wipe(&k);
 	hs_conn_free(s);
+	free(w.buf);
+	free(msg);
+}
+
+/* The bounds: past MAX_EARLY_SKIP, or without early_data offered, a
+ * record that fails to open is bad_record_mac (as before). */
+static void test_early_data_bounds(void **state)
+{
+	struct hs_config cfg;
+	struct hs_conn *s;
+	struct wire w = { .buf = malloc(WIRE_CAP) };
+	size_t len, plain_len;
+	uint8_t *msg = build_ch(&(struct ch){ .n_sigs = 1, .n_groups = 1, .early = 1 }, &len);
+	uint8_t *plain = build_ch(&(struct ch){ .n_sigs = 1, .n_groups = 1 }, &plain_len);
+	(void)state;
 
 	/* past MAX_EARLY_SKIP: bad_record_mac */
 	s = new_server(&cfg);
@@ -580,8 +625,22 @@ static void test_early_data_skipped(void **state)
 	junk(&w, 300, 1);
 	assert_int_equal(wire_feed(&w, s, 0), HS_ERR_TLS_BAD_RECORD_MAC);
 	hs_conn_free(s);
+	free(w.buf);
+	free(msg);
+	free(plain);
+}
 
-	/* after a HelloRetryRequest: application_data records are skipped */
+/* After a HelloRetryRequest, application_data records before the second
+ * ClientHello are early data: skipped (was unexpected_message). */
+static void test_early_data_after_hrr(void **state)
+{
+	struct hs_config cfg;
+	struct hs_conn *s;
+	struct wire w = { .buf = malloc(WIRE_CAP) };
+	size_t len;
+	uint8_t *msg = build_ch(&(struct ch){ .n_sigs = 1, .n_groups = 1, .early = 1 }, &len);
+	(void)state;
+
 	s = new_server(&cfg);
 	cfg.hrr_cookie = 1;
 	w.len = 0;
@@ -592,35 +651,42 @@ static void test_early_data_skipped(void **state)
 	hs_conn_free(s);
 	free(w.buf);
 	free(msg);
-	free(plain);
 }
 
 /* ---- 9: alerts, key share size ---- */
 
-static void test_alerts_and_shares(void **state)
+/* an empty encrypted Alert record: unexpected_message (was decode_error) */
+static void test_empty_encrypted_alert(void **state)
 {
 	struct pair p;
-	struct hs_config cfg;
-	struct hs_conn *s;
-	size_t len, used, before;
-	uint8_t *msg;
 	(void)state;
 
-	/* an empty encrypted Alert record: unexpected_message */
 	handshake(&p);
 	seal(p.c, CT_ALERT, NULL, 0, &p.c2s);
 	assert_int_equal(wire_feed(&p.c2s, p.s, 0), HS_ERR_TLS_EMPTY_RECORD);
 	assert_int_equal(hs_conn_alert(p.s, 0), A_UNEXPECTED);
 	pair_free(&p);
+}
 
-	/* X25519 shares of 31 and 33 bytes: illegal_parameter */
+/* X25519 shares of 31 and 33 bytes: illegal_parameter, as for P-256 */
+static void test_x25519_share_size(void **state)
+{
+	(void)state;
 	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .share_len = 31 },
 		HS_ERR_TLS_BAD_KEY_SHARE, A_ILLEGAL);
 	ch_case(&(struct ch){ .n_sigs = 1, .n_groups = 1, .share_len = 33 },
 		HS_ERR_TLS_BAD_KEY_SHARE, A_ILLEGAL);
+}
 
-	/* a plaintext fatal alert once our handshake keys are on: the
-	 * connection ends, nothing is added to what we send */
+/* a plaintext fatal alert once our handshake keys are on: the connection
+ * ends, nothing is added to what we send (was: unexpected_message back) */
+static void test_plaintext_alert_unanswered(void **state)
+{
+	struct hs_config cfg;
+	struct hs_conn *s;
+	size_t len, used, before;
+	uint8_t *msg;
+	(void)state;
 	s = new_server(&cfg);
 	msg = build_ch(&(struct ch){ .n_sigs = 1, .n_groups = 1 }, &len);
 	assert_int_equal(feed_msg(s, msg, len), 0);
@@ -636,7 +702,8 @@ static void test_alerts_and_shares(void **state)
 
 /* ---- 10: Certificate extensions, CertificateRequest context ---- */
 
-static void test_certificate_checks(void **state)
+/* CertificateEntry extensions we never asked for (were ignored) */
+static void test_certificate_entry_exts(void **state)
 {
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT, .insecure = 1 };
 	struct hs_conn *c;
@@ -669,8 +736,18 @@ static void test_certificate_checks(void **state)
 		hs_conn_free(c);
 	}
 	assert_int_equal(hs_alert_for(HS_ERR_TLS_UNSOLICITED_EXT), A_UNSUPPORTED_EXT);
+}
 
-	/* CertificateRequest in the handshake: the context must be empty */
+/* CertificateRequest in the handshake: the context must be empty */
+static void test_cr_context(void **state)
+{
+	struct hs_config cfg = { .role = HS_ROLE_CLIENT, .insecure = 1 };
+	struct hs_conn *c;
+	uint8_t msg[512], out[4096];
+	size_t n;
+	struct hs_writer w;
+	struct hs_writer_vec m, v, x;
+	(void)state;
 	for (int ctx = 0; ctx < 2; ctx++) {
 		assert_int_equal(hs_conn_new(&c, &cfg), 0);
 		assert_int_equal(hs_conn_pull(c, out, sizeof(out), &n), 0);
@@ -698,16 +775,27 @@ int main(void)
 		cmocka_unit_test(test_free_wipes_recycled_block),
 		cmocka_unit_test(test_double_free_caught),
 		cmocka_unit_test(test_second_ccs),
-		cmocka_unit_test(test_record_caps),
+		cmocka_unit_test(test_empty_record_cap),
+		cmocka_unit_test(test_warning_alert_cap),
+		cmocka_unit_test(test_key_update_cap),
 		cmocka_unit_test(test_key_update_answers_coalesce),
 		cmocka_unit_test(test_fd_handshake_deadline),
 		cmocka_unit_test(test_secrets_wiped),
-		cmocka_unit_test(test_client_hello_no_caps),
+		cmocka_unit_test(test_sigalgs_past_64),
+		cmocka_unit_test(test_groups_past_64),
+		cmocka_unit_test(test_many_key_shares),
+		cmocka_unit_test(test_many_extensions),
+		cmocka_unit_test(test_big_client_hello),
 		cmocka_unit_test(test_message_size_limit),
 		cmocka_unit_test(test_client_big_cookie),
 		cmocka_unit_test(test_early_data_skipped),
-		cmocka_unit_test(test_alerts_and_shares),
-		cmocka_unit_test(test_certificate_checks),
+		cmocka_unit_test(test_early_data_bounds),
+		cmocka_unit_test(test_early_data_after_hrr),
+		cmocka_unit_test(test_empty_encrypted_alert),
+		cmocka_unit_test(test_x25519_share_size),
+		cmocka_unit_test(test_plaintext_alert_unanswered),
+		cmocka_unit_test(test_certificate_entry_exts),
+		cmocka_unit_test(test_cr_context),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
