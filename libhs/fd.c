@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +109,33 @@ static int read_some_until(struct hs_conn *c, int fd, int64_t deadline)
 
 static int read_some(struct hs_conn *c, int fd) { return read_some_until(c, fd, 0); }
 
+/*
+ * After a failed handshake our alert is out; a peer may still be sending
+ * (say, the rest of a message we refused). Closing a socket with unread
+ * bytes makes TCP send a reset, and the peer sees "connection reset"
+ * instead of our alert. So: end our direction (FIN after the alert), then
+ * read and drop what comes, for at most DRAIN_MS and DRAIN_MAX bytes.
+ */
+#define DRAIN_MS 200
+#define DRAIN_MAX (256 * 1024)
+
+static void drain(int fd)
+{
+	uint8_t buf[4096];
+	int64_t end = now_ms() + DRAIN_MS;
+	size_t total = 0;
+
+	(void)shutdown(fd, SHUT_WR); /* not a socket: nothing to do */
+	while (total < DRAIN_MAX && wait_fd(fd, POLLIN, end) == 0) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		total += (size_t)r;
+	}
+}
+
 int hs_fd_handshake_deadline(struct hs_conn *c, int fd, unsigned timeout_ms)
 {
 	int64_t deadline = timeout_ms ? now_ms() + timeout_ms : 0;
@@ -120,6 +148,8 @@ int hs_fd_handshake_deadline(struct hs_conn *c, int fd, unsigned timeout_ms)
 	}
 	/* our last flight (client Finished), or the alert after an error */
 	int ferr = err == HS_ERR_TLS_TIMEOUT ? 0 : flush_out_until(c, fd, deadline);
+	if (err != 0 && err != HS_ERR_TLS_TIMEOUT && err != HS_ERR_TLS_CLOSED)
+		drain(fd);
 	return err ? err : ferr;
 }
 

@@ -17,7 +17,13 @@
 
 struct hs_conn;
 
-/* Run the handshake to completion on fd. HS_ERR_TLS_CLOSED on EOF. */
+/*
+ * Run the handshake to completion on fd. HS_ERR_TLS_CLOSED on EOF. When
+ * the handshake fails, our alert is sent, our direction shut down
+ * (shutdown SHUT_WR) and what the peer still sends read and dropped for
+ * up to 200 ms / 256 KiB, so that closing fd does not reset the
+ * connection before the peer reads the alert.
+ */
 HS_MUST_CHECK int hs_fd_handshake(struct hs_conn *c, int fd);
 /*
  * The same, but the whole handshake must finish within timeout_ms

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <cmocka.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -291,6 +293,67 @@ static void test_fd_handshake_deadline(void **state)
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 	}
+}
+
+/* A handshake refused mid-message (a Certificate-sized message past
+ * HS_IN_MAX): the peer, still sending, gets our alert and a clean end, not
+ * a reset (the fd helper drains before the caller closes). TCP loopback. */
+static void test_refused_handshake_no_reset(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	struct hs_config cfg;
+	struct hs_conn *s;
+	int ls = socket(AF_INET, SOCK_STREAM, 0), fd, st;
+	pid_t pid;
+	(void)state;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(ls >= 0);
+	assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(ls, 1), 0);
+	assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static uint8_t rec[5 + 16384];
+		uint8_t got[64];
+		size_t n = 0;
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(c, (struct sockaddr *)&a, sizeof(a)) != 0)
+			_exit(1);
+		/* a ClientHello announced at 0x030000 bytes, then 12 records of it
+		 * (192 KiB: within what the server drains) */
+		for (int i = 0; i < 12; i++) {
+			memcpy(rec, "\x16\x03\x01\x40\x00", 5);
+			if (i == 0)
+				memcpy(rec + 5, "\x01\x03\x00\x00", 4);
+			for (size_t off = 0; off < sizeof(rec);) {
+				ssize_t w = write(c, rec + off, sizeof(rec) - off);
+				if (w <= 0)
+					_exit(2); /* reset while sending */
+				off += (size_t)w;
+			}
+		}
+		for (;;) {
+			ssize_t r = read(c, got + n, sizeof(got) - n);
+			if (r < 0)
+				_exit(3); /* reset before the alert was read */
+			if (r == 0)
+				break;
+			n += (size_t)r;
+		}
+		_exit(n == 7 && memcmp(got, "\x15\x03\x03\x00\x02\x02\x2f", 7) == 0 ? 0 : 4);
+	}
+	fd = accept(ls, NULL, NULL);
+	assert_true(fd >= 0);
+	s = new_server(&cfg);
+	assert_int_equal(hs_fd_handshake_deadline(s, fd, 5000), HS_ERR_TLS_MSG_TOO_LARGE);
+	close(fd);
+	hs_conn_free(s);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	close(ls);
 }
 
 /* ---- 6: secrets ---- */
@@ -780,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_key_update_cap),
 		cmocka_unit_test(test_key_update_answers_coalesce),
 		cmocka_unit_test(test_fd_handshake_deadline),
+		cmocka_unit_test(test_refused_handshake_no_reset),
 		cmocka_unit_test(test_secrets_wiped),
 		cmocka_unit_test(test_sigalgs_past_64),
 		cmocka_unit_test(test_groups_past_64),
