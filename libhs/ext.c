@@ -66,7 +66,9 @@ int hs_u16_view_has(struct hs_reader list, uint16_t v)
 	return 0;
 }
 
-/* supported_groups, signature_algorithms(_cert): u16 list <2..2^16-2> */
+/* supported_groups, signature_algorithms(_cert): u16 list <2..2^16-2>,
+ * GREASE left out; more than max others is HS_ERR_NO_SPACE, never a cut
+ * (the engine scans lists in place: hs_ext_u16_view) */
 int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n)
 {
 	struct hs_reader list;
@@ -78,8 +80,10 @@ int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n)
 	while (hs_reader_left(&list) > 0) {
 		uint16_t v;
 		TRY(hs_read_u16(&list, &v));
-		if (*n < max && !hs_is_grease(v))
-			out[(*n)++] = v;
+		if (hs_is_grease(v))
+			continue;
+		ENSURE(*n < max, HS_ERR_NO_SPACE);
+		out[(*n)++] = v;
 	}
 	return 0;
 }
