@@ -8,14 +8,22 @@
  *   place and hands its content on. It stops early, leaving bytes unused,
  *   when the record just processed completed the handshake, when decrypted
  *   application data waits to be read, or after close_notify.
- * - Handshake bytes collect in hs_in[] until whole messages are there; a
- *   message after which the read key changes must end its record (5.1).
+ * - Handshake bytes collect in hs_in[], one message at a time (up to
+ *   HS_IN_MAX); a message after which the read key changes must end its
+ *   record (5.1).
+ * - Cheap records are bounded (internal.h): one CCS per connection; empty
+ *   application_data records, user_canceled alerts and KeyUpdates in a
+ *   row until the peer sends data; KeyUpdate answers coalesce while one is
+ *   unsent. A server skips early data it did not accept (4.2.10).
  * - The first fatal error is stored, its alert queued (sealed under the
- *   current write key) and returned from every later call.
+ *   current write key) and returned from every later call. A plaintext
+ *   alert once the peer's records are protected ends it unanswered.
  * - The one allocation happens in hs_conn_new(); hs_conn_free() wipes the
  *   object (keys, transcript, and each buffer as far as it was ever
- *   written: its high-water mark) before freeing it. Buffer pages a
- *   connection never uses are never touched (no page faults for them).
+ *   written: its high-water mark; the header, which holds the marks,
+ *   last) before freeing or keeping it. Buffer pages a connection never
+ *   uses are never touched (no page faults for them). A magic number
+ *   catches a double free (abort).
  */
 #include "libhs/internal.h"
 
