@@ -154,7 +154,7 @@ static int read_groups(struct client_hello *ch)
 {
 	const struct ext *g = hs_ext_find(&ch->exts, EXT_SUPPORTED_GROUPS);
 	const struct ext *k = hs_ext_find(&ch->exts, EXT_KEY_SHARE);
-	uint16_t seen[8];
+	uint16_t seen[8]; /* more than the groups hs implements */
 	size_t n_seen = 0;
 
 	/* 9.2: supported_groups and key_share go together */
@@ -183,7 +183,8 @@ static int find_share(const struct client_hello *ch, uint16_t group, struct key_
 	return 0;
 }
 
-/* A share we can use (*share set), or a group to ask for (*share NULL). */
+/* A share we can use (*share filled, *have_share = 1), or a group to ask
+ * for (*have_share = 0). */
 static int pick_group(struct hs_conn *c, const struct client_hello *ch,
 		      struct key_share *share, int *have_share)
 {
