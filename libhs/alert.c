@@ -56,6 +56,7 @@ static const struct err_alert table[] = {
 	{ HS_ERR_TLS_BAD_KEY_UPDATE, AL_ILLEGAL_PARAMETER },
 	{ HS_ERR_TLS_INSUFFICIENT_SECURITY, AL_INSUFFICIENT_SECURITY },
 	{ HS_ERR_TLS_CERT_REQUIRED, AL_CERTIFICATE_REQUIRED },
+	{ HS_ERR_TLS_TOO_MANY_RECORDS, AL_UNEXPECTED_MESSAGE },
 	/* certificate path validation (x509/); RFC 8446 6.2 names
 	 * the alerts, the choice per error follows common practice */
 	{ HS_ERR_X509_MALFORMED, AL_BAD_CERTIFICATE },

@@ -110,8 +110,8 @@ static void write_ch_exts(struct hs_conn *c, struct hs_writer *w)
 	note_offered(c, EXT_SUPPORTED_VERSIONS);
 	hs_ext_w_key_share(w, c->kx_group->id, c->kx_pub, c->kx_group->kx->pub_len, 1);
 	note_offered(c, EXT_KEY_SHARE);
-	if (c->cookie_len > 0) {
-		hs_ext_w_opaque(w, EXT_COOKIE, 2, c->cookie, c->cookie_len);
+	if (c->echo_cookie_len > 0) {
+		hs_ext_w_opaque(w, EXT_COOKIE, 2, c->echo_cookie, c->echo_cookie_len);
 		note_offered(c, EXT_COOKIE);
 	}
 }
@@ -159,9 +159,10 @@ static int send_verbatim_hello(struct hs_conn *c)
 	TRY(hs_read_vec(&r, 2, 2, 0xfffe, &suites));
 	TRY(hs_read_vec(&r, 1, 1, 255, &comp));
 	TRY(hs_ext_parse(&r, &exts));
-	for (size_t i = 0; i < exts.n; i++)
-		note_offered(c, exts.e[i].type);
-	ENSURE(c->hooks.client_hello_len <= HS_MSG_MAX, HS_ERR_ARG);
+	for (uint16_t t = 0; t < EXT_TRACKED; t++)
+		if (hs_ext_find(&exts, t) != NULL)
+			note_offered(c, t);
+	ENSURE(c->hooks.client_hello_len <= HS_OUT_MAX, HS_ERR_ARG);
 	memcpy(c->hs_out, c->hooks.client_hello, c->hooks.client_hello_len);
 	c->hs_out_len = c->hooks.client_hello_len;
 	hs_tr_update(&c->tr, c->hs_out, c->hs_out_len);
@@ -232,8 +233,11 @@ static int check_sh_exts(struct hs_conn *c, const struct server_hello *sh, int h
 	TRY(hs_read_u16(&r, &v));
 	TRY(hs_read_end(&r));
 	ENSURE(v == TLS13_VERSION, HS_ERR_TLS_ILLEGAL_PARAM);
-	for (size_t i = 0; i < sh->exts.n; i++) {
-		uint16_t t = sh->exts.e[i].type;
+	/* we offer no type >= EXT_TRACKED */
+	ENSURE(sh->exts.n_other == 0, HS_ERR_TLS_UNSOLICITED_EXT);
+	for (uint16_t t = 0; t < EXT_TRACKED; t++) {
+		if (hs_ext_find(&sh->exts, t) == NULL)
+			continue;
 		/* 4.2.2: a cookie may come in a HelloRetryRequest unasked */
 		ENSURE(offered(c, t) || (hrr && t == EXT_COOKIE), HS_ERR_TLS_UNSOLICITED_EXT);
 		ENSURE(t == EXT_KEY_SHARE || t == EXT_SUPPORTED_VERSIONS || (hrr && t == EXT_COOKIE),
@@ -264,6 +268,7 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 	const struct ext *ck = hs_ext_find(&sh->exts, EXT_COOKIE);
 	const uint16_t *groups;
 	size_t n;
+	int err;
 
 	/* 4.1.4: a second HelloRetryRequest -> unexpected_message */
 	ENSURE(!c->hrr_done, HS_ERR_TLS_UNEXPECTED_MSG);
@@ -283,18 +288,19 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 		ENSURE(g != NULL && hs_u16_in(groups, n, gid) && g != c->kx_group, HS_ERR_TLS_BAD_HRR);
 		TRY(hs_conn_keygen(c, g));
 	}
-	if (ck != NULL) {
-		const uint8_t *p;
-		TRY(hs_ext_cookie(ck->body, &p, &c->cookie_len));
-		ENSURE(c->cookie_len <= sizeof(c->cookie), HS_ERR_TLS_BAD_COOKIE);
-		memcpy(c->cookie, p, c->cookie_len);
-	}
+	/* 4.2.2: the cookie<1..2^16-1> goes back verbatim: echoed from the
+	 * HelloRetryRequest (still in hs_in) while the new hello is built */
+	if (ck != NULL)
+		TRY(hs_ext_cookie(ck->body, &c->echo_cookie, &c->echo_cookie_len));
 	hs_tr_hrr_restart(&c->tr);
 	hs_tr_update(&c->tr, msg, len);
 	if (c->sid_len > 0)
 		TRY(hs_send_ccs(c));
 	c->state = C_WAIT_SH;
-	return send_client_hello(c, TLS12_VERSION);
+	err = send_client_hello(c, TLS12_VERSION);
+	c->echo_cookie = NULL;
+	c->echo_cookie_len = 0;
+	return err;
 }
 
 static int sh_key_exchange(struct hs_conn *c, const struct server_hello *sh, uint8_t *shared)
@@ -306,6 +312,8 @@ static int sh_key_exchange(struct hs_conn *c, const struct server_hello *sh, uin
 	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
 	TRY(hs_ext_key_share_one(e->body, &ks));
 	ENSURE(ks.group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
+	/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
+	ENSURE(ks.len == c->kx_group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
 	err = c->kx_group->kx->shared(shared, c->kx_priv, ks.pub, ks.len);
 	hs_wipe(c->kx_priv, sizeof(c->kx_priv));
 	c->group = c->kx_group;
@@ -333,6 +341,7 @@ static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
 	hs_wipe(shared, sizeof(shared));
 	TRY(err);
+	hs_ks_note(c, 0);
 	TRY(hs_set_read_key(c, c->ks.s_hs));
 	return hs_set_write_key(c, c->ks.c_hs);
 }
@@ -364,8 +373,11 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 	TRY(hs_msg_body(msg, len, &body));
 	TRY(hs_ext_parse(&body, &exts));
 	TRY(hs_read_end(&body));
-	for (size_t i = 0; i < exts.n; i++) {
-		const struct ext *e = &exts.e[i];
+	ENSURE(exts.n_other == 0, HS_ERR_TLS_UNSOLICITED_EXT); /* we offer none */
+	for (uint16_t t = 0; t < EXT_TRACKED; t++) {
+		const struct ext *e = hs_ext_find(&exts, t);
+		if (e == NULL)
+			continue;
 		ENSURE(offered(c, e->type), HS_ERR_TLS_UNSOLICITED_EXT);
 		switch (e->type) {
 		case EXT_ALPN:
@@ -389,8 +401,6 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 
 /* ---- the server's authentication ---- */
 
-#define CR_MAX_SIGS 64
-
 /*
  * 4.4.2.3: our certificate goes out only if its key signs with a scheme
  * the server listed; otherwise we answer with an empty Certificate and
@@ -399,13 +409,12 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 static int pick_client_cred(struct hs_conn *c, const struct ext *sig_algs)
 {
 	const struct hs_cred *cred = c->cfg->cred;
-	uint16_t v[CR_MAX_SIGS];
-	size_t n;
+	struct hs_reader v;
 
-	TRY(hs_ext_u16_list(sig_algs->body, v, CR_MAX_SIGS, &n));
+	TRY(hs_ext_u16_view(sig_algs->body, &v));
 	c->client_cred = NULL;
 	if (cred != NULL && hs_sigscheme_find(cred->scheme) != NULL &&
-	    hs_u16_in(v, n, cred->scheme))
+	    hs_u16_view_has(v, cred->scheme))
 		c->client_cred = cred;
 	return 0;
 }
@@ -420,6 +429,9 @@ static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t 
 	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
 	TRY(hs_ext_parse(&body, &exts));
 	TRY(hs_read_end(&body));
+	/* 4.3.2: the context "SHALL be zero length unless used for the
+	 * post-handshake authentication exchanges" */
+	ENSURE(ctx.len == 0, HS_ERR_TLS_ILLEGAL_PARAM);
 	/* 4.3.2: "The "signature_algorithms" extension MUST be specified" */
 	sig_algs = hs_ext_find(&exts, EXT_SIG_ALGS);
 	ENSURE(sig_algs != NULL, HS_ERR_TLS_MISSING_EXT);
@@ -470,9 +482,17 @@ static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	hs_tr_update(&c->tr, msg, len);
 	hs_tr_hash(&c->tr, th);
 	TRY(hs_ks_master(&c->ks, th));
+	hs_ks_note(c, 1);
+	hs_ks_forget(c->ks.s_hs); /* its Finished is checked */
 	TRY(send_second_flight(c));
+	hs_ks_forget(c->ks.c_hs); /* our Finished is built */
+	/* resumption (not yet): resumption_master_secret from the master here */
+	hs_ks_forget(c->ks.stage);
 	TRY(hs_set_write_key(c, c->ks.c_ap));
 	TRY(hs_set_read_key(c, c->ks.s_ap));
+	/* the record keys hold the application secrets from here on */
+	hs_ks_forget(c->ks.c_ap);
+	hs_ks_forget(c->ks.s_ap);
 	c->hs_done = 1;
 	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
 	return 0;

@@ -8,14 +8,22 @@
  *   place and hands its content on. It stops early, leaving bytes unused,
  *   when the record just processed completed the handshake, when decrypted
  *   application data waits to be read, or after close_notify.
- * - Handshake bytes collect in hs_in[] until whole messages are there; a
- *   message after which the read key changes must end its record (5.1).
+ * - Handshake bytes collect in hs_in[], one message at a time (up to
+ *   HS_IN_MAX); a message after which the read key changes must end its
+ *   record (5.1).
+ * - Cheap records are bounded (internal.h): one CCS per connection; empty
+ *   application_data records, user_canceled alerts and KeyUpdates in a
+ *   row until the peer sends data; KeyUpdate answers coalesce while one is
+ *   unsent. A server skips early data it did not accept (4.2.10).
  * - The first fatal error is stored, its alert queued (sealed under the
- *   current write key) and returned from every later call.
+ *   current write key) and returned from every later call. A plaintext
+ *   alert once the peer's records are protected ends it unanswered.
  * - The one allocation happens in hs_conn_new(); hs_conn_free() wipes the
  *   object (keys, transcript, and each buffer as far as it was ever
- *   written: its high-water mark) before freeing it. Buffer pages a
- *   connection never uses are never touched (no page faults for them).
+ *   written: its high-water mark; the header, which holds the marks,
+ *   last) before freeing or keeping it. Buffer pages a connection never
+ *   uses are never touched (no page faults for them). A magic number
+ *   catches a double free (abort).
  */
 #include "libhs/internal.h"
 
@@ -72,8 +80,10 @@ static int send_record(struct hs_conn *c, uint8_t type, uint16_t version, const 
 	int err = hs_rec_seal(&c->wr, type, version, p, n, 0, &w);
 
 	touched(&c->out_hw, c->out_len + w.len);
-	if (err == 0)
+	if (err == 0) {
 		c->out_len += w.len;
+		c->out_queued += w.len;
+	}
 	return err;
 }
 
@@ -127,7 +137,7 @@ int hs_conn_keygen(struct hs_conn *c, const struct group *g)
 
 void hs_msg_begin(struct hs_conn *c, uint8_t type, struct hs_writer *w, struct hs_writer_vec *v)
 {
-	*w = hs_writer_init(c->hs_out + c->hs_out_len, HS_MSG_MAX - c->hs_out_len);
+	*w = hs_writer_init(c->hs_out + c->hs_out_len, HS_OUT_MAX - c->hs_out_len);
 	hs_write_u8(w, type);
 	hs_write_vec_open(w, 3, v);
 }
@@ -266,6 +276,9 @@ static struct hs_conn *conn_alloc(void)
 /* c must be wiped already. */
 static void conn_release(struct hs_conn *c)
 {
+	for (int i = 0; i < N_SPARE; i++)
+		if (atomic_load(&spare[i]) == c)
+			abort(); /* freed twice: never hand one block out twice */
 	for (int i = 0; i < N_SPARE; i++) {
 		struct hs_conn *empty = NULL;
 		if (atomic_compare_exchange_strong(&spare[i], &empty, c))
@@ -285,6 +298,7 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 		return HS_ERR_NOMEM;
 	/* the buffers are not zeroed: lengths say what they hold (see struct hs_conn) */
 	memset(c, 0, offsetof(struct hs_conn, in));
+	c->magic = CONN_MAGIC;
 	c->cfg = cfg;
 	c->role = cfg->role;
 	c->alert_sent = -1;
@@ -295,19 +309,29 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 	return 0;
 }
 
+/*
+ * Wipe everything, then free or keep the block. The buffers go first:
+ * their high-water marks live in the header, and wiping the header first
+ * would leave every buffer (decrypted application data included) intact
+ * for the next connection that gets this block. A second free of the same
+ * connection finds the magic already wiped and aborts: the alternative is
+ * the same block in both spare slots, handed to two connections at once.
+ */
 void hs_conn_free(struct hs_conn *c)
 {
 	if (c == NULL)
 		return;
+	if (c->magic != CONN_MAGIC)
+		abort(); /* double free, or not a connection */
 	hs_rec_key_wipe(&c->rd);
 	hs_rec_key_wipe(&c->wr);
 	hs_ks_wipe(&c->ks);
-	hs_wipe(c->peer_certs, c->peer_certs_len); /* before its length goes */
-	hs_wipe(c, offsetof(struct hs_conn, in));
+	hs_wipe(c->peer_certs, c->peer_certs_len);
 	hs_wipe(c->in, c->in_hw);
 	hs_wipe(c->hs_in, c->hs_in_hw);
 	hs_wipe(c->hs_out, c->hs_out_hw);
 	hs_wipe(c->out, c->out_hw);
+	hs_wipe(c, offsetof(struct hs_conn, in)); /* the marks and the magic last */
 	conn_release(c);
 }
 
@@ -336,50 +360,82 @@ static int ensure_started(struct hs_conn *c)
 
 /* ---- receiving ---- */
 
+/* Body length of the message in hs_in (its 4-byte header is there). */
+static size_t hs_in_body_len(const struct hs_conn *c)
+{
+	return ((size_t)c->hs_in[1] << 16) | ((size_t)c->hs_in[2] << 8) | c->hs_in[3];
+}
+
+/*
+ * hs_in holds at most one message: a record's bytes are taken as far as
+ * the current message needs, the message is handled, then the rest of the
+ * record starts the next one. The announced length is checked as soon as
+ * the header is in, before the body is waited for.
+ */
 static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 {
 	size_t off = 0;
-	int err = 0;
 
 	/* 5.1: "Implementations MUST NOT send zero-length fragments of
 	 * Handshake types" */
 	ENSURE(n > 0, HS_ERR_TLS_EMPTY_RECORD);
-	ENSURE(n <= sizeof(c->hs_in) - c->hs_in_len, HS_ERR_TLS_MSG_TOO_LARGE);
-	memcpy(c->hs_in + c->hs_in_len, p, n);
-	c->hs_in_len += n;
-	touched(&c->hs_in_hw, c->hs_in_len);
-	while (err == 0 && c->hs_in_len - off >= 4) {
-		struct hs_reader r = hs_reader_init(c->hs_in + off + 1, 3);
-		uint32_t len;
+	while (off < n) {
+		size_t want = c->hs_in_len < 4 ? 4 - c->hs_in_len
+					       : 4 + hs_in_body_len(c) - c->hs_in_len;
+		size_t take = want < n - off ? want : n - off, len;
 		unsigned gen = c->rd_gen;
+		int err;
 
-		TRY(hs_read_u24(&r, &len));
-		ENSURE(len <= HS_MSG_MAX, HS_ERR_TLS_MSG_TOO_LARGE);
-		if (c->hs_in_len - off < 4 + (size_t)len)
+		memcpy(c->hs_in + c->hs_in_len, p + off, take);
+		c->hs_in_len += take;
+		off += take;
+		touched(&c->hs_in_hw, c->hs_in_len);
+		if (c->hs_in_len < 4)
 			break;
-		err = c->role == HS_ROLE_CLIENT ? hs_client_handle(c, c->hs_in + off, 4 + len)
-						: hs_server_handle(c, c->hs_in + off, 4 + len);
-		off += 4 + len;
+		len = hs_in_body_len(c);
+		/* after the handshake: the one post-handshake limit ktls/ applies too */
+		ENSURE(len <= (c->hs_done ? HS_REC_MSG_MAX : HS_IN_MAX), HS_ERR_TLS_MSG_TOO_LARGE);
+		if (c->hs_in_len < 4 + len)
+			continue;
+		err = c->role == HS_ROLE_CLIENT ? hs_client_handle(c, c->hs_in, 4 + len)
+						: hs_server_handle(c, c->hs_in, 4 + len);
+		c->hs_in_len = 0;
+		TRY(err);
 		/* 5.1: a message that changes keys must end its record */
-		if (err == 0 && gen != c->rd_gen && off != c->hs_in_len)
-			err = HS_ERR_TLS_KEY_CHANGE_MID_RECORD;
+		ENSURE(gen == c->rd_gen || off == n, HS_ERR_TLS_KEY_CHANGE_MID_RECORD);
 	}
-	memmove(c->hs_in, c->hs_in + off, c->hs_in_len - off);
-	c->hs_in_len -= off;
-	return err;
+	return 0;
 }
 
 static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)
 {
+	/* like an empty Handshake record (5.1): unexpected_message */
+	ENSURE(n > 0, HS_ERR_TLS_EMPTY_RECORD);
 	ENSURE(n == 2, HS_ERR_TLS_BAD_ALERT);
 	if (p[1] == AL_CLOSE_NOTIFY) {
 		c->peer_closed = 1;
 		hs_conn_event(c, HS_EVENT_CLOSE_NOTIFY);
 		return 0;
 	}
-	if (p[1] == AL_USER_CANCELED) /* 6.1: may be followed by close_notify */
+	if (p[1] == AL_USER_CANCELED) { /* 6.1: may be followed by close_notify */
+		ENSURE(++c->n_warn <= MAX_WARNING_ALERTS, HS_ERR_TLS_TOO_MANY_RECORDS);
 		return 0;
+	}
 	/* 6.2: in TLS 1.3 every other alert is fatal, whatever its level */
+	c->alert_recv = p[1];
+	hs_conn_event(c, HS_EVENT_ALERT);
+	return HS_ERR_TLS_PEER_ALERT;
+}
+
+/*
+ * A plaintext alert once the peer's records are protected: a peer that
+ * failed before it had our keys (say, on our ServerHello) can only say so
+ * in plaintext. It ends the connection; nothing is sent back (an answer
+ * to a fatal alert helps no one, and we could not know it was read).
+ */
+static int on_plain_alert(struct hs_conn *c, const uint8_t *p, size_t n)
+{
+	ENSURE(n == 2 && p[1] != AL_CLOSE_NOTIFY, HS_ERR_TLS_UNEXPECTED_RECORD);
 	c->alert_recv = p[1];
 	hs_conn_event(c, HS_EVENT_ALERT);
 	return HS_ERR_TLS_PEER_ALERT;
@@ -396,9 +452,55 @@ static int on_ccs(struct hs_conn *c, const uint8_t *p, size_t n)
 	 * before the peer's Finished, MUST simply be dropped; anything else
 	 * is unexpected_message */
 	ENSURE(n == 1 && p[0] == 1, HS_ERR_TLS_BAD_CCS);
+	/* one per connection: a peer sends it once, before its second
+	 * flight (D.4); a second one is unexpected_message */
+	ENSURE(!c->ccs_recv, HS_ERR_TLS_BAD_CCS);
+	c->ccs_recv = 1;
 	ENSURE(c->hs_in_len == 0, HS_ERR_TLS_BAD_CCS);
 	ENSURE(c->role == HS_ROLE_CLIENT || c->state != S_START || c->hrr_done, HS_ERR_TLS_BAD_CCS);
 	ENSURE(!peer_finished_seen(c), HS_ERR_TLS_BAD_CCS);
+	return 0;
+}
+
+/*
+ * 4.2.10: early data we do not accept is skipped, "up to the configured
+ * max_early_data_size" (MAX_EARLY_SKIP here); past that, the record is
+ * what it looks like: one that fails to authenticate.
+ */
+static int skip_early(struct hs_conn *c, size_t body_len)
+{
+	ENSURE(body_len <= MAX_EARLY_SKIP - c->early_skipped, HS_ERR_TLS_BAD_RECORD_MAC);
+	c->early_skipped += body_len;
+	return 0;
+}
+
+/* Open a protected record; early data the server skips gives *skipped. */
+static int open_record(struct hs_conn *c, uint8_t *type, size_t *n, int *skipped)
+{
+	size_t body_len = *n;
+	int err;
+
+	*skipped = 0;
+	if (!c->rd.on) {
+		/* after a HelloRetryRequest: the early data that followed the
+		 * first ClientHello is all application_data */
+		if (*type == CT_APP && c->skip_early) {
+			*skipped = 1;
+			return skip_early(c, body_len);
+		}
+		ENSURE(*type != CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
+		return 0;
+	}
+	ENSURE(*type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
+	err = hs_rec_open(&c->rd, c->in, body_len, type, n);
+	if (err == HS_ERR_TLS_BAD_RECORD_MAC && c->skip_early) {
+		/* trial decryption under the handshake key: not ours */
+		*skipped = 1;
+		return skip_early(c, body_len);
+	}
+	TRY(err);
+	/* the first record that opens starts the client's second flight */
+	c->skip_early = 0;
 	return 0;
 }
 
@@ -407,15 +509,15 @@ static int process_record(struct hs_conn *c)
 	uint8_t type = c->in[0];
 	size_t n = c->in_len - HS_REC_HDR;
 	uint8_t *body = c->in + HS_REC_HDR;
+	int skipped;
 
 	if (type == CT_CCS)
 		return on_ccs(c, body, n);
-	if (c->rd.on) {
-		ENSURE(type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
-		TRY(hs_rec_open(&c->rd, c->in, n, &type, &n));
-	} else {
-		ENSURE(type != CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
-	}
+	if (c->rd.on && type == CT_ALERT)
+		return on_plain_alert(c, body, n);
+	TRY(open_record(c, &type, &n, &skipped));
+	if (skipped)
+		return 0;
 	/* 5.1: handshake messages MUST NOT be interleaved with other types */
 	ENSURE(type == CT_HANDSHAKE || c->hs_in_len == 0, HS_ERR_TLS_UNEXPECTED_RECORD);
 	switch (type) {
@@ -425,6 +527,11 @@ static int process_record(struct hs_conn *c)
 		return on_alert(c, body, n);
 	case CT_APP:
 		ENSURE(c->hs_done, HS_ERR_TLS_UNEXPECTED_RECORD);
+		if (n == 0) { /* 5.1: allowed, but not without end */
+			ENSURE(++c->n_empty <= MAX_EMPTY_RECORDS, HS_ERR_TLS_TOO_MANY_RECORDS);
+			return 0;
+		}
+		c->n_empty = c->n_warn = c->n_ku = 0;
 		c->app_off = HS_REC_HDR;
 		c->app_len = n;
 		return 0;
@@ -501,6 +608,7 @@ int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
 		avail = cap;
 	memcpy(out, c->out + c->out_off, avail);
 	c->out_off += avail;
+	c->out_pulled += avail;
 	if (c->out_off == c->out_len)
 		c->out_off = c->out_len = 0;
 	*n = avail;
@@ -533,7 +641,13 @@ int hs_send_key_update(struct hs_conn *c, int request)
 	TRY(hs_flush_hs(c, TLS12_VERSION));
 	/* 7.2: application_traffic_secret_N+1 from _N */
 	TRY(hs_rec_next_secret(h, c->wr.secret));
+	c->ku_answer_end = c->out_queued;
 	return hs_set_write_key(c, c->wr.secret);
+}
+
+int hs_ku_answer_pending(const struct hs_conn *c)
+{
+	return c->out_pulled < c->ku_answer_end;
 }
 
 static uint64_t ku_limit(const struct hs_conn *c)
@@ -688,6 +802,24 @@ const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *li
 	*len = c->ticket_len;
 	*lifetime = c->ticket_lifetime;
 	return c->ticket_len ? c->ticket : NULL;
+}
+
+void hs_ks_note(struct hs_conn *c, int master)
+{
+	struct hs_test_secrets *s = c->has_hooks ? c->hooks.capture : NULL;
+
+	if (s == NULL)
+		return;
+	s->len = c->ks.len;
+	if (!master) {
+		memcpy(s->client_hs, c->ks.c_hs, sizeof(s->client_hs));
+		memcpy(s->server_hs, c->ks.s_hs, sizeof(s->server_hs));
+		memcpy(s->handshake, c->ks.hs_secret, sizeof(s->handshake));
+		return;
+	}
+	memcpy(s->client_ap, c->ks.c_ap, sizeof(s->client_ap));
+	memcpy(s->server_ap, c->ks.s_ap, sizeof(s->server_ap));
+	memcpy(s->master, c->ks.stage, sizeof(s->master));
 }
 
 void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s)

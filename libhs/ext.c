@@ -2,11 +2,13 @@
  * The extensions codec (RFC 8446 4.2): one parser for an extensions block
  * and small readers/writers for each extension hs understands.
  *
- * Implementation notes: hs_ext_parse() records every extension once; a
- * second occurrence of a type is HS_ERR_TLS_DUP_EXT (4.2: "There MUST NOT
- * be more than one extension of the same type in a given extension
- * block"). Unknown types are kept in the list and simply never looked up,
- * which is how unknown and GREASE extensions are ignored. List readers
+ * Implementation notes: hs_ext_parse() takes any number of extensions and
+ * keeps those of types below EXT_TRACKED in a table indexed by type; a
+ * second occurrence of such a type is HS_ERR_TLS_DUP_EXT (4.2: "There MUST
+ * NOT be more than one extension of the same type in a given extension
+ * block"). Other types (unknown, GREASE) are only counted, which is how
+ * they are ignored; like OpenSSL and BoringSSL we do not look for their
+ * duplicates. List readers
  * skip values they do not know (GREASE groups, schemes, versions).
  */
 #include "libhs/internal.h"
@@ -17,7 +19,8 @@ int hs_ext_parse(struct hs_reader *r, struct ext_list *l)
 {
 	struct hs_reader block;
 
-	l->n = 0;
+	l->present = 0;
+	l->n = l->n_other = 0;
 	TRY(hs_read_vec(r, 2, 0, 0xffff, &block));
 	while (hs_reader_left(&block) > 0) {
 		uint16_t type;
@@ -25,24 +28,47 @@ int hs_ext_parse(struct hs_reader *r, struct ext_list *l)
 
 		TRY(hs_read_u16(&block, &type));
 		TRY(hs_read_vec(&block, 2, 0, 0xffff, &body));
-		ENSURE(hs_ext_find(l, type) == NULL, HS_ERR_TLS_DUP_EXT);
-		ENSURE(l->n < MAX_EXTS, HS_ERR_TLS_DECODE);
-		l->e[l->n].type = type;
-		l->e[l->n].body = body;
 		l->n++;
+		if (type >= EXT_TRACKED) {
+			l->n_other++;
+			continue;
+		}
+		ENSURE(!(l->present >> type & 1), HS_ERR_TLS_DUP_EXT);
+		l->present |= (uint64_t)1 << type;
+		l->e[type].type = type;
+		l->e[type].body = body;
 	}
 	return 0;
 }
 
 const struct ext *hs_ext_find(const struct ext_list *l, uint16_t type)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (l->e[i].type == type)
-			return &l->e[i];
-	return NULL;
+	if (type >= EXT_TRACKED || !(l->present >> type & 1))
+		return NULL;
+	return &l->e[type];
 }
 
-/* supported_groups, signature_algorithms(_cert): u16 list <2..2^16-2> */
+int hs_ext_u16_view(struct hs_reader body, struct hs_reader *list)
+{
+	TRY(hs_read_vec(&body, 2, 2, 0xfffe, list));
+	TRY(hs_read_end(&body));
+	ENSURE(hs_reader_left(list) % 2 == 0, HS_ERR_TLS_DECODE);
+	return 0;
+}
+
+int hs_u16_view_has(struct hs_reader list, uint16_t v)
+{
+	uint16_t x;
+
+	while (hs_read_u16(&list, &x) == 0)
+		if (x == v)
+			return 1;
+	return 0;
+}
+
+/* supported_groups, signature_algorithms(_cert): u16 list <2..2^16-2>,
+ * GREASE left out; more than max others is HS_ERR_NO_SPACE, never a cut
+ * (the engine scans lists in place: hs_ext_u16_view) */
 int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n)
 {
 	struct hs_reader list;
@@ -54,8 +80,10 @@ int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n)
 	while (hs_reader_left(&list) > 0) {
 		uint16_t v;
 		TRY(hs_read_u16(&list, &v));
-		if (*n < max && !hs_is_grease(v))
-			out[(*n)++] = v;
+		if (hs_is_grease(v))
+			continue;
+		ENSURE(*n < max, HS_ERR_NO_SPACE);
+		out[(*n)++] = v;
 	}
 	return 0;
 }
@@ -156,25 +184,23 @@ static int read_share(struct hs_reader *r, struct key_share *ks)
 	return hs_read_view(&pub, ks->len, &ks->pub);
 }
 
-/* ClientHello key_share: KeyShareEntry client_shares<0..2^16-1> */
-int hs_ext_key_shares(struct hs_reader body, struct key_share *ks, size_t max, size_t *n)
+/* ClientHello key_share: KeyShareEntry client_shares<0..2^16-1>, every
+ * entry's framing checked; *list views the entries */
+int hs_ext_key_share_view(struct hs_reader body, struct hs_reader *list)
 {
-	struct hs_reader list;
+	struct hs_reader scan;
+	struct key_share s;
 
-	*n = 0;
-	TRY(hs_read_vec(&body, 2, 0, 0xffff, &list));
+	TRY(hs_read_vec(&body, 2, 0, 0xffff, list));
 	TRY(hs_read_end(&body));
-	while (hs_reader_left(&list) > 0) {
-		struct key_share s;
-		TRY(read_share(&list, &s));
-		/* 4.2.8: "Clients MUST NOT offer multiple KeyShareEntry values
-		 * for the same group" */
-		for (size_t i = 0; i < *n; i++)
-			ENSURE(ks[i].group != s.group, HS_ERR_TLS_ILLEGAL_PARAM);
-		ENSURE(*n < max, HS_ERR_TLS_ILLEGAL_PARAM);
-		ks[(*n)++] = s;
-	}
+	for (scan = *list; hs_reader_left(&scan) > 0;)
+		TRY(read_share(&scan, &s));
 	return 0;
+}
+
+int hs_ext_key_share_next(struct hs_reader *list, struct key_share *ks)
+{
+	return read_share(list, ks);
 }
 
 /* ServerHello key_share: one KeyShareEntry */

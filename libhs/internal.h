@@ -30,14 +30,23 @@
 #include "x509/x509.h"
 
 /* record sizes: record/record.h (RFC 8446 5.1 / 5.2) */
-#define HS_MSG_MAX HS_REC_MSG_MAX /* largest handshake message we take or build */
-#define OUT_CAP (4 * (HS_REC_HDR + HS_REC_MAX_CIPHER))
-#define MAX_EXTS 48
+/*
+ * Largest handshake message body we take: the largest ClientHello the
+ * length fields allow (2 + 32 + 1+32 + 2+65534 + 1+255 + 2+65535, the
+ * limit OpenSSL uses too); a peer's Certificate may use as much (OpenSSL's
+ * default max_cert_list is 100 KiB, BoringSSL's is less). Post-handshake
+ * messages stay within HS_REC_MSG_MAX, the limit ktls/ applies too.
+ */
+#define HS_IN_MAX 131396
+/* Our pending handshake messages: a second ClientHello echoing the
+ * largest cookie (2^16-1) still fits, with room for the rest. */
+#define HS_OUT_MAX (65536 + 8192)
+#define OUT_CAP (5 * (HS_REC_HDR + HS_REC_MAX_CIPHER))
 #define MAX_OFFERED 24
 #define HASH_MAX 48
 #define SPKI_MAX 1200
 #define NAME_MAX_LEN 255
-#define COOKIE_MAX 255
+#define COOKIE_MAX 255 /* the server's own cookie (32 bytes, or a test's) */
 #define TICKET_MAX 2048
 #define PEER_MAX_CERTS 10 /* = HS_X509_MAX_CHAIN */
 
@@ -175,6 +184,8 @@ HS_MUST_CHECK int hs_ks_master(struct keysched *ks, const uint8_t *th);
 HS_MUST_CHECK int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *th,
 				 uint8_t *out);
 void hs_ks_wipe(struct keysched *ks);
+/* Wipe one secret of ks (c_hs, s_hs, c_ap, s_ap, or stage: the master). */
+void hs_ks_forget(uint8_t secret[HASH_MAX]);
 
 /* ---- ext.c: the extensions codec ---- */
 
@@ -183,15 +194,29 @@ struct ext {
 	struct hs_reader body;
 };
 
+/*
+ * An extensions block: any number of extensions (as many as the 16-bit
+ * block length allows). Types below EXT_TRACKED (every type hs reads) are
+ * kept by type, duplicates rejected; others are counted and skipped
+ * unread (unknown and GREASE), as OpenSSL and BoringSSL do.
+ */
+#define EXT_TRACKED 64
 struct ext_list {
-	struct ext e[MAX_EXTS];
-	size_t n;
+	uint64_t present; /* bit t: type t (< EXT_TRACKED) is in the block */
+	struct ext e[EXT_TRACKED];
+	size_t n;       /* all extensions in the block */
+	size_t n_other; /* of which types >= EXT_TRACKED */
 };
 
-/* Read an extensions block <min..2^16-1>; duplicates -> HS_ERR_TLS_DUP_EXT. */
+/* Read an extensions block <0..2^16-1>; duplicates -> HS_ERR_TLS_DUP_EXT. */
 HS_MUST_CHECK int hs_ext_parse(struct hs_reader *r, struct ext_list *l);
+/* The extension of type (< EXT_TRACKED), or NULL. */
 const struct ext *hs_ext_find(const struct ext_list *l, uint16_t type);
 HS_MUST_CHECK int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n);
+/* A u16 list <2..2^16-2> checked whole; *list views its entries. */
+HS_MUST_CHECK int hs_ext_u16_view(struct hs_reader body, struct hs_reader *list);
+/* Whether a list from hs_ext_u16_view holds v. */
+int hs_u16_view_has(struct hs_reader list, uint16_t v);
 HS_MUST_CHECK int hs_ext_versions_has13(struct hs_reader body, int *has);
 HS_MUST_CHECK int hs_ext_sni(struct hs_reader body, char *name, size_t cap);
 HS_MUST_CHECK int hs_ext_alpn_pick(struct hs_reader body, const char *const *ours, size_t n_ours,
@@ -202,8 +227,9 @@ struct key_share {
 	const uint8_t *pub;
 	size_t len;
 };
-HS_MUST_CHECK int hs_ext_key_shares(struct hs_reader body, struct key_share *ks, size_t max,
-				    size_t *n);
+HS_MUST_CHECK int hs_ext_key_share_view(struct hs_reader body, struct hs_reader *list);
+/* The next entry of a list from hs_ext_key_share_view. */
+HS_MUST_CHECK int hs_ext_key_share_next(struct hs_reader *list, struct key_share *ks);
 HS_MUST_CHECK int hs_ext_key_share_one(struct hs_reader body, struct key_share *ks);
 HS_MUST_CHECK int hs_ext_cookie(struct hs_reader body, const uint8_t **p, size_t *n);
 
@@ -254,8 +280,30 @@ struct transition {
 
 #define EVQ_LEN 16
 
+/*
+ * Cheap records a peer may send in a row before it sends application data
+ * (each resets the counts): what BoringSSL allows (kMaxEmptyRecords,
+ * kMaxWarningAlerts, kMaxKeyUpdates). Beyond: HS_ERR_TLS_TOO_MANY_RECORDS,
+ * unexpected_message. A ChangeCipherSpec is taken once per connection.
+ */
+#define MAX_EMPTY_RECORDS 32
+#define MAX_WARNING_ALERTS 4
+#define MAX_KEY_UPDATES 32
+/*
+ * 0-RTT we do not accept (RFC 8446 4.2.10): record bytes of early data the
+ * server skips (records that fail to open under the handshake key, or,
+ * after a HelloRetryRequest, application_data records before the second
+ * ClientHello). OpenSSL's default max_early_data is 16 KiB, BoringSSL
+ * skips 16 KiB; we allow 64 KiB of record bodies.
+ */
+#define MAX_EARLY_SKIP 65536
+
+/* struct hs_conn.magic of a live connection; 0 once freed */
+#define CONN_MAGIC 0x68732d636f6e6e31u
+
 struct hs_conn {
 	struct hs_rec_key rd, wr; /* record/ keys of each direction */
+	uint64_t magic;           /* CONN_MAGIC while live: hs_conn_free aborts otherwise */
 	const struct hs_config *cfg;
 	enum hs_role role;
 	int state;
@@ -264,7 +312,13 @@ struct hs_conn {
 	uint8_t evq[EVQ_LEN];
 	size_t ev_head, ev_n;
 	int started, hs_done, peer_closed, we_closed;
-	int hrr_done, ccs_sent, cert_requested;
+	int hrr_done, ccs_sent, ccs_recv, cert_requested;
+	unsigned n_empty, n_warn, n_ku; /* in a row since the peer's last data */
+	int skip_early;    /* server: the client offered early_data; skip it */
+	size_t early_skipped; /* record bytes skipped so far */
+	/* bytes ever queued in out[] / pulled from it; our KeyUpdate answer is
+	 * still unsent while out_pulled < ku_answer_end (answers coalesce) */
+	uint64_t out_queued, out_pulled, ku_answer_end;
 	unsigned rd_gen; /* bumped at every read-key change */
 	uint64_t ku_after;
 
@@ -284,8 +338,12 @@ struct hs_conn {
 	uint8_t kx_priv[HS_KX_MAX_PRIV];
 	uint8_t kx_pub[HS_KX_MAX_PUB];
 	const struct group *kx_group; /* client: group of the share we sent */
-	uint8_t cookie[COOKIE_MAX];
+	uint8_t cookie[COOKIE_MAX]; /* server: the cookie our HelloRetryRequest sent */
 	size_t cookie_len;
+	/* client: the HelloRetryRequest's cookie (a view into hs_in) while
+	 * the second ClientHello is built; up to 2^16-1 bytes */
+	const uint8_t *echo_cookie;
+	size_t echo_cookie_len;
 	uint16_t offered[MAX_OFFERED]; /* client: extension types we sent */
 	size_t n_offered;
 	uint8_t cr_context[255];
@@ -320,8 +378,8 @@ struct hs_conn {
 	size_t in_hw, hs_in_hw, hs_out_hw, out_hw;
 	/* the buffers stay last: from in[] on, nothing is zeroed at creation */
 	uint8_t in[HS_REC_HDR + HS_REC_MAX_CIPHER];
-	uint8_t hs_in[HS_MSG_MAX + 4 + HS_REC_MAX_PLAIN];
-	uint8_t hs_out[HS_MSG_MAX];
+	uint8_t hs_in[4 + HS_IN_MAX]; /* one message: record bytes are taken as needed */
+	uint8_t hs_out[HS_OUT_MAX];
 	uint8_t out[OUT_CAP];
 	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */
 };
@@ -337,6 +395,9 @@ HS_MUST_CHECK int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct
 HS_MUST_CHECK int hs_set_read_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int hs_set_write_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int hs_hello_random(struct hs_conn *c, uint8_t out[32]);
+/* Test hook: copy the secrets just derived (handshake or master stage)
+ * to hooks.capture, if set. */
+void hs_ks_note(struct hs_conn *c, int master);
 /* Seal pending handshake bytes into records under the current write key. */
 HS_MUST_CHECK int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version);
 HS_MUST_CHECK int hs_send_ccs(struct hs_conn *c);
@@ -359,6 +420,8 @@ HS_MUST_CHECK int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, si
 				       size_t *n_certs);
 HS_MUST_CHECK int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len);
 HS_MUST_CHECK int hs_send_key_update(struct hs_conn *c, int request);
+/* Whether a KeyUpdate of ours still waits in out[], unpulled. */
+int hs_ku_answer_pending(const struct hs_conn *c);
 HS_MUST_CHECK int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len);
 
 /* client.c / server.c */

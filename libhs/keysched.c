@@ -9,7 +9,14 @@
  *
  * plus Finished keys (4.4.4). Traffic keys (7.3) and the KeyUpdate step
  * (7.2) are record/'s (hs_rec_traffic_key, hs_rec_next_secret). Every
- * intermediate lives in struct keysched, wiped by its owner.
+ * intermediate lives in struct keysched, wiped by its owner as soon as
+ * nothing needs it (client.c, server.c): the handshake secret here once
+ * the master exists; the master once the application secrets exist and
+ * our Finished is built (a resumption_master_secret, when resumption
+ * comes, must be derived from it before that wipe); the handshake traffic
+ * secrets after both Finished; the first application traffic secrets once
+ * the record keys (struct hs_rec_key) hold them, where KeyUpdate replaces
+ * each by the next (7.2: the old one is deleted).
  *
  * Implementation notes: the HKDF calls touch secrets; they run in constant
  * time inside crypto/. Nothing here branches on secret bytes.
@@ -69,6 +76,8 @@ int hs_ks_master(struct keysched *ks, const uint8_t *th)
 	if (err == 0)
 		err = hs_derive_secret(ks->h, ks->stage, "s ap traffic", th, ks->s_ap);
 	hs_wipe(salt, sizeof(salt));
+	/* the handshake secret's last use was the salt above */
+	hs_wipe(ks->hs_secret, sizeof(ks->hs_secret));
 	return err;
 }
 
@@ -82,6 +91,11 @@ int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *
 		hs_hmac(h, key, h->digest_len, th, h->digest_len, out);
 	hs_wipe(key, sizeof(key));
 	return err;
+}
+
+void hs_ks_forget(uint8_t secret[HASH_MAX])
+{
+	hs_wipe(secret, HASH_MAX);
 }
 
 void hs_ks_wipe(struct keysched *ks)

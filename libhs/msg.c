@@ -176,15 +176,32 @@ static int check_cert_context(const struct hs_conn *c, const struct hs_reader *c
 	return 0;
 }
 
+/*
+ * One CertificateEntry: cert_data, then its extensions. 4.4.2: "Extensions
+ * in the Certificate message from the server MUST correspond to ones from
+ * the ClientHello message. Extensions in the Certificate message from the
+ * client MUST correspond to extensions in the CertificateRequest message
+ * from the server." Neither our ClientHello nor our CertificateRequest
+ * carries one that may appear here (status_request, SCT), so any is
+ * unsupported_extension (4.2), after the block itself is well formed.
+ */
+static int read_entry(struct hs_reader *list, struct hs_reader *cert)
+{
+	struct ext_list exts;
+
+	TRY(hs_read_vec(list, 3, 1, 0xffffff, cert));
+	TRY(hs_ext_parse(list, &exts));
+	ENSURE(exts.n == 0, HS_ERR_TLS_UNSOLICITED_EXT);
+	return 0;
+}
+
 /* The leaf, parsed once: its key for CertificateVerify, the rest for the checks. */
 static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert,
 		     struct x509_cert *leaf)
 {
-	struct hs_reader exts;
 	int err;
 
-	TRY(hs_read_vec(list, 3, 1, 0xffffff, cert));
-	TRY(hs_read_vec(list, 2, 0, 0xffff, &exts));
+	TRY(read_entry(list, cert));
 	/* an unknown critical extension keeps its own error (and alert) */
 	err = hs_x509_cert_parse(leaf, cert->p, cert->len);
 	ENSURE(err == 0 || err == HS_ERR_X509_UNKNOWN_CRITICAL, HS_ERR_TLS_BAD_CERT);
@@ -199,7 +216,7 @@ static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader
 
 int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t *n_certs)
 {
-	struct hs_reader body, ctx, list, cert, exts;
+	struct hs_reader body, ctx, list, cert;
 	struct x509_cert leaf;
 	/* views into msg for verify_chain (the intermediates); certificates
 	 * past the first HS_X509_MAX_CHAIN are read but not used for path building */
@@ -225,8 +242,7 @@ int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size
 	TRY(read_leaf(c, &list, &cert, &leaf));
 	keep_cert(c, 0, &cert);
 	for (size_t i = 1; hs_reader_left(&list) > 0; i++) {
-		TRY(hs_read_vec(&list, 3, 1, 0xffffff, &cert));
-		TRY(hs_read_vec(&list, 2, 0, 0xffff, &exts));
+		TRY(read_entry(&list, &cert));
 		keep_cert(c, i, &cert);
 		if (n < HS_X509_MAX_CHAIN) {
 			der[n] = cert.p;
@@ -360,11 +376,17 @@ int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
 	/* "If an implementation receives any other value, it MUST terminate
 	 * the connection with an illegal_parameter alert" */
 	ENSURE(req <= 1, HS_ERR_TLS_BAD_KEY_UPDATE);
+	/* a bounded number in a row without application data */
+	ENSURE(++c->n_ku <= MAX_KEY_UPDATES, HS_ERR_TLS_TOO_MANY_RECORDS);
+	/* 7.2: application_traffic_secret_N+1 replaces _N, which is gone */
 	TRY(hs_rec_next_secret(c->suite->hash(), c->rd.secret));
 	TRY(hs_set_read_key(c, c->rd.secret));
 	hs_conn_event(c, HS_EVENT_KEY_UPDATE);
-	/* update_requested: answer with our own (update_not_requested) */
-	if (req == 1 && !c->we_closed)
+	/* update_requested: answer with our own (update_not_requested) "prior
+	 * to sending its next Application Data record" (4.6.3). While an
+	 * answer is still queued unsent it serves every request since: one
+	 * answer per batch, so a peer that does not read cannot fill out[]. */
+	if (req == 1 && !c->we_closed && !hs_ku_answer_pending(c))
 		TRY(hs_send_key_update(c, 0));
 	return 0;
 }

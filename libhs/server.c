@@ -33,17 +33,17 @@ static const uint8_t hrr_random[32] = {
 	0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
 };
 
-#define MAX_SHARES 16
-#define MAX_LIST 64
-
+/*
+ * Lists in the ClientHello (suites, groups, schemes, key shares) are kept
+ * as views into the message and scanned, never copied: any length the
+ * 16-bit fields allow is taken, nothing is cut.
+ */
 struct client_hello {
 	uint8_t random[32];
 	struct hs_reader sid, suites;
 	struct ext_list exts;
-	uint16_t groups[MAX_LIST];
-	size_t n_groups;
-	struct key_share shares[MAX_SHARES];
-	size_t n_shares;
+	struct hs_reader groups; /* u16 entries, checked whole */
+	struct hs_reader shares; /* KeyShareEntry list, checked whole */
 };
 
 static int parse_ch(const uint8_t *msg, size_t len, struct client_hello *ch)
@@ -111,7 +111,7 @@ static int pick_suite(struct hs_conn *c, const struct client_hello *ch)
  * credential's own scheme. rsa_pkcs1_* has no row: never in TLS 1.3's
  * CertificateVerify (4.2.3).
  */
-static int pick_sigscheme(struct hs_conn *c, const uint16_t *theirs, size_t n_theirs)
+static int pick_sigscheme(struct hs_conn *c, struct hs_reader theirs)
 {
 	const struct hs_cred *cred = c->cfg->cred;
 	const uint16_t *ours;
@@ -120,12 +120,12 @@ static int pick_sigscheme(struct hs_conn *c, const uint16_t *theirs, size_t n_th
 	hs_cfg_sigs(c->cfg, &ours, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct sigscheme *s = hs_sigscheme_find(ours[i]);
-		if (s != NULL && s->key == cred->type && hs_u16_in(theirs, n_theirs, ours[i])) {
+		if (s != NULL && s->key == cred->type && hs_u16_view_has(theirs, ours[i])) {
 			c->sig = s;
 			return 0;
 		}
 	}
-	ENSURE(hs_u16_in(theirs, n_theirs, cred->scheme), HS_ERR_TLS_NO_SHARED_SIGALG);
+	ENSURE(hs_u16_view_has(theirs, cred->scheme), HS_ERR_TLS_NO_SHARED_SIGALG);
 	c->sig = hs_sigscheme_find(cred->scheme);
 	return 0;
 }
@@ -133,54 +133,76 @@ static int pick_sigscheme(struct hs_conn *c, const uint16_t *theirs, size_t n_th
 static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
 {
 	const struct ext *e = hs_ext_find(&ch->exts, EXT_SIG_ALGS);
-	uint16_t v[MAX_LIST];
-	size_t n;
+	struct hs_reader v;
 
 	/* 9.2: a ClientHello for certificate auth MUST carry signature_algorithms */
 	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
-	TRY(hs_ext_u16_list(e->body, v, MAX_LIST, &n));
-	return pick_sigscheme(c, v, n);
+	TRY(hs_ext_u16_view(e->body, &v));
+	return pick_sigscheme(c, v);
 }
 
+/*
+ * 4.2.8: "Clients MUST NOT offer multiple KeyShareEntry values for the
+ * same group" and each "MUST correspond to a group offered in the
+ * supported_groups extension"; "Servers MAY check for violations". We
+ * check the shares of groups we implement (the only ones we may use): a
+ * few scans of supported_groups however long the lists are. Shares of
+ * other groups are only checked for framing.
+ */
 static int read_groups(struct client_hello *ch)
 {
 	const struct ext *g = hs_ext_find(&ch->exts, EXT_SUPPORTED_GROUPS);
 	const struct ext *k = hs_ext_find(&ch->exts, EXT_KEY_SHARE);
+	uint16_t seen[8]; /* more than the groups hs implements */
+	size_t n_seen = 0;
 
 	/* 9.2: supported_groups and key_share go together */
 	ENSURE(g != NULL && k != NULL, HS_ERR_TLS_MISSING_EXT);
-	TRY(hs_ext_u16_list(g->body, ch->groups, MAX_LIST, &ch->n_groups));
-	TRY(hs_ext_key_shares(k->body, ch->shares, MAX_SHARES, &ch->n_shares));
-	/* 4.2.8: each share MUST be for a group in supported_groups */
-	for (size_t i = 0; i < ch->n_shares; i++)
-		ENSURE(hs_is_grease(ch->shares[i].group) ||
-			       hs_u16_in(ch->groups, ch->n_groups, ch->shares[i].group),
-		       HS_ERR_TLS_ILLEGAL_PARAM);
+	TRY(hs_ext_u16_view(g->body, &ch->groups));
+	TRY(hs_ext_key_share_view(k->body, &ch->shares));
+	for (struct hs_reader r = ch->shares; hs_reader_left(&r) > 0;) {
+		struct key_share s;
+		TRY(hs_ext_key_share_next(&r, &s));
+		if (hs_group_find(s.group) == NULL)
+			continue;
+		ENSURE(!hs_u16_in(seen, n_seen, s.group), HS_ERR_TLS_ILLEGAL_PARAM);
+		ENSURE(hs_u16_view_has(ch->groups, s.group), HS_ERR_TLS_ILLEGAL_PARAM);
+		if (n_seen < sizeof(seen) / sizeof(seen[0]))
+			seen[n_seen++] = s.group;
+	}
 	return 0;
 }
 
-/* A share we can use (*share set), or a group to ask for (*share NULL). */
+/* The client's share for group, if it sent one. */
+static int find_share(const struct client_hello *ch, uint16_t group, struct key_share *out)
+{
+	for (struct hs_reader r = ch->shares; hs_reader_left(&r) > 0;)
+		if (hs_ext_key_share_next(&r, out) == 0 && out->group == group)
+			return 1;
+	return 0;
+}
+
+/* A share we can use (*share filled, *have_share = 1), or a group to ask
+ * for (*have_share = 0). */
 static int pick_group(struct hs_conn *c, const struct client_hello *ch,
-		      const struct key_share **share)
+		      struct key_share *share, int *have_share)
 {
 	const uint16_t *ours;
 	size_t n;
 
-	*share = NULL;
+	*have_share = 0;
 	hs_cfg_groups(c->cfg, &ours, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct group *g = hs_group_find(ours[i]);
-		for (size_t j = 0; g != NULL && j < ch->n_shares; j++) {
-			if (ch->shares[j].group == g->id) {
-				c->group = g;
-				*share = &ch->shares[j];
-				return 0;
-			}
+		if (g != NULL && find_share(ch, g->id, share)) {
+			c->group = g;
+			*have_share = 1;
+			return 0;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct group *g = hs_group_find(ours[i]);
-		if (g != NULL && hs_u16_in(ch->groups, ch->n_groups, g->id)) {
+		if (g != NULL && hs_u16_view_has(ch->groups, g->id)) {
 			c->group = g;
 			return 0;
 		}
@@ -294,6 +316,8 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 	uint8_t shared[HS_KX_MAX_SHARED], th[HASH_MAX];
 	int err;
 
+	/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
+	ENSURE(share->len == c->group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
 	TRY(hs_conn_keygen(c, c->group));
 	err = c->group->kx->shared(shared, c->kx_priv, share->pub, share->len);
 	hs_wipe(c->kx_priv, sizeof(c->kx_priv));
@@ -306,6 +330,8 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 	if (err == 0)
 		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
 	hs_wipe(shared, sizeof(shared));
+	if (err == 0)
+		hs_ks_note(c, 0);
 	return err;
 }
 
@@ -395,24 +421,38 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	TRY(hs_flush_hs(c, TLS12_VERSION));
 	hs_tr_hash(&c->tr, th);
 	TRY(hs_ks_master(&c->ks, th));
+	hs_ks_note(c, 1);
+	hs_ks_forget(c->ks.s_hs); /* our Finished is built */
 	if (c->cert_requested)
 		c->state = S_WAIT_CERT;
-	return hs_set_write_key(c, c->ks.s_ap);
+	/* kept: c_hs (the client's Finished), c_ap (its read key after
+	 * that), the master (resumption_master_secret needs the transcript
+	 * through the client's Finished) */
+	TRY(hs_set_write_key(c, c->ks.s_ap));
+	hs_ks_forget(c->ks.s_ap); /* the write key holds it */
+	return 0;
 }
 
 static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	struct client_hello ch;
-	const struct key_share *share;
+	struct key_share share;
+	int have_share;
 
 	TRY(parse_ch(msg, len, &ch));
 	TRY(ch_versions(&ch));
 	if (c->hrr_done)
 		TRY(check_retry(c, &ch));
+	/* 4.2.10: we accept no 0-RTT (no PSK); early data the client sends
+	 * after this hello is skipped (conn.c). "A client MUST NOT include
+	 * the "early_data" extension in its followup ClientHello." */
+	if (c->hrr_done)
+		ENSURE(hs_ext_find(&ch.exts, EXT_EARLY_DATA) == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
+	c->skip_early = !c->hrr_done && hs_ext_find(&ch.exts, EXT_EARLY_DATA) != NULL;
 	TRY(pick_suite(c, &ch));
 	TRY(check_sigalgs(c, &ch));
 	TRY(read_groups(&ch));
-	TRY(pick_group(c, &ch, &share));
+	TRY(pick_group(c, &ch, &share, &have_share));
 	TRY(read_sni_alpn(c, &ch));
 	hs_tr_choose(&c->tr, c->suite->hash());
 	hs_tr_update(&c->tr, msg, len);
@@ -420,13 +460,13 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		memcpy(c->random, ch.random, 32);
 		c->sid_len = ch.sid.len;
 		memcpy(c->sid, ch.sid.p, ch.sid.len);
-		if (share == NULL || c->cfg->hrr_cookie)
-			return send_hrr(c, share == NULL);
+		if (!have_share || c->cfg->hrr_cookie)
+			return send_hrr(c, !have_share);
 	}
 	/* after our HelloRetryRequest the share must be for the group we named */
-	ENSURE(share != NULL, HS_ERR_TLS_BAD_KEY_SHARE);
-	ENSURE(c->kx_group == NULL || share->group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
-	return send_flight(c, share); /* c->sig: from pick_sigscheme */
+	ENSURE(have_share, HS_ERR_TLS_BAD_KEY_SHARE);
+	ENSURE(c->kx_group == NULL || share.group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
+	return send_flight(c, &share); /* c->sig: from pick_sigscheme */
 }
 
 static int on_client_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
@@ -452,7 +492,11 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	TRY(hs_check_finished(c, c->ks.c_hs, msg, len));
 	hs_tr_update(&c->tr, msg, len);
+	/* resumption (not yet): resumption_master_secret from the master here */
+	hs_ks_forget(c->ks.stage);
+	hs_ks_forget(c->ks.c_hs);
 	TRY(hs_set_read_key(c, c->ks.c_ap));
+	hs_ks_forget(c->ks.c_ap); /* the read key holds it */
 	c->hs_done = 1;
 	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
 	return 0;

@@ -233,7 +233,7 @@ static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 
 	if (err)
 		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
-	err = hs_fd_connect(c, sock);
+	err = hs_fd_handshake_deadline(c, sock, 30000); /* whole handshake: 30 s */
 	if (err) {
 		rc = tls_fail(c, err, "handshake");
 		hs_conn_free(c);

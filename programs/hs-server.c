@@ -290,7 +290,7 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 
 	if (err)
 		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
-	err = hs_fd_accept(c, sock);
+	err = hs_fd_handshake_deadline(c, sock, HANDSHAKE_TIMEOUT * 1000); /* whole handshake */
 	if (err) {
 		rc = tls_fail(c, err, "handshake");
 		hs_conn_free(c);

@@ -78,7 +78,9 @@ enum hs_err {
 	HS_ERR_TLS_BAD_KEY_UPDATE = -138,      /* invalid KeyUpdate request value */
 	HS_ERR_TLS_INSUFFICIENT_SECURITY = -139, /* peer offered only parameters below our minimum */
 	HS_ERR_TLS_CERT_REQUIRED = -140,      /* client certificate required but none sent */
-	HS_ERR_TLS_LAST = -140,
+	HS_ERR_TLS_TOO_MANY_RECORDS = -141,   /* too many records in a row without data */
+	HS_ERR_TLS_TIMEOUT = -142,            /* handshake deadline passed (fd helpers) */
+	HS_ERR_TLS_LAST = -142,
 	/* X.509 certificate errors (x509/): from -200 down */
 	HS_ERR_X509_FIRST = -200,
 	HS_ERR_X509_MALFORMED = -200,        /* certificate is not valid DER / RFC 5280 */

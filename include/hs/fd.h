@@ -17,8 +17,20 @@
 
 struct hs_conn;
 
-/* Run the handshake to completion on fd. HS_ERR_TLS_CLOSED on EOF. */
+/*
+ * Run the handshake to completion on fd. HS_ERR_TLS_CLOSED on EOF. When
+ * the handshake fails, our alert is sent, our direction shut down
+ * (shutdown SHUT_WR) and what the peer still sends read and dropped for
+ * up to 200 ms / 256 KiB, so that closing fd does not reset the
+ * connection before the peer reads the alert.
+ */
 HS_MUST_CHECK int hs_fd_handshake(struct hs_conn *c, int fd);
+/*
+ * The same, but the whole handshake must finish within timeout_ms
+ * milliseconds (0 = no deadline), however the peer spaces its bytes:
+ * HS_ERR_TLS_TIMEOUT otherwise (nothing more is sent). Either role.
+ */
+HS_MUST_CHECK int hs_fd_handshake_deadline(struct hs_conn *c, int fd, unsigned timeout_ms);
 /* Client role: handshake on a connected socket (same as hs_fd_handshake). */
 HS_MUST_CHECK int hs_fd_connect(struct hs_conn *c, int fd);
 /* Server role: handshake on an accepted socket (same as hs_fd_handshake). */

@@ -18,6 +18,8 @@
 #include "hs/err.h"
 #include "hs/tls.h"
 
+struct hs_test_secrets;
+
 typedef int (*hs_test_verify_fn)(uint16_t scheme, const uint8_t *spki, size_t spki_len,
 				 const uint8_t *msg, size_t msg_len, const uint8_t *sig,
 				 size_t sig_len);
@@ -44,11 +46,20 @@ struct hs_test_hooks {
 	 * (the whole extensions vector's contents, without its length) */
 	const uint8_t *ee_exts;
 	size_t ee_exts_len;
+	/* each key-schedule secret is copied here as it is derived (the
+	 * connection wipes each one as soon as nothing needs it) */
+	struct hs_test_secrets *capture;
 };
 
 HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h);
 
-/* Secrets of the handshake stage, for checking a trace (digest_len bytes). */
+/*
+ * The key schedule's secrets (digest_len bytes) as the connection holds
+ * them now: each is all zeros once wiped (RFC 8446 7.2: the handshake
+ * secrets after both Finished, the master secret once the application
+ * secrets exist, the first application secrets once the record keys hold
+ * them). hooks.capture gets each as it is derived, for checking a trace.
+ */
 struct hs_test_secrets {
 	size_t len;
 	uint8_t client_hs[48], server_hs[48], client_ap[48], server_ap[48];

@@ -135,7 +135,12 @@ struct hs_conn;
  * first hs_conn_pull / hs_conn_output_pending / hs_conn_feed.
  */
 HS_MUST_CHECK int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg);
-/* Wipe every secret and free. NULL is fine. */
+/*
+ * Wipe every secret and every buffer (application data included), then
+ * free. NULL is fine. Freeing the same connection twice aborts the
+ * process (caught from a magic number in the object; under
+ * AddressSanitizer, which sees every free, ASan reports it instead).
+ */
 void hs_conn_free(struct hs_conn *c);
 
 /* Feed received bytes; *used gets how many were taken (0..len). */

@@ -60,6 +60,9 @@ static void test_ext_parse(void **state)
 	assert_int_equal(hs_ext_u16_list(hs_reader_init(groups, sizeof(groups)), v, 4, &n), 0);
 	assert_int_equal(n, 2); /* GREASE 0x2a2a skipped */
 	assert_int_equal(v[0], 0x1d);
+	/* too many for the caller's array: an error, not a silent cut */
+	assert_int_equal(hs_ext_u16_list(hs_reader_init(groups, sizeof(groups)), v, 1, &n),
+			 HS_ERR_NO_SPACE);
 }
 
 static void test_record_header(void **state)
