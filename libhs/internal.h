@@ -24,8 +24,8 @@
 #include "crypto/sig.h"
 #include "hs/cred.h"
 #include "hs/secrets.h"
-#include "hs/test_hooks.h"
 #include "hs/tls.h"
+#include "libhs/test_hooks.h"
 
 #define TRY(expr)                         \
 	do {                              \
@@ -334,6 +334,7 @@ struct hs_cred {
 HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
 					 size_t chain_len, const char *key_pem, size_t key_len,
 					 unsigned flags);
+#ifdef HS_TEST_HOOKS
 /*
  * Test hook (RFC 8448): RSA-PSS signature of msg for scheme with the given
  * salt instead of a random one (crypto/rsa_pss_salt.h), small keys allowed.
@@ -341,6 +342,7 @@ HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain
 HS_MUST_CHECK int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme,
 				    const uint8_t *salt, size_t salt_len, const uint8_t *msg,
 				    size_t msg_len, uint8_t *sig, size_t *sig_len);
+#endif
 
 /* ---- alert.c ---- */
 int hs_alert_for(int err);
@@ -426,8 +428,10 @@ struct hs_conn {
 	size_t ticket_len;
 	uint32_t ticket_lifetime;
 
+#ifdef HS_TEST_HOOKS
 	struct hs_test_hooks hooks;
 	int has_hooks;
+#endif
 
 	/* buffers */
 	size_t in_len;            /* bytes of the current record in in[] */
@@ -450,6 +454,21 @@ struct hs_conn {
 	uint8_t out[OUT_CAP];
 	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */
 };
+
+/*
+ * The connection's test hooks, or NULL. Without -Dtest_hooks=true this is a
+ * constant NULL: every branch on it compiles away and the release library
+ * holds no trace of the hooks.
+ */
+static inline const struct hs_test_hooks *test_hooks(const struct hs_conn *c)
+{
+#ifdef HS_TEST_HOOKS
+	return c->has_hooks ? &c->hooks : NULL;
+#else
+	(void)c;
+	return NULL;
+#endif
+}
 
 /* conn.c: services for the state machines */
 void hs_conn_event(struct hs_conn *c, enum hs_event ev);

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "hs/err.h"
 
 struct hs_conn;
 

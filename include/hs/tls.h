@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "hs/err.h"
 
 /* Cipher suites (RFC 8446 B.4). */
 #define HS_TLS_AES_128_GCM_SHA256 0x1301

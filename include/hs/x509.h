@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "hs/err.h"
 
 #define HS_X509_DEFAULT_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 /* Most certificates (leaf + intermediates + extras) one verify takes. */

@@ -1,5 +1,7 @@
 /*
- * TEST-ONLY hooks: make a connection deterministic so published traces
+ * TEST-ONLY hooks, compiled in only when hs is configured with
+ * -Dtest_hooks=true (the test suite does; a release build and the installed
+ * library never have them, and nothing here is installed). They make a connection deterministic so published traces
  * (RFC 8448) can be reproduced byte for byte (randoms, key shares, the
  * RSA-PSS salt, the server's EncryptedExtensions), and let a test plug in
  * its own verifier for one signature scheme (RFC 8448's 1024-bit RSA key
@@ -9,13 +11,13 @@
  * Call hs_conn_test_hooks() right after hs_conn_new(): a client builds its
  * ClientHello lazily, on the first pull / output_pending / feed.
  */
-#ifndef HS_TEST_HOOKS_H
-#define HS_TEST_HOOKS_H
+#ifndef HS_LIBHS_TEST_HOOKS_H
+#define HS_LIBHS_TEST_HOOKS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "hs/err.h"
 #include "hs/tls.h"
 
 typedef int (*hs_test_verify_fn)(uint16_t scheme, const uint8_t *spki, size_t spki_len,
@@ -46,6 +48,7 @@ struct hs_test_hooks {
 	size_t ee_exts_len;
 };
 
+#ifdef HS_TEST_HOOKS
 HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h);
 
 /* Secrets of the handshake stage, for checking a trace (digest_len bytes). */
@@ -55,5 +58,6 @@ struct hs_test_secrets {
 	uint8_t master[48], handshake[48];
 };
 void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s);
+#endif
 
 #endif
