@@ -27,18 +27,6 @@
 #include "hs/tls.h"
 #include "libhs/test_hooks.h"
 
-#define TRY(expr)                         \
-	do {                              \
-		int try_err_ = (expr);    \
-		if (try_err_ != 0)        \
-			return try_err_;  \
-	} while (0)
-#define ENSURE(cond, err)          \
-	do {                       \
-		if (!(cond))       \
-			return (err); \
-	} while (0)
-
 /* RFC 8446 5.1 / 5.2 size limits */
 #define REC_HDR 5
 #define REC_MAX_PLAIN 16384
