@@ -20,7 +20,8 @@ for b in "${builds[@]}"; do
 	echo "== $b"
 	if [ ! -f "$b/build.ninja" ]; then
 		# shellcheck disable=SC2086
-		CC=${setup_cc[$b]} meson setup "$b" ${setup_opts[$b]} >"$b.setup.log" 2>&1 ||
+		CC=${setup_cc[$b]} meson setup "$b" -Dwerror=true -Dtest_hooks=true ${setup_opts[$b]} \
+			>"$b.setup.log" 2>&1 ||
 			{ cat "$b.setup.log"; failed_builds=$((failed_builds + 1)); continue; }
 	fi
 	if ! ninja -C "$b" >"$b.ninja.log" 2>&1; then

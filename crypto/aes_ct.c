@@ -21,6 +21,7 @@
  * What may leak: nothing beyond the lengths; every branch and index here
  * depends only on the key length and loop counters.
  */
+#include "base/bytes.h"
 #include "crypto/aes_ct.h"
 
 #include <string.h>
@@ -319,19 +320,6 @@ uint32_t hs_aes_ct_subword(uint32_t w)
 			r |= (uint32_t)((q[b] >> j) & 1) << (8 * j + b);
 	hs_wipe(q, sizeof(q));
 	return r;
-}
-
-static inline uint32_t load_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline void store_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
 }
 
 /*

@@ -21,6 +21,7 @@
  *   the CPU has (VAES, then AES-NI), else the portable one;
  *   hs_cpu_force_portable() makes every accelerated getter return NULL.
  */
+#include "base/bytes.h"
 #include "crypto/aead.h"
 
 #include <string.h>
@@ -40,20 +41,6 @@ struct gcm_ct_ctx {
 _Static_assert(sizeof(struct gcm_ct_ctx) <= HS_AEAD_CTX_MAX, "portable GCM context too large");
 _Static_assert(sizeof(struct hs_aes_gcm_aesni_ctx) <= HS_AEAD_CTX_MAX, "AES-NI context too large");
 _Static_assert(sizeof(struct hs_aes_gcm_vaes512_ctx) <= HS_AEAD_CTX_MAX, "VAES context too large");
-
-static inline void store_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline void store_be64(uint8_t *p, uint64_t v)
-{
-	store_be32(p, (uint32_t)(v >> 32));
-	store_be32(p + 4, (uint32_t)v);
-}
 
 static int gcm_ct_init(void *ctx, const uint8_t *key, size_t key_len)
 {

@@ -11,24 +11,12 @@
  *   is alignment- and endian-neutral (compilers emit plain moves on x86).
  * - Keystream and state copies on the stack are wiped before returning.
  */
+#include "base/bytes.h"
 #include "crypto/chacha20.h"
 
 #include <string.h>
 
 #include "base/wipe.h"
-
-static inline uint32_t load_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline void store_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
 
 static inline uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 

@@ -11,6 +11,7 @@
  * - Square roots follow RFC 8032 5.1.3: since p = 5 mod 8, a candidate root
  *   of u/v is u v^3 (u v^7)^((p-5)/8), fixed up by sqrt(-1) when needed.
  */
+#include "base/bytes.h"
 #include "crypto/fe25519.h"
 
 #include "crypto/ct.h"
@@ -20,24 +21,10 @@ static const struct hs_fe25519 fe_sqrtm1 = {
 	{ 0x61b274a0ea0b0, 0x0d5a5fc8f189d, 0x7ef5e9cbd0c60, 0x78595a6804c9e, 0x2b8324804fc1d }
 };
 
-static uint64_t load64_le(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static void store64_le(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 void hs_fe_frombytes(struct hs_fe25519 *h, const uint8_t s[32])
 {
-	uint64_t w0 = load64_le(s), w1 = load64_le(s + 8), w2 = load64_le(s + 16),
-		 w3 = load64_le(s + 24);
+	uint64_t w0 = load_le64(s), w1 = load_le64(s + 8), w2 = load_le64(s + 16),
+		 w3 = load_le64(s + 24);
 
 	h->v[0] = w0 & FE_MASK51;
 	h->v[1] = ((w0 >> 51) | (w1 << 13)) & FE_MASK51;
@@ -71,10 +58,10 @@ void hs_fe_tobytes(uint8_t s[32], const struct hs_fe25519 *h)
 	struct hs_fe25519 t = *h;
 
 	fe_reduce(&t);
-	store64_le(s, t.v[0] | (t.v[1] << 51));
-	store64_le(s + 8, (t.v[1] >> 13) | (t.v[2] << 38));
-	store64_le(s + 16, (t.v[2] >> 26) | (t.v[3] << 25));
-	store64_le(s + 24, (t.v[3] >> 39) | (t.v[4] << 12));
+	store_le64(s, t.v[0] | (t.v[1] << 51));
+	store_le64(s + 8, (t.v[1] >> 13) | (t.v[2] << 38));
+	store_le64(s + 16, (t.v[2] >> 26) | (t.v[3] << 25));
+	store_le64(s + 24, (t.v[3] >> 39) | (t.v[4] << 12));
 }
 
 int hs_fe_bytes_noncanonical(const uint8_t s[32])

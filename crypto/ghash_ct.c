@@ -27,6 +27,7 @@
  *   pushed out (degrees 128..134) are folded in first, into the top of V.
  * What may leak: only the data length.
  */
+#include "base/bytes.h"
 #include "crypto/ghash_ct.h"
 
 #include <string.h>
@@ -56,21 +57,6 @@ static uint64_t rev64(uint64_t x)
 	x = ((x >> 8) & 0x00ff00ff00ff00ffu) | ((x & 0x00ff00ff00ff00ffu) << 8);
 	x = ((x >> 16) & 0x0000ffff0000ffffu) | ((x & 0x0000ffff0000ffffu) << 16);
 	return (x >> 32) | (x << 32);
-}
-
-static inline uint64_t load_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static inline void store_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
 }
 
 void hs_ghash_ct_init(struct hs_ghash_ct_key *k, const uint8_t h[16])

@@ -20,6 +20,7 @@
  *   found them; same results.
  * Nothing here branches on or indexes memory by the values.
  */
+#include "base/bytes.h"
 #include "crypto/p256_field.h"
 
 #include <stdatomic.h>
@@ -307,22 +308,6 @@ uint64_t hs_p256_fe_eq(const hs_p256_fe a, const hs_p256_fe b)
 {
 	return ct_is_zero_mask_u64((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) |
 				   (a[3] ^ b[3]));
-}
-
-static uint64_t load_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static void store_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
 }
 
 uint64_t hs_p256_fe_from_bytes(hs_p256_fe r, const uint8_t in[32])

@@ -17,6 +17,7 @@
  *   it branches on its input, and serves verification, whose s is public.
  * Apart from it, nothing here branches on or indexes memory by the values.
  */
+#include "base/bytes.h"
 #include "crypto/p256_scalar.h"
 
 #include "base/wipe.h"
@@ -398,14 +399,6 @@ void hs_p256_sc_inv_vartime(hs_p256_sc r, const hs_p256_sc a)
 	}
 	for (int i = 0; i < 4; i++)
 		r[i] = x1[i]; /* u = 1 = x1 a */
-}
-
-static uint64_t load_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 uint64_t hs_p256_sc_from_bytes(hs_p256_sc r, const uint8_t in[32])

@@ -21,6 +21,7 @@
  * - Only the message length steers loops and the buffer; secrets never
  *   select a branch or an address. The state is wiped by final.
  */
+#include "base/bytes.h"
 #include "crypto/poly1305.h"
 
 #include <string.h>
@@ -29,20 +30,6 @@
 #include "crypto/ct.h"
 
 __extension__ typedef unsigned __int128 u128;
-
-static inline uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static inline void store_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* Absorb nblocks 16-byte blocks; hibit is 1 for full blocks, 0 for the padded last. */
 static void blocks(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks, uint64_t hibit)

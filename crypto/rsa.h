@@ -101,6 +101,7 @@ HS_MUST_CHECK int hs_rsa_pss_sign(const struct hs_rsa_private *k, const struct h
  * must hold the whole SEQUENCE). Signatures are k bytes, up to
  * HS_RSA_MAX_LEN (more than HS_SIG_MAX_LEN).
  */
+_Static_assert(HS_RSA_MAX_LEN <= HS_SIG_ANY_MAX_LEN, "HS_SIG_ANY_MAX_LEN bounds every signature row");
 extern const struct hs_sig hs_sig_rsa_pss_rsae_sha256;
 extern const struct hs_sig hs_sig_rsa_pss_rsae_sha384;
 extern const struct hs_sig hs_sig_rsa_pss_rsae_sha512;

@@ -13,6 +13,7 @@
  *   are always computed and kept or dropped by a mask, never a branch.
  * - a b + c is formed exactly (< 2^512) and reduced the same way.
  */
+#include "base/bytes.h"
 #include "crypto/sc25519.h"
 
 #include "base/wipe.h"
@@ -26,20 +27,6 @@ static const uint64_t sc_l[4] = { 0x5812631a5cf5d3ed, 0x14def9dea2f79cd6, 0,
 /* mu = floor(2^512 / L), five limbs */
 static const uint64_t sc_mu[5] = { 0xed9ce5a30a2c131b, 0x2106215d086329a7, 0xffffffffffffffeb,
 				   0xffffffffffffffff, 0xf };
-
-static uint64_t load64_le(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static void store64_le(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* out[0 .. na + nb) = a b, schoolbook. */
 static void mul_limbs(uint64_t *out, const uint64_t *a, int na, const uint64_t *b, int nb)
@@ -90,7 +77,7 @@ static void barrett_reduce(uint8_t out[32], const uint64_t x[8])
 	cond_sub_l(r);
 	cond_sub_l(r);
 	for (int i = 0; i < 4; i++)
-		store64_le(out + 8 * i, r[i]);
+		store_le64(out + 8 * i, r[i]);
 	hs_wipe(q2, sizeof(q2));
 	hs_wipe(q3l, sizeof(q3l));
 	hs_wipe(r, sizeof(r));
@@ -101,7 +88,7 @@ void hs_sc_reduce64(uint8_t out[32], const uint8_t in[64])
 	uint64_t x[8];
 
 	for (int i = 0; i < 8; i++)
-		x[i] = load64_le(in + 8 * i);
+		x[i] = load_le64(in + 8 * i);
 	barrett_reduce(out, x);
 	hs_wipe(x, sizeof(x));
 }
@@ -111,12 +98,12 @@ void hs_sc_muladd(uint8_t out[32], const uint8_t a[32], const uint8_t b[32], con
 	uint64_t al[4], bl[4], x[8], carry = 0;
 
 	for (int i = 0; i < 4; i++) {
-		al[i] = load64_le(a + 8 * i);
-		bl[i] = load64_le(b + 8 * i);
+		al[i] = load_le64(a + 8 * i);
+		bl[i] = load_le64(b + 8 * i);
 	}
 	mul_limbs(x, al, 4, bl, 4);
 	for (int i = 0; i < 8; i++) { /* x += c; a b + c < 2^512, no carry out */
-		u128 t = (u128)x[i] + (i < 4 ? load64_le(c + 8 * i) : 0) + carry;
+		u128 t = (u128)x[i] + (i < 4 ? load_le64(c + 8 * i) : 0) + carry;
 		x[i] = (uint64_t)t;
 		carry = (uint64_t)(t >> 64);
 	}
@@ -129,7 +116,7 @@ void hs_sc_muladd(uint8_t out[32], const uint8_t a[32], const uint8_t b[32], con
 int hs_sc_is_canonical(const uint8_t s[32])
 {
 	for (int i = 3; i >= 0; i--) {
-		uint64_t v = load64_le(s + 8 * i);
+		uint64_t v = load_le64(s + 8 * i);
 		if (v != sc_l[i])
 			return v < sc_l[i];
 	}

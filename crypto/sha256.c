@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/wipe.h"
 #include "crypto/cpu.h"
 #include "crypto/sha2.h"
@@ -43,19 +44,6 @@ static const uint32_t IV256[8] = {
 };
 
 static inline uint32_t ror32(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-static inline uint32_t load_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline void store_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* FIPS 180-4, 4.1.2: the message schedule W[0..63] of one block. */
 static void schedule(uint32_t w[64], const uint8_t *p)

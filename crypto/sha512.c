@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/wipe.h"
 #include "crypto/sha2.h"
 
@@ -55,20 +56,6 @@ static const uint64_t IV384[8] = {
 };
 
 static inline uint64_t ror64(uint64_t x, unsigned n) { return (x >> n) | (x << (64 - n)); }
-
-static inline uint64_t load_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static inline void store_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
 
 /* FIPS 180-4, 4.1.3 and 6.4.2 step 1: the message schedule W[0..79]. */
 static void schedule(uint64_t w[80], const uint8_t *p)

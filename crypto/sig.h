@@ -1,9 +1,14 @@
 /*
- * Signature table: what the protocol sees of ECDSA-P256-SHA256 and Ed25519.
- * sign/verify take the whole message (ECDSA hashes it with SHA-256; Ed25519
- * signs it as is). ECDSA signatures here are DER, as TLS carries them.
- * priv: ECDSA 32-byte scalar; Ed25519 32-byte seed. pub: ECDSA 65-byte
- * uncompressed point; Ed25519 32 bytes.
+ * Signature table: what the protocol sees of a signature scheme. One row
+ * each: ECDSA P-256/SHA-256 and Ed25519 (here), ECDSA P-384/SHA-384 (verify
+ * only, crypto/p384.h), RSASSA-PSS with SHA-256/384/512 (crypto/rsa.h).
+ * sign/verify take the whole message (ECDSA and RSA-PSS hash it; Ed25519
+ * signs it as is). ECDSA signatures are DER, as TLS carries them.
+ * priv: ECDSA 32-byte scalar; Ed25519 32-byte seed; RSA the RSAPrivateKey
+ * DER. pub: ECDSA uncompressed point; Ed25519 32 bytes; RSA RSAPublicKey DER.
+ * Each row's max_sig_len bounds its signatures: HS_SIG_MAX_LEN (72) covers
+ * ECDSA P-256 and Ed25519 only; RSA signatures reach HS_RSA_MAX_LEN (512)
+ * bytes and P-384 ones 104, so a buffer for any row needs HS_SIG_ANY_MAX_LEN.
  */
 #ifndef HS_CRYPTO_SIG_H
 #define HS_CRYPTO_SIG_H
@@ -13,7 +18,8 @@
 
 #include "base/err.h"
 
-#define HS_SIG_MAX_LEN 72
+#define HS_SIG_MAX_LEN 72       /* ECDSA P-256 (DER) and Ed25519 */
+#define HS_SIG_ANY_MAX_LEN 512  /* any row: RSA-4096 */
 
 struct hs_sig {
 	const char *name;

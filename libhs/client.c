@@ -76,8 +76,8 @@ static void write_list_ext(struct hs_conn *c, struct hs_writer *w, uint16_t type
 	hs_write_vec_open(w, 2, &e);
 	hs_write_vec_open(w, 2, &l);
 	write_available(w, v, n, find);
-	if (type == EXT_SIG_ALGS && c->has_hooks && c->hooks.extra_scheme != 0)
-		hs_write_u16(w, c->hooks.extra_scheme);
+	if (type == EXT_SIG_ALGS && test_hooks(c) != NULL && test_hooks(c)->extra_scheme != 0)
+		hs_write_u16(w, test_hooks(c)->extra_scheme);
 	hs_write_vec_close(w, &l);
 	hs_write_vec_close(w, &e);
 	note_offered(c, type);
@@ -141,6 +141,7 @@ static int send_client_hello(struct hs_conn *c, uint16_t record_version)
 	return hs_flush_hs(c, record_version);
 }
 
+#ifdef HS_TEST_HOOKS
 /* test hook: send a given ClientHello verbatim, learning what it offers */
 static int send_verbatim_hello(struct hs_conn *c)
 {
@@ -168,6 +169,7 @@ static int send_verbatim_hello(struct hs_conn *c)
 	hs_tr_update(&c->tr, c->hs_out, c->hs_out_len);
 	return hs_flush_hs(c, 0x0301);
 }
+#endif
 
 int hs_client_start(struct hs_conn *c)
 {
@@ -181,8 +183,10 @@ int hs_client_start(struct hs_conn *c)
 	ENSURE(g != NULL, HS_ERR_TLS_NO_SHARED_GROUP);
 	TRY(hs_conn_keygen(c, g));
 	c->state = C_WAIT_SH;
-	if (c->has_hooks && c->hooks.client_hello != NULL)
+#ifdef HS_TEST_HOOKS
+	if (test_hooks(c) != NULL && test_hooks(c)->client_hello != NULL)
 		return send_verbatim_hello(c);
+#endif
 	TRY(hs_hello_random(c, c->random));
 	if (!c->cfg->no_compat) {
 		c->sid_len = 32;
@@ -253,7 +257,8 @@ static int pick_suite(struct hs_conn *c, uint16_t id)
 	const struct suite *s = hs_suite_find(id);
 
 	hs_cfg_suites(c->cfg, &suites, &n);
-	ENSURE(s != NULL && (hs_u16_in(suites, n, id) || c->hooks.client_hello != NULL),
+	ENSURE(s != NULL && (hs_u16_in(suites, n, id) ||
+			   (test_hooks(c) != NULL && test_hooks(c)->client_hello != NULL)),
 	       HS_ERR_TLS_BAD_SUITE);
 	/* 4.1.4: the ServerHello suite must be the HelloRetryRequest's */
 	ENSURE(c->suite == NULL || c->suite == s, HS_ERR_TLS_ILLEGAL_PARAM);

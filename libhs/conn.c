@@ -114,8 +114,10 @@ static int fail(struct hs_conn *c, int err)
 
 int hs_hello_random(struct hs_conn *c, uint8_t out[32])
 {
-	if (c->has_hooks && c->hooks.random != NULL) {
-		memcpy(out, c->hooks.random, 32);
+	const struct hs_test_hooks *th = test_hooks(c);
+
+	if (th != NULL && th->random != NULL) {
+		memcpy(out, th->random, 32);
 		return 0;
 	}
 	return hs_rand_bytes(out, 32);
@@ -124,12 +126,13 @@ int hs_hello_random(struct hs_conn *c, uint8_t out[32])
 int hs_conn_keygen(struct hs_conn *c, const struct group *g)
 {
 	static const uint8_t base9[32] = { 9 };
+	const struct hs_test_hooks *th = test_hooks(c);
 
 	c->kx_group = g;
-	if (c->has_hooks && c->hooks.kx_priv != NULL && c->hooks.kx_group == g->id) {
+	if (th != NULL && th->kx_priv != NULL && th->kx_group == g->id) {
 		/* test hook: a fixed X25519 key; pub = X25519(priv, 9) */
-		ENSURE(g->id == HS_GROUP_X25519 && c->hooks.kx_priv_len == 32, HS_ERR_UNSUPPORTED);
-		memcpy(c->kx_priv, c->hooks.kx_priv, 32);
+		ENSURE(g->id == HS_GROUP_X25519 && th->kx_priv_len == 32, HS_ERR_UNSUPPORTED);
+		memcpy(c->kx_priv, th->kx_priv, 32);
 		return g->kx->shared(c->kx_pub, c->kx_priv, base9, 32);
 	}
 	return g->kx->keygen(c->kx_priv, c->kx_pub);
@@ -335,6 +338,7 @@ void hs_conn_free(struct hs_conn *c)
 	conn_release(c);
 }
 
+#ifdef HS_TEST_HOOKS
 int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h)
 {
 	ENSURE(!c->started && c->err == 0, HS_ERR_TLS_STATE);
@@ -342,6 +346,7 @@ int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h)
 	c->has_hooks = 1;
 	return 0;
 }
+#endif
 
 static int ensure_started(struct hs_conn *c)
 {
@@ -806,7 +811,7 @@ const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *li
 
 void hs_ks_note(struct hs_conn *c, int master)
 {
-	struct hs_test_secrets *s = c->has_hooks ? c->hooks.capture : NULL;
+	struct hs_test_secrets *s = test_hooks(c) != NULL ? test_hooks(c)->capture : NULL;
 
 	if (s == NULL)
 		return;
@@ -822,6 +827,7 @@ void hs_ks_note(struct hs_conn *c, int master)
 	memcpy(s->master, c->ks.stage, sizeof(s->master));
 }
 
+#ifdef HS_TEST_HOOKS
 void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -833,3 +839,4 @@ void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s)
 	memcpy(s->handshake, c->ks.hs_secret, sizeof(s->handshake));
 	memcpy(s->master, c->ks.stage, sizeof(s->master));
 }
+#endif

@@ -24,7 +24,6 @@
 #include "crypto/sig.h"
 #include "hs/cred.h"
 #include "hs/secrets.h"
-#include "hs/test_hooks.h"
 #include "hs/tls.h"
 #include "record/record.h"
 #include "x509/x509.h"
@@ -42,6 +41,7 @@
  * largest cookie (2^16-1) still fits, with room for the rest. */
 #define HS_OUT_MAX (65536 + 8192)
 #define OUT_CAP (5 * (HS_REC_HDR + HS_REC_MAX_CIPHER))
+#include "libhs/test_hooks.h"
 #define MAX_OFFERED 24
 #define HASH_MAX 48
 #define SPKI_MAX 1200
@@ -359,8 +359,10 @@ struct hs_conn {
 	size_t ticket_len;
 	uint32_t ticket_lifetime;
 
+#ifdef HS_TEST_HOOKS
 	struct hs_test_hooks hooks;
 	int has_hooks;
+#endif
 
 	/* buffers */
 	size_t in_len;            /* bytes of the current record in in[] */
@@ -383,6 +385,21 @@ struct hs_conn {
 	uint8_t out[OUT_CAP];
 	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */
 };
+
+/*
+ * The connection's test hooks, or NULL. Without -Dtest_hooks=true this is a
+ * constant NULL: every branch on it compiles away and the release library
+ * holds no trace of the hooks.
+ */
+static inline const struct hs_test_hooks *test_hooks(const struct hs_conn *c)
+{
+#ifdef HS_TEST_HOOKS
+	return c->has_hooks ? &c->hooks : NULL;
+#else
+	(void)c;
+	return NULL;
+#endif
+}
 
 /* conn.c: services for the state machines */
 void hs_conn_event(struct hs_conn *c, enum hs_event ev);

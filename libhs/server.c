@@ -268,9 +268,11 @@ static int send_hrr(struct hs_conn *c, int ask_group)
 
 	if (c->cfg->hrr_cookie) {
 		c->cookie_len = 32;
-		if (c->has_hooks && c->hooks.cookie != NULL && c->hooks.cookie_len <= COOKIE_MAX) {
-			c->cookie_len = c->hooks.cookie_len;
-			memcpy(c->cookie, c->hooks.cookie, c->cookie_len);
+		const struct hs_test_hooks *th = test_hooks(c);
+
+		if (th != NULL && th->cookie != NULL && th->cookie_len <= COOKIE_MAX) {
+			c->cookie_len = th->cookie_len;
+			memcpy(c->cookie, th->cookie, c->cookie_len);
 		} else {
 			TRY(hs_rand_bytes(c->cookie, 32));
 		}
@@ -343,8 +345,8 @@ static int send_encrypted_extensions(struct hs_conn *c)
 
 	hs_msg_begin(c, HT_ENCRYPTED_EXTENSIONS, &w, &v);
 	hs_write_vec_open(&w, 2, &exts);
-	if (c->has_hooks && c->hooks.ee_exts != NULL) { /* test hook: a trace's bytes */
-		hs_write_bytes(&w, c->hooks.ee_exts, c->hooks.ee_exts_len);
+	if (test_hooks(c) != NULL && test_hooks(c)->ee_exts != NULL) { /* test hook: a trace's bytes */
+		hs_write_bytes(&w, test_hooks(c)->ee_exts, test_hooks(c)->ee_exts_len);
 		hs_write_vec_close(&w, &exts);
 		return hs_msg_end(c, &w, &v);
 	}
@@ -394,8 +396,8 @@ static int send_certificate_request(struct hs_conn *c)
 	for (size_t i = 0; i < n; i++)
 		if (hs_sigscheme_find(sigs[i]) != NULL)
 			hs_write_u16(&w, sigs[i]);
-	if (c->has_hooks && c->hooks.extra_scheme != 0)
-		hs_write_u16(&w, c->hooks.extra_scheme);
+	if (test_hooks(c) != NULL && test_hooks(c)->extra_scheme != 0)
+		hs_write_u16(&w, test_hooks(c)->extra_scheme);
 	hs_write_vec_close(&w, &l);
 	hs_write_vec_close(&w, &e);
 	if (c->cfg->send_ca_names && hs_x509_store_count(c->cfg->client_trust) > 0)

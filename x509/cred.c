@@ -32,7 +32,9 @@
 #include "crypto/ed25519.h"
 #include "crypto/p256.h"
 #include "crypto/rsa.h"
+#ifdef HS_TEST_HOOKS
 #include "crypto/rsa_pss_salt.h"
+#endif
 #include "x509/oid.h"
 
 #define KEY_DER_MAX (CRED_PRIV_MAX + 64) /* room for the PKCS#8 wrapping */
@@ -71,16 +73,22 @@ static int parse_ec_private(struct hs_reader r, struct hs_cred *cred)
 
 /*
  * An RSAPrivateKey (PKCS#1): checked by crypto/rsa.h's parser, then kept
- * as DER. Below 2048 bits only with CRED_ALLOW_SMALL_RSA.
+ * as DER. Below 2048 bits only with CRED_ALLOW_SMALL_RSA in a test build.
  */
 static int parse_rsa_private(struct hs_reader r, struct hs_cred *cred, unsigned flags)
 {
 	struct hs_rsa_private k;
+	size_t bits_floor = HS_RSA_MIN_BITS;
 	int err;
 
+	(void)flags;
 	ENSURE(r.len <= sizeof(cred->priv), HS_ERR_BAD_KEY);
 	err = hs_rsa_private_from_der(&k, r.p, r.len);
-	if (err == 0 && k.pub.bits < HS_RSA_MIN_BITS && !(flags & CRED_ALLOW_SMALL_RSA))
+#ifdef HS_TEST_HOOKS
+	if (flags & CRED_ALLOW_SMALL_RSA) /* test builds only: the 1024-bit RFC 8448 key */
+		bits_floor = 1024;
+#endif
+	if (err == 0 && k.pub.bits < bits_floor)
 		err = HS_ERR_BAD_KEY;
 	hs_rsa_private_wipe(&k);
 	if (err)
@@ -312,6 +320,8 @@ void hs_cred_free(struct hs_cred *cred)
 
 uint16_t hs_cred_sig_scheme(const struct hs_cred *cred) { return cred->scheme; }
 
+#ifdef HS_TEST_HOOKS
+/* Test hook (the RFC 8448 trace): RSA-PSS with a given salt. */
 static const struct hs_hash *pss_hash_of(uint16_t scheme)
 {
 	switch (scheme) {
@@ -343,6 +353,8 @@ int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme, const uint8_t
 	hs_rsa_private_wipe(&k);
 	return err;
 }
+
+#endif
 
 const uint8_t *hs_cred_leaf(const struct hs_cred *cred, size_t *len)
 {

@@ -163,12 +163,14 @@ struct hs_cred {
 
 /*
  * hs_cred_load_pem with flags; CRED_ALLOW_SMALL_RSA takes RSA keys of 1024
- * bits and up (for RFC 8448's 1024-bit key in tests only).
+ * bits and up in a test build (RFC 8448's 1024-bit key); elsewhere the flag
+ * changes nothing.
  */
 #define CRED_ALLOW_SMALL_RSA 1u
 HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
 					 size_t chain_len, const char *key_pem, size_t key_len,
 					 unsigned flags);
+#ifdef HS_TEST_HOOKS
 /*
  * Test hook (RFC 8448): RSA-PSS signature of msg for scheme with the given
  * salt instead of a random one (crypto/rsa_pss_salt.h), small keys allowed.
@@ -176,5 +178,6 @@ HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain
 HS_MUST_CHECK int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme,
 				    const uint8_t *salt, size_t salt_len, const uint8_t *msg,
 				    size_t msg_len, uint8_t *sig, size_t *sig_len);
+#endif
 
 #endif

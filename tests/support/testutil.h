@@ -2,9 +2,9 @@
  * Helpers shared by the tests: hex, a seeded PRNG for differential tests,
  * and Wycheproof file loading and counting.
  *
- * Wycheproof: files live in $HS_WYCHEPROOF_DIR (meson sets it to
- * ../shared/vectors/wycheproof/testvectors_v1). When it is absent,
- * wp_load() returns NULL after printing why; call cmocka's skip() then.
+ * Wycheproof: files live in $HS_WYCHEPROOF_DIR (meson sets it to the
+ * project's tests/vectors/wycheproof/testvectors_v1). A file that cannot be
+ * read ends the test as a failure: the vectors ship with the project.
  */
 #ifndef HS_TESTS_TESTUTIL_H
 #define HS_TESTS_TESTUTIL_H

@@ -33,7 +33,7 @@
 #include <openssl/x509.h>
 
 #include "crypto/hash.h"
-#include "hs/test_hooks.h"
+#include "libhs/test_hooks.h"
 #include "libhs/internal.h"
 #include "rfc8448.h"
 #include "testutil.h"

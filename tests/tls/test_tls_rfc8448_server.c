@@ -38,7 +38,7 @@
 #include "crypto/hash.h"
 #include "crypto/rsa.h"
 #include "crypto/rsa_pss_salt.h"
-#include "hs/test_hooks.h"
+#include "libhs/test_hooks.h"
 #include "libhs/internal.h"
 #include "rfc8448.h"
 #include "testutil.h"

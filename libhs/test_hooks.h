@@ -1,5 +1,7 @@
 /*
- * TEST-ONLY hooks: make a connection deterministic so published traces
+ * TEST-ONLY hooks, compiled in only when hs is configured with
+ * -Dtest_hooks=true (the test suite does; a release build and the installed
+ * library never have them, and nothing here is installed). They make a connection deterministic so published traces
  * (RFC 8448) can be reproduced byte for byte (randoms, key shares, the
  * RSA-PSS salt, the server's EncryptedExtensions), and let a test plug in
  * its own verifier for one signature scheme (RFC 8448's 1024-bit RSA key
@@ -9,8 +11,8 @@
  * Call hs_conn_test_hooks() right after hs_conn_new(): a client builds its
  * ClientHello lazily, on the first pull / output_pending / feed.
  */
-#ifndef HS_TEST_HOOKS_H
-#define HS_TEST_HOOKS_H
+#ifndef HS_LIBHS_TEST_HOOKS_H
+#define HS_LIBHS_TEST_HOOKS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,13 @@ struct hs_test_secrets;
 typedef int (*hs_test_verify_fn)(uint16_t scheme, const uint8_t *spki, size_t spki_len,
 				 const uint8_t *msg, size_t msg_len, const uint8_t *sig,
 				 size_t sig_len);
+
+/* Key-schedule secrets of one connection (digest_len bytes each). */
+struct hs_test_secrets {
+	size_t len;
+	uint8_t client_hs[48], server_hs[48], client_ap[48], server_ap[48];
+	uint8_t master[48], handshake[48];
+};
 
 struct hs_test_hooks {
 	const uint8_t *random;   /* 32 bytes: ClientHello / ServerHello random */
@@ -51,6 +60,7 @@ struct hs_test_hooks {
 	struct hs_test_secrets *capture;
 };
 
+#ifdef HS_TEST_HOOKS
 HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h);
 
 /*
@@ -60,11 +70,7 @@ HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hoo
  * secrets exist, the first application secrets once the record keys hold
  * them). hooks.capture gets each as it is derived, for checking a trace.
  */
-struct hs_test_secrets {
-	size_t len;
-	uint8_t client_hs[48], server_hs[48], client_ap[48], server_ap[48];
-	uint8_t master[48], handshake[48];
-};
 void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s);
+#endif
 
 #endif
