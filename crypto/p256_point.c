@@ -34,12 +34,32 @@
 
 #include "base/err.h"
 #include "base/wipe.h"
+#include "crypto/asm/p256_field_adx.h"
 #include "crypto/ct.h"
 
-/* short names for the field operations, to keep the formulas readable */
+/*
+ * short names for the field operations, to keep the formulas readable;
+ * the MULX/ADX products are inlined here (crypto/asm/p256_field_adx.h)
+ */
 static inline void fmul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
 {
-	hs_p256_fe_mul(r, a, b);
+#if defined(HS_HAVE_P256_ADX)
+	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
+		hs_p256_fe_mul_adx_inline(r, a, b);
+		return;
+	}
+#endif
+	hs_p256_fe_mul_portable(r, a, b);
+}
+static inline void fsqr(hs_p256_fe r, const hs_p256_fe a)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
+		hs_p256_fe_sqr_adx_inline(r, a);
+		return;
+	}
+#endif
+	hs_p256_fe_sqr_portable(r, a);
 }
 static inline void fadd(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
 {
@@ -193,9 +213,9 @@ void hs_p256_point_double(struct hs_p256_point *r, const struct hs_p256_point *p
 	hs_p256_fe t0, t1, t2, t3, x3, y3, z3, b;
 
 	hs_p256_fe_set_b(b);
-	hs_p256_fe_sqr(t0, p->x);
-	hs_p256_fe_sqr(t1, p->y);
-	hs_p256_fe_sqr(t2, p->z);
+	fsqr(t0, p->x);
+	fsqr(t1, p->y);
+	fsqr(t2, p->z);
 	fmul(t3, p->x, p->y);
 	fadd(t3, t3, t3);
 	fmul(z3, p->x, p->z);
@@ -258,8 +278,8 @@ int hs_p256_point_from_bytes(struct hs_p256_point *r, const uint8_t x[32], const
 	if (!hs_p256_fe_from_bytes(r->x, x) || !hs_p256_fe_from_bytes(r->y, y))
 		return HS_ERR_BAD_POINT;
 	/* y^2 == x^3 - 3x + b */
-	hs_p256_fe_sqr(lhs, r->y);
-	hs_p256_fe_sqr(rhs, r->x);
+	fsqr(lhs, r->y);
+	fsqr(rhs, r->x);
 	fmul(rhs, rhs, r->x);
 	fadd(t, r->x, r->x);
 	fadd(t, t, r->x);
@@ -381,10 +401,6 @@ struct jac {
 	hs_p256_fe x, y, z;
 };
 
-static inline void fsqr(hs_p256_fe r, const hs_p256_fe a)
-{
-	hs_p256_fe_sqr(r, a);
-}
 
 static void jac_set_infinity(struct jac *r)
 {
@@ -656,8 +672,14 @@ void hs_p256_point_mul_double_vartime(struct hs_p256_point *r, const hs_p256_sc 
  * (sum, 2p, q, p) with masks, so it is correct for every pair of inputs.
  */
 
-/* r = p + q for any Jacobian p, q; constant time (12M + 4S plus a doubling). */
-static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q)
+/*
+ * r = p + q for Jacobian p, q; constant time (12M + 4S). Infinity on
+ * either side is handled by masks, and so is p = -q (the formula gives
+ * Z3 = 0). p = q needs the doubling: with may_be_equal (a public flag)
+ * it is computed too (3M + 5S more) and selected by mask; without it the
+ * caller guarantees p != q whenever both are finite.
+ */
+static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal)
 {
 	hs_p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
 	struct jac sum, dbl;
@@ -676,17 +698,19 @@ static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q)
 	fmul(z1z1, p->z, q->z);
 	fmul(sum.z, z1z1, h); /* 0 when p = -q: the sum is then infinity, rightly */
 	jac_add_tail(&sum, u1, s1, h, rr);
-	jac_double(&dbl, p);
 	p_inf = hs_p256_fe_is_zero(p->z);
 	q_inf = hs_p256_fe_is_zero(q->z);
-	/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
-	same = hs_p256_fe_is_zero(h) & hs_p256_fe_is_zero(rr) & ~p_inf & ~q_inf;
-	jac_cmov(&sum, &dbl, same);
+	if (may_be_equal) {
+		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
+		same = hs_p256_fe_is_zero(h) & hs_p256_fe_is_zero(rr) & ~p_inf & ~q_inf;
+		jac_double(&dbl, p);
+		jac_cmov(&sum, &dbl, same);
+		hs_wipe(&dbl, sizeof(dbl));
+	}
 	jac_cmov(&sum, q, p_inf);
 	jac_cmov(&sum, p, q_inf);
 	*r = sum;
 	hs_wipe(&sum, sizeof(sum));
-	hs_wipe(&dbl, sizeof(dbl));
 	hs_wipe(u1, sizeof(u1));
 	hs_wipe(s1, sizeof(s1));
 	hs_wipe(u2, sizeof(u2));
@@ -720,10 +744,21 @@ static void lookup16(struct jac *r, const struct jac table[16], uint32_t idx)
  * and two products by b for the complete projective formula) and one
  * masked addition per window. Leaks nothing of k or p: the operation
  * sequence is fixed and the table is scanned whole.
+ *
+ * Only the last addition needs the doubling case. With k' = k mod n =
+ * sum d_j 32^j (|d_j| <= 16) and p of order n (every point of P-256 but
+ * infinity), the accumulator before digit i is M p with
+ * M = (k' - L)/32^i - d_i, |L| < 0.52 * 32^i, so for i >= 1 M lies in
+ * (-17, n/32 + 16) and is a multiple of 32: M = +-d_i mod n would need
+ * M = +-d_i with 1 <= |d_i| <= 16, impossible. For i = 0, M = n - |d_0|
+ * does happen (k' = n - 2|d_0|), so that addition computes the doubling
+ * too. The infinity cases (M = 0, d_i = 0) are masks in every addition.
  */
 void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct hs_p256_point *p)
 {
+	static const hs_p256_sc zero = { 0, 0, 0, 0 };
 	struct jac table[16], acc, q;
+	hs_p256_sc kr;
 	hs_p256_fe t, ny;
 	int8_t d[VAR_DIGITS];
 	uint32_t abs;
@@ -735,9 +770,11 @@ void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct
 	fmul(table[0].y, p->y, t);
 	hs_p256_fe_copy(table[0].z, p->z);
 	jac_double(&table[1], &table[0]);
+	/* i p = p only for p at infinity (n > 16 is prime): no doubling case */
 	for (int i = 2; i < 16; i++)
-		jac_add_ct(&table[i], &table[i - 1], &table[0]);
-	recode(d, VAR_DIGITS, k, VAR_W);
+		jac_add_ct(&table[i], &table[i - 1], &table[0], 0);
+	hs_p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
+	recode(d, VAR_DIGITS, kr, VAR_W);
 	/* the top digit is bit 255 plus a carry: in [0, 2] */
 	(void)digit_sign(d[VAR_DIGITS - 1], &abs);
 	lookup16(&acc, table, abs);
@@ -748,7 +785,7 @@ void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct
 		lookup16(&q, table, abs);
 		hs_p256_fe_neg(ny, q.y);
 		fcmov(q.y, ny, neg);
-		jac_add_ct(&acc, &acc, &q);
+		jac_add_ct(&acc, &acc, &q, i == 0);
 	}
 	/* back to projective: (X Z : Y : Z^3); infinity as (0 : 1 : 0) */
 	fmul(r->x, acc.x, acc.z);
@@ -759,6 +796,7 @@ void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct
 	hs_p256_fe_set_one(t);
 	fcmov(r->y, t, inf);
 	hs_wipe(table, sizeof(table));
+	hs_wipe(kr, sizeof(kr));
 	hs_wipe(&acc, sizeof(acc));
 	hs_wipe(&q, sizeof(q));
 	hs_wipe(t, sizeof(t));
