@@ -19,7 +19,7 @@
  *   class: stops early) must be found leaking, or the harness is broken
  *   and the run fails.
  * Targets: whatever backend hs dispatches to on this CPU (the header line
- * says which): X25519, P-256 ECDH (MULX/ADX field code), ECDSA P-256 sign
+ * says which): X25519 (ladder and fixed-base public key), P-256 ECDH (MULX/ADX field code), ECDSA P-256 sign
  * (secret: the private key; the nonce derives from it), AES-128-GCM and
  * ChaCha20-Poly1305 seal (secret: key and plaintext).
  *
@@ -211,6 +211,14 @@ static void x25519_run(const uint8_t *in)
 	sink = hs_x25519(out, in, x_point);
 }
 
+/* the fixed-base path: Edwards table scan and the IFMA additions */
+static void x25519_public_run(const uint8_t *in)
+{
+	uint8_t out[32];
+
+	sink = hs_x25519_public(out, in);
+}
+
 /* ---- P-256: ECDH with a secret private key, ECDSA sign with it ---- */
 
 static uint8_t p_peer[65];
@@ -275,6 +283,7 @@ int main(void)
 				      leaky_random, leaky_run };
 	struct target targets[] = {
 		{ "X25519 shared secret", 32, scalar_fixed, scalar_random, x25519_run },
+		{ "X25519 public key (fixed base)", 32, scalar_fixed, scalar_random, x25519_public_run },
 		{ "P-256 ECDH", 32, p256_fixed, p256_random, ecdh_run },
 		{ "ECDSA P-256 sign (deterministic)", 32, p256_fixed, p256_random, sign_run },
 		{ NULL, 32 + AEAD_MSG, aead_fixed, aead_random, gcm_run },
@@ -293,8 +302,8 @@ int main(void)
 		return 1;
 	aead_gcm = hs_aead_aes128gcm();
 	aead_chacha = hs_aead_chacha20poly1305();
-	targets[3].name = aead_gcm->name;
-	targets[4].name = aead_chacha->name;
+	targets[4].name = aead_gcm->name;
+	targets[5].name = aead_chacha->name;
 
 	if (measure(&leaky, samples) <= T_LEAK) {
 		printf("FAIL: the leaky self-test was not caught: the harness cannot see leaks\n");
