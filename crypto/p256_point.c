@@ -34,32 +34,20 @@
 
 #include "base/err.h"
 #include "base/wipe.h"
-#include "crypto/asm/p256_field_adx.h"
 #include "crypto/ct.h"
 
 /*
  * short names for the field operations, to keep the formulas readable;
- * the MULX/ADX products are inlined here (crypto/asm/p256_field_adx.h)
+ * the products stay calls: inlining the MULX/ADX assembly (fixed
+ * registers) into the formulas was measured slower (register spills)
  */
 static inline void fmul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
 {
-#if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
-		hs_p256_fe_mul_adx_inline(r, a, b);
-		return;
-	}
-#endif
-	hs_p256_fe_mul_portable(r, a, b);
+	hs_p256_fe_mul(r, a, b);
 }
 static inline void fsqr(hs_p256_fe r, const hs_p256_fe a)
 {
-#if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
-		hs_p256_fe_sqr_adx_inline(r, a);
-		return;
-	}
-#endif
-	hs_p256_fe_sqr_portable(r, a);
+	hs_p256_fe_sqr(r, a);
 }
 static inline void fadd(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
 {
