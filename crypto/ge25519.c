@@ -17,6 +17,9 @@
  *   by 16 (four doublings), then the even digits are added. Each lookup
  *   reads all 8 entries of its row under masks and negates the result
  *   under a mask: the digit selects nothing by address or branch.
+ * - With AVX-512 IFMA (crypto/asm/ge25519_ifma.c) the same digits and
+ *   table drive additions done four coordinates per vector; the four
+ *   doublings stay here (hs_ge_times16). Same point, same encodings.
  * - Double-scalar multiplication for verification is variable time on
  *   public data: width-5 sliding window (wNAF) for the variable point,
  *   width 7 with the static table ge_base_odd for B.
@@ -29,8 +32,10 @@
 #include <string.h>
 
 #include "base/wipe.h"
+#include "crypto/cpu.h"
 #include "crypto/ct.h"
 #include "crypto/ge25519_table.h"
+#include "crypto/x25519.h" /* HS_X25519_IFMA_CPU */
 
 /* d = -121665/121666 and 2d (RFC 8032 5.1), in 51-bit limbs */
 static const struct hs_fe25519 ge_d = {
@@ -281,10 +286,42 @@ struct base_scratch {
 	struct hs_ge_proj p;
 };
 
+void hs_ge_base_digits(int8_t e[64], const uint8_t a[32])
+{
+	recode_radix16(e, a);
+}
+
+void hs_ge_base_select(struct hs_ge_niels *t, int j, int8_t e)
+{
+	select_niels(t, j, e);
+}
+
+void hs_ge_times16(struct hs_ge_ext *r)
+{
+	struct hs_ge_done c;
+	struct hs_ge_proj p;
+
+	ext_to_proj(&p, r);
+	for (int i = 0; i < 3; i++) {
+		ge_dbl(&c, &p);
+		done_to_proj(&p, &c);
+	}
+	ge_dbl(&c, &p);
+	done_to_ext(r, &c);
+	hs_wipe(&c, sizeof(c));
+	hs_wipe(&p, sizeof(p));
+}
+
 void hs_ge_scalarmult_base(struct hs_ge_ext *r, const uint8_t a[32])
 {
 	struct base_scratch s;
 
+#if defined(HS_HAVE_GE25519_IFMA)
+	if (hs_cpu_has(HS_X25519_IFMA_CPU)) {
+		hs_ge_scalarmult_base_ifma(r, a);
+		return;
+	}
+#endif
 	recode_radix16(s.e, a);
 	ext_identity(r);
 	for (int i = 1; i < 64; i += 2) { /* odd digits: sum e[i] 256^((i-1)/2) B */

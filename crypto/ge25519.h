@@ -65,6 +65,20 @@ void hs_ge_scalarmult_base(struct hs_ge_ext *r, const uint8_t a[32]);
 void hs_ge_double_scalarmult_vartime(struct hs_ge_proj *r, const uint8_t a[32],
 				     const struct hs_ge_ext *A, const uint8_t b[32]);
 
+#if defined(__x86_64__)
+#define HS_HAVE_GE25519_IFMA 1
+/*
+ * Internal to crypto/: the AVX-512 IFMA fixed-base multiplication
+ * (crypto/asm/ge25519_ifma.c), which hs_ge_scalarmult_base() calls when
+ * hs_cpu_has(HS_X25519_IFMA_CPU), and the portable pieces it reuses:
+ * the signed radix-16 digits, the masked table scan, and r = 16 r.
+ */
+void hs_ge_scalarmult_base_ifma(struct hs_ge_ext *r, const uint8_t a[32]);
+#endif
+void hs_ge_base_digits(int8_t e[64], const uint8_t a[32]);
+void hs_ge_base_select(struct hs_ge_niels *t, int j, int8_t e);
+void hs_ge_times16(struct hs_ge_ext *r);
+
 /* p = -p */
 void hs_ge_neg(struct hs_ge_ext *p);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "crypto/cpu.h"
 #include "crypto/ed25519.h"
 #include "crypto/ge25519.h"
 #include "crypto/sc25519.h"
@@ -403,6 +404,35 @@ static void test_sig_table(void **state)
 	assert_int_equal(sg->verify(pub2, 32, msg, sizeof(msg), sig, 64), 0);
 }
 
+/*
+ * The fixed-base backend (AVX-512 IFMA where the CPU has it) gives the
+ * portable code's public keys and signatures, bit for bit, on random seeds
+ * and messages (the all-zero and all-ones seeds included).
+ */
+static void test_backend_matches_portable(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	uint8_t seed[32], pub1[32], pub2[32], msg[64], sig1[64], sig2[64];
+
+	test_rng_init(&rng, 0xed25519);
+	for (int i = 0; i < 1000; i++) {
+		test_rng_bytes(&rng, seed, 32);
+		test_rng_bytes(&rng, msg, sizeof(msg));
+		if (i < 2)
+			memset(seed, i ? 0xff : 0, 32);
+		hs_cpu_force_portable(0);
+		assert_int_equal(hs_ed25519_public(pub1, seed), 0);
+		assert_int_equal(hs_ed25519_sign(sig1, seed, pub1, msg, (size_t)i % 65), 0);
+		hs_cpu_force_portable(1);
+		assert_int_equal(hs_ed25519_public(pub2, seed), 0);
+		assert_int_equal(hs_ed25519_sign(sig2, seed, pub2, msg, (size_t)i % 65), 0);
+		hs_cpu_force_portable(0);
+		assert_memory_equal(pub1, pub2, 32);
+		assert_memory_equal(sig1, sig2, 64);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_base_tables),
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_sig_table),
+		cmocka_unit_test(test_backend_matches_portable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "crypto/cpu.h"
 #include "crypto/kx.h"
 #include "crypto/x25519.h"
 #include "testutil.h"
@@ -199,6 +200,66 @@ static void test_public_matches_ladder(void **state)
 	}
 }
 
+/*
+ * Every backend gives the portable ladder's bytes: random scalars against
+ * random u (top bit set or not), the non-canonical u in [p, 2^255), the
+ * low-order points u = 0 and u = 1, and all-ones / all-zero scalars.
+ * Skipped (trivially equal) on CPUs without an accelerated ladder.
+ */
+static void check_backend(const uint8_t k[32], const uint8_t u[32])
+{
+	uint8_t fast[32], ref[32];
+	int e1, e2;
+
+	/* the public key too (fixed-base backend) */
+	hs_cpu_force_portable(0);
+	assert_int_equal(hs_x25519_public(fast, k), 0);
+	hs_cpu_force_portable(1);
+	assert_int_equal(hs_x25519_public(ref, k), 0);
+	assert_memory_equal(fast, ref, 32);
+
+	hs_cpu_force_portable(0);
+	e1 = hs_x25519(fast, k, u);
+	hs_cpu_force_portable(1);
+	e2 = hs_x25519(ref, k, u);
+	hs_cpu_force_portable(0);
+	assert_int_equal(e1, e2);
+	assert_memory_equal(fast, ref, 32);
+}
+
+static void test_backend_matches_portable(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	uint8_t k[32], u[32];
+
+	test_rng_init(&rng, 0x25519);
+	for (int i = 0; i < 3000; i++) {
+		test_rng_bytes(&rng, k, 32);
+		test_rng_bytes(&rng, u, 32);
+		switch (i % 8) {
+		case 0: /* p + small: non-canonical */
+			memset(u, 0xff, 32);
+			u[0] = (uint8_t)(0xed + (i / 8) % 19);
+			u[31] = 0x7f;
+			break;
+		case 1: /* u = 0 or 1: low order, all-zero secret */
+			memset(u, 0, 32);
+			u[0] = (uint8_t)((i / 8) & 1);
+			break;
+		case 2:
+			memset(k, (i / 8) & 1 ? 0xff : 0x00, 32);
+			break;
+		case 3: /* all ones u (bit 255 ignored) */
+			memset(u, 0xff, 32);
+			break;
+		default:
+			break;
+		}
+		check_backend(k, u);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_zero_shared),
 		cmocka_unit_test(test_kx_table),
 		cmocka_unit_test(test_public_matches_ladder),
+		cmocka_unit_test(test_backend_matches_portable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

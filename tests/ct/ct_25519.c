@@ -9,7 +9,8 @@
  * after the computation, then checked against an unmarked recomputation.
  * Verification handles public data only and is not covered.
  *
- * There is one backend (portable C), so one pass covers it.
+ * Under valgrind the dispatch picks the portable ladder (valgrind offers no
+ * AVX-512 IFMA); the IFMA ladder is covered by tests/ct/dudect.c instead.
  */
 #include <stdint.h>
 #include <stdio.h>
