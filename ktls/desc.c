@@ -58,8 +58,6 @@ static const struct hs_ktls_cipher rows[HS_KTLS_N_CIPHERS] = {
 		.kernel_type = TLS_CIPHER_AES_GCM_128,
 		ROW_SIZES(tls12_crypto_info_aes_gcm_128, TLS_CIPHER_AES_GCM_128),
 		.secret_len = 32,
-		.aead = hs_aead_aes128gcm,
-		.hash = hs_hash_sha256,
 	},
 	[HS_KTLS_AES_256_GCM] = {
 		.name = "AES-256-GCM",
@@ -68,8 +66,6 @@ static const struct hs_ktls_cipher rows[HS_KTLS_N_CIPHERS] = {
 		.kernel_type = TLS_CIPHER_AES_GCM_256,
 		ROW_SIZES(tls12_crypto_info_aes_gcm_256, TLS_CIPHER_AES_GCM_256),
 		.secret_len = 48,
-		.aead = hs_aead_aes256gcm,
-		.hash = hs_hash_sha384,
 	},
 	[HS_KTLS_CHACHA20_POLY1305] = {
 		.name = "ChaCha20-Poly1305",
@@ -78,10 +74,28 @@ static const struct hs_ktls_cipher rows[HS_KTLS_N_CIPHERS] = {
 		.kernel_type = TLS_CIPHER_CHACHA20_POLY1305,
 		ROW_SIZES(tls12_crypto_info_chacha20_poly1305, TLS_CIPHER_CHACHA20_POLY1305),
 		.secret_len = 32,
-		.aead = hs_aead_chacha20poly1305,
-		.hash = hs_hash_sha256,
 	},
 };
+
+/* The crypto/ tables of a row (internal: the public rows name no crypto type). */
+const struct hs_aead *ktls_cipher_aead(const struct hs_ktls_cipher *c)
+{
+	switch (c->suite) {
+	case HS_TLS_AES_128_GCM_SHA256:
+		return hs_aead_aes128gcm();
+	case HS_TLS_AES_256_GCM_SHA384:
+		return hs_aead_aes256gcm();
+	case HS_TLS_CHACHA20_POLY1305_SHA256:
+		return hs_aead_chacha20poly1305();
+	default:
+		return NULL;
+	}
+}
+
+const struct hs_hash *ktls_cipher_hash(const struct hs_ktls_cipher *c)
+{
+	return c->secret_len == 48 ? hs_hash_sha384() : hs_hash_sha256();
+}
 
 const struct hs_ktls_cipher *hs_ktls_cipher_by_id(enum hs_ktls_cipher_id id)
 {

@@ -122,7 +122,7 @@ static int validate(const struct hs_secrets *s, const struct hs_ktls_cipher **c)
 	if (s->iv_len != HS_IV_LEN || s->key_len != (*c)->key_len ||
 	    s->secret_len != (*c)->secret_len)
 		return HS_ERR_ARG;
-	if ((*c)->aead() == NULL || (*c)->aead()->ctx_size > HS_AEAD_CTX_MAX)
+	if (ktls_cipher_aead(*c) == NULL || ktls_cipher_aead(*c)->ctx_size > HS_AEAD_CTX_MAX)
 		return HS_ERR_INTERNAL; /* the context would not fit struct hs_rec_key */
 	return 0;
 }
@@ -172,9 +172,9 @@ static void install_kernel(struct ktls_state *k, const struct hs_secrets *s, int
 static int load_dir(struct ktls_state *k, struct ktls_dir *d, const struct hs_dir_secrets *s)
 {
 	const struct hs_ktls_cipher *c = k->cipher;
-	const struct hs_aead *aead = d->path == HS_KTLS_PATH_USER ? c->aead() : NULL;
+	const struct hs_aead *aead = d->path == HS_KTLS_PATH_USER ? ktls_cipher_aead(c) : NULL;
 
-	return hs_rec_key_load(&d->rec, aead, c->hash(), c->key_len, s->secret, s->key, s->iv,
+	return hs_rec_key_load(&d->rec, aead, ktls_cipher_hash(c), c->key_len, s->secret, s->key, s->iv,
 			       s->seq) ? HS_ERR_INTERNAL : 0;
 }
 

@@ -95,6 +95,10 @@ static inline const struct ktls_state *ktls_of_const(const struct hs_ktls *k)
 }
 
 /* setsockopt TLS_TX/TLS_RX with this key, IV and next sequence number; 0 or errno. */
+/* desc.c: the crypto/ tables of a descriptor row */
+const struct hs_aead *ktls_cipher_aead(const struct hs_ktls_cipher *c);
+const struct hs_hash *ktls_cipher_hash(const struct hs_ktls_cipher *c);
+
 int ktls_set_conf(struct ktls_state *k, int name, const uint8_t *key, const uint8_t *iv,
 		  uint64_t seq);
 enum hs_ktls_why ktls_why_ulp(int e);

@@ -55,8 +55,6 @@
 #include "hs/secrets.h"
 
 struct hs_conn;
-struct hs_aead;
-struct hs_hash;
 
 /*
  * The connection object: caller memory, fields private. HS_KTLS_SIZE is
@@ -93,8 +91,6 @@ struct hs_ktls_cipher {
 	size_t salt_off, salt_len; /* the implicit part (first bytes of the IV) */
 	size_t seq_off, seq_len;
 	size_t secret_len; /* hash length of the suite: 32 or 48 */
-	const struct hs_aead *(*aead)(void); /* the suite's AEAD and hash (crypto/) */
-	const struct hs_hash *(*hash)(void);
 };
 
 /* Which row serves suite (NULL: not a suite we can hand to the kernel). */
