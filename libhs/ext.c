@@ -172,25 +172,27 @@ int hs_sni_config_check(const char *name)
 int hs_ext_sni(struct hs_reader body, char *name, size_t cap)
 {
 	struct hs_reader list, host;
-	int found = 0;
+	const uint8_t *p = NULL;
+	size_t n = 0;
 
 	name[0] = 0;
 	TRY(hs_read_vec(&body, 2, 1, 0xffff, &list));
 	TRY(hs_read_end(&body));
 	while (hs_reader_left(&list) > 0) {
 		uint8_t type;
-		const uint8_t *p;
 		TRY(hs_read_u8(&list, &type));
 		TRY(hs_read_vec(&list, 2, 1, 0xffff, &host));
 		if (type != 0)
 			continue;
 		/* "The ServerNameList MUST NOT contain more than one name of the
 		 * same name_type" */
-		ENSURE(!found, HS_ERR_TLS_ILLEGAL_PARAM);
-		found = 1;
-		size_t n = hs_reader_left(&host);
+		ENSURE(p == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
+		n = hs_reader_left(&host);
 		TRY(hs_read_view(&host, n, &p));
 		TRY(hs_sni_check(p, n));
+	}
+	/* the name is kept only once the whole list checked out */
+	if (p != NULL) {
 		ENSURE(n < cap, HS_ERR_TLS_ILLEGAL_PARAM);
 		memcpy(name, p, n);
 		name[n] = 0;
