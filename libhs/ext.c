@@ -122,15 +122,30 @@ int hs_sni_check(const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* IPv4 dotted quad (four decimal parts, 0..255) or anything with a ':'
- * (an IPv6 literal; a host name never has one). */
+/* The shape of an IPv6 literal: hex digits, ':' (at least two) and '.'
+ * (an embedded IPv4 tail). A host name never holds a ':'. */
+static int is_ipv6_shape(const char *s)
+{
+	int colons = 0;
+
+	for (; *s; s++) {
+		if (*s == ':')
+			colons++;
+		else if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
+			   (*s >= 'A' && *s <= 'F') || *s == '.'))
+			return 0;
+	}
+	return colons >= 2;
+}
+
+/* IPv4 dotted quad (four decimal parts, 0..255) or an IPv6 literal. */
 static int is_ip_literal(const char *s)
 {
 	int parts = 0, digits = 0;
 	unsigned v = 0;
 
 	if (strchr(s, ':') != NULL)
-		return 1;
+		return is_ipv6_shape(s);
 	for (;; s++) {
 		if (*s >= '0' && *s <= '9' && digits < 3) {
 			v = v * 10 + (unsigned)(*s - '0');

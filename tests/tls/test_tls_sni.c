@@ -225,7 +225,8 @@ static void test_client_refuses_malformed_server_name(void **state)
 {
 	static const char *const bad[] = { "example.com.", "a..b", "-x.test", "x-.test",
 					   "evil\x1b[31m", "a\r\nb", "a_b", "caf\xc3\xa9",
-					   "", "1.2.3", "256.1.1.1", "127.1" };
+					   "", "1.2.3", "256.1.1.1", "127.1", "host:443",
+					   "a:b", "[::1]", "fe80::1%eth0" };
 	static const char *const good[] = { "localhost", "www.example.com", "xn--bcher-kva.ch",
 					    "192.0.2.1", "::1", "2001:db8::1" };
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT, .insecure = 1 };
