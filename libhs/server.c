@@ -11,9 +11,10 @@
  * Negotiation follows the server's preference order for suites and
  * groups. The credential (hs_config.creds, then cred) is the first whose
  * key can sign with a scheme of the client's signature_algorithms, one
- * whose leaf matches the client's SNI first when there is a choice. A HelloRetryRequest goes out when the client's key shares miss
- * every group we accept but its supported_groups has one (group mismatch),
- * or always on the first ClientHello with hrr_cookie (cookie round trip).
+ * whose leaf matches the client's SNI first when there is a choice. A
+ * HelloRetryRequest goes out when the client's key shares miss every
+ * group we accept but its supported_groups has one (group mismatch), or
+ * always on the first ClientHello with hrr_cookie (cookie round trip).
  *
  * Implementation notes: we send no NewSessionTicket (no resumption yet).
  * A CertificateRequest (verify_client) carries an empty context and our
