@@ -231,7 +231,10 @@ static int check_config(const struct hs_config *cfg)
 {
 	ENSURE(cfg != NULL, HS_ERR_ARG);
 	if (cfg->role == HS_ROLE_SERVER) {
-		ENSURE(cfg->cred != NULL, HS_ERR_TLS_NO_CERT);
+		ENSURE(cfg->cred != NULL || cfg->n_creds > 0, HS_ERR_TLS_NO_CERT);
+		ENSURE(cfg->n_creds == 0 || cfg->creds != NULL, HS_ERR_ARG);
+		for (size_t i = 0; i < cfg->n_creds; i++)
+			ENSURE(cfg->creds[i] != NULL, HS_ERR_ARG);
 		ENSURE(cfg->verify_client <= HS_VERIFY_REQUIRE, HS_ERR_ARG);
 		/* a client certificate is only ever accepted after validation */
 		ENSURE(cfg->verify_client == HS_VERIFY_NONE || cfg->client_trust != NULL,
@@ -240,6 +243,8 @@ static int check_config(const struct hs_config *cfg)
 		ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure, HS_ERR_ARG);
 	if (cfg->server_name != NULL)
 		ENSURE(strlen(cfg->server_name) <= NAME_MAX_LEN, HS_ERR_ARG);
+	if (cfg->server_name != NULL && cfg->role == HS_ROLE_CLIENT)
+		TRY(hs_sni_config_check(cfg->server_name));
 	return 0;
 }
 

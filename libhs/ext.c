@@ -106,11 +106,117 @@ int hs_ext_versions_has13(struct hs_reader body, int *has)
 	return 0;
 }
 
-/* RFC 6066 3: ServerNameList; we take the (only) host_name entry */
+static int is_ldh(uint8_t ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '-';
+}
+
+/*
+ * RFC 6066 3: "HostName" contains the fully qualified DNS hostname of the
+ * server, "represented as a byte string using ASCII encoding without a
+ * trailing dot", and "Literal IPv4 and IPv6 addresses are not permitted in
+ * "HostName"". The syntax checked is RFC 1123 2.1 / RFC 5890 2.3.1 (LDH
+ * labels; IDNs travel as A-labels, "xn--...", which are LDH): labels of 1
+ * to 63 letters, digits and hyphens, neither starting nor ending with a
+ * hyphen, separated by single dots, at most HOST_NAME_MAX_LEN bytes in
+ * all, and a last label that is not all digits (an IPv4 literal such as
+ * 192.0.2.1 or 127.1 is caught here; no top-level domain is numeric,
+ * RFC 3696 2). IPv6 literals fail on ':' (and '[').
+ * Anything else (NUL, controls, ESC, CR/LF, '_', spaces, UTF-8) is refused.
+ */
+int hs_sni_check(const uint8_t *p, size_t n)
+{
+	size_t label = 0;
+	int numeric = 1;
+
+	ENSURE(n >= 1 && n <= HOST_NAME_MAX_LEN, HS_ERR_TLS_ILLEGAL_PARAM);
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '.') {
+			/* empty label: leading dot, "..", or the trailing dot */
+			ENSURE(label > 0 && p[i - 1] != '-', HS_ERR_TLS_ILLEGAL_PARAM);
+			label = 0;
+			numeric = 1;
+			continue;
+		}
+		ENSURE(is_ldh(p[i]), HS_ERR_TLS_ILLEGAL_PARAM);
+		ENSURE(label > 0 || p[i] != '-', HS_ERR_TLS_ILLEGAL_PARAM);
+		ENSURE(++label <= 63, HS_ERR_TLS_ILLEGAL_PARAM);
+		if (p[i] < '0' || p[i] > '9')
+			numeric = 0;
+	}
+	ENSURE(label > 0 && p[n - 1] != '-', HS_ERR_TLS_ILLEGAL_PARAM);
+	ENSURE(!numeric, HS_ERR_TLS_ILLEGAL_PARAM);
+	return 0;
+}
+
+/* The shape of an IPv6 literal: hex digits, ':' (at least two) and '.'
+ * (an embedded IPv4 tail). A host name never holds a ':'. */
+static int is_ipv6_shape(const char *s)
+{
+	int colons = 0;
+
+	for (; *s; s++) {
+		if (*s == ':')
+			colons++;
+		else if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
+			   (*s >= 'A' && *s <= 'F') || *s == '.'))
+			return 0;
+	}
+	return colons >= 2;
+}
+
+/* IPv4 dotted quad (four decimal parts, 0..255) or an IPv6 literal. */
+static int is_ip_literal(const char *s)
+{
+	int parts = 0, digits = 0;
+	unsigned v = 0;
+
+	if (strchr(s, ':') != NULL)
+		return is_ipv6_shape(s);
+	for (;; s++) {
+		if (*s >= '0' && *s <= '9' && digits < 3) {
+			v = v * 10 + (unsigned)(*s - '0');
+			digits++;
+		} else if ((*s == '.' || *s == 0) && digits > 0 && v <= 255) {
+			parts++;
+			if (*s == 0)
+				return parts == 4;
+			digits = 0;
+			v = 0;
+		} else {
+			return 0;
+		}
+	}
+}
+
+/*
+ * client: server_name is either a host name we send as SNI or an IP
+ * literal we send no SNI for (RFC 6066 3; client.c skips it). Anything
+ * else (a trailing dot, controls, a bad label) is a configuration error:
+ * we would send what a conforming server must refuse.
+ */
+int hs_sni_config_check(const char *name)
+{
+	if (is_ip_literal(name))
+		return 0;
+	ENSURE(hs_sni_check((const uint8_t *)name, strlen(name)) == 0, HS_ERR_ARG);
+	return 0;
+}
+
+/*
+ * RFC 6066 3: ServerNameList; we take the (only) host_name entry. A list
+ * or name whose lengths do not add up is decode_error (the reader's
+ * errors); a well-encoded host_name that is not a host name (see
+ * hs_sni_check), or a second host_name, is illegal_parameter. We never
+ * send unrecognized_name: a name we hold no credential for is served with
+ * the default credential (RFC 6066 3 allows continuing the handshake).
+ */
 int hs_ext_sni(struct hs_reader body, char *name, size_t cap)
 {
 	struct hs_reader list, host;
-	int found = 0;
+	const uint8_t *p = NULL;
+	size_t n = 0;
 
 	name[0] = 0;
 	TRY(hs_read_vec(&body, 2, 1, 0xffff, &list));
@@ -123,13 +229,16 @@ int hs_ext_sni(struct hs_reader body, char *name, size_t cap)
 			continue;
 		/* "The ServerNameList MUST NOT contain more than one name of the
 		 * same name_type" */
-		ENSURE(!found, HS_ERR_TLS_ILLEGAL_PARAM);
-		found = 1;
-		ENSURE(hs_reader_left(&host) < cap, HS_ERR_TLS_ILLEGAL_PARAM);
-		size_t n = hs_reader_left(&host);
-		TRY(hs_read_bytes(&host, name, n));
+		ENSURE(p == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
+		n = hs_reader_left(&host);
+		TRY(hs_read_view(&host, n, &p));
+		TRY(hs_sni_check(p, n));
+	}
+	/* the name is kept only once the whole list checked out */
+	if (p != NULL) {
+		ENSURE(n < cap, HS_ERR_TLS_ILLEGAL_PARAM);
+		memcpy(name, p, n);
 		name[n] = 0;
-		ENSURE(strlen(name) == n, HS_ERR_TLS_ILLEGAL_PARAM);
 	}
 	return 0;
 }

@@ -46,6 +46,7 @@
 #define HASH_MAX 48
 #define SPKI_MAX 1200
 #define NAME_MAX_LEN 255
+#define HOST_NAME_MAX_LEN 253 /* RFC 1035 2.3.4, written without the final dot */
 #define COOKIE_MAX 255 /* the server's own cookie (32 bytes, or a test's) */
 #define TICKET_MAX 2048
 #define PEER_MAX_CERTS 10 /* = HS_X509_MAX_CHAIN */
@@ -219,6 +220,10 @@ HS_MUST_CHECK int hs_ext_u16_view(struct hs_reader body, struct hs_reader *list)
 int hs_u16_view_has(struct hs_reader list, uint16_t v);
 HS_MUST_CHECK int hs_ext_versions_has13(struct hs_reader body, int *has);
 HS_MUST_CHECK int hs_ext_sni(struct hs_reader body, char *name, size_t cap);
+/* RFC 6066 3 host name syntax: 0 or HS_ERR_TLS_ILLEGAL_PARAM */
+HS_MUST_CHECK int hs_sni_check(const uint8_t *p, size_t n);
+/* client config: a valid host name or an IP literal (no SNI), else HS_ERR_ARG */
+HS_MUST_CHECK int hs_sni_config_check(const char *name);
 HS_MUST_CHECK int hs_ext_alpn_pick(struct hs_reader body, const char *const *ours, size_t n_ours,
 				   const char **pick);
 HS_MUST_CHECK int hs_ext_alpn_one(struct hs_reader body, const uint8_t **p, size_t *n);
@@ -355,6 +360,7 @@ struct hs_conn {
 	size_t peer_off[PEER_MAX_CERTS], peer_len[PEER_MAX_CERTS];
 	int peer_verified;                 /* its CertificateVerify checked out */
 	const struct hs_cred *client_cred; /* client: what answers the CertificateRequest */
+	const struct hs_cred *server_cred; /* server: the credential picked for this hello */
 	uint8_t ticket[TICKET_MAX];
 	size_t ticket_len;
 	uint32_t ticket_lifetime;

@@ -9,9 +9,12 @@
  *   CONNECTED: KeyUpdate
  *
  * Negotiation follows the server's preference order for suites and
- * groups. A HelloRetryRequest goes out when the client's key shares miss
- * every group we accept but its supported_groups has one (group mismatch),
- * or always on the first ClientHello with hrr_cookie (cookie round trip).
+ * groups. The credential (hs_config.creds, then cred) is the first whose
+ * key can sign with a scheme of the client's signature_algorithms, one
+ * whose leaf matches the client's SNI first when there is a choice. A
+ * HelloRetryRequest goes out when the client's key shares miss every
+ * group we accept but its supported_groups has one (group mismatch), or
+ * always on the first ClientHello with hrr_cookie (cookie round trip).
  *
  * Implementation notes: we send no NewSessionTicket (no resumption yet).
  * A CertificateRequest (verify_client) carries an empty context and our
@@ -106,28 +109,72 @@ static int pick_suite(struct hs_conn *c, const struct client_hello *ch)
 
 /*
  * 4.4.3: the CertificateVerify scheme is one the client listed. Ours, in
- * our preference order, that fit our key's type come first (an RSA key
+ * our preference order, that fit the key's type come first (an RSA key
  * signs with any rsa_pss_rsae_*, rsa_pss_rsae_sha256 preferred); then the
  * credential's own scheme. rsa_pkcs1_* has no row: never in TLS 1.3's
- * CertificateVerify (4.2.3).
+ * CertificateVerify (4.2.3). NULL: this key cannot sign for this client.
+ * theirs: the client's list, scanned where it lies (no cap on its length).
  */
-static int pick_sigscheme(struct hs_conn *c, struct hs_reader theirs)
+static const struct sigscheme *scheme_for(const struct hs_config *cfg, const struct hs_cred *cred,
+					  struct hs_reader theirs)
 {
-	const struct hs_cred *cred = c->cfg->cred;
 	const uint16_t *ours;
 	size_t n;
 
-	hs_cfg_sigs(c->cfg, &ours, &n);
+	hs_cfg_sigs(cfg, &ours, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct sigscheme *s = hs_sigscheme_find(ours[i]);
-		if (s != NULL && s->key == cred->type && hs_u16_view_has(theirs, ours[i])) {
+		if (s != NULL && s->key == cred->type && hs_u16_view_has(theirs, ours[i]))
+			return s;
+	}
+	if (!hs_u16_view_has(theirs, cred->scheme))
+		return NULL;
+	return hs_sigscheme_find(cred->scheme);
+}
+
+/* The candidates of hs_config: creds[0..n_creds), then cred. */
+static size_t n_candidates(const struct hs_config *cfg)
+{
+	return cfg->n_creds + (cfg->cred != NULL);
+}
+
+static const struct hs_cred *candidate(const struct hs_config *cfg, size_t i)
+{
+	return i < cfg->n_creds ? cfg->creds[i] : cfg->cred;
+}
+
+/* Does the leaf's subjectAltName cover the SNI the client sent? */
+static int leaf_has_name(const struct hs_cred *cred, const char *sni)
+{
+	struct x509_cert leaf;
+
+	if (cred->n_certs == 0 || hs_x509_cert_parse(&leaf, cred->cert[0], cred->cert_len[0]) != 0)
+		return 0;
+	return hs_x509_match_host(&leaf, sni) == 0;
+}
+
+/*
+ * Pick the credential and its scheme (tls.h, hs_config.creds): first
+ * pass, when there is a choice and an SNI, only leaves valid for that
+ * name; second pass, any candidate whose key can sign for this client.
+ */
+static int pick_credential(struct hs_conn *c, struct hs_reader theirs)
+{
+	const struct hs_config *cfg = c->cfg;
+	size_t n = n_candidates(cfg);
+
+	for (int by_name = c->sni[0] != 0 && n > 1; by_name >= 0; by_name--) {
+		for (size_t i = 0; i < n; i++) {
+			const struct hs_cred *cred = candidate(cfg, i);
+			const struct sigscheme *s = scheme_for(cfg, cred, theirs);
+			if (s == NULL || (by_name && !leaf_has_name(cred, c->sni)))
+				continue;
+			c->server_cred = cred;
 			c->sig = s;
 			return 0;
 		}
 	}
-	ENSURE(hs_u16_view_has(theirs, cred->scheme), HS_ERR_TLS_NO_SHARED_SIGALG);
-	c->sig = hs_sigscheme_find(cred->scheme);
-	return 0;
+	return HS_ERR_TLS_NO_SHARED_SIGALG;
 }
 
 static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
@@ -138,7 +185,7 @@ static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
 	/* 9.2: a ClientHello for certificate auth MUST carry signature_algorithms */
 	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
 	TRY(hs_ext_u16_view(e->body, &v));
-	return pick_sigscheme(c, v);
+	return pick_credential(c, v);
 }
 
 /*
@@ -210,14 +257,19 @@ static int pick_group(struct hs_conn *c, const struct client_hello *ch,
 	return HS_ERR_TLS_NO_SHARED_GROUP;
 }
 
-static int read_sni_alpn(struct hs_conn *c, const struct client_hello *ch)
+static int read_sni(struct hs_conn *c, const struct client_hello *ch)
 {
 	const struct ext *e = hs_ext_find(&ch->exts, EXT_SERVER_NAME);
+
+	c->sni[0] = 0; /* the second ClientHello (after HRR) speaks for itself */
+	return e != NULL ? hs_ext_sni(e->body, c->sni, sizeof(c->sni)) : 0;
+}
+
+static int read_alpn(struct hs_conn *c, const struct client_hello *ch)
+{
+	const struct ext *e = hs_ext_find(&ch->exts, EXT_ALPN);
 	const char *pick;
 
-	if (e != NULL)
-		TRY(hs_ext_sni(e->body, c->sni, sizeof(c->sni)));
-	e = hs_ext_find(&ch->exts, EXT_ALPN);
 	if (e == NULL || c->cfg->n_alpn == 0)
 		return 0;
 	TRY(hs_ext_alpn_pick(e->body, c->cfg->alpn, c->cfg->n_alpn, &pick));
@@ -417,8 +469,8 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	TRY(send_encrypted_extensions(c));
 	if (c->cfg->verify_client != HS_VERIFY_NONE)
 		TRY(send_certificate_request(c));
-	TRY(hs_build_certificate(c, c->cfg->cred, NULL, 0));
-	TRY(hs_build_cert_verify(c, c->cfg->cred, 1));
+	TRY(hs_build_certificate(c, c->server_cred, NULL, 0));
+	TRY(hs_build_cert_verify(c, c->server_cred, 1));
 	TRY(hs_build_finished(c, c->ks.s_hs));
 	TRY(hs_flush_hs(c, TLS12_VERSION));
 	hs_tr_hash(&c->tr, th);
@@ -452,10 +504,11 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		ENSURE(hs_ext_find(&ch.exts, EXT_EARLY_DATA) == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
 	c->skip_early = !c->hrr_done && hs_ext_find(&ch.exts, EXT_EARLY_DATA) != NULL;
 	TRY(pick_suite(c, &ch));
+	TRY(read_sni(c, &ch)); /* before the credential: it may pick by name */
 	TRY(check_sigalgs(c, &ch));
 	TRY(read_groups(&ch));
 	TRY(pick_group(c, &ch, &share, &have_share));
-	TRY(read_sni_alpn(c, &ch));
+	TRY(read_alpn(c, &ch));
 	hs_tr_choose(&c->tr, c->suite->hash());
 	hs_tr_update(&c->tr, msg, len);
 	if (!c->hrr_done) {
@@ -468,7 +521,7 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	/* after our HelloRetryRequest the share must be for the group we named */
 	ENSURE(have_share, HS_ERR_TLS_BAD_KEY_SHARE);
 	ENSURE(c->kx_group == NULL || share.group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
-	return send_flight(c, &share); /* c->sig: from pick_sigscheme */
+	return send_flight(c, &share); /* c->server_cred, c->sig: from pick_credential */
 }
 
 static int on_client_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)

@@ -42,6 +42,37 @@ void note(int level, const char *fmt, ...)
 	fflush(stderr);
 }
 
+const char *escape_peer(const char *s, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (cap == 0)
+		return "";
+	if (s == NULL)
+		s = "-";
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+		int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+		size_t need = plain ? 1 : 4;
+		if (o + need + 4 > cap) { /* room for this, "..." and the NUL */
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (plain) {
+			out[o++] = (char)ch;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* Alerts that mean "the peer did not accept a certificate" (RFC 8446 6.2),
  * or wanted one we did not send (certificate_required, 116). */
 static int cert_alert(int alert)
@@ -273,9 +304,11 @@ void algs_apply(const struct algs *a, struct hs_config *cfg)
 
 void describe(const struct hs_conn *c, char *out, size_t cap)
 {
-	const char *alpn = hs_conn_alpn(c);
+	char alpn[ESC_MAX];
 
+	/* the ALPN protocol came from the peer's list (ours on a client, but
+	 * the server's echo is checked against it): printed escaped anyway */
 	snprintf(out, cap, "TLSv1.3 %s %s %s alpn=%s hrr=%s", hs_suite_name(hs_conn_suite(c)),
 		 hs_group_name(hs_conn_group(c)), hs_sig_scheme_name(hs_conn_sig_scheme(c)),
-		 alpn != NULL ? alpn : "-", hs_conn_used_hrr(c) ? "yes" : "no");
+		 escape_peer(hs_conn_alpn(c), alpn, sizeof(alpn)), hs_conn_used_hrr(c) ? "yes" : "no");
 }

@@ -28,6 +28,16 @@ extern int prog_verbosity; /* 0 quiet, 1 brief, 2 normal */
 int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print a status line on stderr when verbosity >= level. */
 void note(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Every string that came from a peer (SNI, ALPN, names from certificates,
+ * anything of a message) goes through escape_peer() before it is printed: bytes
+ * 0x20..0x7e except '\\' stay, every other byte becomes \xHH, so nothing
+ * a peer sends can move a terminal's cursor, start an escape sequence or
+ * forge a log line. NULL prints "-"; a string longer than cap is cut with
+ * "...". Returns out (always NUL-terminated).
+ */
+#define ESC_MAX (4 * 255 + 4)
+const char *escape_peer(const char *s, char *out, size_t cap);
 /* Exit code for an hs error (and print why, naming the alert if any). */
 int tls_fail(struct hs_conn *c, int err, const char *during);
 

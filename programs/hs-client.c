@@ -223,12 +223,34 @@ static const char *verify_desc(const struct client *cl)
 	return "chain+name";
 }
 
+/*
+ * Refuse a configuration the engine refuses before connecting: above all
+ * a server name that is neither a host name nor an IP address (RFC 6066
+ * 3; "example.com." and "a_b" included), which must not go out as SNI.
+ */
+static int check_config(const struct hs_config *cfg)
+{
+	struct hs_conn *probe = NULL;
+	char name[ESC_MAX];
+	int err = hs_conn_new(&probe, cfg);
+
+	hs_conn_free(probe);
+	if (err == HS_ERR_ARG)
+		return fail(EXIT_USAGE,
+			    "invalid server name '%s': want a host name (letters, digits, '-', "
+			    "dots between labels, no trailing dot) or an IP address",
+			    escape_peer(cfg->server_name, name, sizeof(name)));
+	if (err)
+		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
+	return 0;
+}
+
 /* Handshake, report, relay. */
 static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 {
 	struct relay r = { .mode = RELAY_STDIO, .in_fd = 0, .out_fd = 1, .ktls = cl->ktls };
 	struct hs_conn *c = NULL;
-	char desc[200];
+	char desc[ESC_MAX + 200];
 	int err = hs_conn_new(&c, cfg), rc;
 
 	if (err)
@@ -283,6 +305,8 @@ int main(int argc, char **argv)
 	cfg.trust = trust;
 	cfg.insecure = cl.insecure;
 	cfg.cred = cred;
+	if ((rc = check_config(&cfg)) != 0)
+		goto out;
 	if ((rc = net_connect(host, port, &sock)) != 0)
 		goto out;
 	note(2, "connected to %s port %s", host, port);

@@ -7,7 +7,10 @@
  * prints its SHA-256 fingerprint and, with --print-cert FILE, writes its
  * PEM so a client can trust (--ca) or pin it. --verify-client or
  * --require-client CAFILE asks for a client certificate (mTLS) and
- * validates it against the CAs of CAFILE.
+ * validates it against the CAs of CAFILE. --cert/--key may be given up to
+ * four times (say RSA-2048 and ECDSA P-256): the engine picks one per
+ * ClientHello (hs_config.creds). Whatever came from the client (SNI,
+ * ALPN) is printed through escape_peer().
  *
  * Implementation notes: options are one table (OpenSSL spellings share a
  * row with ours); each connection runs the handshake on the blocking
@@ -33,8 +36,12 @@
 
 #define HANDSHAKE_TIMEOUT 30 /* seconds */
 
+#define MAX_CREDS 4 /* --cert/--key pairs, e.g. RSA-2048 and ECDSA P-256 */
+
 struct server {
-	const char *listen, *cert, *key, *ca, *print_cert, *client_ca;
+	const char *listen, *ca, *print_cert, *client_ca;
+	const char *cert[MAX_CREDS], *key[MAX_CREDS];
+	size_t n_cert, n_key;
 	enum hs_verify_mode verify_client;
 	int echo, help, hrr_cookie;
 	enum relay_ktls ktls;
@@ -50,12 +57,16 @@ static int set_listen(void *ctx, const char *a)
 }
 static int set_cert(void *ctx, const char *a)
 {
-	S(ctx)->cert = a;
+	if (S(ctx)->n_cert == MAX_CREDS)
+		return fail(EXIT_USAGE, "at most %d --cert", MAX_CREDS);
+	S(ctx)->cert[S(ctx)->n_cert++] = a;
 	return 0;
 }
 static int set_key(void *ctx, const char *a)
 {
-	S(ctx)->key = a;
+	if (S(ctx)->n_key == MAX_CREDS)
+		return fail(EXIT_USAGE, "at most %d --key", MAX_CREDS);
+	S(ctx)->key[S(ctx)->n_key++] = a;
 	return 0;
 }
 static int set_ca(void *ctx, const char *a)
@@ -137,8 +148,10 @@ static int set_help(void *ctx, const char *a)
 static const struct opt options[] = {
 	{ "--listen -accept", "ADDR:PORT", set_listen,
 	  "where to listen (default 127.0.0.1:4433; port 0 picks a free one)" },
-	{ "--cert -cert", "FILE", set_cert, "certificate chain, PEM, leaf first" },
-	{ "--key -key", "FILE", set_key, "private key, PEM (PKCS#8 P-256/Ed25519, SEC1)" },
+	{ "--cert -cert", "FILE", set_cert,
+	  "certificate chain, PEM, leaf first (repeat with --key: up to 4 credentials)" },
+	{ "--key -key", "FILE", set_key,
+	  "private key of the --cert before, PEM (PKCS#8 P-256/Ed25519/RSA, SEC1, PKCS#1)" },
 	{ "--ca -CAfile", "FILE", set_ca,
 	  "CA certificate(s) sent after the leaf (our chain; not for client certificates)" },
 	{ "--verify-client", "CAFILE", set_verify_client,
@@ -167,6 +180,9 @@ static void usage(void)
 	printf("usage: hs-server [options]\n"
 	       "TLS 1.3 server; one connection at a time.\n\n");
 	opts_help(options, N_OPTIONS);
+	printf("\nSeveral --cert/--key pairs (say RSA-2048 and ECDSA P-256): each client\n"
+	       "gets the first whose key signs with a scheme of its signature_algorithms,\n"
+	       "one whose certificate names its SNI first. --ca goes after every chain.\n");
 	printf("\nWithout --cert/--key a self-signed P-256 certificate for localhost and\n"
 	       "127.0.0.1 is generated at start; its SHA-256 fingerprint is printed, and\n"
 	       "--print-cert FILE writes it for `hs-client --ca FILE` to trust (it is\n"
@@ -194,7 +210,7 @@ static int write_text(const char *path, const char *text, size_t len)
 	return ok ? 0 : fail(EXIT_USAGE, "cannot write '%s'", path);
 }
 
-static void print_fingerprint(const struct hs_cred *cred)
+static void print_fingerprint(const struct hs_cred *cred, const char *what)
 {
 	size_t len;
 	const uint8_t *der = hs_cred_leaf(cred, &len);
@@ -204,7 +220,7 @@ static void print_fingerprint(const struct hs_cred *cred)
 	hs_sha256(der, len, fp);
 	for (size_t i = 0; i < sizeof(fp); i++)
 		snprintf(hex + 3 * i, 4, "%02X%s", fp[i], i + 1 < sizeof(fp) ? ":" : "");
-	note(1, "certificate SHA-256 fingerprint %s", hex);
+	note(1, "certificate%s SHA-256 fingerprint %s", what, hex);
 }
 
 static int default_cred(const struct server *sv, struct hs_cred **cred)
@@ -225,17 +241,18 @@ static int default_cred(const struct server *sv, struct hs_cred **cred)
 	return 0;
 }
 
-/* --cert (+ --ca appended to the chain) and --key */
-static int load_cred(const struct server *sv, struct hs_cred **cred)
+/* --cert (+ --ca appended to the chain) and --key, pair i */
+static int load_cred(const struct server *sv, size_t i, struct hs_cred **cred)
 {
+	const char *cert = sv->cert[i], *keyf = sv->key[i];
 	char *chain = NULL, *ca = NULL, *key = NULL, *both = NULL;
 	size_t chain_len = 0, ca_len = 0, key_len = 0;
 	int err, rc = 0;
 
-	if (hs_read_file(sv->cert, &chain, &chain_len) != 0)
-		rc = fail(EXIT_USAGE, "cannot read --cert file '%s'", sv->cert);
-	else if (hs_read_file(sv->key, &key, &key_len) != 0)
-		rc = fail(EXIT_USAGE, "cannot read --key file '%s'", sv->key);
+	if (hs_read_file(cert, &chain, &chain_len) != 0)
+		rc = fail(EXIT_USAGE, "cannot read --cert file '%s'", cert);
+	else if (hs_read_file(keyf, &key, &key_len) != 0)
+		rc = fail(EXIT_USAGE, "cannot read --key file '%s'", keyf);
 	else if (sv->ca != NULL && hs_read_file(sv->ca, &ca, &ca_len) != 0)
 		rc = fail(EXIT_USAGE, "cannot read --ca file '%s'", sv->ca);
 	else if ((both = malloc(chain_len + ca_len + 2)) == NULL)
@@ -247,7 +264,7 @@ static int load_cred(const struct server *sv, struct hs_cred **cred)
 			memcpy(both + chain_len + 1, ca, ca_len);
 		err = hs_cred_load_pem(cred, both, chain_len + 1 + ca_len, key, key_len);
 		if (err)
-			rc = fail(EXIT_USAGE, "cannot load '%s' and '%s': %s", sv->cert, sv->key,
+			rc = fail(EXIT_USAGE, "cannot load '%s' and '%s': %s", cert, keyf,
 				  hs_strerror(err));
 	}
 	if (key != NULL)
@@ -261,7 +278,7 @@ static int load_cred(const struct server *sv, struct hs_cred **cred)
 
 static size_t page(struct hs_conn *c, char *out, size_t cap)
 {
-	const char *alpn = hs_conn_alpn(c), *sni = hs_conn_server_name(c);
+	char alpn[ESC_MAX], sni[ESC_MAX];
 	int n = snprintf(out, cap,
 			 "HTTP/1.0 200 ok\r\nContent-type: text/plain\r\n\r\n"
 			 "hs-server\n"
@@ -274,8 +291,11 @@ static size_t page(struct hs_conn *c, char *out, size_t cap)
 			 "HelloRetryRequest: %s\n"
 			 "Client certificate: %s\n",
 			 hs_suite_name(hs_conn_suite(c)), hs_group_name(hs_conn_group(c)),
-			 hs_sig_scheme_name(hs_conn_sig_scheme(c)), alpn ? alpn : "(none)",
-			 sni ? sni : "(none)", hs_conn_used_hrr(c) ? "yes" : "no",
+			 hs_sig_scheme_name(hs_conn_sig_scheme(c)),
+			 hs_conn_alpn(c) ? escape_peer(hs_conn_alpn(c), alpn, sizeof(alpn)) : "(none)",
+			 hs_conn_server_name(c) ? escape_peer(hs_conn_server_name(c), sni, sizeof(sni))
+						: "(none)",
+			 hs_conn_used_hrr(c) ? "yes" : "no",
 			 hs_conn_peer_cert_count(c) > 0 ? "verified" : "(none)");
 	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
@@ -285,7 +305,7 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 	struct relay r = { .mode = sv->echo ? RELAY_ECHO : RELAY_WWW, .in_fd = -1, .out_fd = -1,
 			   .page = page, .ktls = sv->ktls };
 	struct hs_conn *c = NULL;
-	char desc[200];
+	char desc[ESC_MAX + 200], sni[ESC_MAX];
 	int err = hs_conn_new(&c, cfg), rc;
 
 	if (err)
@@ -298,7 +318,7 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 	}
 	describe(c, desc, sizeof(desc));
 	note(1, "%s sni=%s client-cert=%s", desc,
-	     hs_conn_server_name(c) ? hs_conn_server_name(c) : "-",
+	     escape_peer(hs_conn_server_name(c), sni, sizeof(sni)),
 	     hs_conn_peer_cert_count(c) > 0 ? "verified" : "none");
 	rc = relay_run(&r, c, sock);
 	note(2, "connection done: %llu bytes received, %llu sent",
@@ -327,17 +347,29 @@ static int serve(const struct server *sv, const struct hs_config *cfg, int lsock
 	return first_rc;
 }
 
-static int setup(struct server *sv, struct hs_cred **cred)
+/* creds[0..*n): every --cert/--key pair, or the generated one */
+static int setup(struct server *sv, struct hs_cred **creds, size_t *n)
 {
-	if ((sv->cert == NULL) != (sv->key == NULL))
-		return fail(EXIT_USAGE, "--cert and --key go together");
-	if (sv->cert == NULL && sv->ca != NULL)
+	int rc;
+
+	*n = 0;
+	if (sv->n_cert != sv->n_key)
+		return fail(EXIT_USAGE, "--cert and --key go together (one --key per --cert)");
+	if (sv->n_cert == 0 && sv->ca != NULL)
 		return fail(EXIT_USAGE, "--ca needs --cert and --key");
-	if (sv->cert != NULL && sv->print_cert != NULL)
+	if (sv->n_cert > 0 && sv->print_cert != NULL)
 		return fail(EXIT_USAGE, "--print-cert is for the generated certificate only");
-	if (sv->cert != NULL)
-		return load_cred(sv, cred);
-	return default_cred(sv, cred);
+	if (sv->n_cert == 0) {
+		rc = default_cred(sv, &creds[0]);
+		*n = rc == 0;
+		return rc;
+	}
+	for (size_t i = 0; i < sv->n_cert; i++) {
+		if ((rc = load_cred(sv, i, &creds[i])) != 0)
+			return rc;
+		*n = i + 1;
+	}
+	return 0;
 }
 
 /* --verify-client / --require-client CAFILE: the client CAs */
@@ -361,7 +393,8 @@ int main(int argc, char **argv)
 {
 	static struct server sv;
 	struct hs_config cfg = { .role = HS_ROLE_SERVER };
-	struct hs_cred *cred = NULL;
+	struct hs_cred *creds[MAX_CREDS] = { NULL };
+	size_t n_creds = 0;
 	struct hs_x509_store *client_cas = NULL;
 	char host[256], port[32];
 	unsigned bound;
@@ -378,13 +411,20 @@ int main(int argc, char **argv)
 	if ((rc = split_hostport(sv.listen ? sv.listen : "127.0.0.1:4433", host, sizeof(host),
 				 port, sizeof(port), 1)) != 0)
 		return rc;
-	if ((rc = setup(&sv, &cred)) != 0)
-		return rc;
+	if ((rc = setup(&sv, creds, &n_creds)) != 0)
+		goto out;
 	if ((rc = load_client_cas(&sv, &client_cas)) != 0)
 		goto out;
-	print_fingerprint(cred);
+	for (size_t i = 0; i < n_creds; i++) {
+		char what[64] = "";
+		if (n_creds > 1)
+			snprintf(what, sizeof(what), " %zu (%s)", i + 1,
+				 hs_sig_scheme_name(hs_cred_sig_scheme(creds[i])));
+		print_fingerprint(creds[i], what);
+	}
 	algs_apply(&sv.algs, &cfg);
-	cfg.cred = cred;
+	cfg.creds = (const struct hs_cred *const *)creds;
+	cfg.n_creds = n_creds;
 	cfg.hrr_cookie = sv.hrr_cookie;
 	cfg.verify_client = sv.verify_client;
 	cfg.client_trust = client_cas;
@@ -397,6 +437,7 @@ int main(int argc, char **argv)
 	}
 out:
 	hs_x509_store_free(client_cas);
-	hs_cred_free(cred);
+	for (size_t i = 0; i < n_creds; i++)
+		hs_cred_free(creds[i]);
 	return rc;
 }

@@ -84,6 +84,18 @@ struct hs_config {
 	 */
 	const struct hs_cred *cred;
 	/*
+	 * server: several credentials (say RSA-2048 and ECDSA P-256), so that
+	 * every client finds one it can verify. The candidates are creds[0],
+	 * ..., creds[n_creds - 1], then cred if set; at least one is
+	 * required. Per ClientHello the server takes the first candidate
+	 * whose key signs with a scheme the client's signature_algorithms
+	 * lists; when the client sent SNI and there is more than one
+	 * candidate, one whose leaf's subjectAltName matches that name comes
+	 * first. None fits: handshake_failure (HS_ERR_TLS_NO_SHARED_SIGALG).
+	 */
+	const struct hs_cred *const *creds;
+	size_t n_creds;
+	/*
 	 * server: client certificates (RFC 8446 4.3.2). HS_VERIFY_REQUEST
 	 * sends a CertificateRequest and accepts an empty answer;
 	 * HS_VERIFY_REQUIRE fails with certificate_required without one. A
@@ -96,7 +108,12 @@ struct hs_config {
 	/* server: list client_trust's subject names in the CertificateRequest
 	 * (certificate_authorities, RFC 8446 4.2.4) so the client can pick */
 	int send_ca_names;
-	/* client: SNI to send and the name the leaf's SAN must match. */
+	/*
+	 * client: SNI to send and the name the leaf's SAN must match. A host
+	 * name (RFC 6066 3: LDH labels, A-labels for IDNs, no trailing dot)
+	 * or an IP literal, for which no SNI is sent; anything else makes
+	 * hs_conn_new() fail with HS_ERR_ARG.
+	 */
 	const char *server_name;
 	/*
 	 * client: the pinned trust anchor, a certificate in DER. The server's
