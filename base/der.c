@@ -1,5 +1,5 @@
 /*
- * A strict DER reader on top of hs_reader (see der.h for the rules).
+ * A strict DER reader on top of reader (see der.h for the rules).
  *
  * Implementation notes: lengths stop at 2^24 - 1 (three length octets), far
  * above any certificate or key hs reads. Private keys are parsed through
@@ -11,12 +11,12 @@
 
 #include <string.h>
 
-static int read_len(struct hs_reader *r, size_t *len)
+static int read_len(struct reader *r, size_t *len)
 {
 	uint8_t b, n;
 	size_t v = 0;
 
-	TRY(hs_read_u8(r, &b));
+	TRY(read_u8(r, &b));
 	if (b < 0x80) {
 		*len = b;
 		return 0;
@@ -25,7 +25,7 @@ static int read_len(struct hs_reader *r, size_t *len)
 	n = b & 0x7f;
 	ENSURE(n >= 1 && n <= 3, HS_ERR_BAD_ENCODING);
 	for (uint8_t i = 0; i < n; i++) {
-		TRY(hs_read_u8(r, &b));
+		TRY(read_u8(r, &b));
 		ENSURE(i > 0 || b != 0, HS_ERR_BAD_ENCODING); /* no leading zero */
 		v = (v << 8) | b;
 	}
@@ -34,65 +34,65 @@ static int read_len(struct hs_reader *r, size_t *len)
 	return 0;
 }
 
-static int read_tlv(struct hs_reader *r, int want, uint8_t *tag, struct hs_reader *sub,
-		    struct hs_reader *raw)
+static int read_tlv(struct reader *r, int want, uint8_t *tag, struct reader *sub,
+		    struct reader *raw)
 {
-	struct hs_reader save = *r;
+	struct reader save = *r;
 	size_t len;
 	int err;
 
-	err = hs_read_u8(r, tag);
+	err = read_u8(r, tag);
 	/* high-tag-number form (X.690 8.1.2.4) never occurs in what hs reads */
 	if (err == 0 && ((want >= 0 && *tag != want) || (*tag & 0x1f) == 0x1f))
 		err = HS_ERR_BAD_ENCODING;
 	if (err == 0)
 		err = read_len(r, &len);
 	if (err == 0)
-		err = hs_read_sub(r, len, sub);
+		err = read_sub(r, len, sub);
 	if (err) {
 		*r = save;
 		return err;
 	}
 	if (raw != NULL)
-		*raw = hs_reader_init(save.p, save.len - r->len);
+		*raw = reader_init(save.p, save.len - r->len);
 	return 0;
 }
 
-int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_reader *sub,
-		    struct hs_reader *raw)
+int der_read_raw(struct reader *r, uint8_t tag, struct reader *sub,
+		    struct reader *raw)
 {
 	uint8_t t;
 
 	return read_tlv(r, tag, &t, sub, raw);
 }
 
-int hs_der_read(struct hs_reader *r, uint8_t tag, struct hs_reader *sub)
+int der_read(struct reader *r, uint8_t tag, struct reader *sub)
 {
 	uint8_t t;
 
 	return read_tlv(r, tag, &t, sub, NULL);
 }
 
-int hs_der_read_any(struct hs_reader *r, uint8_t *tag, struct hs_reader *sub)
+int der_read_any(struct reader *r, uint8_t *tag, struct reader *sub)
 {
 	return read_tlv(r, -1, tag, sub, NULL);
 }
 
-uint8_t hs_der_peek(const struct hs_reader *r)
+uint8_t der_peek(const struct reader *r)
 {
 	return r->len > 0 ? r->p[0] : 0;
 }
 
-int hs_der_oid_is(const struct hs_reader *oid, const uint8_t *want, size_t n)
+int der_oid_is(const struct reader *oid, const uint8_t *want, size_t n)
 {
 	return oid->len == n && memcmp(oid->p, want, n) == 0;
 }
 
-int hs_der_read_int(struct hs_reader *r, struct hs_reader *v)
+int der_read_int(struct reader *r, struct reader *v)
 {
-	struct hs_reader save = *r;
+	struct reader save = *r;
 
-	TRY(hs_der_read(r, DER_INTEGER, v));
+	TRY(der_read(r, DER_INTEGER, v));
 	/* X.690 8.3.1: "shall consist of one or more octets"; 8.3.2: the
 	 * first nine bits "shall not all be ones" nor "all be zero" */
 	if (v->len == 0 || (v->len > 1 && ((v->p[0] == 0x00 && (v->p[1] & 0x80) == 0) ||
@@ -103,26 +103,26 @@ int hs_der_read_int(struct hs_reader *r, struct hs_reader *v)
 	return 0;
 }
 
-int hs_der_read_uint(struct hs_reader *r, struct hs_reader *mag)
+int der_read_uint(struct reader *r, struct reader *mag)
 {
-	struct hs_reader save = *r, v;
+	struct reader save = *r, v;
 
-	TRY(hs_der_read_int(r, &v));
+	TRY(der_read_int(r, &v));
 	if (v.p[0] & 0x80) {
 		*r = save;
 		return HS_ERR_BAD_ENCODING; /* negative */
 	}
 	if (v.len > 1 && v.p[0] == 0x00) /* minimal: this 0x00 is the sign octet */
-		TRY(hs_read_skip(&v, 1));
+		TRY(read_skip(&v, 1));
 	*mag = v;
 	return 0;
 }
 
-int hs_der_read_uint_fixed(struct hs_reader *r, uint8_t *out, size_t n)
+int der_read_uint_fixed(struct reader *r, uint8_t *out, size_t n)
 {
-	struct hs_reader save = *r, mag;
+	struct reader save = *r, mag;
 
-	TRY(hs_der_read_uint(r, &mag));
+	TRY(der_read_uint(r, &mag));
 	if (mag.len > n) {
 		*r = save;
 		return HS_ERR_BAD_ENCODING;
@@ -132,7 +132,7 @@ int hs_der_read_uint_fixed(struct hs_reader *r, uint8_t *out, size_t n)
 	return 0;
 }
 
-int hs_der_uint_u32(struct hs_reader mag, uint32_t *v)
+int der_uint_u32(struct reader mag, uint32_t *v)
 {
 	uint32_t x = 0;
 

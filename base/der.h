@@ -1,5 +1,5 @@
 /*
- * DER (X.690 section 10) on top of hs_reader: the one place where tags,
+ * DER (X.690 section 10) on top of reader: the one place where tags,
  * lengths and INTEGERs are decoded, for certificates, keys and signatures.
  *
  * Rules every read enforces: low-tag-number form only (no tag in X.509,
@@ -28,34 +28,34 @@
 #define DER_SET 0x31
 
 /* One TLV with the given tag; sub gets its contents. */
-HS_MUST_CHECK int hs_der_read(struct hs_reader *r, uint8_t tag, struct hs_reader *sub);
-/* Like hs_der_read, but *raw (may be NULL) also spans the tag and length bytes. */
-HS_MUST_CHECK int hs_der_read_raw(struct hs_reader *r, uint8_t tag, struct hs_reader *sub,
-				  struct hs_reader *raw);
+HS_MUST_CHECK int der_read(struct reader *r, uint8_t tag, struct reader *sub);
+/* Like der_read, but *raw (may be NULL) also spans the tag and length bytes. */
+HS_MUST_CHECK int der_read_raw(struct reader *r, uint8_t tag, struct reader *sub,
+				  struct reader *raw);
 /* One TLV whatever its tag; *tag gets it. */
-HS_MUST_CHECK int hs_der_read_any(struct hs_reader *r, uint8_t *tag, struct hs_reader *sub);
+HS_MUST_CHECK int der_read_any(struct reader *r, uint8_t *tag, struct reader *sub);
 /* Next tag without consuming (0 at the end). */
-uint8_t hs_der_peek(const struct hs_reader *r);
+uint8_t der_peek(const struct reader *r);
 /* Are the contents of an OID (oid) the n bytes of want? */
-int hs_der_oid_is(const struct hs_reader *oid, const uint8_t *want, size_t n);
+int der_oid_is(const struct reader *oid, const uint8_t *want, size_t n);
 
 /*
  * INTEGER (X.690 8.3): at least one content octet, and minimal: the first
  * nine bits are neither all zero nor all one. *v gets the two's complement
  * contents, either sign.
  */
-HS_MUST_CHECK int hs_der_read_int(struct hs_reader *r, struct hs_reader *v);
+HS_MUST_CHECK int der_read_int(struct reader *r, struct reader *v);
 /*
  * A non-negative INTEGER: *mag gets its magnitude, without the one 0x00
  * octet that keeps a value with its top bit set positive, so mag's length
  * is the value's byte length (zero is the single octet 0x00). A negative
  * value is HS_ERR_BAD_ENCODING.
  */
-HS_MUST_CHECK int hs_der_read_uint(struct hs_reader *r, struct hs_reader *mag);
+HS_MUST_CHECK int der_read_uint(struct reader *r, struct reader *mag);
 /* A non-negative INTEGER into n bytes, big-endian, zero-padded on the left;
  * HS_ERR_BAD_ENCODING if it needs more than n bytes. */
-HS_MUST_CHECK int hs_der_read_uint_fixed(struct hs_reader *r, uint8_t *out, size_t n);
-/* A magnitude from hs_der_read_uint as a number; HS_ERR_TOO_LONG above 2^32 - 1. */
-HS_MUST_CHECK int hs_der_uint_u32(struct hs_reader mag, uint32_t *v);
+HS_MUST_CHECK int der_read_uint_fixed(struct reader *r, uint8_t *out, size_t n);
+/* A magnitude from der_read_uint as a number; HS_ERR_TOO_LONG above 2^32 - 1. */
+HS_MUST_CHECK int der_uint_u32(struct reader mag, uint32_t *v);
 
 #endif

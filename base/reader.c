@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-int hs_read_view(struct hs_reader *r, size_t n, const uint8_t **p)
+int read_view(struct reader *r, size_t n, const uint8_t **p)
 {
 	if (n > r->len)
 		return HS_ERR_TRUNCATED;
@@ -12,25 +12,25 @@ int hs_read_view(struct hs_reader *r, size_t n, const uint8_t **p)
 	return 0;
 }
 
-int hs_read_skip(struct hs_reader *r, size_t n)
+int read_skip(struct reader *r, size_t n)
 {
 	const uint8_t *p;
-	return hs_read_view(r, n, &p);
+	return read_view(r, n, &p);
 }
 
-int hs_read_bytes(struct hs_reader *r, void *out, size_t n)
+int read_bytes(struct reader *r, void *out, size_t n)
 {
 	const uint8_t *p;
-	int err = hs_read_view(r, n, &p);
+	int err = read_view(r, n, &p);
 	if (err == 0 && n > 0)
 		memcpy(out, p, n);
 	return err;
 }
 
-static int read_be(struct hs_reader *r, unsigned n, uint32_t *v)
+static int read_be(struct reader *r, unsigned n, uint32_t *v)
 {
 	const uint8_t *p;
-	int err = hs_read_view(r, n, &p);
+	int err = read_view(r, n, &p);
 	if (err)
 		return err;
 	uint32_t x = 0;
@@ -40,7 +40,7 @@ static int read_be(struct hs_reader *r, unsigned n, uint32_t *v)
 	return 0;
 }
 
-int hs_read_u8(struct hs_reader *r, uint8_t *v)
+int read_u8(struct reader *r, uint8_t *v)
 {
 	uint32_t x;
 	int err = read_be(r, 1, &x);
@@ -49,7 +49,7 @@ int hs_read_u8(struct hs_reader *r, uint8_t *v)
 	return err;
 }
 
-int hs_read_u16(struct hs_reader *r, uint16_t *v)
+int read_u16(struct reader *r, uint16_t *v)
 {
 	uint32_t x;
 	int err = read_be(r, 2, &x);
@@ -58,23 +58,23 @@ int hs_read_u16(struct hs_reader *r, uint16_t *v)
 	return err;
 }
 
-int hs_read_u24(struct hs_reader *r, uint32_t *v) { return read_be(r, 3, v); }
+int read_u24(struct reader *r, uint32_t *v) { return read_be(r, 3, v); }
 
-int hs_read_u32(struct hs_reader *r, uint32_t *v) { return read_be(r, 4, v); }
+int read_u32(struct reader *r, uint32_t *v) { return read_be(r, 4, v); }
 
-int hs_read_sub(struct hs_reader *r, size_t n, struct hs_reader *sub)
+int read_sub(struct reader *r, size_t n, struct reader *sub)
 {
 	const uint8_t *p;
-	int err = hs_read_view(r, n, &p);
+	int err = read_view(r, n, &p);
 	if (err == 0)
-		*sub = hs_reader_init(p, n);
+		*sub = reader_init(p, n);
 	return err;
 }
 
-int hs_read_vec(struct hs_reader *r, unsigned len_bytes, size_t min, size_t max,
-		struct hs_reader *sub)
+int read_vec(struct reader *r, unsigned len_bytes, size_t min, size_t max,
+		struct reader *sub)
 {
-	struct hs_reader save = *r;
+	struct reader save = *r;
 	uint32_t n;
 	int err;
 
@@ -87,13 +87,13 @@ int hs_read_vec(struct hs_reader *r, unsigned len_bytes, size_t min, size_t max,
 		*r = save;
 		return HS_ERR_BAD_ENCODING;
 	}
-	err = hs_read_sub(r, n, sub);
+	err = read_sub(r, n, sub);
 	if (err)
 		*r = save;
 	return err;
 }
 
-int hs_read_end(const struct hs_reader *r)
+int read_end(const struct reader *r)
 {
 	return r->len == 0 ? 0 : HS_ERR_TRAILING;
 }

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-void hs_wipe(void *p, size_t n)
+void wipe(void *p, size_t n)
 {
 	if (n == 0)
 		return;

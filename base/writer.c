@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-uint8_t *hs_write_reserve(struct hs_writer *w, size_t n)
+uint8_t *write_reserve(struct writer *w, size_t n)
 {
 	uint8_t *p;
 
@@ -17,9 +17,9 @@ uint8_t *hs_write_reserve(struct hs_writer *w, size_t n)
 	return p;
 }
 
-static int write_be(struct hs_writer *w, uint32_t v, unsigned n)
+static int write_be(struct writer *w, uint32_t v, unsigned n)
 {
-	uint8_t *p = hs_write_reserve(w, n);
+	uint8_t *p = write_reserve(w, n);
 	if (p == NULL)
 		return w->err;
 	for (unsigned i = 0; i < n; i++)
@@ -27,14 +27,14 @@ static int write_be(struct hs_writer *w, uint32_t v, unsigned n)
 	return 0;
 }
 
-int hs_write_u8(struct hs_writer *w, uint8_t v) { return write_be(w, v, 1); }
-int hs_write_u16(struct hs_writer *w, uint16_t v) { return write_be(w, v, 2); }
-int hs_write_u24(struct hs_writer *w, uint32_t v) { return write_be(w, v, 3); }
-int hs_write_u32(struct hs_writer *w, uint32_t v) { return write_be(w, v, 4); }
+int write_u8(struct writer *w, uint8_t v) { return write_be(w, v, 1); }
+int write_u16(struct writer *w, uint16_t v) { return write_be(w, v, 2); }
+int write_u24(struct writer *w, uint32_t v) { return write_be(w, v, 3); }
+int write_u32(struct writer *w, uint32_t v) { return write_be(w, v, 4); }
 
-int hs_write_bytes(struct hs_writer *w, const void *p, size_t n)
+int write_bytes(struct writer *w, const void *p, size_t n)
 {
-	uint8_t *d = hs_write_reserve(w, n);
+	uint8_t *d = write_reserve(w, n);
 	if (d == NULL)
 		return w->err;
 	if (n > 0)
@@ -42,7 +42,7 @@ int hs_write_bytes(struct hs_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-int hs_write_vec_open(struct hs_writer *w, unsigned len_bytes, struct hs_writer_vec *v)
+int write_vec_open(struct writer *w, unsigned len_bytes, struct writer_vec *v)
 {
 	if (len_bytes < 1 || len_bytes > 3)
 		return w->err = HS_ERR_ARG;
@@ -51,7 +51,7 @@ int hs_write_vec_open(struct hs_writer *w, unsigned len_bytes, struct hs_writer_
 	return write_be(w, 0, len_bytes);
 }
 
-int hs_write_vec_close(struct hs_writer *w, const struct hs_writer_vec *v)
+int write_vec_close(struct writer *w, const struct writer_vec *v)
 {
 	size_t body;
 

@@ -169,7 +169,7 @@ static void cpu_model(char *out, size_t cap)
 	fclose(f);
 }
 
-static void cpu_features(char *out, size_t cap)
+static void machine_features(char *out, size_t cap)
 {
 	static const struct {
 		uint32_t bit;
@@ -188,7 +188,7 @@ static void cpu_features(char *out, size_t cap)
 
 	out[0] = '\0';
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!hs_cpu_has(names[i].bit))
+		if (!cpu_has(names[i].bit))
 			continue;
 		int n = snprintf(out + len, cap - len, "%s%s", len ? " " : "", names[i].name);
 		if (n < 0 || (size_t)n >= cap - len)
@@ -236,7 +236,7 @@ void bench_header(const struct bench_opts *o, const char *subcommand)
 	const char *cap = getenv("OPENSSL_ia32cap");
 
 	cpu_model(model, sizeof(model));
-	cpu_features(feats, sizeof(feats));
+	machine_features(feats, sizeof(feats));
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));
 	fprintf(f, "hs-bench %s\n", subcommand);

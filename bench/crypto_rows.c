@@ -26,7 +26,7 @@
  *            parses the DER key on each call (as TLS would hand it over),
  *            OpenSSL's key is parsed once. P-384: ECDSA with SHA-384, hs
  *            verifies a DER signature made by OpenSSL (hs cannot sign).
- *   SHA-256  hs: hs_hash_digest; OpenSSL: EVP_DigestInit_ex2/Update/
+ *   SHA-256  hs: hash_digest; OpenSSL: EVP_DigestInit_ex2/Update/
  *            Final_ex on a reused context (EVP_Digest would allocate a
  *            context per call, which hs does not do either).
  *   HKDF     32 bytes of HKDF-Expand-Label(secret, "key", "") with SHA-256;
@@ -100,7 +100,7 @@ static void fill(uint8_t *p, size_t n, uint64_t seed)
 /* ---- key exchange: X25519 and P-256 ECDH */
 
 struct kx_bench {
-	const struct hs_kx *kx;
+	const struct kx *kx;
 	const char *ossl_type, *group; /* OpenSSL key type; group name or NULL */
 	uint8_t priv[HS_KX_MAX_PRIV];  /* hs's key for the shared rows */
 	uint8_t peer[HS_KX_MAX_PUB];   /* OpenSSL's public key, hs's peer */
@@ -172,7 +172,7 @@ static int ossl_shared_op(void *arg)
 static int kx_setup(void *st, const char **backend)
 {
 	struct kx_bench *b = st;
-	uint8_t pub[HS_KX_MAX_PUB], hs_out[HS_KX_MAX_SHARED], ossl_out[HS_KX_MAX_SHARED];
+	uint8_t pub[HS_KX_MAX_PUB], handshake_out[HS_KX_MAX_SHARED], ossl_out[HS_KX_MAX_SHARED];
 	size_t out_len = sizeof(ossl_out);
 	EVP_PKEY *mine = NULL, *peer = NULL;
 	int r = -1;
@@ -196,19 +196,19 @@ static int kx_setup(void *st, const char **backend)
 		r = fail(b->kx->name, "OpenSSL rejected hs's public key");
 		goto free_keys;
 	}
-	if (b->kx->shared(hs_out, b->priv, b->peer, b->peer_len) != 0) {
+	if (b->kx->shared(handshake_out, b->priv, b->peer, b->peer_len) != 0) {
 		r = fail(b->kx->name, "hs rejected OpenSSL's public key");
 		goto free_keys;
 	}
 	if (EVP_PKEY_derive(b->derive, ossl_out, &out_len) <= 0 ||
-	    out_len != b->kx->shared_len || memcmp(hs_out, ossl_out, out_len) != 0) {
+	    out_len != b->kx->shared_len || memcmp(handshake_out, ossl_out, out_len) != 0) {
 		r = fail(b->kx->name, "hs and OpenSSL derived different shared secrets");
 		goto free_keys;
 	}
 	r = 0;
 free_keys:
-	hs_wipe(hs_out, sizeof(hs_out));
-	hs_wipe(ossl_out, sizeof(ossl_out));
+	wipe(handshake_out, sizeof(handshake_out));
+	wipe(ossl_out, sizeof(ossl_out));
 	EVP_PKEY_free(peer);
 	EVP_PKEY_free(mine);
 	return r;
@@ -221,14 +221,14 @@ static void kx_teardown(void *st)
 	EVP_PKEY_CTX_free(b->gen);
 	EVP_PKEY_CTX_free(b->derive);
 	b->gen = b->derive = NULL;
-	hs_wipe(b->priv, sizeof(b->priv));
-	hs_wipe(b->scratch_priv, sizeof(b->scratch_priv));
+	wipe(b->priv, sizeof(b->priv));
+	wipe(b->scratch_priv, sizeof(b->scratch_priv));
 }
 
 /* ---- signatures: ECDSA P-256 with SHA-256, Ed25519 */
 
 struct sig_bench {
-	const struct hs_sig *sig;
+	const struct sig *sig;
 	const char *md;   /* OpenSSL digest name; NULL for Ed25519 */
 	int deterministic; /* both sides must produce the same signature bytes */
 	uint8_t priv[32], pub[HS_P256_PUB_LEN];
@@ -342,7 +342,7 @@ static int ed25519_setup(void *st, const char **backend)
 
 	*backend = b->sig->name;
 	b->pub_len = 32;
-	if (hs_ed25519_keygen(b->priv, b->pub) != 0)
+	if (ed25519_keygen(b->priv, b->pub) != 0)
 		return fail(b->sig->name, "hs keygen");
 	b->key = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, b->priv, 32);
 	if (b->key == NULL || EVP_PKEY_get_raw_public_key(b->key, pub, &len) <= 0)
@@ -362,7 +362,7 @@ static void sig_teardown(void *st)
 	EVP_PKEY_free(b->key);
 	b->sign_tmpl = b->verify_tmpl = b->work = NULL;
 	b->key = NULL;
-	hs_wipe(b->priv, sizeof(b->priv));
+	wipe(b->priv, sizeof(b->priv));
 }
 
 /* ---- RSA-2048 PSS sign/verify, ECDSA P-384 verify: keys and signatures too big for sig_bench */
@@ -370,7 +370,7 @@ static void sig_teardown(void *st)
 #define PK_SIG_MAX HS_RSA_MAX_LEN
 
 struct pk_bench {
-	const struct hs_sig *sig;
+	const struct sig *sig;
 	const char *md;       /* OpenSSL digest name */
 	int rsa;              /* 1: RSA-2048 with PSS (salt = digest length); 0: EC P-384 */
 	uint8_t *priv, *pub;  /* hs's key encodings: DER RSAPrivateKey, RSAPublicKey, or the point */
@@ -485,7 +485,7 @@ static int pk_setup(void *st, const char **backend)
 
 	/* RSA: also which Montgomery row bignum.c runs (its contexts pick it at set-up) */
 	snprintf(b->backend, sizeof(b->backend), "%s%s%s%s", name, b->rsa ? " (" : "",
-		 b->rsa ? hs_bn_backend_name() : "", b->rsa ? ")" : "");
+		 b->rsa ? bn_backend_name() : "", b->rsa ? ")" : "");
 	*backend = b->backend;
 	fill(b->msg, sizeof(b->msg), 0x5167);
 	b->key = b->rsa ? EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048)
@@ -536,7 +536,7 @@ static void pk_teardown(void *st)
 /* ---- SHA-256 */
 
 struct hash_bench {
-	const struct hs_hash *h;
+	const struct hash *h;
 	EVP_MD *md;
 	EVP_MD_CTX *ctx;
 	uint8_t out[HS_HASH_MAX_LEN];
@@ -547,7 +547,7 @@ static int hs_digest_op(void *arg)
 	const struct op_arg *a = arg;
 	struct hash_bench *b = a->st;
 
-	hs_hash_digest(b->h, input, a->len, b->out);
+	hash_digest(b->h, input, a->len, b->out);
 	return 0;
 }
 
@@ -576,7 +576,7 @@ static int sha256_setup(void *st, const char **backend)
 	struct hash_bench *b = st;
 	uint8_t want[HS_SHA256_LEN];
 
-	b->h = hs_hash_sha256();
+	b->h = hash_sha256();
 	*backend = b->h->name;
 	b->md = EVP_MD_fetch(NULL, "SHA256", NULL);
 	b->ctx = EVP_MD_CTX_new();
@@ -584,7 +584,7 @@ static int sha256_setup(void *st, const char **backend)
 		return fail("SHA-256", "OpenSSL set-up");
 	for (size_t i = 0; i < 300 + sizeof(extra) / sizeof(extra[0]); i++) {
 		size_t len = i < 300 ? i : extra[i - 300];
-		hs_hash_digest(b->h, input, len, b->out);
+		hash_digest(b->h, input, len, b->out);
 		if (ossl_digest(b, len, want) != 0 || memcmp(want, b->out, sizeof(want)) != 0)
 			return fail("SHA-256", "hs and OpenSSL digests differ");
 	}
@@ -606,7 +606,7 @@ static void sha256_teardown(void *st)
 #define HKDF_OUT 32
 
 struct hkdf_bench {
-	const struct hs_hash *h;
+	const struct hash *h;
 	uint8_t secret[HS_SHA256_LEN];
 	uint8_t out[HKDF_OUT];
 	EVP_KDF_CTX *kctx;
@@ -623,7 +623,7 @@ static const uint8_t empty_context[1];
 static int hs_hkdf_op(void *arg)
 {
 	struct hkdf_bench *b = ((const struct op_arg *)arg)->st;
-	return hs_hkdf_expand_label(b->h, b->secret, "key", empty_context, 0, b->out, HKDF_OUT);
+	return hkdf_expand_label(b->h, b->secret, "key", empty_context, 0, b->out, HKDF_OUT);
 }
 
 static int ossl_hkdf_op(void *arg)
@@ -648,7 +648,7 @@ static int hkdf_setup(void *st, const char **backend)
 		OSSL_PARAM_construct_end(),
 	};
 
-	b->h = hs_hash_sha256();
+	b->h = hash_sha256();
 	*backend = b->h->name;
 	fill(b->secret, sizeof(b->secret), 0x4b4446);
 	b->kctx = kdf != NULL ? EVP_KDF_CTX_new(kdf) : NULL;
@@ -669,7 +669,7 @@ static void hkdf_teardown(void *st)
 
 	EVP_KDF_CTX_free(b->kctx);
 	b->kctx = NULL;
-	hs_wipe(b->secret, sizeof(b->secret));
+	wipe(b->secret, sizeof(b->secret));
 }
 
 /* ---- AEAD: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305 */
@@ -678,10 +678,10 @@ static const size_t aead_lens[] = { 1024, MAX_LEN }; /* the sizes of the rows */
 #define N_AEAD_LENS (sizeof(aead_lens) / sizeof(aead_lens[0]))
 
 struct aead_bench {
-	const struct hs_aead *(*get)(void);
+	const struct aead *(*get)(void);
 	const char *cipher; /* OpenSSL's name */
-	const struct hs_aead *a;
-	struct hs_aead_ctx ctx;
+	const struct aead *a;
+	struct aead_ctx ctx;
 	uint8_t key[HS_AEAD_MAX_KEY_LEN], nonce[HS_AEAD_NONCE_LEN], ad[AD_LEN];
 	uint8_t ct[N_AEAD_LENS][MAX_LEN + TAG]; /* sealed input per size: what open rows open */
 	uint8_t out[MAX_LEN + TAG];
@@ -817,22 +817,22 @@ static void aead_teardown(void *st)
 	EVP_CIPHER_free(b->evp);
 	b->enc = b->dec = NULL;
 	b->evp = NULL;
-	hs_wipe(b->key, sizeof(b->key));
+	wipe(b->key, sizeof(b->key));
 }
 
 /* ---- the families and the rows */
 
-static struct kx_bench x25519_b = { .kx = &hs_kx_x25519, .ossl_type = "X25519" };
-static struct kx_bench p256_b = { .kx = &hs_kx_p256, .ossl_type = "EC", .group = "P-256" };
-static struct sig_bench ecdsa_b = { .sig = &hs_sig_ecdsa_p256_sha256, .md = "SHA256" };
-static struct sig_bench ed25519_b = { .sig = &hs_sig_ed25519, .deterministic = 1 };
-static struct pk_bench rsa_b = { .sig = &hs_sig_rsa_pss_rsae_sha256, .md = "SHA256", .rsa = 1 };
-static struct pk_bench p384_b = { .sig = &hs_sig_ecdsa_p384_sha384, .md = "SHA384" };
+static struct kx_bench x25519_b = { .kx = &kx_x25519, .ossl_type = "X25519" };
+static struct kx_bench p256_b = { .kx = &kx_p256, .ossl_type = "EC", .group = "P-256" };
+static struct sig_bench ecdsa_b = { .sig = &sig_ecdsa_p256_sha256, .md = "SHA256" };
+static struct sig_bench ed25519_b = { .sig = &sig_ed25519, .deterministic = 1 };
+static struct pk_bench rsa_b = { .sig = &sig_rsa_pss_rsae_sha256, .md = "SHA256", .rsa = 1 };
+static struct pk_bench p384_b = { .sig = &sig_ecdsa_p384_sha384, .md = "SHA384" };
 static struct hash_bench sha256_b;
 static struct hkdf_bench hkdf_b;
-static struct aead_bench aes128_b = { .get = hs_aead_aes128gcm, .cipher = "AES-128-GCM" };
-static struct aead_bench aes256_b = { .get = hs_aead_aes256gcm, .cipher = "AES-256-GCM" };
-static struct aead_bench chacha_b = { .get = hs_aead_chacha20poly1305,
+static struct aead_bench aes128_b = { .get = aead_aes128gcm, .cipher = "AES-128-GCM" };
+static struct aead_bench aes256_b = { .get = aead_aes256gcm, .cipher = "AES-256-GCM" };
+static struct aead_bench chacha_b = { .get = aead_chacha20poly1305,
 				      .cipher = "ChaCha20-Poly1305" };
 
 enum fam {

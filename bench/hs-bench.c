@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	}
 	if (o.portable)
-		hs_cpu_force_portable(1);
+		cpu_force_portable(1);
 	else if (env_portable())
 		o.portable = 1; /* crypto/cpu.c honours the variable: say so in the header */
 	bench_header(&o, sc->name);

@@ -31,7 +31,7 @@ CRYPTO = [  # (pattern on the source path under crypto/, category)
 ]
 OUTSIDE = [  # (pattern on the innermost symbol, category)
     (r"^(__)?mem(cpy|move)", "copies (memcpy/memmove)"),
-    (r"^(__)?(memset|explicit_bzero|hs_wipe)", "zeroing and wipes"),
+    (r"^(__)?(memset|explicit_bzero|wipe)", "zeroing and wipes"),
     (r"(malloc|free|sysmalloc|_int_|brk|aligned_alloc|calloc|tcache|consolidate)",
      "allocation (malloc/free)"),
 ]

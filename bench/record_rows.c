@@ -38,16 +38,16 @@ static uint8_t payload[REC_LEN], got[REC_LEN];
 struct suite_info {
 	uint16_t id;
 	const char *seal_row, *both_row; /* scripts match these names: do not change them */
-	const struct hs_aead *(*aead)(void);
+	const struct aead *(*aead)(void);
 };
 
 static const struct suite_info suites[] = {
 	{ HS_TLS_AES_128_GCM_SHA256, "record AES-128-GCM seal 16 KiB",
-	  "record AES-128-GCM seal+open 16 KiB", hs_aead_aes128gcm },
+	  "record AES-128-GCM seal+open 16 KiB", aead_aes128gcm },
 	{ HS_TLS_AES_256_GCM_SHA384, "record AES-256-GCM seal 16 KiB",
-	  "record AES-256-GCM seal+open 16 KiB", hs_aead_aes256gcm },
+	  "record AES-256-GCM seal+open 16 KiB", aead_aes256gcm },
 	{ HS_TLS_CHACHA20_POLY1305_SHA256, "record ChaCha20-Poly1305 seal 16 KiB",
-	  "record ChaCha20-Poly1305 seal+open 16 KiB", hs_aead_chacha20poly1305 },
+	  "record ChaCha20-Poly1305 seal+open 16 KiB", aead_chacha20poly1305 },
 };
 
 static struct hs_pair hx;

@@ -282,7 +282,7 @@ static inline void add_round_key(uint64_t q[8], const uint64_t *rk)
 		q[b] ^= rk[b];
 }
 
-void hs_aes_ct_encrypt4(const struct hs_aes_ct_key *k, const uint8_t in[64], uint8_t out[64])
+void aes_ct_encrypt4(const struct aes_ct_key *k, const uint8_t in[64], uint8_t out[64])
 {
 	uint64_t q[8];
 
@@ -300,10 +300,10 @@ void hs_aes_ct_encrypt4(const struct hs_aes_ct_key *k, const uint8_t in[64], uin
 		q[b] = shift_rows_word(q[b]);
 	add_round_key(q, k->rk + 8 * k->rounds);
 	store4(out, q);
-	hs_wipe(q, sizeof(q));
+	wipe(q, sizeof(q));
 }
 
-uint32_t hs_aes_ct_subword(uint32_t w)
+uint32_t aes_ct_subword(uint32_t w)
 {
 	uint64_t q[8];
 	uint32_t r = 0;
@@ -318,7 +318,7 @@ uint32_t hs_aes_ct_subword(uint32_t w)
 	for (unsigned b = 0; b < 8; b++)
 		for (unsigned j = 0; j < 4; j++)
 			r |= (uint32_t)((q[b] >> j) & 1) << (8 * j + b);
-	hs_wipe(q, sizeof(q));
+	wipe(q, sizeof(q));
 	return r;
 }
 
@@ -327,7 +327,7 @@ uint32_t hs_aes_ct_subword(uint32_t w)
  * low bits), so RotWord is a right rotation by 8 and Rcon goes in the low
  * byte.
  */
-unsigned hs_aes_ct_expand(uint8_t rk[16 * (HS_AES_MAX_ROUNDS + 1)], const uint8_t *key,
+unsigned aes_ct_expand(uint8_t rk[16 * (HS_AES_MAX_ROUNDS + 1)], const uint8_t *key,
 			  size_t key_len)
 {
 	/* Rcon[i] = x^(i-1) in GF(2^8), FIPS-197 5.2 */
@@ -344,21 +344,21 @@ unsigned hs_aes_ct_expand(uint8_t rk[16 * (HS_AES_MAX_ROUNDS + 1)], const uint8_
 	for (unsigned i = nk; i < 4 * (rounds + 1); i++) {
 		uint32_t t = w[i - 1];
 		if (i % nk == 0)
-			t = hs_aes_ct_subword((t >> 8) | (t << 24)) ^ rcon[i / nk - 1];
+			t = aes_ct_subword((t >> 8) | (t << 24)) ^ rcon[i / nk - 1];
 		else if (nk > 6 && i % nk == 4)
-			t = hs_aes_ct_subword(t);
+			t = aes_ct_subword(t);
 		w[i] = w[i - nk] ^ t;
 	}
 	for (unsigned i = 0; i < 4 * (rounds + 1); i++)
 		store_le32(rk + 4 * i, w[i]);
-	hs_wipe(w, sizeof(w));
+	wipe(w, sizeof(w));
 	return rounds;
 }
 
-int hs_aes_ct_init(struct hs_aes_ct_key *k, const uint8_t *key, size_t key_len)
+int aes_ct_init(struct aes_ct_key *k, const uint8_t *key, size_t key_len)
 {
 	uint8_t rk[16 * (HS_AES_MAX_ROUNDS + 1)], rep[64];
-	unsigned rounds = hs_aes_ct_expand(rk, key, key_len);
+	unsigned rounds = aes_ct_expand(rk, key, key_len);
 
 	if (rounds == 0)
 		return HS_ERR_ARG;
@@ -369,7 +369,7 @@ int hs_aes_ct_init(struct hs_aes_ct_key *k, const uint8_t *key, size_t key_len)
 			memcpy(rep + 16 * s, rk + 16 * r, 16);
 		load4(k->rk + 8 * r, rep);
 	}
-	hs_wipe(rk, sizeof(rk));
-	hs_wipe(rep, sizeof(rep));
+	wipe(rk, sizeof(rk));
+	wipe(rep, sizeof(rep));
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * AES-GCM (NIST SP 800-38D) with 96-bit nonces: the portable constant-time
- * implementation, the hs_aead tables of every backend, and the getters.
+ * implementation, the aead tables of every backend, and the getters.
  *
  * Implementation notes
  * - Portable path: bitsliced AES (aes_ct.c) four blocks at a time in CTR
@@ -17,9 +17,9 @@
  * - open computes the tag, compares it with ct_memneq, and clears the
  *   output under a mask: there is no branch on the result inside, so only
  *   the lengths are observable (and the return value, by design).
- * - Backend choice: hs_aead_aes{128,256}gcm() return the fastest backend
+ * - Backend choice: aead_aes{128,256}gcm() return the fastest backend
  *   the CPU has (VAES, then AES-NI), else the portable one;
- *   hs_cpu_force_portable() makes every accelerated getter return NULL.
+ *   cpu_force_portable() makes every accelerated getter return NULL.
  */
 #include "base/bytes.h"
 #include "crypto/aead.h"
@@ -34,25 +34,25 @@
 #include "crypto/ghash_ct.h"
 
 struct gcm_ct_ctx {
-	struct hs_aes_ct_key aes;
-	struct hs_ghash_ct_key gh;
+	struct aes_ct_key aes;
+	struct ghash_ct_key gh;
 };
 
 _Static_assert(sizeof(struct gcm_ct_ctx) <= HS_AEAD_CTX_MAX, "portable GCM context too large");
-_Static_assert(sizeof(struct hs_aes_gcm_aesni_ctx) <= HS_AEAD_CTX_MAX, "AES-NI context too large");
-_Static_assert(sizeof(struct hs_aes_gcm_vaes512_ctx) <= HS_AEAD_CTX_MAX, "VAES context too large");
+_Static_assert(sizeof(struct aes_gcm_aesni_ctx) <= HS_AEAD_CTX_MAX, "AES-NI context too large");
+_Static_assert(sizeof(struct aes_gcm_vaes512_ctx) <= HS_AEAD_CTX_MAX, "VAES context too large");
 
 static int gcm_ct_init(void *ctx, const uint8_t *key, size_t key_len)
 {
 	struct gcm_ct_ctx *c = ctx;
 	uint8_t blk[64] = { 0 };
-	int err = hs_aes_ct_init(&c->aes, key, key_len);
+	int err = aes_ct_init(&c->aes, key, key_len);
 
 	if (err)
 		return err;
-	hs_aes_ct_encrypt4(&c->aes, blk, blk); /* H = E_K(0^128) */
-	hs_ghash_ct_init(&c->gh, blk);
-	hs_wipe(blk, sizeof(blk));
+	aes_ct_encrypt4(&c->aes, blk, blk); /* H = E_K(0^128) */
+	ghash_ct_init(&c->gh, blk);
+	wipe(blk, sizeof(blk));
 	return 0;
 }
 
@@ -64,7 +64,7 @@ static void ctr_batch(const struct gcm_ct_ctx *c, const uint8_t nonce[12], uint3
 		memcpy(ks + 16 * i, nonce, 12);
 		store_be32(ks + 16 * i + 12, ctr + i);
 	}
-	hs_aes_ct_encrypt4(&c->aes, ks, ks);
+	aes_ct_encrypt4(&c->aes, ks, ks);
 }
 
 /*
@@ -91,17 +91,17 @@ static void gcm_ct_crypt(const struct gcm_ct_ctx *c, const uint8_t nonce[12], co
 		/* off is a multiple of 16, so n is too unless this is the end */
 		n = len < 64 - off ? len : 64 - off;
 		if (decrypt)
-			hs_ghash_ct_update(y, &c->gh, in, n);
+			ghash_ct_update(y, &c->gh, in, n);
 		for (size_t i = 0; i < n; i++)
 			out[i] = in[i] ^ ks[off + i];
 		if (!decrypt)
-			hs_ghash_ct_update(y, &c->gh, out, n);
+			ghash_ct_update(y, &c->gh, out, n);
 		off += n;
 		in += n;
 		out += n;
 		len -= n;
 	}
-	hs_wipe(ks, sizeof(ks));
+	wipe(ks, sizeof(ks));
 }
 
 /* tag = GHASH(..., [len(A)]_64 || [len(C)]_64) ^ E_K(J0); y is wiped. */
@@ -112,11 +112,11 @@ static void gcm_ct_tag(const struct gcm_ct_ctx *c, uint64_t y[2], size_t ad_len,
 
 	store_be64(lens, (uint64_t)ad_len * 8);
 	store_be64(lens + 8, (uint64_t)len * 8);
-	hs_ghash_ct_update(y, &c->gh, lens, 16);
-	hs_ghash_ct_store(tag, y);
+	ghash_ct_update(y, &c->gh, lens, 16);
+	ghash_ct_store(tag, y);
 	for (int i = 0; i < 16; i++)
 		tag[i] ^= tag_mask[i];
-	hs_wipe(y, 2 * sizeof(y[0]));
+	wipe(y, 2 * sizeof(y[0]));
 }
 
 static void gcm_ct_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad, size_t ad_len,
@@ -126,10 +126,10 @@ static void gcm_ct_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad
 	uint64_t y[2] = { 0, 0 };
 	uint8_t mask[16];
 
-	hs_ghash_ct_update(y, &c->gh, ad, ad_len);
+	ghash_ct_update(y, &c->gh, ad, ad_len);
 	gcm_ct_crypt(c, nonce, in, len, out, 0, y, mask);
 	gcm_ct_tag(c, y, ad_len, len, mask, out + len);
-	hs_wipe(mask, sizeof(mask));
+	wipe(mask, sizeof(mask));
 }
 
 /*
@@ -165,20 +165,20 @@ static int gcm_ct_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 	if (len < HS_AEAD_TAG_LEN)
 		return HS_ERR_BAD_TAG;
 	len -= HS_AEAD_TAG_LEN;
-	hs_ghash_ct_update(y, &c->gh, ad, ad_len);
+	ghash_ct_update(y, &c->gh, ad, ad_len);
 	gcm_ct_crypt(c, nonce, in, len, out, 1, y, mask);
 	gcm_ct_tag(c, y, ad_len, len, mask, tag);
 	ret = check_tag(tag, in + len, out, len);
-	hs_wipe(mask, sizeof(mask));
-	hs_wipe(tag, sizeof(tag));
+	wipe(mask, sizeof(mask));
+	wipe(tag, sizeof(tag));
 	return ret;
 }
 
-static void gcm_ct_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct gcm_ct_ctx)); }
+static void gcm_ct_wipe(void *ctx) { wipe(ctx, sizeof(struct gcm_ct_ctx)); }
 static int gcm128_ct_init(void *ctx, const uint8_t *key) { return gcm_ct_init(ctx, key, 16); }
 static int gcm256_ct_init(void *ctx, const uint8_t *key) { return gcm_ct_init(ctx, key, 32); }
 
-static const struct hs_aead aes128gcm_portable = {
+static const struct aead aes128gcm_portable = {
 	.name = "AES-128-GCM (portable)",
 	.key_len = 16,
 	.nonce_len = HS_AEAD_NONCE_LEN,
@@ -190,7 +190,7 @@ static const struct hs_aead aes128gcm_portable = {
 	.wipe = gcm_ct_wipe,
 };
 
-static const struct hs_aead aes256gcm_portable = {
+static const struct aead aes256gcm_portable = {
 	.name = "AES-256-GCM (portable)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
@@ -202,125 +202,125 @@ static const struct hs_aead aes256gcm_portable = {
 	.wipe = gcm_ct_wipe,
 };
 
-const struct hs_aead *hs_aead_aes128gcm_portable(void) { return &aes128gcm_portable; }
-const struct hs_aead *hs_aead_aes256gcm_portable(void) { return &aes256gcm_portable; }
+const struct aead *aead_aes128gcm_portable(void) { return &aes128gcm_portable; }
+const struct aead *aead_aes256gcm_portable(void) { return &aes256gcm_portable; }
 
 #if defined(__x86_64__)
-static void gcm_aesni_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct hs_aes_gcm_aesni_ctx)); }
+static void gcm_aesni_wipe(void *ctx) { wipe(ctx, sizeof(struct aes_gcm_aesni_ctx)); }
 static int gcm128_aesni_init(void *ctx, const uint8_t *key)
 {
-	return hs_aes_gcm_aesni_init(ctx, key, 16);
+	return aes_gcm_aesni_init(ctx, key, 16);
 }
 
 static int gcm256_aesni_init(void *ctx, const uint8_t *key)
 {
-	return hs_aes_gcm_aesni_init(ctx, key, 32);
+	return aes_gcm_aesni_init(ctx, key, 32);
 }
 
-static const struct hs_aead aes128gcm_aesni = {
+static const struct aead aes128gcm_aesni = {
 	.name = "AES-128-GCM (AES-NI)",
 	.key_len = 16,
 	.nonce_len = HS_AEAD_NONCE_LEN,
 	.tag_len = HS_AEAD_TAG_LEN,
-	.ctx_size = sizeof(struct hs_aes_gcm_aesni_ctx),
+	.ctx_size = sizeof(struct aes_gcm_aesni_ctx),
 	.init = gcm128_aesni_init,
-	.seal = hs_aes_gcm_aesni_seal,
-	.open = hs_aes_gcm_aesni_open,
+	.seal = aes_gcm_aesni_seal,
+	.open = aes_gcm_aesni_open,
 	.wipe = gcm_aesni_wipe,
 };
 
-static const struct hs_aead aes256gcm_aesni = {
+static const struct aead aes256gcm_aesni = {
 	.name = "AES-256-GCM (AES-NI)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
 	.tag_len = HS_AEAD_TAG_LEN,
-	.ctx_size = sizeof(struct hs_aes_gcm_aesni_ctx),
+	.ctx_size = sizeof(struct aes_gcm_aesni_ctx),
 	.init = gcm256_aesni_init,
-	.seal = hs_aes_gcm_aesni_seal,
-	.open = hs_aes_gcm_aesni_open,
+	.seal = aes_gcm_aesni_seal,
+	.open = aes_gcm_aesni_open,
 	.wipe = gcm_aesni_wipe,
 };
 
 #define HS_AESNI_FEATURES (HS_CPU_AESNI | HS_CPU_PCLMUL | HS_CPU_SSSE3 | HS_CPU_SSE41)
 
-const struct hs_aead *hs_aead_aes128gcm_aesni(void)
+const struct aead *aead_aes128gcm_aesni(void)
 {
-	return hs_cpu_has(HS_AESNI_FEATURES) ? &aes128gcm_aesni : NULL;
+	return cpu_has(HS_AESNI_FEATURES) ? &aes128gcm_aesni : NULL;
 }
 
-const struct hs_aead *hs_aead_aes256gcm_aesni(void)
+const struct aead *aead_aes256gcm_aesni(void)
 {
-	return hs_cpu_has(HS_AESNI_FEATURES) ? &aes256gcm_aesni : NULL;
+	return cpu_has(HS_AESNI_FEATURES) ? &aes256gcm_aesni : NULL;
 }
 
-static void gcm_vaes512_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct hs_aes_gcm_vaes512_ctx)); }
+static void gcm_vaes512_wipe(void *ctx) { wipe(ctx, sizeof(struct aes_gcm_vaes512_ctx)); }
 static int gcm128_vaes512_init(void *ctx, const uint8_t *key)
 {
-	return hs_aes_gcm_vaes512_init(ctx, key, 16);
+	return aes_gcm_vaes512_init(ctx, key, 16);
 }
 
 static int gcm256_vaes512_init(void *ctx, const uint8_t *key)
 {
-	return hs_aes_gcm_vaes512_init(ctx, key, 32);
+	return aes_gcm_vaes512_init(ctx, key, 32);
 }
 
-static const struct hs_aead aes128gcm_vaes512 = {
+static const struct aead aes128gcm_vaes512 = {
 	.name = "AES-128-GCM (VAES-512)",
 	.key_len = 16,
 	.nonce_len = HS_AEAD_NONCE_LEN,
 	.tag_len = HS_AEAD_TAG_LEN,
-	.ctx_size = sizeof(struct hs_aes_gcm_vaes512_ctx),
+	.ctx_size = sizeof(struct aes_gcm_vaes512_ctx),
 	.init = gcm128_vaes512_init,
-	.seal = hs_aes_gcm_vaes512_seal,
-	.open = hs_aes_gcm_vaes512_open,
+	.seal = aes_gcm_vaes512_seal,
+	.open = aes_gcm_vaes512_open,
 	.wipe = gcm_vaes512_wipe,
 };
 
-static const struct hs_aead aes256gcm_vaes512 = {
+static const struct aead aes256gcm_vaes512 = {
 	.name = "AES-256-GCM (VAES-512)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
 	.tag_len = HS_AEAD_TAG_LEN,
-	.ctx_size = sizeof(struct hs_aes_gcm_vaes512_ctx),
+	.ctx_size = sizeof(struct aes_gcm_vaes512_ctx),
 	.init = gcm256_vaes512_init,
-	.seal = hs_aes_gcm_vaes512_seal,
-	.open = hs_aes_gcm_vaes512_open,
+	.seal = aes_gcm_vaes512_seal,
+	.open = aes_gcm_vaes512_open,
 	.wipe = gcm_vaes512_wipe,
 };
 
 #define HS_VAES_FEATURES (HS_AESNI_FEATURES | HS_CPU_AVX2 | HS_CPU_AVX512F | HS_CPU_AVX512BW | \
 			  HS_CPU_AVX512VL | HS_CPU_VAES | HS_CPU_VPCLMUL)
 
-const struct hs_aead *hs_aead_aes128gcm_vaes512(void)
+const struct aead *aead_aes128gcm_vaes512(void)
 {
-	return hs_cpu_has(HS_VAES_FEATURES) ? &aes128gcm_vaes512 : NULL;
+	return cpu_has(HS_VAES_FEATURES) ? &aes128gcm_vaes512 : NULL;
 }
 
-const struct hs_aead *hs_aead_aes256gcm_vaes512(void)
+const struct aead *aead_aes256gcm_vaes512(void)
 {
-	return hs_cpu_has(HS_VAES_FEATURES) ? &aes256gcm_vaes512 : NULL;
+	return cpu_has(HS_VAES_FEATURES) ? &aes256gcm_vaes512 : NULL;
 }
 #else
-const struct hs_aead *hs_aead_aes128gcm_aesni(void) { return NULL; }
-const struct hs_aead *hs_aead_aes256gcm_aesni(void) { return NULL; }
-const struct hs_aead *hs_aead_aes128gcm_vaes512(void) { return NULL; }
-const struct hs_aead *hs_aead_aes256gcm_vaes512(void) { return NULL; }
+const struct aead *aead_aes128gcm_aesni(void) { return NULL; }
+const struct aead *aead_aes256gcm_aesni(void) { return NULL; }
+const struct aead *aead_aes128gcm_vaes512(void) { return NULL; }
+const struct aead *aead_aes256gcm_vaes512(void) { return NULL; }
 #endif
 
-const struct hs_aead *hs_aead_aes128gcm(void)
+const struct aead *aead_aes128gcm(void)
 {
-	const struct hs_aead *a = hs_aead_aes128gcm_vaes512();
+	const struct aead *a = aead_aes128gcm_vaes512();
 
 	if (a == NULL)
-		a = hs_aead_aes128gcm_aesni();
-	return a ? a : hs_aead_aes128gcm_portable();
+		a = aead_aes128gcm_aesni();
+	return a ? a : aead_aes128gcm_portable();
 }
 
-const struct hs_aead *hs_aead_aes256gcm(void)
+const struct aead *aead_aes256gcm(void)
 {
-	const struct hs_aead *a = hs_aead_aes256gcm_vaes512();
+	const struct aead *a = aead_aes256gcm_vaes512();
 
 	if (a == NULL)
-		a = hs_aead_aes256gcm_aesni();
-	return a ? a : hs_aead_aes256gcm_portable();
+		a = aead_aes256gcm_aesni();
+	return a ? a : aead_aes256gcm_portable();
 }

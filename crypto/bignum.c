@@ -11,7 +11,7 @@
  *   t[0..len] += x y + cin 2^(64 len) (returns the carry out), run over a
  *   window that slides one limb per step instead of shifting t; the row
  *   is portable C or MULX/ADX assembly (crypto/asm/bignum_adx.c), chosen
- *   per context at set-up from hs_cpu_has, bit-identical either way.
+ *   per context at set-up from cpu_has, bit-identical either way.
  * - Squaring computes the cross products once (rows of shrinking
  *   length), doubles them and adds the squares, then reduces with n
  *   rows: about 3/4 of a multiplication's products.
@@ -53,7 +53,7 @@ typedef unsigned __int128 u128;
 #define WIN_BITS 4
 #define WIN_SIZE (1u << WIN_BITS)
 
-int hs_bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len)
+int bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len)
 {
 	if (len > 8 * n)
 		return HS_ERR_TOO_LONG;
@@ -65,7 +65,7 @@ int hs_bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len)
 	return 0;
 }
 
-void hs_bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n)
+void bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n)
 {
 	for (size_t i = 0; i < len; i++) {
 		size_t k = len - 1 - i;
@@ -73,7 +73,7 @@ void hs_bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n)
 	}
 }
 
-uint64_t hs_bn_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+uint64_t bn_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 {
 	uint64_t c = 0;
 
@@ -85,7 +85,7 @@ uint64_t hs_bn_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 	return c;
 }
 
-uint64_t hs_bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+uint64_t bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 {
 	uint64_t borrow = 0;
 
@@ -98,7 +98,7 @@ uint64_t hs_bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 	return borrow;
 }
 
-uint64_t hs_bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n)
+uint64_t bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n)
 {
 	uint64_t borrow = 0;
 
@@ -110,7 +110,7 @@ uint64_t hs_bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n)
 	return (uint64_t)0 - ct_barrier_u64(borrow);
 }
 
-uint64_t hs_bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n)
+uint64_t bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n)
 {
 	uint64_t d = 0;
 
@@ -119,7 +119,7 @@ uint64_t hs_bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n)
 	return ct_is_zero_mask_u64(d);
 }
 
-uint64_t hs_bn_is_zero_mask(const uint64_t *a, size_t n)
+uint64_t bn_is_zero_mask(const uint64_t *a, size_t n)
 {
 	uint64_t d = 0;
 
@@ -128,13 +128,13 @@ uint64_t hs_bn_is_zero_mask(const uint64_t *a, size_t n)
 	return ct_is_zero_mask_u64(d);
 }
 
-void hs_bn_cmov(uint64_t *r, const uint64_t *a, size_t n, uint64_t mask)
+void bn_cmov(uint64_t *r, const uint64_t *a, size_t n, uint64_t mask)
 {
 	for (size_t i = 0; i < n; i++)
 		r[i] = ct_select_u64(mask, a[i], r[i]);
 }
 
-void hs_bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+void bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 {
 	memset(r, 0, 2 * n * sizeof(*r));
 	for (size_t i = 0; i < n; i++) {
@@ -148,7 +148,7 @@ void hs_bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 	}
 }
 
-size_t hs_bn_bitlen_vartime(const uint64_t *a, size_t n)
+size_t bn_bitlen_vartime(const uint64_t *a, size_t n)
 {
 	for (size_t i = n; i > 0; i--) {
 		if (a[i - 1] != 0)
@@ -161,7 +161,7 @@ size_t hs_bn_bitlen_vartime(const uint64_t *a, size_t n)
  * r = (hi 2^(64n) + x) - m if that is >= 0, else x; for hi:x < 2m.
  * r may alias x.
  */
-static void reduce_once(uint64_t *r, const uint64_t *x, uint64_t hi, const struct hs_bn_mont *c)
+static void reduce_once(uint64_t *r, const uint64_t *x, uint64_t hi, const struct bn_mont *c)
 {
 	uint64_t d[HS_BN_LIMBS], borrow = 0, keep;
 	size_t n = c->n;
@@ -177,24 +177,24 @@ static void reduce_once(uint64_t *r, const uint64_t *x, uint64_t hi, const struc
 		r[i] = ct_select_u64(keep, x[i], d[i]); /* r may alias x: same index */
 }
 
-void hs_bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+void bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c)
 {
-	uint64_t carry = hs_bn_add(r, a, b, c->n);
+	uint64_t carry = bn_add(r, a, b, c->n);
 
 	reduce_once(r, r, carry, c);
 }
 
-void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+void bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c)
 {
 	uint64_t t[HS_BN_LIMBS];
-	uint64_t borrow = hs_bn_sub(r, a, b, c->n);
+	uint64_t borrow = bn_sub(r, a, b, c->n);
 
 	/* a - b wrapped around: add m back, under a mask */
-	(void)hs_bn_add(t, r, c->m, c->n);
-	hs_bn_cmov(r, t, c->n, (uint64_t)0 - ct_barrier_u64(borrow));
+	(void)bn_add(t, r, c->m, c->n);
+	bn_cmov(r, t, c->n, (uint64_t)0 - ct_barrier_u64(borrow));
 }
 
-uint64_t hs_bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
+uint64_t bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
 			    uint64_t cin)
 {
 	uint64_t carry = 0;
@@ -211,20 +211,20 @@ uint64_t hs_bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t l
 }
 
 /* t[0..len] += x y + cin 2^(64 len) with c's backend; returns the carry out. */
-static inline uint64_t row(const struct hs_bn_mont *c, uint64_t *t, const uint64_t *x,
+static inline uint64_t row(const struct bn_mont *c, uint64_t *t, const uint64_t *x,
 			   uint64_t y, size_t len, uint64_t cin)
 {
 #if defined(HS_HAVE_BN_ADX)
 	if (c->adx) /* public: a property of the CPU */
-		return hs_bn_row_adx(t, x, y, len, cin);
+		return bn_row_adx(t, x, y, len, cin);
 #endif
-	return hs_bn_row_portable(t, x, y, len, cin);
+	return bn_row_portable(t, x, y, len, cin);
 }
 
-const char *hs_bn_backend_name(void)
+const char *bn_backend_name(void)
 {
 #if defined(HS_HAVE_BN_ADX)
-	if (hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
+	if (cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
 		return "mulx/adx";
 #endif
 	return "portable";
@@ -236,7 +236,7 @@ const char *hs_bn_backend_name(void)
  * so limb i vanishes; the carry out of the row's top limb t[i + n] is
  * owed to t[i + n + 1], the next row's top limb, so it rides in as cin.
  */
-static void redc_rows(uint64_t *r, uint64_t *t, const struct hs_bn_mont *c)
+static void redc_rows(uint64_t *r, uint64_t *t, const struct bn_mont *c)
 {
 	uint64_t cin = 0;
 	size_t n = c->n;
@@ -246,7 +246,7 @@ static void redc_rows(uint64_t *r, uint64_t *t, const struct hs_bn_mont *c)
 	reduce_once(r, t + n, cin, c);
 }
 
-void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+void bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c)
 {
 	uint64_t t[2 * HS_BN_LIMBS + 2];
 	size_t n = c->n;
@@ -267,7 +267,7 @@ void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const str
 }
 
 /* t (2n limbs) = a^2: the cross products once, doubled, plus the squares. */
-static void square_wide(uint64_t *t, const uint64_t *a, const struct hs_bn_mont *c)
+static void square_wide(uint64_t *t, const uint64_t *a, const struct bn_mont *c)
 {
 	uint64_t shift = 0, carry = 0;
 	size_t n = c->n;
@@ -289,7 +289,7 @@ static void square_wide(uint64_t *t, const uint64_t *a, const struct hs_bn_mont 
 	}
 }
 
-void hs_bn_mont_sqr(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+void bn_mont_sqr(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 {
 	uint64_t t[2 * HS_BN_LIMBS + 1];
 
@@ -298,20 +298,20 @@ void hs_bn_mont_sqr(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
 	redc_rows(r, t, c); /* a^2 < m^2 < m R */
 }
 
-void hs_bn_mont_to(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+void bn_mont_to(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 {
-	hs_bn_mont_mul(r, a, c->rr, c);
+	bn_mont_mul(r, a, c->rr, c);
 }
 
-void hs_bn_mont_from(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+void bn_mont_from(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 {
 	uint64_t one[HS_BN_LIMBS] = { 1 };
 
-	hs_bn_mont_mul(r, a, one, c);
+	bn_mont_mul(r, a, one, c);
 }
 
 /* r = t R^-1 mod m for t (2n limbs) < m R: Montgomery reduction. */
-static void redc(uint64_t *r, const uint64_t *t_in, const struct hs_bn_mont *c)
+static void redc(uint64_t *r, const uint64_t *t_in, const struct bn_mont *c)
 {
 	uint64_t t[2 * HS_BN_LIMBS + 1];
 	size_t n = c->n;
@@ -319,16 +319,16 @@ static void redc(uint64_t *r, const uint64_t *t_in, const struct hs_bn_mont *c)
 	memcpy(t, t_in, 2 * n * sizeof(*t));
 	t[2 * n] = 0;
 	redc_rows(r, t, c);
-	hs_wipe(t, sizeof(t));
+	wipe(t, sizeof(t));
 }
 
-void hs_bn_mod_wide(uint64_t *r, const uint64_t *t, const struct hs_bn_mont *c)
+void bn_mod_wide(uint64_t *r, const uint64_t *t, const struct bn_mont *c)
 {
 	uint64_t x[HS_BN_LIMBS];
 
 	redc(x, t, c);               /* t R^-1 */
-	hs_bn_mont_mul(r, x, c->rr, c); /* t R^-1 R^2 R^-1 = t */
-	hs_wipe(x, sizeof(x));
+	bn_mont_mul(r, x, c->rr, c); /* t R^-1 R^2 R^-1 = t */
+	wipe(x, sizeof(x));
 }
 
 /* -m0^-1 mod 2^64 by Newton's iteration; m0 odd, so m0 m0 = 1 mod 8 starts it. */
@@ -342,7 +342,7 @@ static uint64_t neg_inv64(uint64_t m0)
 }
 
 /* x = 2x mod m, for x < m: the shift and the trial subtraction in one pass */
-static void mod_double(uint64_t *x, const struct hs_bn_mont *c)
+static void mod_double(uint64_t *x, const struct bn_mont *c)
 {
 	uint64_t y[HS_BN_LIMBS], prev = 0, borrow = 0;
 	size_t n = c->n;
@@ -357,18 +357,18 @@ static void mod_double(uint64_t *x, const struct hs_bn_mont *c)
 		borrow = (uint64_t)(z >> 64) & 1;
 	}
 	/* keep 2x - m when 2x overflowed n limbs or 2x - m did not borrow */
-	hs_bn_cmov(x, y, n, ct_barrier_u64(((uint64_t)0 - (prev >> 63)) | (borrow - 1)));
+	bn_cmov(x, y, n, ct_barrier_u64(((uint64_t)0 - (prev >> 63)) | (borrow - 1)));
 }
 
 /* The modulus' oddness is checked by the callers that may look at it. */
-static int mont_setup(struct hs_bn_mont *c, const uint64_t *m, size_t n)
+static int mont_setup(struct bn_mont *c, const uint64_t *m, size_t n)
 {
 	if (n == 0 || n > HS_BN_LIMBS)
 		return HS_ERR_ARG;
 	memset(c, 0, sizeof(*c));
 	c->n = n;
 #if defined(HS_HAVE_BN_ADX)
-	c->adx = hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX);
+	c->adx = cpu_has(HS_CPU_BMI2 | HS_CPU_ADX);
 #endif
 	memcpy(c->m, m, n * sizeof(*m));
 	c->m0inv = neg_inv64(m[0]);
@@ -376,7 +376,7 @@ static int mont_setup(struct hs_bn_mont *c, const uint64_t *m, size_t n)
 }
 
 /* From x = R mod m, fill one and rr (see the notes). */
-static void mont_finish(struct hs_bn_mont *c, uint64_t *x)
+static void mont_finish(struct bn_mont *c, uint64_t *x)
 {
 	size_t t = 64 * c->n;
 	unsigned k = 0;
@@ -390,11 +390,11 @@ static void mont_finish(struct hs_bn_mont *c, uint64_t *x)
 	for (size_t i = 0; i < t; i++)
 		mod_double(x, c);
 	for (unsigned i = 0; i < k; i++)
-		hs_bn_mont_sqr(x, x, c);
+		bn_mont_sqr(x, x, c);
 	memcpy(c->rr, x, c->n * sizeof(*x));
 }
 
-int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n)
+int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n)
 {
 	uint64_t x[HS_BN_LIMBS] = { 1 };
 	int err = mont_setup(c, m, n);
@@ -404,7 +404,7 @@ int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n)
 	for (size_t i = 0; i < 64 * n; i++)
 		mod_double(x, c);
 	mont_finish(c, x);
-	hs_wipe(x, sizeof(x));
+	wipe(x, sizeof(x));
 	return 0;
 }
 
@@ -413,7 +413,7 @@ int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n)
  * k >= the limbs of m: Knuth's algorithm D (TAOCP 4.3.1) on the one-bit
  * dividend, normalized so the divisor's top bit is set. Variable time.
  */
-static void pow2_mod_vartime(uint64_t *r, size_t k, const struct hs_bn_mont *c, size_t b)
+static void pow2_mod_vartime(uint64_t *r, size_t k, const struct bn_mont *c, size_t b)
 {
 	size_t nm = (b + 63) / 64, ul = k + 1;
 	unsigned s = (unsigned)(64 * nm - b);
@@ -454,7 +454,7 @@ static void pow2_mod_vartime(uint64_t *r, size_t k, const struct hs_bn_mont *c, 
 			z = (u128)u[j + nm] - carry - borrow;
 			u[j + nm] = (uint64_t)z;
 			if ((uint64_t)(z >> 64) & 1) /* one too many: add v back */
-				u[j + nm] += hs_bn_add(u + j, u + j, v, nm);
+				u[j + nm] += bn_add(u + j, u + j, v, nm);
 		}
 	}
 	memset(r, 0, c->n * sizeof(*r));
@@ -462,14 +462,14 @@ static void pow2_mod_vartime(uint64_t *r, size_t k, const struct hs_bn_mont *c, 
 		r[i] = (u[i] >> s) | (s && i + 1 < nm ? u[i + 1] << (64 - s) : 0);
 }
 
-int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n)
+int bn_mont_init_vartime(struct bn_mont *c, const uint64_t *m, size_t n)
 {
 	int err = mont_setup(c, m, n);
 	size_t b;
 
 	if (err)
 		return err;
-	b = hs_bn_bitlen_vartime(m, n);
+	b = bn_bitlen_vartime(m, n);
 	if (b < 2 || (m[0] & 1) == 0)
 		return HS_ERR_ARG; /* m = 1, or even */
 	pow2_mod_vartime(c->one, n, c, b);    /* R mod m */
@@ -489,60 +489,60 @@ static void table_lookup(uint64_t *out, const uint64_t (*table)[HS_BN_LIMBS], ui
 	}
 }
 
-void hs_bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
-		   const struct hs_bn_mont *c)
+void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		   const struct bn_mont *c)
 {
 	uint64_t table[WIN_SIZE][HS_BN_LIMBS], acc[HS_BN_LIMBS], t[HS_BN_LIMBS];
 	size_t n = c->n;
 
 	memcpy(table[0], c->one, n * sizeof(*acc));
-	hs_bn_mont_to(table[1], a, c);
+	bn_mont_to(table[1], a, c);
 	for (unsigned i = 2; i < WIN_SIZE; i++)
-		hs_bn_mont_mul(table[i], table[i - 1], table[1], c);
+		bn_mont_mul(table[i], table[i - 1], table[1], c);
 	memcpy(acc, c->one, n * sizeof(*acc));
 	for (size_t bit = 64 * e_n; bit > 0; bit -= WIN_BITS) {
 		size_t pos = bit - WIN_BITS; /* public: the windows' positions are fixed */
 		uint64_t w = (e[pos / 64] >> (pos % 64)) & (WIN_SIZE - 1);
 
 		for (unsigned k = 0; k < WIN_BITS; k++)
-			hs_bn_mont_sqr(acc, acc, c);
+			bn_mont_sqr(acc, acc, c);
 		table_lookup(t, (const uint64_t(*)[HS_BN_LIMBS])table, w, n);
-		hs_bn_mont_mul(acc, acc, t, c); /* always multiply: by R (= 1) when w = 0 */
+		bn_mont_mul(acc, acc, t, c); /* always multiply: by R (= 1) when w = 0 */
 	}
-	hs_bn_mont_from(r, acc, c);
-	hs_wipe(table, sizeof(table));
-	hs_wipe(acc, sizeof(acc));
-	hs_wipe(t, sizeof(t));
+	bn_mont_from(r, acc, c);
+	wipe(table, sizeof(table));
+	wipe(acc, sizeof(acc));
+	wipe(t, sizeof(t));
 }
 
-void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
-			   const struct hs_bn_mont *c)
+void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+			   const struct bn_mont *c)
 {
 	uint64_t am[HS_BN_LIMBS], acc[HS_BN_LIMBS];
-	size_t bits = hs_bn_bitlen_vartime(e, e_n);
+	size_t bits = bn_bitlen_vartime(e, e_n);
 
 	if (bits == 0) { /* a^0 = 1 mod m */
-		hs_bn_mont_from(r, c->one, c);
+		bn_mont_from(r, c->one, c);
 		return;
 	}
 	/* acc = a^(top bit) R, then square-and-multiply down to bit 1 */
-	hs_bn_mont_to(am, a, c);
+	bn_mont_to(am, a, c);
 	memcpy(acc, am, c->n * sizeof(*acc));
 	for (size_t i = bits - 1; i > 1; i--) {
-		hs_bn_mont_sqr(acc, acc, c);
+		bn_mont_sqr(acc, acc, c);
 		if ((e[(i - 1) / 64] >> ((i - 1) % 64)) & 1)
-			hs_bn_mont_mul(acc, acc, am, c);
+			bn_mont_mul(acc, acc, am, c);
 	}
 	if (bits == 1) {
-		hs_bn_mont_from(r, acc, c);
+		bn_mont_from(r, acc, c);
 		return;
 	}
-	hs_bn_mont_sqr(acc, acc, c);
+	bn_mont_sqr(acc, acc, c);
 	/* bit 0: mont(acc, a) = acc a R^-1 leaves Montgomery form in the same product */
 	if (e[0] & 1)
-		hs_bn_mont_mul(r, acc, a, c);
+		bn_mont_mul(r, acc, a, c);
 	else
-		hs_bn_mont_from(r, acc, c);
+		bn_mont_from(r, acc, c);
 }
 
 /*
@@ -642,9 +642,9 @@ static void normalize(uint64_t *x, const uint64_t *m1, size_t len)
 
 	for (size_t i = 0; i < len; i++)
 		t[i] = m1[i] & neg;
-	(void)hs_bn_add(x, x, t, len);    /* now in [0, 2m) */
-	borrow = hs_bn_sub(y, x, m1, len); /* x - m, kept unless it borrowed */
-	hs_bn_cmov(x, y, len, ct_barrier_u64(borrow - 1));
+	(void)bn_add(x, x, t, len);    /* now in [0, 2m) */
+	borrow = bn_sub(y, x, m1, len); /* x - m, kept unless it borrowed */
+	bn_cmov(x, y, len, ct_barrier_u64(borrow - 1));
 }
 
 /* (d, e) = ((u d + v e) / 2^62, (q d + r e) / 2^62) mod m, in [0, m) */
@@ -663,8 +663,8 @@ static void update_de(uint64_t *d, uint64_t *e, const struct divstep_mat *t, con
 	normalize(ne, m1, len);
 	memcpy(d, nd, len * sizeof(*d));
 	memcpy(e, ne, len * sizeof(*e));
-	hs_wipe(nd, sizeof(nd));
-	hs_wipe(ne, sizeof(ne));
+	wipe(nd, sizeof(nd));
+	wipe(ne, sizeof(ne));
 }
 
 /* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
@@ -677,8 +677,8 @@ static void update_fg(uint64_t *f, uint64_t *g, const struct divstep_mat *t, siz
 	lincomb(ng, t->q, f, t->r, g, 0, zero, len);
 	memcpy(f, nf, len * sizeof(*f));
 	memcpy(g, ng, len * sizeof(*g));
-	hs_wipe(nf, sizeof(nf));
-	hs_wipe(ng, sizeof(ng));
+	wipe(nf, sizeof(nf));
+	wipe(ng, sizeof(ng));
 }
 
 /* All inversion state, wiped as a whole. */
@@ -688,7 +688,7 @@ struct inv_ws {
 	struct divstep_mat t;
 };
 
-uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c)
+uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 {
 	struct inv_ws w;
 	size_t n = c->n, len = n + 1, bits = 64 * n;
@@ -710,11 +710,11 @@ uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *
 	/* now g = 0 and f = +-gcd(a, m); d a = f (mod m) */
 	w.one[0] = 1;
 	memset(w.mone, 0xff, len * sizeof(*r));
-	is_one = hs_bn_eq_mask(w.f, w.one, len);
-	is_mone = hs_bn_eq_mask(w.f, w.mone, len);
-	hs_bn_mod_sub(w.e, w.one + 1, w.d, c); /* -d mod m (w.one + 1 is zeros) */
-	hs_bn_cmov(w.d, w.e, n, is_mone);
+	is_one = bn_eq_mask(w.f, w.one, len);
+	is_mone = bn_eq_mask(w.f, w.mone, len);
+	bn_mod_sub(w.e, w.one + 1, w.d, c); /* -d mod m (w.one + 1 is zeros) */
+	bn_cmov(w.d, w.e, n, is_mone);
 	memcpy(r, w.d, n * sizeof(*r));
-	hs_wipe(&w, sizeof(w));
+	wipe(&w, sizeof(w));
 	return is_one | is_mone;
 }

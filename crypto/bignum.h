@@ -24,9 +24,9 @@
 #define HS_BN_LIMBS (HS_BN_MAX_BITS / 64)
 
 /* An odd modulus and its Montgomery constants. */
-struct hs_bn_mont {
+struct bn_mont {
 	size_t n;                  /* limbs in use, 1..HS_BN_LIMBS */
-	int adx;                   /* 1: the MULX/ADX row (chosen at init from hs_cpu_has) */
+	int adx;                   /* 1: the MULX/ADX row (chosen at init from cpu_has) */
 	uint64_t m0inv;            /* -m^-1 mod 2^64 */
 	uint64_t m[HS_BN_LIMBS];   /* the modulus (odd); limbs >= n are zero */
 	uint64_t rr[HS_BN_LIMBS];  /* R^2 mod m */
@@ -37,30 +37,30 @@ struct hs_bn_mont {
  * a (n limbs) = the big-endian bytes in[0..len). HS_ERR_TOO_LONG if
  * len > 8n (the bytes are not inspected, so leading zeros count).
  */
-int hs_bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len);
+int bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len);
 /* out[0..len) = a mod 2^(8 len), big-endian, zero-padded on the left. */
-void hs_bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n);
+void bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n);
 
 /* r = a + b, returns the carry (0 or 1). r may alias a or b. */
-uint64_t hs_bn_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
+uint64_t bn_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
 /* r = a - b, returns the borrow (0 or 1). r may alias a or b. */
-uint64_t hs_bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
+uint64_t bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
 /* all-ones if a < b, else 0 */
-uint64_t hs_bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n);
+uint64_t bn_lt_mask(const uint64_t *a, const uint64_t *b, size_t n);
 /* all-ones if a == b, else 0 */
-uint64_t hs_bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n);
+uint64_t bn_eq_mask(const uint64_t *a, const uint64_t *b, size_t n);
 /* all-ones if a == 0, else 0 */
-uint64_t hs_bn_is_zero_mask(const uint64_t *a, size_t n);
+uint64_t bn_is_zero_mask(const uint64_t *a, size_t n);
 /* if (mask) r = a; mask is all-ones or 0 */
-void hs_bn_cmov(uint64_t *r, const uint64_t *a, size_t n, uint64_t mask);
+void bn_cmov(uint64_t *r, const uint64_t *a, size_t n, uint64_t mask);
 /* r (2n limbs) = a * b (n limbs each); r must not alias a or b. */
-void hs_bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
+void bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
 /* Bit length of a (0 for a = 0). Variable time. */
-size_t hs_bn_bitlen_vartime(const uint64_t *a, size_t n);
+size_t bn_bitlen_vartime(const uint64_t *a, size_t n);
 
 /* r = a + b mod m, r = a - b mod m, for a, b < m. */
-void hs_bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
-void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
+void bn_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c);
+void bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c);
 
 /*
  * Montgomery context for the odd modulus m > 1 of n limbs (HS_ERR_ARG if
@@ -68,59 +68,59 @@ void hs_bn_mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const stru
  * (otherwise the results are meaningless, though memory-safe). Constant
  * time in m.
  */
-HS_MUST_CHECK int hs_bn_mont_init(struct hs_bn_mont *c, const uint64_t *m, size_t n);
+HS_MUST_CHECK int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n);
 /*
  * The same for a public modulus, faster (uses m's bit length); this one
  * checks m itself: HS_ERR_ARG if m is even or 1.
  */
-int hs_bn_mont_init_vartime(struct hs_bn_mont *c, const uint64_t *m, size_t n);
+int bn_mont_init_vartime(struct bn_mont *c, const uint64_t *m, size_t n);
 
 /* r = a b R^-1 mod m, for a, b < m. r may alias a or b. */
-void hs_bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c);
-/* r = a a R^-1 mod m, for a < m (the same result as hs_bn_mont_mul, faster). r may alias a. */
-void hs_bn_mont_sqr(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
+void bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c);
+/* r = a a R^-1 mod m, for a < m (the same result as bn_mont_mul, faster). r may alias a. */
+void bn_mont_sqr(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
 /* r = a R mod m (a < m); r = a R^-1 mod m. */
-void hs_bn_mont_to(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
-void hs_bn_mont_from(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
+void bn_mont_to(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
+void bn_mont_from(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
 /*
  * r (n limbs) = t mod m, for t of 2n limbs with t < m R (for instance
  * any value below m times any n-limb value). Plain form in and out.
  */
-void hs_bn_mod_wide(uint64_t *r, const uint64_t *t, const struct hs_bn_mont *c);
+void bn_mod_wide(uint64_t *r, const uint64_t *t, const struct bn_mont *c);
 
 /*
  * r = a^e mod m (plain form in and out, a < m), e of e_n limbs. Fixed
  * 4-bit windows over all 64 e_n bits of e, each table entry read with a
  * masked scan: constant time in a, e and m.
  */
-void hs_bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
-		   const struct hs_bn_mont *c);
+void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		   const struct bn_mont *c);
 /* The same for a public exponent: square-and-multiply over e's bits. */
-void hs_bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
-			   const struct hs_bn_mont *c);
+void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+			   const struct bn_mont *c);
 /*
  * r = a^-1 mod m (a < m) by a constant-time binary extended GCD of 128 n
  * iterations. Returns all-ones if gcd(a, m) = 1, else 0 (then r is junk).
  */
-uint64_t hs_bn_mod_inv(uint64_t *r, const uint64_t *a, const struct hs_bn_mont *c);
+uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
 
 /*
  * Backends. Every Montgomery product is built from one "row":
  * t[0..len] += x[0..len) y + cin 2^(64 len), returning the carry out of
  * t[len] (0 or 1 where bignum.c uses it). The contexts made by
- * hs_bn_mont_init* use the MULX/ADX row when hs_cpu_has(HS_CPU_BMI2 |
+ * bn_mont_init* use the MULX/ADX row when cpu_has(HS_CPU_BMI2 |
  * HS_CPU_ADX) (and not forced portable) at that moment; c->adx may be
  * cleared (for tests) to force the portable row. Both rows give
  * bit-identical results.
  */
-uint64_t hs_bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
+uint64_t bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
 			    uint64_t cin);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HS_HAVE_BN_ADX 1
 /* crypto/asm/bignum_adx.c */
-uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin);
+uint64_t bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin);
 #endif
 /* "mulx/adx" or "portable": the row a context made now would use. */
-const char *hs_bn_backend_name(void);
+const char *bn_backend_name(void);
 
 #endif

@@ -51,7 +51,7 @@ static void core(const uint32_t s[16], uint32_t x[16])
 		x[i] += s[i];
 }
 
-void hs_chacha20_init(uint32_t st[16], const uint8_t key[32], const uint8_t nonce[12],
+void chacha20_init(uint32_t st[16], const uint8_t key[32], const uint8_t nonce[12],
 		      uint32_t counter)
 {
 	/* "expand 32-byte k" as four little-endian words (RFC 8439 2.3) */
@@ -66,17 +66,17 @@ void hs_chacha20_init(uint32_t st[16], const uint8_t key[32], const uint8_t nonc
 		st[13 + i] = load_le32(nonce + 4 * i);
 }
 
-void hs_chacha20_block(const uint32_t st[16], uint8_t out[64])
+void chacha20_block(const uint32_t st[16], uint8_t out[64])
 {
 	uint32_t x[16];
 
 	core(st, x);
 	for (int i = 0; i < 16; i++)
 		store_le32(out + 4 * i, x[i]);
-	hs_wipe(x, sizeof(x));
+	wipe(x, sizeof(x));
 }
 
-void hs_chacha20_xor_portable(const uint32_t st[16], const uint8_t *in, size_t len,
+void chacha20_xor_portable(const uint32_t st[16], const uint8_t *in, size_t len,
 			      uint8_t *out, uint32_t mask)
 {
 	uint32_t s[16], x[16];
@@ -91,11 +91,11 @@ void hs_chacha20_xor_portable(const uint32_t st[16], const uint8_t *in, size_t l
 		s[12]++;
 	}
 	if (len > 0) {
-		hs_chacha20_block(s, ks);
+		chacha20_block(s, ks);
 		for (size_t i = 0; i < len; i++)
 			out[i] = (uint8_t)((in[i] ^ ks[i]) & mask);
 	}
-	hs_wipe(s, sizeof(s));
-	hs_wipe(x, sizeof(x));
-	hs_wipe(ks, sizeof(ks));
+	wipe(s, sizeof(s));
+	wipe(x, sizeof(x));
+	wipe(ks, sizeof(ks));
 }

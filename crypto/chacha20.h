@@ -4,7 +4,7 @@
  *
  * The state is the 16-word input matrix of RFC 8439 2.3: four constants,
  * eight key words, the 32-bit block counter (word 12) and three nonce
- * words. It holds the key: wipe it (hs_wipe) when done.
+ * words. It holds the key: wipe it (wipe) when done.
  *
  * Every function here runs in time that depends only on len: no branch or
  * memory index depends on the key, the nonce, the counter or the data.
@@ -20,11 +20,11 @@
 #define HS_CHACHA20_BLOCK_LEN 64
 
 /* Fill st with constants, key, counter and nonce (RFC 8439 2.3). */
-void hs_chacha20_init(uint32_t st[16], const uint8_t key[32], const uint8_t nonce[12],
+void chacha20_init(uint32_t st[16], const uint8_t key[32], const uint8_t nonce[12],
 		      uint32_t counter);
 
 /* One 64-byte keystream block for the state st as it is (RFC 8439 2.3). */
-void hs_chacha20_block(const uint32_t st[16], uint8_t out[64]);
+void chacha20_block(const uint32_t st[16], uint8_t out[64]);
 
 /*
  * out[i] = (in[i] ^ keystream[i]) & mask for i < len, the keystream
@@ -36,18 +36,18 @@ void hs_chacha20_block(const uint32_t st[16], uint8_t out[64]);
  * (2^32 - st[12]) blocks (the AEAD enforces RFC 8439's P_MAX).
  * out == in is allowed; other overlaps are not.
  */
-typedef void hs_chacha20_xor_fn(const uint32_t st[16], const uint8_t *in, size_t len,
+typedef void chacha20_xor_fn(const uint32_t st[16], const uint8_t *in, size_t len,
 				uint8_t *out, uint32_t mask);
 
-void hs_chacha20_xor_portable(const uint32_t st[16], const uint8_t *in, size_t len,
+void chacha20_xor_portable(const uint32_t st[16], const uint8_t *in, size_t len,
 			      uint8_t *out, uint32_t mask);
 
-/* crypto/asm/ (x86-64 only): call only when hs_cpu_has() reports the features. */
+/* crypto/asm/ (x86-64 only): call only when cpu_has() reports the features. */
 /* HS_CPU_AVX2: 8 blocks at a time. */
-void hs_chacha20_xor_avx2(const uint32_t st[16], const uint8_t *in, size_t len, uint8_t *out,
+void chacha20_xor_avx2(const uint32_t st[16], const uint8_t *in, size_t len, uint8_t *out,
 			  uint32_t mask);
 /* HS_CPU_AVX512F | HS_CPU_AVX2: 16 blocks at a time, AVX2 for the tail. */
-void hs_chacha20_xor_avx512(const uint32_t st[16], const uint8_t *in, size_t len,
+void chacha20_xor_avx512(const uint32_t st[16], const uint8_t *in, size_t len,
 			    uint8_t *out, uint32_t mask);
 
 #endif

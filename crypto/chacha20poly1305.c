@@ -1,6 +1,6 @@
 /*
- * ChaCha20-Poly1305 AEAD (RFC 8439 section 2.8) and its struct hs_aead
- * tables: portable, AVX2, AVX-512, AVX-512 IFMA (chosen with hs_cpu_has).
+ * ChaCha20-Poly1305 AEAD (RFC 8439 section 2.8) and its struct aead
+ * tables: portable, AVX2, AVX-512, AVX-512 IFMA (chosen with cpu_has).
  *
  * Implementation notes:
  * - Keystream block 0 gives the one-time Poly1305 key (RFC 8439 2.6); the
@@ -46,8 +46,8 @@
 #define KS_LEN 256
 
 struct impl {
-	hs_chacha20_xor_fn *xor_fn;
-	hs_poly1305_blocks_fn *mac_fn;
+	chacha20_xor_fn *xor_fn;
+	poly1305_blocks_fn *mac_fn;
 };
 
 struct cp_ctx {
@@ -62,7 +62,7 @@ static int cp_init(void *ctx, const uint8_t *key)
 	return 0;
 }
 
-static void cp_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct cp_ctx)); }
+static void cp_wipe(void *ctx) { wipe(ctx, sizeof(struct cp_ctx)); }
 
 /*
  * Set up the ChaCha20 state at counter 1 and the MAC keyed with block 0
@@ -71,16 +71,16 @@ static void cp_wipe(void *ctx) { hs_wipe(ctx, sizeof(struct cp_ctx)); }
  * SIMD backends run as one batch of four blocks.
  */
 static void start(const struct impl *impl, const void *ctx, const uint8_t *nonce,
-		  size_t len, uint32_t st[16], struct hs_poly1305 *mac, uint8_t ks[KS_LEN])
+		  size_t len, uint32_t st[16], struct poly1305 *mac, uint8_t ks[KS_LEN])
 {
 	static const uint8_t zeros[KS_LEN];
 
-	hs_chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 0);
+	chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 0);
 	if (len <= SHORT_MAX)
 		impl->xor_fn(st, zeros, 64 + len, ks, 0xffffffff);
 	else
-		hs_chacha20_block(st, ks);
-	hs_poly1305_init_with(mac, ks, impl->mac_fn);
+		chacha20_block(st, ks);
+	poly1305_init_with(mac, ks, impl->mac_fn);
 	st[12] = 1;
 }
 
@@ -93,16 +93,16 @@ static void xor_short(const uint8_t *ks, const uint8_t *in, size_t len, uint8_t 
 }
 
 /* Zeros up to a multiple of 16 after len bytes (RFC 8439 2.8 pad16). */
-static void mac_pad16(struct hs_poly1305 *mac, size_t len)
+static void mac_pad16(struct poly1305 *mac, size_t len)
 {
 	static const uint8_t zeros[16];
 
 	if (len % 16 != 0)
-		hs_poly1305_update(mac, zeros, 16 - len % 16);
+		poly1305_update(mac, zeros, 16 - len % 16);
 }
 
 /* After AD || pad16 || ciphertext: pad16 || le64(ad_len) || le64(len), then the tag. */
-static void mac_finish(struct hs_poly1305 *mac, size_t ad_len, size_t len, uint8_t tag[16])
+static void mac_finish(struct poly1305 *mac, size_t ad_len, size_t len, uint8_t tag[16])
 {
 	uint8_t lens[16];
 
@@ -111,19 +111,19 @@ static void mac_finish(struct hs_poly1305 *mac, size_t ad_len, size_t len, uint8
 		lens[i] = (uint8_t)((uint64_t)ad_len >> (8 * i));
 		lens[8 + i] = (uint8_t)((uint64_t)len >> (8 * i));
 	}
-	hs_poly1305_update(mac, lens, sizeof(lens));
-	hs_poly1305_final(mac, tag);
+	poly1305_update(mac, lens, sizeof(lens));
+	poly1305_final(mac, tag);
 }
 
 /* Encrypt and MAC chunk by chunk, so the MAC reads the ciphertext from L1. */
-static void encrypt_and_mac(const struct impl *impl, uint32_t st[16], struct hs_poly1305 *mac,
+static void encrypt_and_mac(const struct impl *impl, uint32_t st[16], struct poly1305 *mac,
 			    const uint8_t *in, size_t len, uint8_t *out)
 {
 	for (size_t off = 0; off < len; off += SEAL_CHUNK) {
 		size_t n = len - off < SEAL_CHUNK ? len - off : SEAL_CHUNK;
 
 		impl->xor_fn(st, in + off, n, out + off, 0xffffffff);
-		hs_poly1305_update(mac, out + off, n);
+		poly1305_update(mac, out + off, n);
 		st[12] += SEAL_CHUNK / 64;
 	}
 }
@@ -133,23 +133,23 @@ static void seal_with(const struct impl *impl, const void *ctx, const uint8_t *n
 		      uint8_t *out)
 {
 	uint32_t st[16];
-	struct hs_poly1305 mac;
+	struct poly1305 mac;
 	uint8_t ks[KS_LEN];
 
 	if ((uint64_t)len > P_MAX)
 		abort(); /* would reuse keystream; seal cannot report an error */
 	start(impl, ctx, nonce, len, st, &mac, ks);
-	hs_poly1305_update(&mac, ad, ad_len);
+	poly1305_update(&mac, ad, ad_len);
 	mac_pad16(&mac, ad_len);
 	if (len <= SHORT_MAX) {
 		xor_short(ks + 64, in, len, out, 0xffffffff);
-		hs_poly1305_update(&mac, out, len);
+		poly1305_update(&mac, out, len);
 	} else {
 		encrypt_and_mac(impl, st, &mac, in, len, out);
 	}
 	mac_finish(&mac, ad_len, len, out + len);
-	hs_wipe(st, sizeof(st));
-	hs_wipe(ks, sizeof(ks));
+	wipe(st, sizeof(st));
+	wipe(ks, sizeof(ks));
 }
 
 static int open_with(const struct impl *impl, const void *ctx, const uint8_t *nonce,
@@ -157,7 +157,7 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 		     uint8_t *out)
 {
 	uint32_t st[16], bad, keep;
-	struct hs_poly1305 mac;
+	struct poly1305 mac;
 	uint8_t tag[16], ks[KS_LEN];
 
 	if (len < HS_AEAD_TAG_LEN)
@@ -166,9 +166,9 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 	if ((uint64_t)len > P_MAX)
 		return HS_ERR_TOO_LONG;
 	start(impl, ctx, nonce, len, st, &mac, ks);
-	hs_poly1305_update(&mac, ad, ad_len);
+	poly1305_update(&mac, ad, ad_len);
 	mac_pad16(&mac, ad_len);
-	hs_poly1305_update(&mac, in, len);
+	poly1305_update(&mac, in, len);
 	mac_finish(&mac, ad_len, len, tag);
 	bad = ct_memneq(tag, in + len, HS_AEAD_TAG_LEN); /* 0 or 1 */
 	/* keep = all-ones iff the tag is good: the XOR then writes plaintext,
@@ -178,14 +178,14 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 		xor_short(ks + 64, in, len, out, keep);
 	else
 		impl->xor_fn(st, in, len, out, keep);
-	hs_wipe(st, sizeof(st));
-	hs_wipe(tag, sizeof(tag));
-	hs_wipe(ks, sizeof(ks));
+	wipe(st, sizeof(st));
+	wipe(tag, sizeof(tag));
+	wipe(ks, sizeof(ks));
 	return (int)bad * HS_ERR_BAD_TAG; /* 0 or HS_ERR_BAD_TAG, without a branch */
 }
 
-static const struct impl impl_portable = { hs_chacha20_xor_portable,
-					   hs_poly1305_blocks_portable };
+static const struct impl impl_portable = { chacha20_xor_portable,
+					   poly1305_blocks_portable };
 
 static void seal_portable(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 			  size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
@@ -199,7 +199,7 @@ static int open_portable(const void *ctx, const uint8_t *nonce, const uint8_t *a
 	return open_with(&impl_portable, ctx, nonce, ad, ad_len, in, len, out);
 }
 
-static const struct hs_aead aead_portable = {
+static const struct aead aead_portable = {
 	.name = "ChaCha20-Poly1305 (portable)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
@@ -211,13 +211,13 @@ static const struct hs_aead aead_portable = {
 	.wipe = cp_wipe,
 };
 
-const struct hs_aead *hs_aead_chacha20poly1305_portable(void) { return &aead_portable; }
+const struct aead *aead_chacha20poly1305_portable(void) { return &aead_portable; }
 
 #if defined(__x86_64__)
-static const struct impl impl_avx2 = { hs_chacha20_xor_avx2, hs_poly1305_blocks_avx2 };
-static const struct impl impl_avx512 = { hs_chacha20_xor_avx512, hs_poly1305_blocks_avx512 };
-static const struct impl impl_avx512ifma = { hs_chacha20_xor_avx512,
-					     hs_poly1305_blocks_avx512ifma };
+static const struct impl impl_avx2 = { chacha20_xor_avx2, poly1305_blocks_avx2 };
+static const struct impl impl_avx512 = { chacha20_xor_avx512, poly1305_blocks_avx512 };
+static const struct impl impl_avx512ifma = { chacha20_xor_avx512,
+					     poly1305_blocks_avx512ifma };
 
 static void seal_avx2(const void *ctx, const uint8_t *nonce, const uint8_t *ad, size_t ad_len,
 		      const uint8_t *in, size_t len, uint8_t *out)
@@ -255,7 +255,7 @@ static int open_avx512ifma(const void *ctx, const uint8_t *nonce, const uint8_t 
 	return open_with(&impl_avx512ifma, ctx, nonce, ad, ad_len, in, len, out);
 }
 
-static const struct hs_aead aead_avx2 = {
+static const struct aead aead_avx2 = {
 	.name = "ChaCha20-Poly1305 (AVX2)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
@@ -267,7 +267,7 @@ static const struct hs_aead aead_avx2 = {
 	.wipe = cp_wipe,
 };
 
-static const struct hs_aead aead_avx512 = {
+static const struct aead aead_avx512 = {
 	.name = "ChaCha20-Poly1305 (AVX-512)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
@@ -279,7 +279,7 @@ static const struct hs_aead aead_avx512 = {
 	.wipe = cp_wipe,
 };
 
-static const struct hs_aead aead_avx512ifma = {
+static const struct aead aead_avx512ifma = {
 	.name = "ChaCha20-Poly1305 (AVX-512 IFMA)",
 	.key_len = 32,
 	.nonce_len = HS_AEAD_NONCE_LEN,
@@ -292,28 +292,28 @@ static const struct hs_aead aead_avx512ifma = {
 };
 #endif
 
-const struct hs_aead *hs_aead_chacha20poly1305_avx2(void)
+const struct aead *aead_chacha20poly1305_avx2(void)
 {
 #if defined(__x86_64__)
-	if (hs_cpu_has(HS_CPU_AVX2))
+	if (cpu_has(HS_CPU_AVX2))
 		return &aead_avx2;
 #endif
 	return NULL;
 }
 
-const struct hs_aead *hs_aead_chacha20poly1305_avx512(void)
+const struct aead *aead_chacha20poly1305_avx512(void)
 {
 #if defined(__x86_64__)
-	if (hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2))
+	if (cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2))
 		return &aead_avx512;
 #endif
 	return NULL;
 }
 
-const struct hs_aead *hs_aead_chacha20poly1305_avx512ifma(void)
+const struct aead *aead_chacha20poly1305_avx512ifma(void)
 {
 #if defined(__x86_64__)
-	if (hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2))
+	if (cpu_has(HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2))
 		return &aead_avx512ifma;
 #endif
 	return NULL;
@@ -324,11 +324,11 @@ const struct hs_aead *hs_aead_chacha20poly1305_avx512ifma(void)
  * it is no faster than the radix-2^26 AVX-512 one (IFMA on 512-bit vectors
  * issues at half rate there). Reconsider on a CPU where it is.
  */
-const struct hs_aead *hs_aead_chacha20poly1305(void)
+const struct aead *aead_chacha20poly1305(void)
 {
-	const struct hs_aead *a = hs_aead_chacha20poly1305_avx512();
+	const struct aead *a = aead_chacha20poly1305_avx512();
 
 	if (a == NULL)
-		a = hs_aead_chacha20poly1305_avx2();
-	return a != NULL ? a : hs_aead_chacha20poly1305_portable();
+		a = aead_chacha20poly1305_avx2();
+	return a != NULL ? a : aead_chacha20poly1305_portable();
 }

@@ -77,7 +77,7 @@ static _Atomic int probed;
 static _Atomic uint32_t features;
 static _Atomic int forced;
 
-uint32_t hs_cpu_features(void)
+uint32_t cpu_features(void)
 {
 	if (!atomic_load_explicit(&probed, memory_order_acquire)) {
 		const char *env = getenv("HS_CRYPTO_PORTABLE");
@@ -89,8 +89,8 @@ uint32_t hs_cpu_features(void)
 	return atomic_load(&forced) ? 0 : atomic_load(&features);
 }
 
-void hs_cpu_force_portable(int on)
+void cpu_force_portable(int on)
 {
-	(void)hs_cpu_features();
+	(void)cpu_features();
 	atomic_store(&forced, on);
 }

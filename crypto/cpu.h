@@ -1,17 +1,17 @@
 /*
  * CPU features, read once from CPUID (and XGETBV for AVX state), and the
- * switch that forces portable code: hs_cpu_force_portable(1) or the
+ * switch that forces portable code: cpu_force_portable(1) or the
  * environment variable HS_CRYPTO_PORTABLE=1 at start-up.
  *
- * Backend getters (hs_aead_aes128gcm_aesni() etc.) return NULL when
- * hs_cpu_has() says the CPU lacks what they need.
+ * Backend getters (aead_aes128gcm_aesni() etc.) return NULL when
+ * cpu_has() says the CPU lacks what they need.
  */
 #ifndef HS_CRYPTO_CPU_H
 #define HS_CRYPTO_CPU_H
 
 #include <stdint.h>
 
-enum hs_cpu_feature {
+enum cpu_feature {
 	HS_CPU_AESNI = 1u << 0,
 	HS_CPU_PCLMUL = 1u << 1,
 	HS_CPU_SSSE3 = 1u << 2,
@@ -30,12 +30,12 @@ enum hs_cpu_feature {
 };
 
 /* The features usable now (0 when forced portable). */
-uint32_t hs_cpu_features(void);
+uint32_t cpu_features(void);
 
 /* 1 if every feature in mask is usable. */
-static inline int hs_cpu_has(uint32_t mask) { return (hs_cpu_features() & mask) == mask; }
+static inline int cpu_has(uint32_t mask) { return (cpu_features() & mask) == mask; }
 
 /* Force portable code (on = 1) or go back to CPUID (on = 0). For tests. */
-void hs_cpu_force_portable(int on);
+void cpu_force_portable(int on);
 
 #endif

@@ -23,50 +23,50 @@
 #define INT_MAX_LEN 66 /* P-521 */
 
 /* One INTEGER from a 32-byte big-endian unsigned value. */
-static void put_integer(struct hs_writer *w, const uint8_t v[32])
+static void put_integer(struct writer *w, const uint8_t v[32])
 {
 	size_t skip = 0;
 
 	while (skip < 31 && v[skip] == 0)
 		skip++;
 	int pad = (v[skip] & 0x80) != 0;
-	(void)hs_write_u8(w, 0x02);
-	(void)hs_write_u8(w, (uint8_t)(32 - skip + (size_t)pad));
+	(void)write_u8(w, 0x02);
+	(void)write_u8(w, (uint8_t)(32 - skip + (size_t)pad));
 	if (pad)
-		(void)hs_write_u8(w, 0x00);
-	(void)hs_write_bytes(w, v + skip, 32 - skip);
+		(void)write_u8(w, 0x00);
+	(void)write_bytes(w, v + skip, 32 - skip);
 }
 
-int hs_ecdsa_sig_to_der(uint8_t *der, size_t *der_len, const uint8_t raw[64])
+int ecdsa_sig_to_der(uint8_t *der, size_t *der_len, const uint8_t raw[64])
 {
-	struct hs_writer w = hs_writer_init(der, *der_len);
-	struct hs_writer_vec seq;
+	struct writer w = writer_init(der, *der_len);
+	struct writer_vec seq;
 
-	(void)hs_write_u8(&w, 0x30);
-	(void)hs_write_vec_open(&w, 1, &seq);
+	(void)write_u8(&w, 0x30);
+	(void)write_vec_open(&w, 1, &seq);
 	put_integer(&w, raw);
 	put_integer(&w, raw + 32);
-	(void)hs_write_vec_close(&w, &seq);
-	if (hs_writer_error(&w))
+	(void)write_vec_close(&w, &seq);
+	if (writer_error(&w))
 		return HS_ERR_NO_SPACE;
 	*der_len = w.len;
 	return 0;
 }
 
-int hs_ecdsa_sig_from_der_n(uint8_t *raw, size_t int_len, const uint8_t *der, size_t der_len)
+int ecdsa_sig_from_der_n(uint8_t *raw, size_t int_len, const uint8_t *der, size_t der_len)
 {
-	struct hs_reader r = hs_reader_init(der, der_len), seq;
+	struct reader r = reader_init(der, der_len), seq;
 
 	if (int_len == 0 || int_len > INT_MAX_LEN)
 		return HS_ERR_ARG;
-	if (der == NULL || hs_der_read(&r, DER_SEQUENCE, &seq) != 0 || hs_read_end(&r) != 0 ||
-	    hs_der_read_uint_fixed(&seq, raw, int_len) != 0 ||
-	    hs_der_read_uint_fixed(&seq, raw + int_len, int_len) != 0 || hs_read_end(&seq) != 0)
+	if (der == NULL || der_read(&r, DER_SEQUENCE, &seq) != 0 || read_end(&r) != 0 ||
+	    der_read_uint_fixed(&seq, raw, int_len) != 0 ||
+	    der_read_uint_fixed(&seq, raw + int_len, int_len) != 0 || read_end(&seq) != 0)
 		return HS_ERR_BAD_ENCODING;
 	return 0;
 }
 
-int hs_ecdsa_sig_from_der(uint8_t raw[64], const uint8_t *der, size_t der_len)
+int ecdsa_sig_from_der(uint8_t raw[64], const uint8_t *der, size_t der_len)
 {
-	return hs_ecdsa_sig_from_der_n(raw, 32, der, der_len);
+	return ecdsa_sig_from_der_n(raw, 32, der, der_len);
 }

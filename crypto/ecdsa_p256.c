@@ -42,7 +42,7 @@
  * hash that made the digest (RFC 6979 2.4 uses one hash for both).
  */
 struct drbg {
-	const struct hs_hash *h;
+	const struct hash *h;
 	size_t hlen;
 	uint8_t k[HS_HASH_MAX_LEN], v[HS_HASH_MAX_LEN];
 };
@@ -65,33 +65,33 @@ static const uint8_t p_minus_n[32] = {
  * The digest's hash, guessed from its length (the API takes only bytes):
  * SHA-384 and SHA-512 for 48 and 64 bytes, SHA-256 for every other length.
  */
-static const struct hs_hash *drbg_hash(size_t digest_len)
+static const struct hash *drbg_hash(size_t digest_len)
 {
 	if (digest_len == HS_SHA384_LEN)
-		return hs_hash_sha384();
+		return hash_sha384();
 	if (digest_len == HS_SHA512_LEN)
-		return hs_hash_sha512();
-	return hs_hash_sha256();
+		return hash_sha512();
+	return hash_sha256();
 }
 
 /* out = HMAC_K(V || sep || a || b || c); sep < 0: no separator byte. */
 static void drbg_hmac(const struct drbg *g, uint8_t *out, int sep, const uint8_t *a,
 		      const uint8_t *b, const uint8_t *c)
 {
-	struct hs_hmac m;
+	struct hmac m;
 	uint8_t s = (uint8_t)sep;
 
-	hs_hmac_init(&m, g->h, g->k, g->hlen);
-	hs_hmac_update(&m, g->v, g->hlen);
+	hmac_init(&m, g->h, g->k, g->hlen);
+	hmac_update(&m, g->v, g->hlen);
 	if (sep >= 0)
-		hs_hmac_update(&m, &s, 1);
+		hmac_update(&m, &s, 1);
 	if (a != NULL)
-		hs_hmac_update(&m, a, 32);
+		hmac_update(&m, a, 32);
 	if (b != NULL)
-		hs_hmac_update(&m, b, 32);
+		hmac_update(&m, b, 32);
 	if (c != NULL)
-		hs_hmac_update(&m, c, 32);
-	hs_hmac_final(&m, out);
+		hmac_update(&m, c, 32);
+	hmac_final(&m, out);
 }
 
 /* RFC 6979 3.2 steps b-g; x = int2octets(d), h = bits2octets(h1), extra = k' or NULL. */
@@ -130,34 +130,34 @@ static NOINLINE void drbg_reject(struct drbg *g)
  * if k was in [1, n-1] and r, s are both nonzero, else 0. Constant time.
  */
 static NOINLINE uint64_t sign_with_nonce(uint8_t sig[64], const uint8_t kb[32],
-					 const hs_p256_sc d, const hs_p256_sc e)
+					 const p256_sc d, const p256_sc e)
 {
-	static const hs_p256_sc one = { 1, 0, 0, 0 };
-	struct hs_p256_point pt;
-	hs_p256_sc k, r, s, t;
+	static const p256_sc one = { 1, 0, 0, 0 };
+	struct p256_point pt;
+	p256_sc k, r, s, t;
 	uint8_t x[32], y[32];
 	uint64_t ok;
 
-	ok = hs_p256_sc_from_bytes(k, kb);
-	hs_p256_sc_cmov(k, one, ~ok); /* an unusable k is replaced, then discarded */
-	hs_p256_point_mul_base(&pt, k);
-	(void)hs_p256_point_to_bytes(x, y, &pt); /* k in [1, n-1]: never infinity */
-	hs_p256_sc_from_digest(r, x, 32);        /* r = x mod n */
+	ok = p256_sc_from_bytes(k, kb);
+	p256_sc_cmov(k, one, ~ok); /* an unusable k is replaced, then discarded */
+	p256_point_mul_base(&pt, k);
+	(void)p256_point_to_bytes(x, y, &pt); /* k in [1, n-1]: never infinity */
+	p256_sc_from_digest(r, x, 32);        /* r = x mod n */
 	/* s = k^-1 (e + r d): (r * dR)/R = rd; (k^-1 R * t)/R = k^-1 t */
-	hs_p256_sc_to_mont(t, d);
-	hs_p256_sc_mont_mul(t, r, t);
-	hs_p256_sc_add(t, t, e);
-	hs_p256_sc_to_mont(k, k);
-	hs_p256_sc_inv_mont(k, k);
-	hs_p256_sc_mont_mul(s, k, t);
-	hs_p256_sc_to_bytes(sig, r);
-	hs_p256_sc_to_bytes(sig + 32, s);
-	ok &= ~hs_p256_sc_is_zero(r) & ~hs_p256_sc_is_zero(s);
-	hs_wipe(&pt, sizeof(pt));
-	hs_wipe(k, sizeof(k));
-	hs_wipe(t, sizeof(t));
-	hs_wipe(x, sizeof(x));
-	hs_wipe(y, sizeof(y));
+	p256_sc_to_mont(t, d);
+	p256_sc_mont_mul(t, r, t);
+	p256_sc_add(t, t, e);
+	p256_sc_to_mont(k, k);
+	p256_sc_inv_mont(k, k);
+	p256_sc_mont_mul(s, k, t);
+	p256_sc_to_bytes(sig, r);
+	p256_sc_to_bytes(sig + 32, s);
+	ok &= ~p256_sc_is_zero(r) & ~p256_sc_is_zero(s);
+	wipe(&pt, sizeof(pt));
+	wipe(k, sizeof(k));
+	wipe(t, sizeof(t));
+	wipe(x, sizeof(x));
+	wipe(y, sizeof(y));
 	return ok;
 }
 
@@ -165,8 +165,8 @@ static NOINLINE uint64_t sign_with_nonce(uint8_t sig[64], const uint8_t kb[32],
  * The candidate loop of RFC 6979 3.2 step h. Its exit test is the only
  * branch on secret-derived data in signing (see the notes at the top).
  */
-static NOINLINE void sign_loop(struct drbg *g, uint8_t sig[64], const hs_p256_sc d,
-			       const hs_p256_sc e)
+static NOINLINE void sign_loop(struct drbg *g, uint8_t sig[64], const p256_sc d,
+			       const p256_sc e)
 {
 	uint8_t kb[32];
 
@@ -176,83 +176,83 @@ static NOINLINE void sign_loop(struct drbg *g, uint8_t sig[64], const hs_p256_sc
 			break;
 		drbg_reject(g);
 	}
-	hs_wipe(kb, sizeof(kb));
+	wipe(kb, sizeof(kb));
 }
 
-int hs_ecdsa_p256_sign(uint8_t sig[64], const uint8_t priv[32], const uint8_t *hash,
+int ecdsa_p256_sign(uint8_t sig[64], const uint8_t priv[32], const uint8_t *hash,
 		       size_t hash_len, int hedged)
 {
-	static const hs_p256_sc one = { 1, 0, 0, 0 };
+	static const p256_sc one = { 1, 0, 0, 0 };
 	struct drbg g;
-	hs_p256_sc d, e;
+	p256_sc d, e;
 	uint8_t x[32], h[32], extra[32];
 	uint64_t ok;
 	int err = 0;
 
 	memset(sig, 0, 64);
-	hs_p256_fe_select();
+	p256_fe_select();
 	if (hedged) {
-		err = hs_rand_bytes(extra, sizeof(extra));
+		err = rand_bytes(extra, sizeof(extra));
 		if (err)
 			return err;
 	}
-	ok = hs_p256_sc_from_bytes(d, priv);
-	hs_p256_sc_cmov(d, one, ~ok);
-	hs_p256_sc_from_digest(e, hash, hash_len);
-	hs_p256_sc_to_bytes(x, d); /* int2octets(x) */
-	hs_p256_sc_to_bytes(h, e); /* bits2octets(h1) = int2octets(bits2int(h1) mod n) */
+	ok = p256_sc_from_bytes(d, priv);
+	p256_sc_cmov(d, one, ~ok);
+	p256_sc_from_digest(e, hash, hash_len);
+	p256_sc_to_bytes(x, d); /* int2octets(x) */
+	p256_sc_to_bytes(h, e); /* bits2octets(h1) = int2octets(bits2int(h1) mod n) */
 	drbg_init(&g, hash_len, x, h, hedged ? extra : NULL);
 	sign_loop(&g, sig, d, e);
 	for (int i = 0; i < 64; i++)
 		sig[i] &= (uint8_t)ok;
-	hs_wipe(&g, sizeof(g));
-	hs_wipe(d, sizeof(d));
-	hs_wipe(x, sizeof(x));
-	hs_wipe(extra, sizeof(extra));
+	wipe(&g, sizeof(g));
+	wipe(d, sizeof(d));
+	wipe(x, sizeof(x));
+	wipe(extra, sizeof(extra));
 	return (int)ct_select_u32((uint32_t)ok, 0, (uint32_t)HS_ERR_BAD_KEY);
 }
 
 /* x(R) mod n == r, for R not infinity, without inverting Z. */
-static int x_matches_r(const struct hs_p256_point *pt, const uint8_t rb[32])
+static int x_matches_r(const struct p256_point *pt, const uint8_t rb[32])
 {
-	hs_p256_fe r, t;
+	p256_fe r, t;
 
-	(void)hs_p256_fe_from_bytes(r, rb); /* r < n < p */
-	hs_p256_fe_mul(t, r, pt->z);
-	if (hs_p256_fe_eq(t, pt->x))
+	(void)p256_fe_from_bytes(r, rb); /* r < n < p */
+	p256_fe_mul(t, r, pt->z);
+	if (p256_fe_eq(t, pt->x))
 		return 1;
 	/* x in [n, p) also reduces to r: x = r + n, possible only if r < p - n */
 	if (memcmp(rb, p_minus_n, 32) >= 0)
 		return 0;
-	(void)hs_p256_fe_from_bytes(t, n_bytes);
-	hs_p256_fe_add(r, r, t);
-	hs_p256_fe_mul(t, r, pt->z);
-	return hs_p256_fe_eq(t, pt->x) != 0;
+	(void)p256_fe_from_bytes(t, n_bytes);
+	p256_fe_add(r, r, t);
+	p256_fe_mul(t, r, pt->z);
+	return p256_fe_eq(t, pt->x) != 0;
 }
 
 /* Public inputs only: branches freely. */
-int hs_ecdsa_p256_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
+int ecdsa_p256_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
 			 size_t hash_len, const uint8_t sig[64])
 {
-	struct hs_p256_point q, pt;
-	hs_p256_sc r, s, e, w, u1, u2;
+	struct p256_point q, pt;
+	p256_sc r, s, e, w, u1, u2;
 	int err;
 
 	if (pub == NULL || pub_len != HS_P256_PUB_LEN || pub[0] != 0x04)
 		return HS_ERR_BAD_POINT;
-	hs_p256_fe_select();
-	err = hs_p256_point_from_bytes(&q, pub + 1, pub + 33);
+	p256_fe_select();
+	err = p256_point_from_bytes(&q, pub + 1, pub + 33);
 	if (err)
 		return err;
-	if (!hs_p256_sc_from_bytes(r, sig) || !hs_p256_sc_from_bytes(s, sig + 32))
+	if (!p256_sc_from_bytes(r, sig) || !p256_sc_from_bytes(s, sig + 32))
 		return HS_ERR_BAD_SIG; /* SEC 1 4.1.4 step 1: r, s in [1, n-1] */
-	hs_p256_sc_from_digest(e, hash, hash_len);
-	hs_p256_sc_inv_vartime(w, s); /* s is public */
-	hs_p256_sc_to_mont(w, w);     /* s^-1 R */
-	hs_p256_sc_mont_mul(u1, e, w);
-	hs_p256_sc_mont_mul(u2, r, w);
-	hs_p256_point_mul_double_vartime(&pt, u1, u2, &q);
-	if (hs_p256_point_is_infinity(&pt))
+	p256_sc_from_digest(e, hash, hash_len);
+	p256_sc_inv_vartime(w, s); /* s is public */
+	p256_sc_to_mont(w, w);     /* s^-1 R */
+	p256_sc_mont_mul(u1, e, w);
+	p256_sc_mont_mul(u2, r, w);
+	p256_point_mul_double_vartime(&pt, u1, u2, &q);
+	if (p256_point_is_infinity(&pt))
 		return HS_ERR_BAD_SIG;
 	return x_matches_r(&pt, sig) ? 0 : HS_ERR_BAD_SIG;
 }
@@ -264,11 +264,11 @@ static int sign_sha256(uint8_t *sig, size_t *sig_len, const uint8_t *priv, const
 	int err;
 
 	(void)pub;
-	hs_hash_digest(hs_hash_sha256(), msg, msg_len, h);
-	err = hs_ecdsa_p256_sign(raw, priv, h, sizeof(h), 1);
+	hash_digest(hash_sha256(), msg, msg_len, h);
+	err = ecdsa_p256_sign(raw, priv, h, sizeof(h), 1);
 	if (!err)
-		err = hs_ecdsa_sig_to_der(sig, sig_len, raw);
-	hs_wipe(h, sizeof(h));
+		err = ecdsa_sig_to_der(sig, sig_len, raw);
+	wipe(h, sizeof(h));
 	return err;
 }
 
@@ -278,14 +278,14 @@ static int verify_sha256(const uint8_t *pub, size_t pub_len, const uint8_t *msg,
 	uint8_t h[32], raw[64];
 	int err;
 
-	err = hs_ecdsa_sig_from_der(raw, sig, sig_len);
+	err = ecdsa_sig_from_der(raw, sig, sig_len);
 	if (err)
 		return err;
-	hs_hash_digest(hs_hash_sha256(), msg, msg_len, h);
-	return hs_ecdsa_p256_verify(pub, pub_len, h, sizeof(h), raw);
+	hash_digest(hash_sha256(), msg, msg_len, h);
+	return ecdsa_p256_verify(pub, pub_len, h, sizeof(h), raw);
 }
 
-const struct hs_sig hs_sig_ecdsa_p256_sha256 = {
+const struct sig sig_ecdsa_p256_sha256 = {
 	.name = "ecdsa_secp256r1_sha256",
 	.priv_len = 32,
 	.pub_len = HS_P256_PUB_LEN,

@@ -11,7 +11,7 @@
  *   that touches a, prefix or r is constant time (fixed-base table scan,
  *   Barrett reduction with masked subtractions); only the message length
  *   is observable. The caller's public key is trusted to match the seed
- *   (hs_ed25519_sign's contract): recomputing it would double the cost.
+ *   (ed25519_sign's contract): recomputing it would double the cost.
  * - Verification (5.1.7) uses public data only and may take variable time.
  *   It rejects S >= L, a public key that does not decode strictly
  *   (y >= p, not on the curve, x = 0 with the sign bit set), and R with
@@ -36,7 +36,7 @@
 /* h = SHA-512(seed), first half clamped into the secret scalar a. */
 static void expand_seed(uint8_t h[64], const uint8_t seed[32])
 {
-	hs_sha512(seed, 32, h);
+	sha512(seed, 32, h);
 	h[0] &= 248;
 	h[31] &= 127;
 	h[31] |= 64;
@@ -46,80 +46,80 @@ static void expand_seed(uint8_t h[64], const uint8_t seed[32])
 static void hash_mod_l(uint8_t out[32], const uint8_t a[32], const uint8_t *b, const void *msg,
 		       size_t msg_len)
 {
-	struct hs_sha512 ctx;
+	struct sha512 ctx;
 	uint8_t h[64];
 
-	hs_sha512_init(&ctx);
-	hs_sha512_update(&ctx, a, 32);
+	sha512_init(&ctx);
+	sha512_update(&ctx, a, 32);
 	if (b)
-		hs_sha512_update(&ctx, b, 32);
-	hs_sha512_update(&ctx, msg, msg_len);
-	hs_sha512_final(&ctx, h);
-	hs_sc_reduce64(out, h);
-	hs_wipe(&ctx, sizeof(ctx));
-	hs_wipe(h, sizeof(h));
+		sha512_update(&ctx, b, 32);
+	sha512_update(&ctx, msg, msg_len);
+	sha512_final(&ctx, h);
+	sc_reduce64(out, h);
+	wipe(&ctx, sizeof(ctx));
+	wipe(h, sizeof(h));
 }
 
-int hs_ed25519_public(uint8_t pub[32], const uint8_t seed[32])
+int ed25519_public(uint8_t pub[32], const uint8_t seed[32])
 {
 	uint8_t h[64];
-	struct hs_ge_ext A;
+	struct ge_ext A;
 
 	expand_seed(h, seed);
-	hs_ge_scalarmult_base(&A, h);
-	hs_ge_tobytes(pub, &A);
-	hs_wipe(h, sizeof(h));
-	hs_wipe(&A, sizeof(A));
+	ge_scalarmult_base(&A, h);
+	ge_tobytes(pub, &A);
+	wipe(h, sizeof(h));
+	wipe(&A, sizeof(A));
 	return 0;
 }
 
-int hs_ed25519_keygen(uint8_t seed[32], uint8_t pub[32])
+int ed25519_keygen(uint8_t seed[32], uint8_t pub[32])
 {
-	int err = hs_rand_bytes(seed, 32);
+	int err = rand_bytes(seed, 32);
 
 	if (err)
 		return err;
-	return hs_ed25519_public(pub, seed);
+	return ed25519_public(pub, seed);
 }
 
 /* sig must not overlap msg: R is written before msg is hashed again. */
-int hs_ed25519_sign(uint8_t sig[64], const uint8_t seed[32], const uint8_t pub[32],
+int ed25519_sign(uint8_t sig[64], const uint8_t seed[32], const uint8_t pub[32],
 		    const void *msg, size_t msg_len)
 {
 	uint8_t h[64], r[32], k[32];
-	struct hs_ge_ext R;
+	struct ge_ext R;
 
 	expand_seed(h, seed);
 	hash_mod_l(r, h + 32, NULL, msg, msg_len);  /* r = H(prefix || M) mod L */
-	hs_ge_scalarmult_base(&R, r);
-	hs_ge_tobytes(sig, &R);
+	ge_scalarmult_base(&R, r);
+	ge_tobytes(sig, &R);
 	hash_mod_l(k, sig, pub, msg, msg_len);      /* k = H(R || A || M) mod L */
-	hs_sc_muladd(sig + 32, k, h, r);            /* S = k a + r mod L */
-	hs_wipe(h, sizeof(h));
-	hs_wipe(r, sizeof(r));
-	hs_wipe(&R, sizeof(R));
+	sc_muladd(sig + 32, k, h, r);            /* S = k a + r mod L */
+	wipe(h, sizeof(h));
+	wipe(r, sizeof(r));
+	wipe(&R, sizeof(R));
 	return 0;
 }
 
-int hs_ed25519_verify(const uint8_t pub[32], const void *msg, size_t msg_len,
+int ed25519_verify(const uint8_t pub[32], const void *msg, size_t msg_len,
 		      const uint8_t sig[64])
 {
-	struct hs_ge_ext A;
-	struct hs_ge_proj check;
+	struct ge_ext A;
+	struct ge_proj check;
 	uint8_t k[32], enc[32];
 
 	/* RFC 8032 5.1.7 step 1: "If any of the decodings fail (including S
 	 * being out of range), the signature is invalid." */
-	if (!hs_sc_is_canonical(sig + 32))
+	if (!sc_is_canonical(sig + 32))
 		return HS_ERR_BAD_SIG;
-	if (hs_fe_bytes_noncanonical(sig))
+	if (fe_bytes_noncanonical(sig))
 		return HS_ERR_BAD_SIG;
-	if (hs_ge_frombytes(&A, pub))
+	if (ge_frombytes(&A, pub))
 		return HS_ERR_BAD_ENCODING;
 	hash_mod_l(k, sig, pub, msg, msg_len);      /* step 2 */
-	hs_ge_neg(&A);
-	hs_ge_double_scalarmult_vartime(&check, k, &A, sig + 32); /* S B - k A */
-	hs_ge_proj_tobytes(enc, &check);
+	ge_neg(&A);
+	ge_double_scalarmult_vartime(&check, k, &A, sig + 32); /* S B - k A */
+	ge_proj_tobytes(enc, &check);
 	if (memcmp(enc, sig, 32) != 0)              /* = R ? (public data) */
 		return HS_ERR_BAD_SIG;
 	return 0;
@@ -133,7 +133,7 @@ static int sig_ed25519_sign(uint8_t *sig, size_t *sig_len, const uint8_t *priv,
 
 	if (*sig_len < 64)
 		return HS_ERR_NO_SPACE;
-	err = hs_ed25519_sign(sig, priv, pub, msg, msg_len);
+	err = ed25519_sign(sig, priv, pub, msg, msg_len);
 	if (err)
 		return err;
 	*sig_len = 64;
@@ -148,10 +148,10 @@ static int sig_ed25519_verify(const uint8_t *pub, size_t pub_len, const uint8_t 
 		return HS_ERR_BAD_ENCODING;
 	if (sig_len != 64)
 		return HS_ERR_BAD_SIG;
-	return hs_ed25519_verify(pub, msg, msg_len, sig);
+	return ed25519_verify(pub, msg, msg_len, sig);
 }
 
-const struct hs_sig hs_sig_ed25519 = {
+const struct sig sig_ed25519 = {
 	.name = "ed25519",
 	.priv_len = 32,
 	.pub_len = 32,

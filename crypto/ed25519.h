@@ -12,9 +12,9 @@
 #include "base/err.h"
 
 /* Fresh random seed and its public key; HS_ERR_RAND if the kernel refuses. */
-HS_MUST_CHECK int hs_ed25519_keygen(uint8_t seed[32], uint8_t pub[32]);
+HS_MUST_CHECK int ed25519_keygen(uint8_t seed[32], uint8_t pub[32]);
 /* pub = the public key of seed (RFC 8032 5.1.5). Constant time in seed. */
-HS_MUST_CHECK int hs_ed25519_public(uint8_t pub[32], const uint8_t seed[32]);
+HS_MUST_CHECK int ed25519_public(uint8_t pub[32], const uint8_t seed[32]);
 /*
  * Deterministic signature (RFC 8032 5.1.6). pub must be the public key of
  * seed (callers keep both; a wrong pub gives a signature that leaks the
@@ -22,14 +22,14 @@ HS_MUST_CHECK int hs_ed25519_public(uint8_t pub[32], const uint8_t seed[32]);
  * be NULL when msg_len is 0. Constant time in seed; only msg_len and the
  * (public) message and key are observable.
  */
-HS_MUST_CHECK int hs_ed25519_sign(uint8_t sig[64], const uint8_t seed[32], const uint8_t pub[32],
+HS_MUST_CHECK int ed25519_sign(uint8_t sig[64], const uint8_t seed[32], const uint8_t pub[32],
 				  const void *msg, size_t msg_len);
 /*
  * 0 if valid. HS_ERR_BAD_ENCODING if pub does not decode; HS_ERR_BAD_SIG
  * for anything wrong with the signature (S >= L, R not canonical, or the
  * cofactorless equation S B = R + k A failing). Variable time: all public.
  */
-HS_MUST_CHECK int hs_ed25519_verify(const uint8_t pub[32], const void *msg, size_t msg_len,
+HS_MUST_CHECK int ed25519_verify(const uint8_t pub[32], const void *msg, size_t msg_len,
 				    const uint8_t sig[64]);
 
 #endif

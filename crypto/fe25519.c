@@ -3,7 +3,7 @@
  *
  * Implementation notes:
  * - Limb layout and bounds are described in fe25519.h.
- * - hs_fe_tobytes() reduces fully: two carry passes leave a value below
+ * - fe_tobytes() reduces fully: two carry passes leave a value below
  *   2^255 + 19 < 2p, then q = floor((h + 19) / 2^255) is 1 exactly when
  *   h >= p, and h + 19 q - q 2^255 = h - q p is canonical. No branches.
  * - Inversion is Fermat's little theorem, f^(p-2), with the usual addition
@@ -17,11 +17,11 @@
 #include "crypto/ct.h"
 
 /* sqrt(-1) = 2^((p-1)/4) mod p (RFC 8032 5.1.3), in 51-bit limbs. */
-static const struct hs_fe25519 fe_sqrtm1 = {
+static const struct fe25519 fe_sqrtm1 = {
 	{ 0x61b274a0ea0b0, 0x0d5a5fc8f189d, 0x7ef5e9cbd0c60, 0x78595a6804c9e, 0x2b8324804fc1d }
 };
 
-void hs_fe_frombytes(struct hs_fe25519 *h, const uint8_t s[32])
+void fe_frombytes(struct fe25519 *h, const uint8_t s[32])
 {
 	uint64_t w0 = load_le64(s), w1 = load_le64(s + 8), w2 = load_le64(s + 16),
 		 w3 = load_le64(s + 24);
@@ -34,7 +34,7 @@ void hs_fe_frombytes(struct hs_fe25519 *h, const uint8_t s[32])
 }
 
 /* Reduce to the canonical representative, limbs < 2^51. */
-static void fe_reduce(struct hs_fe25519 *t)
+static void fe_reduce(struct fe25519 *t)
 {
 	uint64_t q;
 
@@ -53,9 +53,9 @@ static void fe_reduce(struct hs_fe25519 *t)
 	t->v[4] &= FE_MASK51; /* subtracts q 2^255 */
 }
 
-void hs_fe_tobytes(uint8_t s[32], const struct hs_fe25519 *h)
+void fe_tobytes(uint8_t s[32], const struct fe25519 *h)
 {
-	struct hs_fe25519 t = *h;
+	struct fe25519 t = *h;
 
 	fe_reduce(&t);
 	store_le64(s, t.v[0] | (t.v[1] << 51));
@@ -64,7 +64,7 @@ void hs_fe_tobytes(uint8_t s[32], const struct hs_fe25519 *h)
 	store_le64(s + 24, (t.v[3] >> 39) | (t.v[4] << 12));
 }
 
-int hs_fe_bytes_noncanonical(const uint8_t s[32])
+int fe_bytes_noncanonical(const uint8_t s[32])
 {
 	/* p = 2^255 - 19: ed ff .. ff 7f little-endian. Only values in
 	 * [p, 2^255) are non-canonical: bytes 1..30 all 0xff, byte 31 (low
@@ -77,20 +77,20 @@ int hs_fe_bytes_noncanonical(const uint8_t s[32])
 	return 1;
 }
 
-uint64_t hs_fe_iszero_mask(const struct hs_fe25519 *f)
+uint64_t fe_iszero_mask(const struct fe25519 *f)
 {
 	uint8_t s[32];
 	uint32_t acc = 0;
 
-	hs_fe_tobytes(s, f);
+	fe_tobytes(s, f);
 	for (int i = 0; i < 32; i++)
 		acc |= s[i];
 	return ct_is_zero_mask_u64(acc);
 }
 
-uint64_t hs_fe_isodd(const struct hs_fe25519 *f)
+uint64_t fe_isodd(const struct fe25519 *f)
 {
-	struct hs_fe25519 t = *f;
+	struct fe25519 t = *f;
 
 	fe_reduce(&t);
 	return t.v[0] & 1;
@@ -100,10 +100,10 @@ uint64_t hs_fe_isodd(const struct hs_fe25519 *f)
  * Shared head of both chains: returns f^(2^250 - 1) in t250 and f^11 in
  * f11. The exponent reached after each step is in the comments.
  */
-static void fe_pow_2_250_1(struct hs_fe25519 *t250, struct hs_fe25519 *f11,
-			   const struct hs_fe25519 *f)
+static void fe_pow_2_250_1(struct fe25519 *t250, struct fe25519 *f11,
+			   const struct fe25519 *f)
 {
-	struct hs_fe25519 f2, t0, t1, t2;
+	struct fe25519 f2, t0, t1, t2;
 
 	fe_sq(&f2, f);              /* 2 */
 	fe_sq_n(&t0, &f2, 2);       /* 8 */
@@ -127,28 +127,28 @@ static void fe_pow_2_250_1(struct hs_fe25519 *t250, struct hs_fe25519 *f11,
 	fe_mul(t250, &t1, &t0);     /* 2^250 - 1 */
 }
 
-void hs_fe_invert(struct hs_fe25519 *h, const struct hs_fe25519 *f)
+void fe_invert(struct fe25519 *h, const struct fe25519 *f)
 {
-	struct hs_fe25519 t, f11;
+	struct fe25519 t, f11;
 
 	fe_pow_2_250_1(&t, &f11, f);
 	fe_sq_n(&t, &t, 5);         /* 2^255 - 2^5 */
 	fe_mul(h, &t, &f11);        /* 2^255 - 21 = p - 2 */
 }
 
-void hs_fe_pow22523(struct hs_fe25519 *h, const struct hs_fe25519 *f)
+void fe_pow22523(struct fe25519 *h, const struct fe25519 *f)
 {
-	struct hs_fe25519 t, f11;
+	struct fe25519 t, f11;
 
 	fe_pow_2_250_1(&t, &f11, f);
 	fe_sq_n(&t, &t, 2);         /* 2^252 - 4 */
 	fe_mul(h, &t, f);           /* 2^252 - 3 */
 }
 
-uint64_t hs_fe_sqrt_ratio(struct hs_fe25519 *x, const struct hs_fe25519 *u,
-			  const struct hs_fe25519 *v)
+uint64_t fe_sqrt_ratio(struct fe25519 *x, const struct fe25519 *u,
+			  const struct fe25519 *v)
 {
-	struct hs_fe25519 v3, v7, t, check, d;
+	struct fe25519 v3, v7, t, check, d;
 	uint64_t ok_pos, ok_neg;
 
 	fe_sq(&v3, v);
@@ -156,16 +156,16 @@ uint64_t hs_fe_sqrt_ratio(struct hs_fe25519 *x, const struct hs_fe25519 *u,
 	fe_sq(&v7, &v3);
 	fe_mul(&v7, &v7, v);        /* v^7 */
 	fe_mul(&t, u, &v7);
-	hs_fe_pow22523(&t, &t);     /* (u v^7)^((p-5)/8) */
+	fe_pow22523(&t, &t);     /* (u v^7)^((p-5)/8) */
 	fe_mul(&t, &t, &v3);
 	fe_mul(x, &t, u);           /* x = u v^3 (u v^7)^((p-5)/8) */
 
 	fe_sq(&check, x);
 	fe_mul(&check, &check, v);  /* v x^2 */
 	fe_sub(&d, &check, u);
-	ok_pos = hs_fe_iszero_mask(&d);  /* v x^2 = u: x is the root */
+	ok_pos = fe_iszero_mask(&d);  /* v x^2 = u: x is the root */
 	fe_add(&d, &check, u);
-	ok_neg = hs_fe_iszero_mask(&d);  /* v x^2 = -u: x sqrt(-1) is */
+	ok_neg = fe_iszero_mask(&d);  /* v x^2 = -u: x sqrt(-1) is */
 	fe_mul(&t, x, &fe_sqrtm1);
 	fe_cmov(x, &t, ok_neg);
 	return ok_pos | ok_neg;

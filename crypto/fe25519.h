@@ -4,10 +4,10 @@
  * Implementation notes:
  * - An element is five unsigned 64-bit limbs of nominal 51 bits:
  *   value = v[0] + v[1] 2^51 + v[2] 2^102 + v[3] 2^153 + v[4] 2^204.
- *   Values are kept only modulo p; hs_fe_tobytes() gives the canonical form.
+ *   Values are kept only modulo p; fe_tobytes() gives the canonical form.
  * - Limb bounds (the contract between functions, checked by hand):
  *     "tight"  every limb < 2^52. Produced by fe_mul, fe_sq, fe_mul_small,
- *              fe_sub, fe_carry, hs_fe_frombytes and every hs_fe_* result.
+ *              fe_sub, fe_carry, fe_frombytes and every fe_* result.
  *     fe_add   sums limb by limb without carrying: tight + tight < 2^53,
  *              and sums of two such sums stay < 2^54.
  *     fe_mul/fe_sq accept limbs < 2^54: each 128-bit column sum is at most
@@ -30,36 +30,36 @@
 
 #include "crypto/ct.h"
 
-struct hs_fe25519 {
+struct fe25519 {
 	uint64_t v[5];
 };
 
-typedef unsigned __int128 hs_fe_u128;
+typedef unsigned __int128 fe_u128;
 
 #define FE_MASK51 ((UINT64_C(1) << 51) - 1)
 
-static inline void fe_0(struct hs_fe25519 *h)
+static inline void fe_0(struct fe25519 *h)
 {
 	for (int i = 0; i < 5; i++)
 		h->v[i] = 0;
 }
 
-static inline void fe_1(struct hs_fe25519 *h)
+static inline void fe_1(struct fe25519 *h)
 {
 	fe_0(h);
 	h->v[0] = 1;
 }
 
 /* h = f + g, limbs added without carry (see bounds above). */
-static inline void fe_add(struct hs_fe25519 *h, const struct hs_fe25519 *f,
-			  const struct hs_fe25519 *g)
+static inline void fe_add(struct fe25519 *h, const struct fe25519 *f,
+			  const struct fe25519 *g)
 {
 	for (int i = 0; i < 5; i++)
 		h->v[i] = f->v[i] + g->v[i];
 }
 
 /* One carry pass: any limbs < 2^63 in, tight out (limb 0 < 2^51 + 19 * 2^12). */
-static inline void fe_carry(struct hs_fe25519 *h)
+static inline void fe_carry(struct fe25519 *h)
 {
 	uint64_t c;
 
@@ -71,8 +71,8 @@ static inline void fe_carry(struct hs_fe25519 *h)
 }
 
 /* h = f - g, computed as f + 8p - g so no limb goes negative, then carried. */
-static inline void fe_sub(struct hs_fe25519 *h, const struct hs_fe25519 *f,
-			  const struct hs_fe25519 *g)
+static inline void fe_sub(struct fe25519 *h, const struct fe25519 *f,
+			  const struct fe25519 *g)
 {
 	/* 8p in limbs: 8 (2^51 - 19), then 8 (2^51 - 1) four times */
 	h->v[0] = f->v[0] + (UINT64_C(0x3fffffffffff68)) - g->v[0];
@@ -82,9 +82,9 @@ static inline void fe_sub(struct hs_fe25519 *h, const struct hs_fe25519 *f,
 }
 
 /* h = -f */
-static inline void fe_neg(struct hs_fe25519 *h, const struct hs_fe25519 *f)
+static inline void fe_neg(struct fe25519 *h, const struct fe25519 *f)
 {
-	struct hs_fe25519 z;
+	struct fe25519 z;
 
 	fe_0(&z);
 	fe_sub(h, &z, f);
@@ -94,8 +94,8 @@ static inline void fe_neg(struct hs_fe25519 *h, const struct hs_fe25519 *f)
  * Carry five 128-bit column sums (each < 2^115) into a tight element. The
  * top carry is < 2^60, so 19 times it still fits 64 bits.
  */
-static inline void fe_carry_wide(struct hs_fe25519 *h, hs_fe_u128 r0, hs_fe_u128 r1,
-				 hs_fe_u128 r2, hs_fe_u128 r3, hs_fe_u128 r4)
+static inline void fe_carry_wide(struct fe25519 *h, fe_u128 r0, fe_u128 r1,
+				 fe_u128 r2, fe_u128 r3, fe_u128 r4)
 {
 	uint64_t c;
 
@@ -113,11 +113,11 @@ static inline void fe_carry_wide(struct hs_fe25519 *h, hs_fe_u128 r0, hs_fe_u128
 }
 
 /* 64 x 64 -> 128-bit product (undefined again at the end of this header) */
-#define FE_M(a, b) ((hs_fe_u128)(a) * (b))
+#define FE_M(a, b) ((fe_u128)(a) * (b))
 
 /* h = f g. Limbs of f and g < 2^54; h may alias f or g. */
-static inline void fe_mul(struct hs_fe25519 *h, const struct hs_fe25519 *f,
-			  const struct hs_fe25519 *g)
+static inline void fe_mul(struct fe25519 *h, const struct fe25519 *f,
+			  const struct fe25519 *g)
 {
 	uint64_t f0 = f->v[0], f1 = f->v[1], f2 = f->v[2], f3 = f->v[3], f4 = f->v[4];
 	uint64_t g0 = g->v[0], g1 = g->v[1], g2 = g->v[2], g3 = g->v[3], g4 = g->v[4];
@@ -136,7 +136,7 @@ static inline void fe_mul(struct hs_fe25519 *h, const struct hs_fe25519 *f,
 }
 
 /* h = f^2, the symmetric products counted once and doubled. Limbs < 2^54. */
-static inline void fe_sq(struct hs_fe25519 *h, const struct hs_fe25519 *f)
+static inline void fe_sq(struct fe25519 *h, const struct fe25519 *f)
 {
 	uint64_t f0 = f->v[0], f1 = f->v[1], f2 = f->v[2], f3 = f->v[3], f4 = f->v[4];
 	uint64_t f0_2 = 2 * f0, f1_2 = 2 * f1, f2_2 = 2 * f2, f3_2 = 2 * f3;
@@ -150,7 +150,7 @@ static inline void fe_sq(struct hs_fe25519 *h, const struct hs_fe25519 *f)
 }
 
 /* h = f^(2^n), n >= 1. */
-static inline void fe_sq_n(struct hs_fe25519 *h, const struct hs_fe25519 *f, int n)
+static inline void fe_sq_n(struct fe25519 *h, const struct fe25519 *f, int n)
 {
 	fe_sq(h, f);
 	for (int i = 1; i < n; i++)
@@ -158,7 +158,7 @@ static inline void fe_sq_n(struct hs_fe25519 *h, const struct hs_fe25519 *f, int
 }
 
 /* h = f n for a small constant n < 2^32. Limbs of f < 2^54. */
-static inline void fe_mul_small(struct hs_fe25519 *h, const struct hs_fe25519 *f, uint32_t n)
+static inline void fe_mul_small(struct fe25519 *h, const struct fe25519 *f, uint32_t n)
 {
 	fe_carry_wide(h, FE_M(f->v[0], n), FE_M(f->v[1], n), FE_M(f->v[2], n), FE_M(f->v[3], n),
 		      FE_M(f->v[4], n));
@@ -166,7 +166,7 @@ static inline void fe_mul_small(struct hs_fe25519 *h, const struct hs_fe25519 *f
 
 #undef FE_M
 
-static inline void fe_copy(struct hs_fe25519 *h, const struct hs_fe25519 *f)
+static inline void fe_copy(struct fe25519 *h, const struct fe25519 *f)
 {
 	*h = *f;
 }
@@ -175,7 +175,7 @@ static inline void fe_copy(struct hs_fe25519 *h, const struct hs_fe25519 *f)
  * Swap f and g if mask is all-ones, leave them if it is zero. Both are read
  * and written either way: the xor of the pair is masked, never branched on.
  */
-static inline void fe_cswap(struct hs_fe25519 *f, struct hs_fe25519 *g, uint64_t mask)
+static inline void fe_cswap(struct fe25519 *f, struct fe25519 *g, uint64_t mask)
 {
 	mask = ct_barrier_u64(mask);
 	for (int i = 0; i < 5; i++) {
@@ -186,7 +186,7 @@ static inline void fe_cswap(struct hs_fe25519 *f, struct hs_fe25519 *g, uint64_t
 }
 
 /* h = mask ? f : h, by masking (see fe_cswap). */
-static inline void fe_cmov(struct hs_fe25519 *h, const struct hs_fe25519 *f, uint64_t mask)
+static inline void fe_cmov(struct fe25519 *h, const struct fe25519 *f, uint64_t mask)
 {
 	mask = ct_barrier_u64(mask);
 	for (int i = 0; i < 5; i++)
@@ -197,25 +197,25 @@ static inline void fe_cmov(struct hs_fe25519 *h, const struct hs_fe25519 *f, uin
 
 /* Load 32 little-endian bytes, ignoring bit 255; values >= p are accepted
  * as they stand (they are reduced by the arithmetic). */
-void hs_fe_frombytes(struct hs_fe25519 *h, const uint8_t s[32]);
+void fe_frombytes(struct fe25519 *h, const uint8_t s[32]);
 /* Store the canonical (fully reduced) little-endian encoding. */
-void hs_fe_tobytes(uint8_t s[32], const struct hs_fe25519 *h);
+void fe_tobytes(uint8_t s[32], const struct fe25519 *h);
 /* 1 if bytes s (bit 255 ignored) encode a value >= p. Variable time: public input only. */
-int hs_fe_bytes_noncanonical(const uint8_t s[32]);
+int fe_bytes_noncanonical(const uint8_t s[32]);
 /* All-ones if f = 0 mod p, else 0. */
-uint64_t hs_fe_iszero_mask(const struct hs_fe25519 *f);
+uint64_t fe_iszero_mask(const struct fe25519 *f);
 /* Bit 0 of the canonical encoding (the "sign" of RFC 8032). */
-uint64_t hs_fe_isodd(const struct hs_fe25519 *f);
+uint64_t fe_isodd(const struct fe25519 *f);
 /* h = 1/f = f^(p-2); 0 maps to 0. */
-void hs_fe_invert(struct hs_fe25519 *h, const struct hs_fe25519 *f);
+void fe_invert(struct fe25519 *h, const struct fe25519 *f);
 /* h = f^((p-5)/8) = f^(2^252-3). */
-void hs_fe_pow22523(struct hs_fe25519 *h, const struct hs_fe25519 *f);
+void fe_pow22523(struct fe25519 *h, const struct fe25519 *f);
 /*
  * x = sqrt(u/v) if it exists (RFC 8032 5.1.3 step 2-3); returns all-ones
  * then, else 0 (and x is garbage). The root returned has no chosen sign.
  * Constant time.
  */
-uint64_t hs_fe_sqrt_ratio(struct hs_fe25519 *x, const struct hs_fe25519 *u,
-			  const struct hs_fe25519 *v);
+uint64_t fe_sqrt_ratio(struct fe25519 *x, const struct fe25519 *u,
+			  const struct fe25519 *v);
 
 #endif

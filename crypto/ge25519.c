@@ -6,10 +6,10 @@
  *   addition in extended coordinates (8M with the 2dT of the addend
  *   precomputed, 7M with an affine table addend) and doubling from
  *   projective coordinates (4S + 4M counting the conversion back). Both
- *   produce a "completed" point (hs_ge_done) that is converted only as far as
+ *   produce a "completed" point (ge_done) that is converted only as far as
  *   the next operation needs. The addition law is complete: no special
  *   cases for the identity or for doubling, hence no branches.
- * - Limb bounds: every hs_ge_done field is < 2^54 (fe_add of tight values or
+ * - Limb bounds: every ge_done field is < 2^54 (fe_add of tight values or
  *   fe_sub results), fit for fe_mul; see fe25519.h.
  * - Fixed-base multiplication (secret scalar) writes a = sum e_i 16^i with
  *   digits e_i in [-8, 8] and uses the table ge_base_comb[j][k] =
@@ -19,7 +19,7 @@
  *   under a mask: the digit selects nothing by address or branch.
  * - With AVX-512 IFMA (crypto/asm/ge25519_ifma.c) the same digits and
  *   table drive additions done four coordinates per vector; the four
- *   doublings stay here (hs_ge_times16). Same point, same encodings.
+ *   doublings stay here (ge_times16). Same point, same encodings.
  * - Double-scalar multiplication for verification is variable time on
  *   public data: width-5 sliding window (wNAF) for the variable point,
  *   width 7 with the static table ge_base_odd for B.
@@ -38,14 +38,14 @@
 #include "crypto/x25519.h" /* HS_X25519_IFMA_CPU */
 
 /* d = -121665/121666 and 2d (RFC 8032 5.1), in 51-bit limbs */
-static const struct hs_fe25519 ge_d = {
+static const struct fe25519 ge_d = {
 	{ 0x34dca135978a3, 0x1a8283b156ebd, 0x5e7a26001c029, 0x739c663a03cbb, 0x52036cee2b6ff }
 };
-static const struct hs_fe25519 ge_d2 = {
+static const struct fe25519 ge_d2 = {
 	{ 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052, 0x6738cc7407977, 0x2406d9dc56dff }
 };
 
-static void ext_identity(struct hs_ge_ext *p)
+static void ext_identity(struct ge_ext *p)
 {
 	fe_0(&p->x);
 	fe_1(&p->y);
@@ -53,7 +53,7 @@ static void ext_identity(struct hs_ge_ext *p)
 	fe_0(&p->t);
 }
 
-static void done_to_ext(struct hs_ge_ext *r, const struct hs_ge_done *c)
+static void done_to_ext(struct ge_ext *r, const struct ge_done *c)
 {
 	fe_mul(&r->x, &c->e, &c->f);
 	fe_mul(&r->y, &c->g, &c->h);
@@ -61,21 +61,21 @@ static void done_to_ext(struct hs_ge_ext *r, const struct hs_ge_done *c)
 	fe_mul(&r->t, &c->e, &c->h);
 }
 
-static void done_to_proj(struct hs_ge_proj *r, const struct hs_ge_done *c)
+static void done_to_proj(struct ge_proj *r, const struct ge_done *c)
 {
 	fe_mul(&r->x, &c->e, &c->f);
 	fe_mul(&r->y, &c->g, &c->h);
 	fe_mul(&r->z, &c->f, &c->g);
 }
 
-static void ext_to_proj(struct hs_ge_proj *r, const struct hs_ge_ext *p)
+static void ext_to_proj(struct ge_proj *r, const struct ge_ext *p)
 {
 	r->x = p->x;
 	r->y = p->y;
 	r->z = p->z;
 }
 
-static void ext_to_cached(struct hs_ge_cached *r, const struct hs_ge_ext *p)
+static void ext_to_cached(struct ge_cached *r, const struct ge_ext *p)
 {
 	fe_add(&r->ypx, &p->y, &p->x);
 	fe_sub(&r->ymx, &p->y, &p->x);
@@ -87,9 +87,9 @@ static void ext_to_cached(struct hs_ge_cached *r, const struct hs_ge_ext *p)
  * r = 2p: A = X^2, B = Y^2, C = 2Z^2, E = (X+Y)^2 - A - B, G = B - A,
  * F = G - C, H = -(A + B) (dbl-2008-hwcd with a = -1).
  */
-static void ge_dbl(struct hs_ge_done *r, const struct hs_ge_proj *p)
+static void ge_dbl(struct ge_done *r, const struct ge_proj *p)
 {
-	struct hs_fe25519 a, b, c, s;
+	struct fe25519 a, b, c, s;
 
 	fe_sq(&a, &p->x);
 	fe_sq(&b, &p->y);
@@ -110,9 +110,9 @@ static void ge_dbl(struct hs_ge_done *r, const struct hs_ge_proj *p)
  * F = D - C, G = D + C, H = B + A (add-2008-hwcd-3). Subtraction of the
  * second point swaps its Y+X and Y-X and negates C, hence "neg".
  */
-static void add_tail(struct hs_ge_done *r, const struct hs_fe25519 *a,
-		     const struct hs_fe25519 *b, const struct hs_fe25519 *c,
-		     const struct hs_fe25519 *d, int neg)
+static void add_tail(struct ge_done *r, const struct fe25519 *a,
+		     const struct fe25519 *b, const struct fe25519 *c,
+		     const struct fe25519 *d, int neg)
 {
 	fe_sub(&r->e, b, a);
 	fe_add(&r->h, b, a);
@@ -126,10 +126,10 @@ static void add_tail(struct hs_ge_done *r, const struct hs_fe25519 *a,
 }
 
 /* r = p + q (neg = 0) or p - q (neg = 1), q cached. */
-static void ge_add_cached(struct hs_ge_done *r, const struct hs_ge_ext *p,
-			  const struct hs_ge_cached *q, int neg)
+static void ge_add_cached(struct ge_done *r, const struct ge_ext *p,
+			  const struct ge_cached *q, int neg)
 {
-	struct hs_fe25519 a, b, c, d, ypx, ymx;
+	struct fe25519 a, b, c, d, ypx, ymx;
 
 	fe_add(&ypx, &p->y, &p->x);
 	fe_sub(&ymx, &p->y, &p->x);
@@ -142,10 +142,10 @@ static void ge_add_cached(struct hs_ge_done *r, const struct hs_ge_ext *p,
 }
 
 /* r = p + q (neg = 0) or p - q (neg = 1), q affine from a table (Z = 1). */
-static void ge_add_niels(struct hs_ge_done *r, const struct hs_ge_ext *p,
-			 const struct hs_ge_niels *q, int neg)
+static void ge_add_niels(struct ge_done *r, const struct ge_ext *p,
+			 const struct ge_niels *q, int neg)
 {
-	struct hs_fe25519 a, b, c, d, ypx, ymx;
+	struct fe25519 a, b, c, d, ypx, ymx;
 
 	fe_add(&ypx, &p->y, &p->x);
 	fe_sub(&ymx, &p->y, &p->x);
@@ -156,73 +156,73 @@ static void ge_add_niels(struct hs_ge_done *r, const struct hs_ge_ext *p,
 	add_tail(r, &a, &b, &c, &d, neg);
 }
 
-int hs_ge_frombytes(struct hs_ge_ext *p, const uint8_t s[32])
+int ge_frombytes(struct ge_ext *p, const uint8_t s[32])
 {
-	struct hs_fe25519 u, v, yy;
+	struct fe25519 u, v, yy;
 	uint64_t sign = s[31] >> 7;
 
 	/* RFC 8032 5.1.3 step 1: "If the resulting value is >= p, decoding fails." */
-	if (hs_fe_bytes_noncanonical(s))
+	if (fe_bytes_noncanonical(s))
 		return HS_ERR_BAD_ENCODING;
-	hs_fe_frombytes(&p->y, s);
+	fe_frombytes(&p->y, s);
 	fe_1(&p->z);
 	fe_sq(&yy, &p->y);
 	fe_sub(&u, &yy, &p->z);          /* u = y^2 - 1 */
 	fe_mul(&v, &yy, &ge_d);
 	fe_add(&v, &v, &p->z);           /* v = d y^2 + 1 */
 	/* step 2-3: "If v x^2 = +-u ... Otherwise, no square root exists ... decoding fails." */
-	if (!hs_fe_sqrt_ratio(&p->x, &u, &v))
+	if (!fe_sqrt_ratio(&p->x, &u, &v))
 		return HS_ERR_BAD_ENCODING;
 	/* step 4: "If x = 0, and x_0 = 1, decoding fails." */
-	if (hs_fe_iszero_mask(&p->x) && sign)
+	if (fe_iszero_mask(&p->x) && sign)
 		return HS_ERR_BAD_ENCODING;
-	if (hs_fe_isodd(&p->x) != sign)
+	if (fe_isodd(&p->x) != sign)
 		fe_neg(&p->x, &p->x);
 	fe_mul(&p->t, &p->x, &p->y);
 	return 0;
 }
 
-void hs_ge_proj_tobytes(uint8_t s[32], const struct hs_ge_proj *p)
+void ge_proj_tobytes(uint8_t s[32], const struct ge_proj *p)
 {
-	struct hs_fe25519 zi, x, y;
+	struct fe25519 zi, x, y;
 
-	hs_fe_invert(&zi, &p->z);
+	fe_invert(&zi, &p->z);
 	fe_mul(&x, &p->x, &zi);
 	fe_mul(&y, &p->y, &zi);
-	hs_fe_tobytes(s, &y);
-	s[31] ^= (uint8_t)(hs_fe_isodd(&x) << 7);
-	hs_wipe(&zi, sizeof(zi));
-	hs_wipe(&x, sizeof(x));
-	hs_wipe(&y, sizeof(y));
+	fe_tobytes(s, &y);
+	s[31] ^= (uint8_t)(fe_isodd(&x) << 7);
+	wipe(&zi, sizeof(zi));
+	wipe(&x, sizeof(x));
+	wipe(&y, sizeof(y));
 }
 
-void hs_ge_tobytes(uint8_t s[32], const struct hs_ge_ext *p)
+void ge_tobytes(uint8_t s[32], const struct ge_ext *p)
 {
-	struct hs_ge_proj q;
+	struct ge_proj q;
 
 	ext_to_proj(&q, p);
-	hs_ge_proj_tobytes(s, &q);
-	hs_wipe(&q, sizeof(q));
+	ge_proj_tobytes(s, &q);
+	wipe(&q, sizeof(q));
 }
 
-void hs_ge_neg(struct hs_ge_ext *p)
+void ge_neg(struct ge_ext *p)
 {
 	fe_neg(&p->x, &p->x);
 	fe_neg(&p->t, &p->t);
 }
 
-void hs_ge_to_montgomery_u(uint8_t u[32], const struct hs_ge_ext *p)
+void ge_to_montgomery_u(uint8_t u[32], const struct ge_ext *p)
 {
-	struct hs_fe25519 num, den;
+	struct fe25519 num, den;
 
 	/* u = (1 + y)/(1 - y) = (Z + Y)/(Z - Y) (RFC 7748 4.1) */
 	fe_add(&num, &p->z, &p->y);
 	fe_sub(&den, &p->z, &p->y);
-	hs_fe_invert(&den, &den);
+	fe_invert(&den, &den);
 	fe_mul(&num, &num, &den);
-	hs_fe_tobytes(u, &num);
-	hs_wipe(&num, sizeof(num));
-	hs_wipe(&den, sizeof(den));
+	fe_tobytes(u, &num);
+	wipe(&num, sizeof(num));
+	wipe(&den, sizeof(den));
 }
 
 /* ---- fixed base, constant time ---- */
@@ -253,11 +253,11 @@ static void recode_radix16(int8_t e[64], const uint8_t a[32])
  * are read and the one equal to |e| kept by a mask (the identity stays
  * when e = 0); then the negation is kept by a mask when e < 0.
  */
-static void select_niels(struct hs_ge_niels *t, int j, int8_t e)
+static void select_niels(struct ge_niels *t, int j, int8_t e)
 {
 	uint64_t neg = 0 - (uint64_t)((uint8_t)e >> 7);           /* all-ones iff e < 0 */
 	uint64_t mag = ((uint64_t)(int64_t)e ^ neg) - neg;        /* |e|, two's complement */
-	struct hs_ge_niels minus;
+	struct ge_niels minus;
 
 	fe_1(&t->ypx);
 	fe_1(&t->ymx);
@@ -275,31 +275,31 @@ static void select_niels(struct hs_ge_niels *t, int j, int8_t e)
 	fe_cmov(&t->ypx, &minus.ypx, neg);
 	fe_cmov(&t->ymx, &minus.ymx, neg);
 	fe_cmov(&t->xy2d, &minus.xy2d, neg);
-	hs_wipe(&minus, sizeof(minus));
+	wipe(&minus, sizeof(minus));
 }
 
-/* Scratch of hs_ge_scalarmult_base, one struct so one wipe clears it. */
+/* Scratch of ge_scalarmult_base, one struct so one wipe clears it. */
 struct base_scratch {
 	int8_t e[64];
-	struct hs_ge_niels t;
-	struct hs_ge_done c;
-	struct hs_ge_proj p;
+	struct ge_niels t;
+	struct ge_done c;
+	struct ge_proj p;
 };
 
-void hs_ge_base_digits(int8_t e[64], const uint8_t a[32])
+void ge_base_digits(int8_t e[64], const uint8_t a[32])
 {
 	recode_radix16(e, a);
 }
 
-void hs_ge_base_select(struct hs_ge_niels *t, int j, int8_t e)
+void ge_base_select(struct ge_niels *t, int j, int8_t e)
 {
 	select_niels(t, j, e);
 }
 
-void hs_ge_times16(struct hs_ge_ext *r)
+void ge_times16(struct ge_ext *r)
 {
-	struct hs_ge_done c;
-	struct hs_ge_proj p;
+	struct ge_done c;
+	struct ge_proj p;
 
 	ext_to_proj(&p, r);
 	for (int i = 0; i < 3; i++) {
@@ -308,17 +308,17 @@ void hs_ge_times16(struct hs_ge_ext *r)
 	}
 	ge_dbl(&c, &p);
 	done_to_ext(r, &c);
-	hs_wipe(&c, sizeof(c));
-	hs_wipe(&p, sizeof(p));
+	wipe(&c, sizeof(c));
+	wipe(&p, sizeof(p));
 }
 
-void hs_ge_scalarmult_base(struct hs_ge_ext *r, const uint8_t a[32])
+void ge_scalarmult_base(struct ge_ext *r, const uint8_t a[32])
 {
 	struct base_scratch s;
 
 #if defined(HS_HAVE_GE25519_IFMA)
-	if (hs_cpu_has(HS_X25519_IFMA_CPU)) {
-		hs_ge_scalarmult_base_ifma(r, a);
+	if (cpu_has(HS_X25519_IFMA_CPU)) {
+		ge_scalarmult_base_ifma(r, a);
 		return;
 	}
 #endif
@@ -341,7 +341,7 @@ void hs_ge_scalarmult_base(struct hs_ge_ext *r, const uint8_t a[32])
 		ge_add_niels(&s.c, r, &s.t, 0);
 		done_to_ext(r, &s.c);
 	}
-	hs_wipe(&s, sizeof(s));
+	wipe(&s, sizeof(s));
 }
 
 /* ---- double scalar, variable time (public inputs only) ---- */
@@ -379,14 +379,14 @@ static void wnaf(int8_t naf[256], const uint8_t s[32], int w)
 	}
 }
 
-void hs_ge_double_scalarmult_vartime(struct hs_ge_proj *r, const uint8_t a[32],
-				     const struct hs_ge_ext *A, const uint8_t b[32])
+void ge_double_scalarmult_vartime(struct ge_proj *r, const uint8_t a[32],
+				     const struct ge_ext *A, const uint8_t b[32])
 {
 	int8_t an[256], bn[256];
-	struct hs_ge_cached ai[8]; /* A, 3A, 5A, ..., 15A */
-	struct hs_ge_ext t, a2;
-	struct hs_ge_done c;
-	struct hs_ge_proj p2;
+	struct ge_cached ai[8]; /* A, 3A, 5A, ..., 15A */
+	struct ge_ext t, a2;
+	struct ge_done c;
+	struct ge_proj p2;
 	int i;
 
 	wnaf(an, a, 5);

@@ -4,12 +4,12 @@
  *
  * Coordinates (Hisil, Wong, Carter, Dawson, "Twisted Edwards curves
  * revisited", 2008):
- *   hs_ge_ext    extended (X : Y : Z : T), x = X/Z, y = Y/Z, x y = T/Z
- *   hs_ge_proj   projective (X : Y : Z), enough for a doubling's input
- *   hs_ge_done   "completed" result of an addition or doubling,
+ *   ge_ext    extended (X : Y : Z : T), x = X/Z, y = Y/Z, x y = T/Z
+ *   ge_proj   projective (X : Y : Z), enough for a doubling's input
+ *   ge_done   "completed" result of an addition or doubling,
  *                x = E/G, y = H/F; 3 or 4 products turn it into the above
- *   hs_ge_cached (Y+X, Y-X, Z, 2dT): an addend ready for ge_ext + ge_cached
- *   hs_ge_niels  (y+x, y-x, 2dxy) with Z = 1: an affine addend from a table
+ *   ge_cached (Y+X, Y-X, Z, 2dT): an addend ready for ge_ext + ge_cached
+ *   ge_niels  (y+x, y-x, 2dxy) with Z = 1: an affine addend from a table
  */
 #ifndef HS_CRYPTO_GE25519_H
 #define HS_CRYPTO_GE25519_H
@@ -19,24 +19,24 @@
 #include "base/err.h"
 #include "crypto/fe25519.h"
 
-struct hs_ge_ext {
-	struct hs_fe25519 x, y, z, t;
+struct ge_ext {
+	struct fe25519 x, y, z, t;
 };
 
-struct hs_ge_proj {
-	struct hs_fe25519 x, y, z;
+struct ge_proj {
+	struct fe25519 x, y, z;
 };
 
-struct hs_ge_done {
-	struct hs_fe25519 e, f, g, h;
+struct ge_done {
+	struct fe25519 e, f, g, h;
 };
 
-struct hs_ge_cached {
-	struct hs_fe25519 ypx, ymx, z, t2d;
+struct ge_cached {
+	struct fe25519 ypx, ymx, z, t2d;
 };
 
-struct hs_ge_niels {
-	struct hs_fe25519 ypx, ymx, xy2d;
+struct ge_niels {
+	struct fe25519 ypx, ymx, xy2d;
 };
 
 /*
@@ -44,48 +44,48 @@ struct hs_ge_niels {
  * a y with no x on the curve, and x = 0 with the sign bit set are all
  * HS_ERR_BAD_ENCODING. Variable time: for public inputs only.
  */
-HS_MUST_CHECK int hs_ge_frombytes(struct hs_ge_ext *p, const uint8_t s[32]);
+HS_MUST_CHECK int ge_frombytes(struct ge_ext *p, const uint8_t s[32]);
 /* Encode (RFC 8032 5.1.2): canonical y, sign of x in bit 255. Constant time. */
-void hs_ge_tobytes(uint8_t s[32], const struct hs_ge_ext *p);
+void ge_tobytes(uint8_t s[32], const struct ge_ext *p);
 /* The same from projective coordinates. Constant time. */
-void hs_ge_proj_tobytes(uint8_t s[32], const struct hs_ge_proj *p);
+void ge_proj_tobytes(uint8_t s[32], const struct ge_proj *p);
 
 /*
  * r = a B for the base point B, a a 32-byte little-endian scalar below 2^255
  * (any clamped or reduced scalar). Constant time: signed radix-16 digits,
  * each selecting its table entry by a masked scan of all 8 candidates.
  */
-void hs_ge_scalarmult_base(struct hs_ge_ext *r, const uint8_t a[32]);
+void ge_scalarmult_base(struct ge_ext *r, const uint8_t a[32]);
 
 /*
  * r = a A + b B, variable time (sliding windows): for verification only,
  * where a, b and A are all public. a and b are 32-byte little-endian
  * scalars below 2^253 (reduced mod L, or S < L).
  */
-void hs_ge_double_scalarmult_vartime(struct hs_ge_proj *r, const uint8_t a[32],
-				     const struct hs_ge_ext *A, const uint8_t b[32]);
+void ge_double_scalarmult_vartime(struct ge_proj *r, const uint8_t a[32],
+				     const struct ge_ext *A, const uint8_t b[32]);
 
 #if defined(__x86_64__)
 #define HS_HAVE_GE25519_IFMA 1
 /*
  * Internal to crypto/: the AVX-512 IFMA fixed-base multiplication
- * (crypto/asm/ge25519_ifma.c), which hs_ge_scalarmult_base() calls when
- * hs_cpu_has(HS_X25519_IFMA_CPU), and the portable pieces it reuses:
+ * (crypto/asm/ge25519_ifma.c), which ge_scalarmult_base() calls when
+ * cpu_has(HS_X25519_IFMA_CPU), and the portable pieces it reuses:
  * the signed radix-16 digits, the masked table scan, and r = 16 r.
  */
-void hs_ge_scalarmult_base_ifma(struct hs_ge_ext *r, const uint8_t a[32]);
+void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32]);
 #endif
-void hs_ge_base_digits(int8_t e[64], const uint8_t a[32]);
-void hs_ge_base_select(struct hs_ge_niels *t, int j, int8_t e);
-void hs_ge_times16(struct hs_ge_ext *r);
+void ge_base_digits(int8_t e[64], const uint8_t a[32]);
+void ge_base_select(struct ge_niels *t, int j, int8_t e);
+void ge_times16(struct ge_ext *r);
 
 /* p = -p */
-void hs_ge_neg(struct hs_ge_ext *p);
+void ge_neg(struct ge_ext *p);
 
 /*
  * u = (1 + y) / (1 - y), the Montgomery u-coordinate of p (RFC 7748 4.1),
  * encoded as X25519 does. Constant time. p must not be the identity.
  */
-void hs_ge_to_montgomery_u(uint8_t u[32], const struct hs_ge_ext *p);
+void ge_to_montgomery_u(uint8_t u[32], const struct ge_ext *p);
 
 #endif

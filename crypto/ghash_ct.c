@@ -59,7 +59,7 @@ static uint64_t rev64(uint64_t x)
 	return (x >> 32) | (x << 32);
 }
 
-void hs_ghash_ct_init(struct hs_ghash_ct_key *k, const uint8_t h[16])
+void ghash_ct_init(struct ghash_ct_key *k, const uint8_t h[16])
 {
 	k->h[0] = load_be64(h);
 	k->h[1] = load_be64(h + 8);
@@ -69,7 +69,7 @@ void hs_ghash_ct_init(struct hs_ghash_ct_key *k, const uint8_t h[16])
 }
 
 /* y = y * H in GF(2^128), both reflected. */
-static void gmul(uint64_t y[2], const struct hs_ghash_ct_key *k)
+static void gmul(uint64_t y[2], const struct ghash_ct_key *k)
 {
 	uint64_t a1 = y[0], a0 = y[1], ax = a0 ^ a1;
 	uint64_t r1 = rev64(a1), r0 = rev64(a0), rx = r0 ^ r1;
@@ -98,7 +98,7 @@ static void gmul(uint64_t y[2], const struct hs_ghash_ct_key *k)
 	y[1] = z2 ^ z0 ^ (z0 >> 1) ^ (v1 << 63) ^ (z0 >> 2) ^ (v1 << 62) ^ (z0 >> 7) ^ (v1 << 57);
 }
 
-void hs_ghash_ct_update(uint64_t y[2], const struct hs_ghash_ct_key *k, const uint8_t *data,
+void ghash_ct_update(uint64_t y[2], const struct ghash_ct_key *k, const uint8_t *data,
 			size_t len)
 {
 	for (; len >= 16; data += 16, len -= 16) {
@@ -112,11 +112,11 @@ void hs_ghash_ct_update(uint64_t y[2], const struct hs_ghash_ct_key *k, const ui
 		y[0] ^= load_be64(last);
 		y[1] ^= load_be64(last + 8);
 		gmul(y, k);
-		hs_wipe(last, sizeof(last));
+		wipe(last, sizeof(last));
 	}
 }
 
-void hs_ghash_ct_store(uint8_t out[16], const uint64_t y[2])
+void ghash_ct_store(uint8_t out[16], const uint64_t y[2])
 {
 	store_be64(out, y[0]);
 	store_be64(out + 8, y[1]);

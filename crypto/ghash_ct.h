@@ -15,12 +15,12 @@
  * The hash key H = E_K(0^128), prepared: its big-endian halves (h[0] the
  * first 8 bytes), their XOR, and the same three bit-reversed.
  */
-struct hs_ghash_ct_key {
+struct ghash_ct_key {
 	uint64_t h[3];
 	uint64_t hr[3];
 };
 
-void hs_ghash_ct_init(struct hs_ghash_ct_key *k, const uint8_t h[16]);
+void ghash_ct_init(struct ghash_ct_key *k, const uint8_t h[16]);
 
 /*
  * Absorb len bytes into the accumulator y (y[0] holds bytes 0..7 of the
@@ -28,10 +28,10 @@ void hs_ghash_ct_init(struct hs_ghash_ct_key *k, const uint8_t h[16]);
  * y = (y ^ X) * H. A last partial block is zero-padded, so split a message
  * only at multiples of 16 bytes. Only len is observable.
  */
-void hs_ghash_ct_update(uint64_t y[2], const struct hs_ghash_ct_key *k, const uint8_t *data,
+void ghash_ct_update(uint64_t y[2], const struct ghash_ct_key *k, const uint8_t *data,
 			size_t len);
 
 /* Write y as 16 bytes. */
-void hs_ghash_ct_store(uint8_t out[16], const uint64_t y[2]);
+void ghash_ct_store(uint8_t out[16], const uint64_t y[2]);
 
 #endif

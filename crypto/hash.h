@@ -1,6 +1,6 @@
 /*
  * The hash table: what HMAC, HKDF, the TLS transcript and signatures see of
- * a hash function. Contexts live in caller memory (union hs_hash_ctx fits
+ * a hash function. Contexts live in caller memory (union hash_ctx fits
  * every hash); a faster backend (SHA-NI) is one more table.
  */
 #ifndef HS_CRYPTO_HASH_H
@@ -14,27 +14,27 @@
 #define HS_HASH_MAX_LEN 64
 #define HS_HASH_MAX_BLOCK 128
 
-union hs_hash_ctx {
-	struct hs_sha256 sha256;
-	struct hs_sha512 sha512;
+union hash_ctx {
+	struct sha256 sha256;
+	struct sha512 sha512;
 };
 
-struct hs_hash {
+struct hash {
 	const char *name;
 	size_t digest_len;
 	size_t block_len;
-	void (*init)(union hs_hash_ctx *c);
-	void (*update)(union hs_hash_ctx *c, const void *p, size_t n);
+	void (*init)(union hash_ctx *c);
+	void (*update)(union hash_ctx *c, const void *p, size_t n);
 	/* writes digest_len bytes and wipes the context */
-	void (*final)(union hs_hash_ctx *c, uint8_t *out);
+	void (*final)(union hash_ctx *c, uint8_t *out);
 };
 
-/* The best implementation for this CPU (honours hs_cpu_force_portable). */
-const struct hs_hash *hs_hash_sha256(void);
-const struct hs_hash *hs_hash_sha384(void);
-const struct hs_hash *hs_hash_sha512(void);
+/* The best implementation for this CPU (honours cpu_force_portable). */
+const struct hash *hash_sha256(void);
+const struct hash *hash_sha384(void);
+const struct hash *hash_sha512(void);
 
 /* One-shot convenience. */
-void hs_hash_digest(const struct hs_hash *h, const void *p, size_t n, uint8_t *out);
+void hash_digest(const struct hash *h, const void *p, size_t n, uint8_t *out);
 
 #endif

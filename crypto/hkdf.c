@@ -24,73 +24,73 @@
 #define TLS13_PREFIX "tls13 "
 #define TLS13_PREFIX_LEN 6
 
-void hs_hkdf_extract(const struct hs_hash *h, const void *salt, size_t salt_len,
+void hkdf_extract(const struct hash *h, const void *salt, size_t salt_len,
 		     const void *ikm, size_t ikm_len, uint8_t *prk)
 {
 	/* RFC 5869, 2.2: a missing salt is HashLen zeros, which HMAC pads to
 	 * the same key as an empty one. */
-	hs_hmac(h, salt, salt_len, ikm, ikm_len, prk);
+	hmac(h, salt, salt_len, ikm, ikm_len, prk);
 }
 
-int hs_hkdf_expand(const struct hs_hash *h, const uint8_t *prk, size_t prk_len,
+int hkdf_expand(const struct hash *h, const uint8_t *prk, size_t prk_len,
 		   const void *info, size_t info_len, uint8_t *out, size_t out_len)
 {
-	struct hs_hmac keyed, m;
+	struct hmac keyed, m;
 	uint8_t t[HS_HASH_MAX_LEN];
 	size_t hl = h->digest_len, tlen = 0;
 
 	/* RFC 5869, 2.3: L <= 255 * HashLen */
 	if (out_len > 255 * hl)
 		return HS_ERR_TOO_LONG;
-	hs_hmac_init(&keyed, h, prk, prk_len);
+	hmac_init(&keyed, h, prk, prk_len);
 	for (unsigned i = 1; out_len > 0; i++) {
 		uint8_t ctr = (uint8_t)i;
 		size_t n = out_len < hl ? out_len : hl;
 
 		m = keyed;
-		hs_hmac_update(&m, t, tlen);
-		hs_hmac_update(&m, info, info_len);
-		hs_hmac_update(&m, &ctr, 1);
-		hs_hmac_final(&m, t);
+		hmac_update(&m, t, tlen);
+		hmac_update(&m, info, info_len);
+		hmac_update(&m, &ctr, 1);
+		hmac_final(&m, t);
 		tlen = hl;
 		memcpy(out, t, n);
 		out += n;
 		out_len -= n;
 	}
-	hs_wipe(&keyed, sizeof(keyed));
-	hs_wipe(t, sizeof(t));
+	wipe(&keyed, sizeof(keyed));
+	wipe(t, sizeof(t));
 	return 0;
 }
 
-int hs_hkdf_expand_label(const struct hs_hash *h, const uint8_t *secret, const char *label,
+int hkdf_expand_label(const struct hash *h, const uint8_t *secret, const char *label,
 			 const uint8_t *context, size_t context_len, uint8_t *out,
 			 size_t out_len)
 {
 	uint8_t info[2 + 1 + 255 + 1 + 255];
-	struct hs_writer w = hs_writer_init(info, sizeof(info));
-	struct hs_writer_vec v;
+	struct writer w = writer_init(info, sizeof(info));
+	struct writer_vec v;
 	size_t label_len = strlen(label);
 
 	if (label_len > 255 - TLS13_PREFIX_LEN || context_len > 255)
 		return HS_ERR_ARG;
 	if (out_len > 255 * h->digest_len)
 		return HS_ERR_TOO_LONG; /* also keeps out_len within uint16 */
-	hs_write_u16(&w, (uint16_t)out_len);
-	hs_write_vec_open(&w, 1, &v);
-	hs_write_bytes(&w, TLS13_PREFIX, TLS13_PREFIX_LEN);
-	hs_write_bytes(&w, label, label_len);
-	hs_write_vec_close(&w, &v);
-	hs_write_vec_open(&w, 1, &v);
-	hs_write_bytes(&w, context, context_len);
-	hs_write_vec_close(&w, &v);
-	if (hs_writer_error(&w))
+	write_u16(&w, (uint16_t)out_len);
+	write_vec_open(&w, 1, &v);
+	write_bytes(&w, TLS13_PREFIX, TLS13_PREFIX_LEN);
+	write_bytes(&w, label, label_len);
+	write_vec_close(&w, &v);
+	write_vec_open(&w, 1, &v);
+	write_bytes(&w, context, context_len);
+	write_vec_close(&w, &v);
+	if (writer_error(&w))
 		return HS_ERR_INTERNAL; /* the checks above make this impossible */
-	return hs_hkdf_expand(h, secret, h->digest_len, info, w.len, out, out_len);
+	return hkdf_expand(h, secret, h->digest_len, info, w.len, out, out_len);
 }
 
-int hs_derive_secret(const struct hs_hash *h, const uint8_t *secret, const char *label,
+int derive_secret(const struct hash *h, const uint8_t *secret, const char *label,
 		     const uint8_t *transcript_hash, uint8_t *out)
 {
-	return hs_hkdf_expand_label(h, secret, label, transcript_hash, h->digest_len, out,
+	return hkdf_expand_label(h, secret, label, transcript_hash, h->digest_len, out,
 				    h->digest_len);
 }

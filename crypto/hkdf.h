@@ -13,21 +13,21 @@
 #include "crypto/hash.h"
 
 /* prk gets h->digest_len bytes. salt may be NULL with salt_len 0. */
-void hs_hkdf_extract(const struct hs_hash *h, const void *salt, size_t salt_len,
+void hkdf_extract(const struct hash *h, const void *salt, size_t salt_len,
 		     const void *ikm, size_t ikm_len, uint8_t *prk);
 /* HS_ERR_TOO_LONG if out_len > 255 * digest_len. out may overlap prk. */
-HS_MUST_CHECK int hs_hkdf_expand(const struct hs_hash *h, const uint8_t *prk, size_t prk_len,
+HS_MUST_CHECK int hkdf_expand(const struct hash *h, const uint8_t *prk, size_t prk_len,
 				 const void *info, size_t info_len, uint8_t *out,
 				 size_t out_len);
 /* label without the "tls13 " prefix; secret is digest_len bytes; context
  * may be NULL when context_len is 0. HS_ERR_ARG if "tls13 " + label is
  * over 255 bytes or context_len > 255; HS_ERR_TOO_LONG as for expand.
  * out may overlap secret. */
-HS_MUST_CHECK int hs_hkdf_expand_label(const struct hs_hash *h, const uint8_t *secret,
+HS_MUST_CHECK int hkdf_expand_label(const struct hash *h, const uint8_t *secret,
 				       const char *label, const uint8_t *context,
 				       size_t context_len, uint8_t *out, size_t out_len);
 /* out gets digest_len bytes; transcript_hash is digest_len bytes. */
-HS_MUST_CHECK int hs_derive_secret(const struct hs_hash *h, const uint8_t *secret,
+HS_MUST_CHECK int derive_secret(const struct hash *h, const uint8_t *secret,
 				   const char *label, const uint8_t *transcript_hash,
 				   uint8_t *out);
 

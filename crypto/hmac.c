@@ -1,5 +1,5 @@
 /*
- * HMAC (RFC 2104; FIPS 198-1) over any struct hs_hash.
+ * HMAC (RFC 2104; FIPS 198-1) over any struct hash.
  *
  * Implementation notes:
  * - A key longer than the block is hashed first (RFC 2104, section 2);
@@ -8,7 +8,7 @@
  * - The only branch is on key_len, which is public; the key bytes never
  *   steer a branch or an index.
  * - The padded key and the inner digest are wiped; final wipes the whole
- *   struct hs_hmac. A struct hs_hmac may be copied to reuse a keyed state
+ *   struct hmac. A struct hmac may be copied to reuse a keyed state
  *   (HKDF-Expand does this).
  */
 #include "crypto/hmac.h"
@@ -23,14 +23,14 @@ static void xor_bytes(uint8_t *p, size_t n, uint8_t v)
 		p[i] ^= v;
 }
 
-void hs_hmac_init(struct hs_hmac *m, const struct hs_hash *h, const void *key, size_t key_len)
+void hmac_init(struct hmac *m, const struct hash *h, const void *key, size_t key_len)
 {
 	uint8_t k[HS_HASH_MAX_BLOCK];
 	size_t bl = h->block_len;
 
 	memset(k, 0, sizeof(k));
 	if (key_len > bl)
-		hs_hash_digest(h, key, key_len, k);
+		hash_digest(h, key, key_len, k);
 	else if (key_len > 0)
 		memcpy(k, key, key_len);
 	m->hash = h;
@@ -40,32 +40,32 @@ void hs_hmac_init(struct hs_hmac *m, const struct hs_hash *h, const void *key, s
 	xor_bytes(k, bl, 0x36 ^ 0x5c); /* turns K ^ ipad into K ^ opad */
 	h->init(&m->outer);
 	h->update(&m->outer, k, bl);
-	hs_wipe(k, sizeof(k));
+	wipe(k, sizeof(k));
 }
 
-void hs_hmac_update(struct hs_hmac *m, const void *p, size_t n)
+void hmac_update(struct hmac *m, const void *p, size_t n)
 {
 	m->hash->update(&m->inner, p, n);
 }
 
-void hs_hmac_final(struct hs_hmac *m, uint8_t *out)
+void hmac_final(struct hmac *m, uint8_t *out)
 {
 	uint8_t d[HS_HASH_MAX_LEN];
-	const struct hs_hash *h = m->hash;
+	const struct hash *h = m->hash;
 
 	h->final(&m->inner, d);
 	h->update(&m->outer, d, h->digest_len);
 	h->final(&m->outer, out);
-	hs_wipe(d, sizeof(d));
-	hs_wipe(m, sizeof(*m));
+	wipe(d, sizeof(d));
+	wipe(m, sizeof(*m));
 }
 
-void hs_hmac(const struct hs_hash *h, const void *key, size_t key_len, const void *msg,
+void hmac(const struct hash *h, const void *key, size_t key_len, const void *msg,
 	     size_t msg_len, uint8_t *out)
 {
-	struct hs_hmac m;
+	struct hmac m;
 
-	hs_hmac_init(&m, h, key, key_len);
-	hs_hmac_update(&m, msg, msg_len);
-	hs_hmac_final(&m, out);
+	hmac_init(&m, h, key, key_len);
+	hmac_update(&m, msg, msg_len);
+	hmac_final(&m, out);
 }

@@ -1,6 +1,6 @@
 /*
- * HMAC (RFC 2104) over any struct hs_hash. The key is absorbed at init, so
- * a keyed struct hs_hmac may be copied to MAC several messages, and out
+ * HMAC (RFC 2104) over any struct hash. The key is absorbed at init, so
+ * a keyed struct hmac may be copied to MAC several messages, and out
  * may overlap the key or the message.
  */
 #ifndef HS_CRYPTO_HMAC_H
@@ -8,17 +8,17 @@
 
 #include "crypto/hash.h"
 
-struct hs_hmac {
-	const struct hs_hash *hash;
-	union hs_hash_ctx inner;
-	union hs_hash_ctx outer;
+struct hmac {
+	const struct hash *hash;
+	union hash_ctx inner;
+	union hash_ctx outer;
 };
 
-void hs_hmac_init(struct hs_hmac *m, const struct hs_hash *h, const void *key, size_t key_len);
-void hs_hmac_update(struct hs_hmac *m, const void *p, size_t n);
+void hmac_init(struct hmac *m, const struct hash *h, const void *key, size_t key_len);
+void hmac_update(struct hmac *m, const void *p, size_t n);
 /* Writes hash->digest_len bytes and wipes the context. */
-void hs_hmac_final(struct hs_hmac *m, uint8_t *out);
-void hs_hmac(const struct hs_hash *h, const void *key, size_t key_len, const void *msg,
+void hmac_final(struct hmac *m, uint8_t *out);
+void hmac(const struct hash *h, const void *key, size_t key_len, const void *msg,
 	     size_t msg_len, uint8_t *out);
 
 #endif

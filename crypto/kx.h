@@ -14,7 +14,7 @@
 #define HS_KX_MAX_PUB 65
 #define HS_KX_MAX_SHARED 32
 
-struct hs_kx {
+struct kx {
 	const char *name;
 	size_t priv_len, pub_len, shared_len;
 	HS_MUST_CHECK int (*keygen)(uint8_t *priv, uint8_t *pub);
@@ -23,7 +23,7 @@ struct hs_kx {
 				    size_t peer_len);
 };
 
-extern const struct hs_kx hs_kx_x25519;
-extern const struct hs_kx hs_kx_p256;
+extern const struct kx kx_x25519;
+extern const struct kx kx_p256;
 
 #endif

@@ -9,7 +9,7 @@
  *   are masks, not branches: a bad key is replaced by 1 for the
  *   computation, the output is zeroed under the mask, and the error code
  *   is selected with a mask. Only the returned code tells them apart.
- * - hs_p256_keygen draws 32 bytes until they form a key in [1, n-1]
+ * - p256_keygen draws 32 bytes until they form a key in [1, n-1]
  *   (rejection sampling, uniform; a retry happens with probability about
  *   2^-32). The retry branch reveals only that a discarded candidate was
  *   out of range; tests/ct/ct_p256.supp lists it as an accepted leak.
@@ -38,93 +38,93 @@ static int err_if(uint64_t mask, int err)
 }
 
 /* d = priv if it is in [1, n-1], else 1; returns the validity mask. */
-static uint64_t load_private(hs_p256_sc d, const uint8_t priv[32])
+static uint64_t load_private(p256_sc d, const uint8_t priv[32])
 {
-	static const hs_p256_sc one = { 1, 0, 0, 0 };
-	uint64_t ok = hs_p256_sc_from_bytes(d, priv);
+	static const p256_sc one = { 1, 0, 0, 0 };
+	uint64_t ok = p256_sc_from_bytes(d, priv);
 
-	hs_p256_sc_cmov(d, one, ~ok);
+	p256_sc_cmov(d, one, ~ok);
 	return ok;
 }
 
-static int decode_peer(struct hs_p256_point *q, const uint8_t *pub, size_t pub_len)
+static int decode_peer(struct p256_point *q, const uint8_t *pub, size_t pub_len)
 {
 	if (pub == NULL || pub_len != HS_P256_PUB_LEN || pub[0] != 0x04)
 		return HS_ERR_BAD_POINT;
-	return hs_p256_point_from_bytes(q, pub + 1, pub + 33);
+	return p256_point_from_bytes(q, pub + 1, pub + 33);
 }
 
-int hs_p256_check_public(const uint8_t *pub, size_t pub_len)
+int p256_check_public(const uint8_t *pub, size_t pub_len)
 {
-	struct hs_p256_point q;
+	struct p256_point q;
 
-	hs_p256_fe_select();
+	p256_fe_select();
 	return decode_peer(&q, pub, pub_len);
 }
 
-int hs_p256_public(uint8_t pub[65], const uint8_t priv[32])
+int p256_public(uint8_t pub[65], const uint8_t priv[32])
 {
-	struct hs_p256_point r;
-	hs_p256_sc d;
+	struct p256_point r;
+	p256_sc d;
 	uint64_t ok = load_private(d, priv);
 
-	hs_p256_fe_select();
-	hs_p256_point_mul_base(&r, d);
+	p256_fe_select();
+	p256_point_mul_base(&r, d);
 	pub[0] = 0x04;
-	(void)hs_p256_point_to_bytes(pub + 1, pub + 33, &r); /* d != 0 mod n: never infinity */
+	(void)p256_point_to_bytes(pub + 1, pub + 33, &r); /* d != 0 mod n: never infinity */
 	mask_bytes(pub, HS_P256_PUB_LEN, ok);
-	hs_wipe(d, sizeof(d));
-	hs_wipe(&r, sizeof(r));
+	wipe(d, sizeof(d));
+	wipe(&r, sizeof(r));
 	return err_if(~ok, HS_ERR_BAD_KEY);
 }
 
-int hs_p256_keygen(uint8_t priv[32], uint8_t pub[65])
+int p256_keygen(uint8_t priv[32], uint8_t pub[65])
 {
-	hs_p256_sc d;
+	p256_sc d;
 	int err;
 
 	for (;;) {
-		err = hs_rand_bytes(priv, 32);
+		err = rand_bytes(priv, 32);
 		if (err) {
-			hs_wipe(priv, 32);
+			wipe(priv, 32);
 			return err;
 		}
 		/* the one accepted leak: whether a discarded candidate was out of range */
-		if (hs_p256_sc_from_bytes(d, priv))
+		if (p256_sc_from_bytes(d, priv))
 			break;
 	}
-	hs_wipe(d, sizeof(d));
-	return hs_p256_public(pub, priv);
+	wipe(d, sizeof(d));
+	return p256_public(pub, priv);
 }
 
-int hs_p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer, size_t peer_len)
+int p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer, size_t peer_len)
 {
-	struct hs_p256_point q, r;
-	hs_p256_sc d;
+	struct p256_point q, r;
+	p256_sc d;
 	uint8_t y[32];
 	uint64_t ok, inf;
 	int err;
 
 	memset(out, 0, 32);
-	hs_p256_fe_select();
+	p256_fe_select();
 	err = decode_peer(&q, peer, peer_len);
 	if (err)
 		return err;
 	ok = load_private(d, priv);
-	hs_p256_point_mul(&r, d, &q);
-	inf = hs_p256_point_to_bytes(out, y, &r); /* cannot happen: q has order n */
+	p256_point_mul(&r, d, &q);
+	inf = p256_point_to_bytes(out, y, &r); /* cannot happen: q has order n */
 	mask_bytes(out, 32, ok & ~inf);
-	hs_wipe(d, sizeof(d));
-	hs_wipe(&r, sizeof(r));
-	hs_wipe(y, sizeof(y));
+	wipe(d, sizeof(d));
+	wipe(&r, sizeof(r));
+	wipe(y, sizeof(y));
 	return err_if(~ok, HS_ERR_BAD_KEY) | err_if(ok & inf, HS_ERR_ZERO_SHARED);
 }
 
-const struct hs_kx hs_kx_p256 = {
+const struct kx kx_p256 = {
 	.name = "secp256r1",
 	.priv_len = 32,
 	.pub_len = HS_P256_PUB_LEN,
 	.shared_len = 32,
-	.keygen = hs_p256_keygen,
-	.shared = hs_p256_ecdh,
+	.keygen = p256_keygen,
+	.shared = p256_ecdh,
 };

@@ -15,8 +15,8 @@
  * - Inversion is Fermat (a^(p-2)) along a fixed addition chain of 255
  *   squarings and 12 multiplications; the exponent is public, the work is
  *   the same for every input.
- * - hs_p256_fe_mul/sqr (inline, p256_field.h) dispatch to
- *   crypto/asm/p256_field_adx.c (MULX, ADX) when hs_p256_fe_select()
+ * - p256_fe_mul/sqr (inline, p256_field.h) dispatch to
+ *   crypto/asm/p256_field_adx.c (MULX, ADX) when p256_fe_select()
  *   found them; same results.
  * Nothing here branches on or indexes memory by the values.
  */
@@ -43,13 +43,13 @@ typedef unsigned __int128 u128;
 #define P3 0xffffffff00000001ull
 
 /* R^2 mod p, to convert into Montgomery form */
-static const hs_p256_fe r2_mod_p = { 0x0000000000000003ull, 0xfffffffbffffffffull,
+static const p256_fe r2_mod_p = { 0x0000000000000003ull, 0xfffffffbffffffffull,
 				     0xfffffffffffffffeull, 0x00000004fffffffdull };
 /* R mod p: 1 in Montgomery form */
-static const hs_p256_fe one_mont = { 0x0000000000000001ull, 0xffffffff00000000ull,
+static const p256_fe one_mont = { 0x0000000000000001ull, 0xffffffff00000000ull,
 				     0xffffffffffffffffull, 0x00000000fffffffeull };
 /* b * R mod p (b from SEC 2 section 2.4.2) */
-static const hs_p256_fe b_mont = { 0xd89cdf6229c4bddfull, 0xacf005cd78843090ull,
+static const p256_fe b_mont = { 0xd89cdf6229c4bddfull, 0xacf005cd78843090ull,
 				   0xe5a220abf7212ed6ull, 0xdc30061d04874834ull };
 
 #if defined(__x86_64__)
@@ -79,7 +79,7 @@ static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
  * r = (t4:t3:t2:t1:t0) mod p for a value below 2p: subtract p, keep the
  * difference unless it borrowed (then the value was already < p).
  */
-static ALWAYS_INLINE void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2,
+static ALWAYS_INLINE void reduce_once(p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2,
 				       uint64_t t3, uint64_t t4)
 {
 	uint64_t borrow = 0, s0, s1, s2, s3, keep;
@@ -107,7 +107,7 @@ static ALWAYS_INLINE void reduce_once(hs_p256_fe r, uint64_t t0, uint64_t t1, ui
  * hi carries past the top limb.
  * The result, below 2p, is reduced once.
  */
-static ALWAYS_INLINE void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2,
+static ALWAYS_INLINE void mont_reduce(p256_fe r, uint64_t t0, uint64_t t1, uint64_t t2,
 				       uint64_t t3, uint64_t t4, uint64_t t5, uint64_t t6,
 				       uint64_t t7)
 {
@@ -133,7 +133,7 @@ static ALWAYS_INLINE void mont_reduce(hs_p256_fe r, uint64_t t0, uint64_t t1, ui
 	reduce_once(r, t4, t5, t6, t7, hi);
 }
 
-void hs_p256_fe_mul_portable(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+void p256_fe_mul_portable(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -167,7 +167,7 @@ void hs_p256_fe_mul_portable(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe 
 }
 
 /* The cross products a_i a_j (i < j) once, doubled, plus the squares: 10 multiplications. */
-void hs_p256_fe_sqr_portable(hs_p256_fe r, const hs_p256_fe a)
+void p256_fe_sqr_portable(p256_fe r, const p256_fe a)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -215,26 +215,26 @@ void hs_p256_fe_sqr_portable(hs_p256_fe r, const hs_p256_fe a)
 	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
-atomic_int hs_p256_fe_use_adx;
+atomic_int p256_fe_use_adx;
 
-void hs_p256_fe_select(void)
+void p256_fe_select(void)
 {
 #if defined(HS_HAVE_P256_ADX)
-	atomic_store_explicit(&hs_p256_fe_use_adx, hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX),
+	atomic_store_explicit(&p256_fe_use_adx, cpu_has(HS_CPU_BMI2 | HS_CPU_ADX),
 			      memory_order_relaxed);
 #endif
 }
 
-int hs_p256_fe_adx_active(void)
+int p256_fe_adx_active(void)
 {
-	return atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed);
+	return atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed);
 }
 
-void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k)
+void p256_fe_sqr_n(p256_fe r, const p256_fe a, unsigned k)
 {
-	hs_p256_fe_copy(r, a);
+	p256_fe_copy(r, a);
 	while (k-- > 0)
-		hs_p256_fe_sqr(r, r);
+		p256_fe_sqr(r, r);
 }
 
 /*
@@ -242,49 +242,49 @@ void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k)
  * fffffffd: from the top, 32 ones, 31 zeros, a one, 96 zeros, 94 ones, 0, 1.
  * x_k below is a^(2^k - 1) (k ones).
  */
-void hs_p256_fe_inv(hs_p256_fe r, const hs_p256_fe a)
+void p256_fe_inv(p256_fe r, const p256_fe a)
 {
-	hs_p256_fe x2, x3, x6, x12, x15, x30, x32, t;
+	p256_fe x2, x3, x6, x12, x15, x30, x32, t;
 
-	hs_p256_fe_sqr(t, a);
-	hs_p256_fe_mul(x2, t, a);
-	hs_p256_fe_sqr(t, x2);
-	hs_p256_fe_mul(x3, t, a);
-	hs_p256_fe_sqr_n(t, x3, 3);
-	hs_p256_fe_mul(x6, t, x3);
-	hs_p256_fe_sqr_n(t, x6, 6);
-	hs_p256_fe_mul(x12, t, x6);
-	hs_p256_fe_sqr_n(t, x12, 3);
-	hs_p256_fe_mul(x15, t, x3);
-	hs_p256_fe_sqr_n(t, x15, 15);
-	hs_p256_fe_mul(x30, t, x15);
-	hs_p256_fe_sqr_n(t, x30, 2);
-	hs_p256_fe_mul(x32, t, x2);
+	p256_fe_sqr(t, a);
+	p256_fe_mul(x2, t, a);
+	p256_fe_sqr(t, x2);
+	p256_fe_mul(x3, t, a);
+	p256_fe_sqr_n(t, x3, 3);
+	p256_fe_mul(x6, t, x3);
+	p256_fe_sqr_n(t, x6, 6);
+	p256_fe_mul(x12, t, x6);
+	p256_fe_sqr_n(t, x12, 3);
+	p256_fe_mul(x15, t, x3);
+	p256_fe_sqr_n(t, x15, 15);
+	p256_fe_mul(x30, t, x15);
+	p256_fe_sqr_n(t, x30, 2);
+	p256_fe_mul(x32, t, x2);
 	/* 32 ones, then 31 zeros and a one */
-	hs_p256_fe_sqr_n(t, x32, 32);
-	hs_p256_fe_mul(t, t, a);
+	p256_fe_sqr_n(t, x32, 32);
+	p256_fe_mul(t, t, a);
 	/* 96 zeros and 32 ones, 32 more ones, 30 more ones */
-	hs_p256_fe_sqr_n(t, t, 128);
-	hs_p256_fe_mul(t, t, x32);
-	hs_p256_fe_sqr_n(t, t, 32);
-	hs_p256_fe_mul(t, t, x32);
-	hs_p256_fe_sqr_n(t, t, 30);
-	hs_p256_fe_mul(t, t, x30);
+	p256_fe_sqr_n(t, t, 128);
+	p256_fe_mul(t, t, x32);
+	p256_fe_sqr_n(t, t, 32);
+	p256_fe_mul(t, t, x32);
+	p256_fe_sqr_n(t, t, 30);
+	p256_fe_mul(t, t, x30);
 	/* 0, 1 */
-	hs_p256_fe_sqr_n(t, t, 2);
-	hs_p256_fe_mul(r, t, a);
+	p256_fe_sqr_n(t, t, 2);
+	p256_fe_mul(r, t, a);
 }
 
-void hs_p256_fe_set_b(hs_p256_fe r) { hs_p256_fe_copy(r, b_mont); }
+void p256_fe_set_b(p256_fe r) { p256_fe_copy(r, b_mont); }
 
-void hs_p256_fe_set_one(hs_p256_fe r) { hs_p256_fe_copy(r, one_mont); }
+void p256_fe_set_one(p256_fe r) { p256_fe_copy(r, one_mont); }
 
-void hs_p256_fe_set_zero(hs_p256_fe r)
+void p256_fe_set_zero(p256_fe r)
 {
 	r[0] = r[1] = r[2] = r[3] = 0;
 }
 
-void hs_p256_fe_copy(hs_p256_fe r, const hs_p256_fe a)
+void p256_fe_copy(p256_fe r, const p256_fe a)
 {
 	r[0] = a[0];
 	r[1] = a[1];
@@ -292,27 +292,27 @@ void hs_p256_fe_copy(hs_p256_fe r, const hs_p256_fe a)
 	r[3] = a[3];
 }
 
-void hs_p256_fe_cmov(hs_p256_fe r, const hs_p256_fe a, uint64_t mask)
+void p256_fe_cmov(p256_fe r, const p256_fe a, uint64_t mask)
 {
 	for (int i = 0; i < 4; i++)
 		r[i] = ct_select_u64(mask, a[i], r[i]);
 }
 
-uint64_t hs_p256_fe_is_zero(const hs_p256_fe a)
+uint64_t p256_fe_is_zero(const p256_fe a)
 {
 	/* fully reduced, so 0 has exactly one representation */
 	return ct_is_zero_mask_u64(a[0] | a[1] | a[2] | a[3]);
 }
 
-uint64_t hs_p256_fe_eq(const hs_p256_fe a, const hs_p256_fe b)
+uint64_t p256_fe_eq(const p256_fe a, const p256_fe b)
 {
 	return ct_is_zero_mask_u64((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) |
 				   (a[3] ^ b[3]));
 }
 
-uint64_t hs_p256_fe_from_bytes(hs_p256_fe r, const uint8_t in[32])
+uint64_t p256_fe_from_bytes(p256_fe r, const uint8_t in[32])
 {
-	hs_p256_fe x;
+	p256_fe x;
 	uint64_t borrow = 0;
 
 	for (int i = 0; i < 4; i++)
@@ -323,16 +323,16 @@ uint64_t hs_p256_fe_from_bytes(hs_p256_fe r, const uint8_t in[32])
 	(void)sbb(x[2], P2, &borrow);
 	(void)sbb(x[3], P3, &borrow);
 	/* Montgomery multiplication accepts any x < 2^256 and reduces it */
-	hs_p256_fe_mul(r, x, r2_mod_p);
+	p256_fe_mul(r, x, r2_mod_p);
 	return 0 - ct_barrier_u64(borrow);
 }
 
-void hs_p256_fe_to_bytes(uint8_t out[32], const hs_p256_fe a)
+void p256_fe_to_bytes(uint8_t out[32], const p256_fe a)
 {
-	static const hs_p256_fe one = { 1, 0, 0, 0 };
-	hs_p256_fe x;
+	static const p256_fe one = { 1, 0, 0, 0 };
+	p256_fe x;
 
-	hs_p256_fe_mul(x, a, one); /* a / R */
+	p256_fe_mul(x, a, one); /* a / R */
 	for (int i = 0; i < 4; i++)
 		store_be64(out + 8 * (3 - i), x[i]);
 }

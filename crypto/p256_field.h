@@ -19,67 +19,67 @@
 #include <x86intrin.h>
 #endif
 
-typedef uint64_t hs_p256_fe[4];
+typedef uint64_t p256_fe[4];
 
 /*
  * r = a * b (Montgomery product: a*b/2^256 on the raw limbs), and r = a^2,
- * with the backend hs_p256_fe_select() chose (portable until it is called).
+ * with the backend p256_fe_select() chose (portable until it is called).
  * Inline (defined at the end of this header): the dispatch then costs one
  * load, not a second call.
  */
-static inline void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-static inline void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a);
+static inline void p256_fe_mul(p256_fe r, const p256_fe a, const p256_fe b);
+static inline void p256_fe_sqr(p256_fe r, const p256_fe a);
 
 /*
  * Choose the multiplication backend for this CPU now (honours
- * hs_cpu_force_portable). The public P-256 functions call it on entry.
+ * cpu_force_portable). The public P-256 functions call it on entry.
  */
-void hs_p256_fe_select(void);
-/* 1 if hs_p256_fe_select() chose MULX/ADX (the scalar code follows it). */
-int hs_p256_fe_adx_active(void);
+void p256_fe_select(void);
+/* 1 if p256_fe_select() chose MULX/ADX (the scalar code follows it). */
+int p256_fe_adx_active(void);
 
 /* The backends; all give bit-identical results. */
-void hs_p256_fe_mul_portable(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-void hs_p256_fe_sqr_portable(hs_p256_fe r, const hs_p256_fe a);
+void p256_fe_mul_portable(p256_fe r, const p256_fe a, const p256_fe b);
+void p256_fe_sqr_portable(p256_fe r, const p256_fe a);
 #if defined(__x86_64__)
 #define HS_HAVE_P256_ADX 1
-/* crypto/asm/p256_field_adx.c; need hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX). */
-void hs_p256_fe_mul_adx(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-void hs_p256_fe_sqr_adx(hs_p256_fe r, const hs_p256_fe a);
+/* crypto/asm/p256_field_adx.c; need cpu_has(HS_CPU_BMI2 | HS_CPU_ADX). */
+void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b);
+void p256_fe_sqr_adx(p256_fe r, const p256_fe a);
 #endif
 /* r = a^(2^k): k squarings. */
-void hs_p256_fe_sqr_n(hs_p256_fe r, const hs_p256_fe a, unsigned k);
+void p256_fe_sqr_n(p256_fe r, const p256_fe a, unsigned k);
 /*
  * r = a + b, a - b, -a: defined at the end of this header, inline, since
  * the point formulas call them about as often as the multiplication and
  * a call costs as much as the arithmetic.
  */
-static inline void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-static inline void hs_p256_fe_sub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b);
-static inline void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a);
+static inline void p256_fe_add(p256_fe r, const p256_fe a, const p256_fe b);
+static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b);
+static inline void p256_fe_neg(p256_fe r, const p256_fe a);
 /* r = 1/a (Fermat: a^(p-2)); 0 maps to 0. */
-void hs_p256_fe_inv(hs_p256_fe r, const hs_p256_fe a);
+void p256_fe_inv(p256_fe r, const p256_fe a);
 
 /* r = b, the curve constant. */
-void hs_p256_fe_set_b(hs_p256_fe r);
-void hs_p256_fe_set_one(hs_p256_fe r);
-void hs_p256_fe_set_zero(hs_p256_fe r);
-void hs_p256_fe_copy(hs_p256_fe r, const hs_p256_fe a);
+void p256_fe_set_b(p256_fe r);
+void p256_fe_set_one(p256_fe r);
+void p256_fe_set_zero(p256_fe r);
+void p256_fe_copy(p256_fe r, const p256_fe a);
 /* if (mask) r = a; mask is all-ones or zero. */
-void hs_p256_fe_cmov(hs_p256_fe r, const hs_p256_fe a, uint64_t mask);
+void p256_fe_cmov(p256_fe r, const p256_fe a, uint64_t mask);
 /* all-ones if a == 0, else 0. */
-uint64_t hs_p256_fe_is_zero(const hs_p256_fe a);
+uint64_t p256_fe_is_zero(const p256_fe a);
 /* all-ones if a == b, else 0. */
-uint64_t hs_p256_fe_eq(const hs_p256_fe a, const hs_p256_fe b);
+uint64_t p256_fe_eq(const p256_fe a, const p256_fe b);
 
 /*
  * Load a 32-byte big-endian integer and convert it to Montgomery form.
  * Returns all-ones if it was < p; otherwise 0 (r then holds the reduced
  * value, which the caller must not use).
  */
-uint64_t hs_p256_fe_from_bytes(hs_p256_fe r, const uint8_t in[32]);
+uint64_t p256_fe_from_bytes(p256_fe r, const uint8_t in[32]);
 /* Convert out of Montgomery form and store 32 bytes big-endian. */
-void hs_p256_fe_to_bytes(uint8_t out[32], const hs_p256_fe a);
+void p256_fe_to_bytes(uint8_t out[32], const p256_fe a);
 
 /*
  * The inline additions. Carry chains: ADC / SBB through _addcarry_u64 and
@@ -88,7 +88,7 @@ void hs_p256_fe_to_bytes(uint8_t out[32], const hs_p256_fe a);
  * mask made from the carry or borrow: no branch on the values.
  */
 #if defined(__x86_64__)
-static inline uint64_t hs_p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
+static inline uint64_t p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
 {
 	unsigned long long s;
 
@@ -96,7 +96,7 @@ static inline uint64_t hs_p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
 	return s;
 }
 
-static inline uint64_t hs_p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
+static inline uint64_t p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
 {
 	unsigned long long d;
 
@@ -104,7 +104,7 @@ static inline uint64_t hs_p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
 	return d;
 }
 #else
-static inline uint64_t hs_p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
+static inline uint64_t p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
 {
 	unsigned __int128 s = (unsigned __int128)a + b + *carry;
 
@@ -112,7 +112,7 @@ static inline uint64_t hs_p256_adc_(uint64_t a, uint64_t b, uint64_t *carry)
 	return (uint64_t)s;
 }
 
-static inline uint64_t hs_p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
+static inline uint64_t p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
 {
 	unsigned __int128 d = (unsigned __int128)a - b - *borrow;
 
@@ -126,20 +126,20 @@ static inline uint64_t hs_p256_sbb_(uint64_t a, uint64_t b, uint64_t *borrow)
 #define HS_P256_P1 0x00000000ffffffffull
 #define HS_P256_P3 0xffffffff00000001ull
 
-static inline void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+static inline void p256_fe_add(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	uint64_t c = 0, w = 0, t0, t1, t2, t3, s0, s1, s2, s3, keep;
 
-	t0 = hs_p256_adc_(a[0], b[0], &c);
-	t1 = hs_p256_adc_(a[1], b[1], &c);
-	t2 = hs_p256_adc_(a[2], b[2], &c);
-	t3 = hs_p256_adc_(a[3], b[3], &c);
+	t0 = p256_adc_(a[0], b[0], &c);
+	t1 = p256_adc_(a[1], b[1], &c);
+	t2 = p256_adc_(a[2], b[2], &c);
+	t3 = p256_adc_(a[3], b[3], &c);
 	/* the sum is below 2p: subtract p, keep the sum if that borrowed */
-	s0 = hs_p256_sbb_(t0, HS_P256_P0, &w);
-	s1 = hs_p256_sbb_(t1, HS_P256_P1, &w);
-	s2 = hs_p256_sbb_(t2, 0, &w);
-	s3 = hs_p256_sbb_(t3, HS_P256_P3, &w);
-	(void)hs_p256_sbb_(c, 0, &w);
+	s0 = p256_sbb_(t0, HS_P256_P0, &w);
+	s1 = p256_sbb_(t1, HS_P256_P1, &w);
+	s2 = p256_sbb_(t2, 0, &w);
+	s3 = p256_sbb_(t3, HS_P256_P3, &w);
+	(void)p256_sbb_(c, 0, &w);
 	keep = 0 - ct_barrier_u64(w); /* all-ones: the sum was below p */
 	r[0] = ct_select_u64(keep, t0, s0);
 	r[1] = ct_select_u64(keep, t1, s1);
@@ -147,55 +147,55 @@ static inline void hs_p256_fe_add(hs_p256_fe r, const hs_p256_fe a, const hs_p25
 	r[3] = ct_select_u64(keep, t3, s3);
 }
 
-static inline void hs_p256_fe_sub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	uint64_t w = 0, c = 0, t0, t1, t2, t3, mask;
 
-	t0 = hs_p256_sbb_(a[0], b[0], &w);
-	t1 = hs_p256_sbb_(a[1], b[1], &w);
-	t2 = hs_p256_sbb_(a[2], b[2], &w);
-	t3 = hs_p256_sbb_(a[3], b[3], &w);
+	t0 = p256_sbb_(a[0], b[0], &w);
+	t1 = p256_sbb_(a[1], b[1], &w);
+	t2 = p256_sbb_(a[2], b[2], &w);
+	t3 = p256_sbb_(a[3], b[3], &w);
 	/* on borrow the difference wrapped by 2^256: add p back (masked) */
 	mask = 0 - ct_barrier_u64(w);
-	r[0] = hs_p256_adc_(t0, HS_P256_P0 & mask, &c);
-	r[1] = hs_p256_adc_(t1, HS_P256_P1 & mask, &c);
-	r[2] = hs_p256_adc_(t2, 0, &c);
-	r[3] = hs_p256_adc_(t3, HS_P256_P3 & mask, &c);
+	r[0] = p256_adc_(t0, HS_P256_P0 & mask, &c);
+	r[1] = p256_adc_(t1, HS_P256_P1 & mask, &c);
+	r[2] = p256_adc_(t2, 0, &c);
+	r[3] = p256_adc_(t3, HS_P256_P3 & mask, &c);
 }
 
-static inline void hs_p256_fe_neg(hs_p256_fe r, const hs_p256_fe a)
+static inline void p256_fe_neg(p256_fe r, const p256_fe a)
 {
-	static const hs_p256_fe zero = { 0, 0, 0, 0 };
+	static const p256_fe zero = { 0, 0, 0, 0 };
 
-	hs_p256_fe_sub(r, zero, a);
+	p256_fe_sub(r, zero, a);
 }
 
 /*
- * 1 when the ADX backend is in use; written by hs_p256_fe_select() only.
+ * 1 when the ADX backend is in use; written by p256_fe_select() only.
  * Relaxed atomics suffice: either value names a correct backend.
  */
-extern atomic_int hs_p256_fe_use_adx;
+extern atomic_int p256_fe_use_adx;
 
-static inline void hs_p256_fe_mul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+static inline void p256_fe_mul(p256_fe r, const p256_fe a, const p256_fe b)
 {
 #if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
-		hs_p256_fe_mul_adx(r, a, b);
+	if (atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed)) {
+		p256_fe_mul_adx(r, a, b);
 		return;
 	}
 #endif
-	hs_p256_fe_mul_portable(r, a, b);
+	p256_fe_mul_portable(r, a, b);
 }
 
-static inline void hs_p256_fe_sqr(hs_p256_fe r, const hs_p256_fe a)
+static inline void p256_fe_sqr(p256_fe r, const p256_fe a)
 {
 #if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&hs_p256_fe_use_adx, memory_order_relaxed)) {
-		hs_p256_fe_sqr_adx(r, a);
+	if (atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed)) {
+		p256_fe_sqr_adx(r, a);
 		return;
 	}
 #endif
-	hs_p256_fe_sqr_portable(r, a);
+	p256_fe_sqr_portable(r, a);
 }
 
 #endif

@@ -5,7 +5,7 @@
  *   Costello and Batina 2016 (algorithm 4: addition, 5: mixed addition
  *   with an affine point, 6: doubling; all for a = -3). They are exception
  *   free: infinity, P + P and P + (-P) need no test, hence no branch.
- * - Variable base (hs_p256_point_mul): signed fixed windows of 5 bits,
+ * - Variable base (p256_point_mul): signed fixed windows of 5 bits,
  *   in Jacobian coordinates (doubling 3M + 5S instead of 8M + 3S + 2
  *   products by b). The scalar is recoded into 52 digits in [-15, 16];
  *   each window costs 5 doublings and one addition of a table entry in
@@ -13,7 +13,7 @@
  *   then negated under a mask. The addition (jac_add_ct) is made complete
  *   by computing the doubling too and selecting among sum, double, p and
  *   q with masks. The number and order of operations never depend on k.
- * - Fixed base (hs_p256_point_mul_base): k mod n = sum d_i 2^(6i) with 43
+ * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(6i) with 43
  *   signed digits in [-31, 32]; the table holds (j+1) 2^(6i) G for j < 32,
  *   so kG is 43 mixed Jacobian additions and no doubling (why the
  *   incomplete formula cannot fail there is argued above the function).
@@ -21,7 +21,7 @@
  *   it with a masked move.
  * - Digits are computed with masks (no branch); the carry out of a window
  *   is 1 when its value exceeds half the window range.
- * - Verification only (hs_p256_point_mul_double_vartime, public inputs):
+ * - Verification only (p256_point_mul_double_vartime, public inputs):
  *   variable time, Jacobian coordinates (cheaper doublings, 3M+5S), u2 Q
  *   by a width-5 NAF over Q, 3Q, ..., 15Q and u1 G by the fixed-base
  *   table without scans; exceptional cases of the incomplete formulas
@@ -41,24 +41,24 @@
  * the products stay calls: inlining the MULX/ADX assembly (fixed
  * registers) into the formulas was measured slower (register spills)
  */
-static inline void fmul(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+static inline void fmul(p256_fe r, const p256_fe a, const p256_fe b)
 {
-	hs_p256_fe_mul(r, a, b);
+	p256_fe_mul(r, a, b);
 }
-static inline void fsqr(hs_p256_fe r, const hs_p256_fe a)
+static inline void fsqr(p256_fe r, const p256_fe a)
 {
-	hs_p256_fe_sqr(r, a);
+	p256_fe_sqr(r, a);
 }
-static inline void fadd(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+static inline void fadd(p256_fe r, const p256_fe a, const p256_fe b)
 {
-	hs_p256_fe_add(r, a, b);
+	p256_fe_add(r, a, b);
 }
-static inline void fsub(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+static inline void fsub(p256_fe r, const p256_fe a, const p256_fe b)
 {
-	hs_p256_fe_sub(r, a, b);
+	p256_fe_sub(r, a, b);
 }
 /* if (mask) r = a; inline here because the hot loops call it per digit */
-static inline void fcmov(hs_p256_fe r, const hs_p256_fe a, uint64_t mask)
+static inline void fcmov(p256_fe r, const p256_fe a, uint64_t mask)
 {
 	mask = ct_barrier_u64(mask);
 	for (int i = 0; i < 4; i++)
@@ -66,39 +66,39 @@ static inline void fcmov(hs_p256_fe r, const hs_p256_fe a, uint64_t mask)
 }
 
 /* affine G in Montgomery form (SEC 2 section 2.4.2) */
-static const struct hs_p256_affine generator = {
+static const struct p256_affine generator = {
 	{ 0x79e730d418a9143cull, 0x75ba95fc5fedb601ull, 0x79fb732b77622510ull,
 	  0x18905f76a53755c6ull },
 	{ 0xddf25357ce95560aull, 0x8b4ab8e4ba19e45cull, 0xd2e88688dd21f325ull,
 	  0x8571ff1825885d85ull },
 };
 
-void hs_p256_point_set_infinity(struct hs_p256_point *r)
+void p256_point_set_infinity(struct p256_point *r)
 {
-	hs_p256_fe_set_zero(r->x);
-	hs_p256_fe_set_one(r->y);
-	hs_p256_fe_set_zero(r->z);
+	p256_fe_set_zero(r->x);
+	p256_fe_set_one(r->y);
+	p256_fe_set_zero(r->z);
 }
 
-void hs_p256_point_from_affine(struct hs_p256_point *r, const struct hs_p256_affine *a)
+void p256_point_from_affine(struct p256_point *r, const struct p256_affine *a)
 {
-	hs_p256_fe_copy(r->x, a->x);
-	hs_p256_fe_copy(r->y, a->y);
-	hs_p256_fe_set_one(r->z);
+	p256_fe_copy(r->x, a->x);
+	p256_fe_copy(r->y, a->y);
+	p256_fe_set_one(r->z);
 }
 
-void hs_p256_point_set_generator(struct hs_p256_point *r)
+void p256_point_set_generator(struct p256_point *r)
 {
-	hs_p256_point_from_affine(r, &generator);
+	p256_point_from_affine(r, &generator);
 }
 
 /* RCB16 algorithm 4 (a = -3), step for step; 12M + 2 mult by b. */
-void hs_p256_point_add(struct hs_p256_point *r, const struct hs_p256_point *p,
-		       const struct hs_p256_point *q)
+void p256_point_add(struct p256_point *r, const struct p256_point *p,
+		       const struct p256_point *q)
 {
-	hs_p256_fe t0, t1, t2, t3, t4, x3, y3, z3, b;
+	p256_fe t0, t1, t2, t3, t4, x3, y3, z3, b;
 
-	hs_p256_fe_set_b(b);
+	p256_fe_set_b(b);
 	fmul(t0, p->x, q->x);
 	fmul(t1, p->y, q->y);
 	fmul(t2, p->z, q->z);
@@ -142,18 +142,18 @@ void hs_p256_point_add(struct hs_p256_point *r, const struct hs_p256_point *p,
 	fmul(z3, t4, z3);
 	fmul(t1, t3, t0);
 	fadd(z3, z3, t1);
-	hs_p256_fe_copy(r->x, x3);
-	hs_p256_fe_copy(r->y, y3);
-	hs_p256_fe_copy(r->z, z3);
+	p256_fe_copy(r->x, x3);
+	p256_fe_copy(r->y, y3);
+	p256_fe_copy(r->z, z3);
 }
 
 /* RCB16 algorithm 5 (a = -3, Z2 = 1); 11M + 2 mult by b. */
-void hs_p256_point_add_affine(struct hs_p256_point *r, const struct hs_p256_point *p,
-			      const struct hs_p256_affine *q)
+void p256_point_add_affine(struct p256_point *r, const struct p256_point *p,
+			      const struct p256_affine *q)
 {
-	hs_p256_fe t0, t1, t2, t3, t4, x3, y3, z3, b;
+	p256_fe t0, t1, t2, t3, t4, x3, y3, z3, b;
 
-	hs_p256_fe_set_b(b);
+	p256_fe_set_b(b);
 	fmul(t0, p->x, q->x);
 	fmul(t1, p->y, q->y);
 	fadd(t3, q->x, q->y);
@@ -190,17 +190,17 @@ void hs_p256_point_add_affine(struct hs_p256_point *r, const struct hs_p256_poin
 	fmul(z3, t4, z3);
 	fmul(t1, t3, t0);
 	fadd(z3, z3, t1);
-	hs_p256_fe_copy(r->x, x3);
-	hs_p256_fe_copy(r->y, y3);
-	hs_p256_fe_copy(r->z, z3);
+	p256_fe_copy(r->x, x3);
+	p256_fe_copy(r->y, y3);
+	p256_fe_copy(r->z, z3);
 }
 
 /* RCB16 algorithm 6 (a = -3); 8M + 3S + 2 mult by b. */
-void hs_p256_point_double(struct hs_p256_point *r, const struct hs_p256_point *p)
+void p256_point_double(struct p256_point *r, const struct p256_point *p)
 {
-	hs_p256_fe t0, t1, t2, t3, x3, y3, z3, b;
+	p256_fe t0, t1, t2, t3, x3, y3, z3, b;
 
-	hs_p256_fe_set_b(b);
+	p256_fe_set_b(b);
 	fsqr(t0, p->x);
 	fsqr(t1, p->y);
 	fsqr(t2, p->z);
@@ -235,35 +235,35 @@ void hs_p256_point_double(struct hs_p256_point *r, const struct hs_p256_point *p
 	fmul(z3, t0, t1);
 	fadd(z3, z3, z3);
 	fadd(z3, z3, z3);
-	hs_p256_fe_copy(r->x, x3);
-	hs_p256_fe_copy(r->y, y3);
-	hs_p256_fe_copy(r->z, z3);
+	p256_fe_copy(r->x, x3);
+	p256_fe_copy(r->y, y3);
+	p256_fe_copy(r->z, z3);
 }
 
-void hs_p256_point_neg(struct hs_p256_point *r, const struct hs_p256_point *p)
+void p256_point_neg(struct p256_point *r, const struct p256_point *p)
 {
-	hs_p256_fe_copy(r->x, p->x);
-	hs_p256_fe_neg(r->y, p->y);
-	hs_p256_fe_copy(r->z, p->z);
+	p256_fe_copy(r->x, p->x);
+	p256_fe_neg(r->y, p->y);
+	p256_fe_copy(r->z, p->z);
 }
 
-void hs_p256_point_cmov(struct hs_p256_point *r, const struct hs_p256_point *a, uint64_t mask)
+void p256_point_cmov(struct p256_point *r, const struct p256_point *a, uint64_t mask)
 {
-	hs_p256_fe_cmov(r->x, a->x, mask);
-	hs_p256_fe_cmov(r->y, a->y, mask);
-	hs_p256_fe_cmov(r->z, a->z, mask);
+	p256_fe_cmov(r->x, a->x, mask);
+	p256_fe_cmov(r->y, a->y, mask);
+	p256_fe_cmov(r->z, a->z, mask);
 }
 
-uint64_t hs_p256_point_is_infinity(const struct hs_p256_point *p)
+uint64_t p256_point_is_infinity(const struct p256_point *p)
 {
-	return hs_p256_fe_is_zero(p->z);
+	return p256_fe_is_zero(p->z);
 }
 
-int hs_p256_point_from_bytes(struct hs_p256_point *r, const uint8_t x[32], const uint8_t y[32])
+int p256_point_from_bytes(struct p256_point *r, const uint8_t x[32], const uint8_t y[32])
 {
-	hs_p256_fe lhs, rhs, t, b;
+	p256_fe lhs, rhs, t, b;
 
-	if (!hs_p256_fe_from_bytes(r->x, x) || !hs_p256_fe_from_bytes(r->y, y))
+	if (!p256_fe_from_bytes(r->x, x) || !p256_fe_from_bytes(r->y, y))
 		return HS_ERR_BAD_POINT;
 	/* y^2 == x^3 - 3x + b */
 	fsqr(lhs, r->y);
@@ -272,30 +272,30 @@ int hs_p256_point_from_bytes(struct hs_p256_point *r, const uint8_t x[32], const
 	fadd(t, r->x, r->x);
 	fadd(t, t, r->x);
 	fsub(rhs, rhs, t);
-	hs_p256_fe_set_b(b);
+	p256_fe_set_b(b);
 	fadd(rhs, rhs, b);
-	if (!hs_p256_fe_eq(lhs, rhs))
+	if (!p256_fe_eq(lhs, rhs))
 		return HS_ERR_BAD_POINT;
-	hs_p256_fe_set_one(r->z);
+	p256_fe_set_one(r->z);
 	return 0;
 }
 
-uint64_t hs_p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct hs_p256_point *p)
+uint64_t p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct p256_point *p)
 {
-	hs_p256_fe zinv, t;
+	p256_fe zinv, t;
 
-	hs_p256_fe_inv(zinv, p->z); /* 1/0 gives 0, so infinity maps to (0, 0) */
+	p256_fe_inv(zinv, p->z); /* 1/0 gives 0, so infinity maps to (0, 0) */
 	fmul(t, p->x, zinv);
-	hs_p256_fe_to_bytes(x, t);
+	p256_fe_to_bytes(x, t);
 	fmul(t, p->y, zinv);
-	hs_p256_fe_to_bytes(y, t);
-	hs_wipe(zinv, sizeof(zinv));
-	hs_wipe(t, sizeof(t));
-	return hs_p256_point_is_infinity(p);
+	p256_fe_to_bytes(y, t);
+	wipe(zinv, sizeof(zinv));
+	wipe(t, sizeof(t));
+	return p256_point_is_infinity(p);
 }
 
 /* w bits of k starting at bit pos (pos is public: a loop counter). */
-static uint32_t scalar_bits(const hs_p256_sc k, unsigned pos, unsigned w)
+static uint32_t scalar_bits(const p256_sc k, unsigned pos, unsigned w)
 {
 	unsigned limb = pos / 64, off = pos % 64;
 	uint64_t v;
@@ -315,7 +315,7 @@ static uint32_t scalar_bits(const hs_p256_sc k, unsigned pos, unsigned w)
  * 2^(w-1) becomes v - 2^w with a carry of 1 into the next window.
  * ndig * w must exceed 256 so the last window absorbs the final carry.
  */
-static void recode(int8_t *d, unsigned ndig, const hs_p256_sc k, unsigned w)
+static void recode(int8_t *d, unsigned ndig, const p256_sc k, unsigned w)
 {
 	uint32_t carry = 0;
 
@@ -343,14 +343,14 @@ static inline uint64_t mask64(uint32_t m32)
 }
 
 /*
- * r = hs_p256_base_table[win][idx - 1] (zeros for idx = 0); reads the whole
+ * r = p256_base_table[win][idx - 1] (zeros for idx = 0); reads the whole
  * row, 16 bytes at a time (GCC vector extension: SSE2 on any x86-64, so no
  * dispatch). Each entry is ANDed with its mask and ORed in.
  */
-static void lookup_base(struct hs_p256_affine *r, unsigned win, uint32_t idx)
+static void lookup_base(struct p256_affine *r, unsigned win, uint32_t idx)
 {
 	typedef uint64_t v2 __attribute__((vector_size(16)));
-	const struct hs_p256_affine *row = hs_p256_base_table[win];
+	const struct p256_affine *row = p256_base_table[win];
 	v2 a0 = { 0, 0 }, a1 = { 0, 0 }, a2 = { 0, 0 }, a3 = { 0, 0 }, e0, e1, e2, e3;
 
 	for (uint32_t j = 0; j < HS_P256_BASE_ENTRIES; j++) {
@@ -386,27 +386,27 @@ static void lookup_base(struct hs_p256_affine *r, unsigned win, uint32_t idx)
  * 8M+3S, 11M and 12M plus multiplications by b for the complete ones.
  */
 struct jac {
-	hs_p256_fe x, y, z;
+	p256_fe x, y, z;
 };
 
 
 static void jac_set_infinity(struct jac *r)
 {
-	hs_p256_fe_set_one(r->x);
-	hs_p256_fe_set_one(r->y);
-	hs_p256_fe_set_zero(r->z);
+	p256_fe_set_one(r->x);
+	p256_fe_set_one(r->y);
+	p256_fe_set_zero(r->z);
 }
 
-static void jac_from_affine(struct jac *r, const struct hs_p256_affine *a)
+static void jac_from_affine(struct jac *r, const struct p256_affine *a)
 {
-	hs_p256_fe_copy(r->x, a->x);
-	hs_p256_fe_copy(r->y, a->y);
-	hs_p256_fe_set_one(r->z);
+	p256_fe_copy(r->x, a->x);
+	p256_fe_copy(r->y, a->y);
+	p256_fe_set_one(r->z);
 }
 
 static int jac_is_infinity(const struct jac *p)
 {
-	return hs_p256_fe_is_zero(p->z) != 0;
+	return p256_fe_is_zero(p->z) != 0;
 }
 
 /* if (mask) r = a */
@@ -420,11 +420,11 @@ static void jac_cmov(struct jac *r, const struct jac *a, uint64_t mask)
 /*
  * r = 2p: "dbl-2001-b" of the Explicit-Formulas Database (a = -3).
  * Infinity stays infinity (Z3 = 2 Y Z); no point of order 2 exists.
- * Straight-line code: constant time, also used by hs_p256_point_mul.
+ * Straight-line code: constant time, also used by p256_point_mul.
  */
 static void jac_double(struct jac *r, const struct jac *p)
 {
-	hs_p256_fe delta, gamma, beta, alpha, t;
+	p256_fe delta, gamma, beta, alpha, t;
 
 	fsqr(delta, p->z);
 	fsqr(gamma, p->y);
@@ -455,10 +455,10 @@ static void jac_double(struct jac *r, const struct jac *p)
  * X3 = rr^2 - h^3 - 2 U1 h^2, Y3 = rr (U1 h^2 - X3) - S1 h^3; Z3 is set
  * by the caller. r may alias the input that u1 and s1 came from.
  */
-static void jac_add_tail(struct jac *r, const hs_p256_fe u1, const hs_p256_fe s1,
-			 const hs_p256_fe h, const hs_p256_fe rr)
+static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1,
+			 const p256_fe h, const p256_fe rr)
 {
-	hs_p256_fe hh, hhh, v, s1hhh, t;
+	p256_fe hh, hhh, v, s1hhh, t;
 
 	fsqr(hh, h);
 	fmul(hhh, h, hh);
@@ -474,9 +474,9 @@ static void jac_add_tail(struct jac *r, const hs_p256_fe u1, const hs_p256_fe s1
 }
 
 /* r = p + q, q affine: "madd-1998-cmo" with the exceptional cases branched. */
-static void jac_add_affine(struct jac *r, const struct jac *p, const struct hs_p256_affine *q)
+static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
 {
-	hs_p256_fe z1z1, u2, s2, h, rr;
+	p256_fe z1z1, u2, s2, h, rr;
 
 	if (jac_is_infinity(p)) {
 		jac_from_affine(r, q);
@@ -488,8 +488,8 @@ static void jac_add_affine(struct jac *r, const struct jac *p, const struct hs_p
 	fmul(s2, s2, z1z1);
 	fsub(h, u2, p->x);
 	fsub(rr, s2, p->y);
-	if (hs_p256_fe_is_zero(h)) {
-		if (hs_p256_fe_is_zero(rr)) { /* p == q */
+	if (p256_fe_is_zero(h)) {
+		if (p256_fe_is_zero(rr)) { /* p == q */
 			jac_from_affine(r, q);
 			jac_double(r, r);
 		} else { /* p == -q */
@@ -504,7 +504,7 @@ static void jac_add_affine(struct jac *r, const struct jac *p, const struct hs_p
 /* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
 static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 {
-	hs_p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
+	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
 
 	if (jac_is_infinity(p)) {
 		*r = *q;
@@ -524,8 +524,8 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 	fmul(s2, s2, z1z1);
 	fsub(h, u2, u1);
 	fsub(rr, s2, s1);
-	if (hs_p256_fe_is_zero(h)) {
-		if (hs_p256_fe_is_zero(rr))
+	if (p256_fe_is_zero(h)) {
+		if (p256_fe_is_zero(rr))
 			jac_double(r, p);
 		else
 			jac_set_infinity(r);
@@ -537,19 +537,19 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 }
 
 /* r = k * G for a public k: the fixed-base digits, direct table reads, zero digits skipped. */
-static void jac_mul_base_vartime(struct jac *r, const hs_p256_sc k)
+static void jac_mul_base_vartime(struct jac *r, const p256_sc k)
 {
 	int8_t d[HS_P256_BASE_WINDOWS];
-	struct hs_p256_affine q;
+	struct p256_affine q;
 
 	recode(d, HS_P256_BASE_WINDOWS, k, BASE_W);
 	jac_set_infinity(r);
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		if (d[i] == 0)
 			continue;
-		q = hs_p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1];
+		q = p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1];
 		if (d[i] < 0)
-			hs_p256_fe_neg(q.y, q.y);
+			p256_fe_neg(q.y, q.y);
 		jac_add_affine(r, r, &q);
 	}
 }
@@ -579,7 +579,7 @@ static void sub_small(uint64_t t[5], int v)
  * and in (-2^(w-1), 2^(w-1)), any w consecutive digits hold at most one
  * nonzero. Returns the number of digits.
  */
-static int wnaf(int8_t d[WNAF_MAX], const hs_p256_sc k, unsigned w)
+static int wnaf(int8_t d[WNAF_MAX], const p256_sc k, unsigned w)
 {
 	uint64_t t[5] = { k[0], k[1], k[2], k[3], 0 };
 	int n = 0;
@@ -602,7 +602,7 @@ static int wnaf(int8_t d[WNAF_MAX], const hs_p256_sc k, unsigned w)
 }
 
 /* r = k * p for public k and p: width-5 NAF over the odd multiples p, 3p, ..., 15p. */
-static void jac_mul_vartime(struct jac *r, const hs_p256_sc k, const struct jac *p)
+static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 {
 	struct jac tab[1 << (WNAF_W - 2)], twice, neg;
 	int8_t d[WNAF_MAX];
@@ -621,7 +621,7 @@ static void jac_mul_vartime(struct jac *r, const hs_p256_sc k, const struct jac 
 			jac_add(r, r, &tab[d[i] / 2]);
 		} else if (d[i] < 0) {
 			neg = tab[-d[i] / 2];
-			hs_p256_fe_neg(neg.y, neg.y);
+			p256_fe_neg(neg.y, neg.y);
 			jac_add(r, r, &neg);
 		}
 	}
@@ -632,22 +632,22 @@ static void jac_mul_vartime(struct jac *r, const hs_p256_sc k, const struct jac 
  * a width-5 NAF, both in Jacobian coordinates, then back to projective:
  * (X:Y:Z) Jacobian is (X Z : Y : Z^3) projective.
  */
-void hs_p256_point_mul_double_vartime(struct hs_p256_point *r, const hs_p256_sc a,
-				      const hs_p256_sc b, const struct hs_p256_point *p)
+void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
+				      const p256_sc b, const struct p256_point *p)
 {
 	struct jac ag, bp, pj;
-	hs_p256_fe z2;
+	p256_fe z2;
 
 	/* projective (X:Y:Z) is (X Z : Y Z^2 : Z) Jacobian */
 	fmul(pj.x, p->x, p->z);
 	fsqr(z2, p->z);
 	fmul(pj.y, p->y, z2);
-	hs_p256_fe_copy(pj.z, p->z);
+	p256_fe_copy(pj.z, p->z);
 	jac_mul_base_vartime(&ag, a);
 	jac_mul_vartime(&bp, b, &pj);
 	jac_add(&bp, &ag, &bp);
 	fmul(r->x, bp.x, bp.z);
-	hs_p256_fe_copy(r->y, bp.y);
+	p256_fe_copy(r->y, bp.y);
 	fsqr(z2, bp.z);
 	fmul(r->z, z2, bp.z);
 }
@@ -669,7 +669,7 @@ void hs_p256_point_mul_double_vartime(struct hs_p256_point *r, const hs_p256_sc 
  */
 static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal)
 {
-	hs_p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
+	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
 	struct jac sum, dbl;
 	uint64_t p_inf, q_inf, same;
 
@@ -686,25 +686,25 @@ static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, 
 	fmul(z1z1, p->z, q->z);
 	fmul(sum.z, z1z1, h); /* 0 when p = -q: the sum is then infinity, rightly */
 	jac_add_tail(&sum, u1, s1, h, rr);
-	p_inf = hs_p256_fe_is_zero(p->z);
-	q_inf = hs_p256_fe_is_zero(q->z);
+	p_inf = p256_fe_is_zero(p->z);
+	q_inf = p256_fe_is_zero(q->z);
 	if (may_be_equal) {
 		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
-		same = hs_p256_fe_is_zero(h) & hs_p256_fe_is_zero(rr) & ~p_inf & ~q_inf;
+		same = p256_fe_is_zero(h) & p256_fe_is_zero(rr) & ~p_inf & ~q_inf;
 		jac_double(&dbl, p);
 		jac_cmov(&sum, &dbl, same);
-		hs_wipe(&dbl, sizeof(dbl));
+		wipe(&dbl, sizeof(dbl));
 	}
 	jac_cmov(&sum, q, p_inf);
 	jac_cmov(&sum, p, q_inf);
 	*r = sum;
-	hs_wipe(&sum, sizeof(sum));
-	hs_wipe(u1, sizeof(u1));
-	hs_wipe(s1, sizeof(s1));
-	hs_wipe(u2, sizeof(u2));
-	hs_wipe(s2, sizeof(s2));
-	hs_wipe(h, sizeof(h));
-	hs_wipe(rr, sizeof(rr));
+	wipe(&sum, sizeof(sum));
+	wipe(u1, sizeof(u1));
+	wipe(s1, sizeof(s1));
+	wipe(u2, sizeof(u2));
+	wipe(s2, sizeof(s2));
+	wipe(h, sizeof(h));
+	wipe(rr, sizeof(rr));
 }
 
 /* r = table[idx - 1], or infinity (Z = 0) for idx = 0; reads all 16 entries. */
@@ -742,12 +742,12 @@ static void lookup16(struct jac *r, const struct jac table[16], uint32_t idx)
  * does happen (k' = n - 2|d_0|), so that addition computes the doubling
  * too. The infinity cases (M = 0, d_i = 0) are masks in every addition.
  */
-void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct hs_p256_point *p)
+void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p)
 {
-	static const hs_p256_sc zero = { 0, 0, 0, 0 };
+	static const p256_sc zero = { 0, 0, 0, 0 };
 	struct jac table[16], acc, q;
-	hs_p256_sc kr;
-	hs_p256_fe t, ny;
+	p256_sc kr;
+	p256_fe t, ny;
 	int8_t d[VAR_DIGITS];
 	uint32_t abs;
 	uint64_t neg, inf;
@@ -756,12 +756,12 @@ void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct
 	fmul(table[0].x, p->x, p->z);
 	fsqr(t, p->z);
 	fmul(table[0].y, p->y, t);
-	hs_p256_fe_copy(table[0].z, p->z);
+	p256_fe_copy(table[0].z, p->z);
 	jac_double(&table[1], &table[0]);
 	/* i p = p only for p at infinity (n > 16 is prime): no doubling case */
 	for (int i = 2; i < 16; i++)
 		jac_add_ct(&table[i], &table[i - 1], &table[0], 0);
-	hs_p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
+	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
 	recode(d, VAR_DIGITS, kr, VAR_W);
 	/* the top digit is bit 255 plus a carry: in [0, 2] */
 	(void)digit_sign(d[VAR_DIGITS - 1], &abs);
@@ -771,26 +771,26 @@ void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct
 			jac_double(&acc, &acc);
 		neg = digit_sign(d[i], &abs);
 		lookup16(&q, table, abs);
-		hs_p256_fe_neg(ny, q.y);
+		p256_fe_neg(ny, q.y);
 		fcmov(q.y, ny, neg);
 		jac_add_ct(&acc, &acc, &q, i == 0);
 	}
 	/* back to projective: (X Z : Y : Z^3); infinity as (0 : 1 : 0) */
 	fmul(r->x, acc.x, acc.z);
-	hs_p256_fe_copy(r->y, acc.y);
+	p256_fe_copy(r->y, acc.y);
 	fsqr(t, acc.z);
 	fmul(r->z, t, acc.z);
-	inf = hs_p256_fe_is_zero(acc.z);
-	hs_p256_fe_set_one(t);
+	inf = p256_fe_is_zero(acc.z);
+	p256_fe_set_one(t);
 	fcmov(r->y, t, inf);
-	hs_wipe(table, sizeof(table));
-	hs_wipe(kr, sizeof(kr));
-	hs_wipe(&acc, sizeof(acc));
-	hs_wipe(&q, sizeof(q));
-	hs_wipe(t, sizeof(t));
-	hs_wipe(ny, sizeof(ny));
-	hs_wipe(d, sizeof(d));
-	hs_wipe(&abs, sizeof(abs));
+	wipe(table, sizeof(table));
+	wipe(kr, sizeof(kr));
+	wipe(&acc, sizeof(acc));
+	wipe(&q, sizeof(q));
+	wipe(t, sizeof(t));
+	wipe(ny, sizeof(ny));
+	wipe(d, sizeof(d));
+	wipe(&abs, sizeof(abs));
 }
 
 /*
@@ -811,24 +811,24 @@ void hs_p256_point_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct
  * means k' = 0, which has no nonzero digit. A = 0 happens only while
  * every digit so far was 0: the infinity mask.
  */
-void hs_p256_point_mul_base(struct hs_p256_point *r, const hs_p256_sc k)
+void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 {
-	static const hs_p256_sc zero = { 0, 0, 0, 0 };
+	static const p256_sc zero = { 0, 0, 0, 0 };
 	struct jac acc, sum;
-	struct hs_p256_affine q;
-	hs_p256_fe ny, z1z1, u2, s2, h, rr, t;
-	hs_p256_sc kr;
+	struct p256_affine q;
+	p256_fe ny, z1z1, u2, s2, h, rr, t;
+	p256_sc kr;
 	int8_t d[HS_P256_BASE_WINDOWS];
 	uint32_t abs;
 	uint64_t neg, nonzero, inf = ~(uint64_t)0;
 
-	hs_p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
+	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
 	recode(d, HS_P256_BASE_WINDOWS, kr, BASE_W);
 	jac_set_infinity(&acc);
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		neg = digit_sign(d[i], &abs);
 		lookup_base(&q, i, abs);
-		hs_p256_fe_neg(ny, q.y);
+		p256_fe_neg(ny, q.y);
 		fcmov(q.y, ny, neg);
 		/* sum = acc + q ("madd-1998-cmo"), meaningless if acc is infinity */
 		fsqr(z1z1, acc.z);
@@ -842,7 +842,7 @@ void hs_p256_point_mul_base(struct hs_p256_point *r, const hs_p256_sc k)
 		/* acc was infinity: the sum is q */
 		fcmov(sum.x, q.x, inf);
 		fcmov(sum.y, q.y, inf);
-		hs_p256_fe_set_one(t);
+		p256_fe_set_one(t);
 		fcmov(sum.z, t, inf);
 		/* d = 0 selected the dummy (0, 0): keep acc */
 		nonzero = ~mask64(ct_eq_mask_u32(abs, 0));
@@ -851,28 +851,28 @@ void hs_p256_point_mul_base(struct hs_p256_point *r, const hs_p256_sc k)
 	}
 	/* back to projective: (X Z : Y : Z^3), or (0 : 1 : 0) for k = 0 mod n */
 	fmul(r->x, acc.x, acc.z);
-	hs_p256_fe_copy(r->y, acc.y);
+	p256_fe_copy(r->y, acc.y);
 	fsqr(t, acc.z);
 	fmul(r->z, t, acc.z);
 	{
-		struct hs_p256_point infinity;
+		struct p256_point infinity;
 
-		hs_p256_point_set_infinity(&infinity);
-		hs_p256_point_cmov(r, &infinity, inf);
+		p256_point_set_infinity(&infinity);
+		p256_point_cmov(r, &infinity, inf);
 	}
-	hs_wipe(&acc, sizeof(acc));
-	hs_wipe(&sum, sizeof(sum));
-	hs_wipe(&q, sizeof(q));
-	hs_wipe(ny, sizeof(ny));
-	hs_wipe(z1z1, sizeof(z1z1));
-	hs_wipe(u2, sizeof(u2));
-	hs_wipe(s2, sizeof(s2));
-	hs_wipe(h, sizeof(h));
-	hs_wipe(rr, sizeof(rr));
-	hs_wipe(t, sizeof(t));
-	hs_wipe(kr, sizeof(kr));
-	hs_wipe(d, sizeof(d));
-	hs_wipe(&abs, sizeof(abs));
-	hs_wipe(&neg, sizeof(neg));
-	hs_wipe(&inf, sizeof(inf));
+	wipe(&acc, sizeof(acc));
+	wipe(&sum, sizeof(sum));
+	wipe(&q, sizeof(q));
+	wipe(ny, sizeof(ny));
+	wipe(z1z1, sizeof(z1z1));
+	wipe(u2, sizeof(u2));
+	wipe(s2, sizeof(s2));
+	wipe(h, sizeof(h));
+	wipe(rr, sizeof(rr));
+	wipe(t, sizeof(t));
+	wipe(kr, sizeof(kr));
+	wipe(d, sizeof(d));
+	wipe(&abs, sizeof(abs));
+	wipe(&neg, sizeof(neg));
+	wipe(&inf, sizeof(inf));
 }

@@ -13,7 +13,7 @@
  *   2^256 < 2n; it is always computed and selected with a mask.
  * - Multiplication and squaring dispatch to crypto/asm/p256_scalar_adx.c
  *   (MULX, ADX) when the field code chose its ADX backend; same results.
- * - hs_p256_sc_inv_vartime (binary extended Euclid) is the one exception:
+ * - p256_sc_inv_vartime (binary extended Euclid) is the one exception:
  *   it branches on its input, and serves verification, whose s is public.
  * Apart from it, nothing here branches on or indexes memory by the values.
  */
@@ -31,12 +31,12 @@ typedef unsigned __int128 u128;
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-static const hs_p256_sc order = { 0xf3b9cac2fc632551ull, 0xbce6faada7179e84ull,
+static const p256_sc order = { 0xf3b9cac2fc632551ull, 0xbce6faada7179e84ull,
 				  0xffffffffffffffffull, 0xffffffff00000000ull };
 /* -1/n mod 2^64 */
 #define N0 0xccd1c8aaee00bc4full
 /* R^2 mod n */
-static const hs_p256_sc r2_mod_n = { 0x83244c95be79eea2ull, 0x4699799c49bd6fa6ull,
+static const p256_sc r2_mod_n = { 0x83244c95be79eea2ull, 0x4699799c49bd6fa6ull,
 				     0x2845b2392b6bec59ull, 0x66e12d94f3d95620ull };
 /* n - 2, big-endian bytes: the Fermat exponent */
 static const uint8_t n_minus_2[32] = {
@@ -80,7 +80,7 @@ static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
 #endif
 
 /* r = t mod n for t = (t4:t3..t0) < 2n: subtract n unless that borrows. */
-static ALWAYS_INLINE void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_t t4)
+static ALWAYS_INLINE void reduce_once(p256_sc r, const uint64_t t[4], uint64_t t4)
 {
 	uint64_t borrow = 0, s[4], keep;
 
@@ -100,7 +100,7 @@ static ALWAYS_INLINE void reduce_once(hs_p256_sc r, const uint64_t t[4], uint64_
  * m = t_i * N0 makes t + m*n*2^(64i) divisible by 2^(64(i+1)); hi is the
  * carry past the top limb. The result (below 2n) is reduced once.
  */
-static ALWAYS_INLINE void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2,
+static ALWAYS_INLINE void mont_reduce(p256_sc r, uint64_t t0, uint64_t t1, uint64_t t2,
 				       uint64_t t3, uint64_t t4, uint64_t t5, uint64_t t6,
 				       uint64_t t7)
 {
@@ -131,7 +131,7 @@ static ALWAYS_INLINE void mont_reduce(hs_p256_sc r, uint64_t t0, uint64_t t1, ui
 	reduce_once(r, t, hi);
 }
 
-void hs_p256_sc_mont_mul_portable(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+void p256_sc_mont_mul_portable(p256_sc r, const p256_sc a, const p256_sc b)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -164,7 +164,7 @@ void hs_p256_sc_mont_mul_portable(hs_p256_sc r, const hs_p256_sc a, const hs_p25
 }
 
 /* r = a * a / 2^256 mod n: cross products once, doubled, plus the squares. */
-void hs_p256_sc_mont_sqr_portable(hs_p256_sc r, const hs_p256_sc a)
+void p256_sc_mont_sqr_portable(p256_sc r, const p256_sc a)
 {
 	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
@@ -210,31 +210,31 @@ void hs_p256_sc_mont_sqr_portable(hs_p256_sc r, const hs_p256_sc a)
 	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
-void hs_p256_sc_mont_mul(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+void p256_sc_mont_mul(p256_sc r, const p256_sc a, const p256_sc b)
 {
 #if defined(HS_HAVE_P256_ADX)
-	if (hs_p256_fe_adx_active()) {
-		hs_p256_sc_mont_mul_adx(r, a, b);
+	if (p256_fe_adx_active()) {
+		p256_sc_mont_mul_adx(r, a, b);
 		return;
 	}
 #endif
-	hs_p256_sc_mont_mul_portable(r, a, b);
+	p256_sc_mont_mul_portable(r, a, b);
 }
 
-void hs_p256_sc_mont_sqr(hs_p256_sc r, const hs_p256_sc a)
+void p256_sc_mont_sqr(p256_sc r, const p256_sc a)
 {
 #if defined(HS_HAVE_P256_ADX)
-	if (hs_p256_fe_adx_active()) {
-		hs_p256_sc_mont_sqr_adx(r, a);
+	if (p256_fe_adx_active()) {
+		p256_sc_mont_sqr_adx(r, a);
 		return;
 	}
 #endif
-	hs_p256_sc_mont_sqr_portable(r, a);
+	p256_sc_mont_sqr_portable(r, a);
 }
 
-void hs_p256_sc_to_mont(hs_p256_sc r, const hs_p256_sc a)
+void p256_sc_to_mont(p256_sc r, const p256_sc a)
 {
-	hs_p256_sc_mont_mul(r, a, r2_mod_n);
+	p256_sc_mont_mul(r, a, r2_mod_n);
 }
 
 /* bit i (0 = least significant) of the public exponent n - 2 */
@@ -243,18 +243,18 @@ static unsigned exp_bit(int i)
 	return (n_minus_2[31 - i / 8] >> (i % 8)) & 1;
 }
 
-static void sc_copy(hs_p256_sc r, const hs_p256_sc a)
+static void sc_copy(p256_sc r, const p256_sc a)
 {
 	for (int i = 0; i < 4; i++)
 		r[i] = a[i];
 }
 
 /* r = r^(2^k) * m */
-static void sqr_n_mul(hs_p256_sc r, unsigned k, const hs_p256_sc m)
+static void sqr_n_mul(p256_sc r, unsigned k, const p256_sc m)
 {
 	while (k-- > 0)
-		hs_p256_sc_mont_sqr(r, r);
-	hs_p256_sc_mont_mul(r, r, m);
+		p256_sc_mont_sqr(r, r);
+	p256_sc_mont_mul(r, r, m);
 }
 
 /*
@@ -264,16 +264,16 @@ static void sqr_n_mul(hs_p256_sc r, unsigned k, const hs_p256_sc m)
  * Every choice depends on the public exponent only. 253 squarings and 39
  * multiplications, against 252 and 79 for a fixed 4-bit window.
  */
-void hs_p256_sc_inv_mont(hs_p256_sc r, const hs_p256_sc a)
+void p256_sc_inv_mont(p256_sc r, const p256_sc a)
 {
-	hs_p256_sc pow[8], x8, x16, x32, t; /* pow[i] = a^(2i + 1) */
+	p256_sc pow[8], x8, x16, x32, t; /* pow[i] = a^(2i + 1) */
 	int i = 127, j;
 	unsigned v;
 
-	hs_p256_sc_mont_sqr(t, a);
+	p256_sc_mont_sqr(t, a);
 	sc_copy(pow[0], a);
 	for (int k = 1; k < 8; k++)
-		hs_p256_sc_mont_mul(pow[k], pow[k - 1], t);
+		p256_sc_mont_mul(pow[k], pow[k - 1], t);
 	sc_copy(x8, pow[7]); /* a^15 = x4 */
 	sqr_n_mul(x8, 4, pow[7]);
 	sc_copy(x16, x8);
@@ -285,7 +285,7 @@ void hs_p256_sc_inv_mont(hs_p256_sc r, const hs_p256_sc a)
 	sqr_n_mul(t, 32, x32);
 	while (i >= 0) {
 		if (!exp_bit(i)) {
-			hs_p256_sc_mont_sqr(t, t);
+			p256_sc_mont_sqr(t, t);
 			i--;
 			continue;
 		}
@@ -300,11 +300,11 @@ void hs_p256_sc_inv_mont(hs_p256_sc r, const hs_p256_sc a)
 		i = j - 1;
 	}
 	sc_copy(r, t);
-	hs_wipe(pow, sizeof(pow));
-	hs_wipe(x8, sizeof(x8));
-	hs_wipe(x16, sizeof(x16));
-	hs_wipe(x32, sizeof(x32));
-	hs_wipe(t, sizeof(t));
+	wipe(pow, sizeof(pow));
+	wipe(x8, sizeof(x8));
+	wipe(x16, sizeof(x16));
+	wipe(x32, sizeof(x32));
+	wipe(t, sizeof(t));
 }
 
 /* ---- variable time: public values only (verify) ---- */
@@ -363,7 +363,7 @@ static void sub_half_vartime(uint64_t a[4], const uint64_t b[4])
  * form): invariants x1 a = u and x2 a = v (mod n), u and v shrink until
  * one of them is 1. Runs in time that depends on a; a in [1, n-1].
  */
-void hs_p256_sc_inv_vartime(hs_p256_sc r, const hs_p256_sc a)
+void p256_sc_inv_vartime(p256_sc r, const p256_sc a)
 {
 	uint64_t u[4], v[4], x1[4] = { 1, 0, 0, 0 }, x2[4] = { 0, 0, 0, 0 };
 
@@ -401,7 +401,7 @@ void hs_p256_sc_inv_vartime(hs_p256_sc r, const hs_p256_sc a)
 		r[i] = x1[i]; /* u = 1 = x1 a */
 }
 
-uint64_t hs_p256_sc_from_bytes(hs_p256_sc r, const uint8_t in[32])
+uint64_t p256_sc_from_bytes(p256_sc r, const uint8_t in[32])
 {
 	uint64_t borrow = 0;
 
@@ -410,10 +410,10 @@ uint64_t hs_p256_sc_from_bytes(hs_p256_sc r, const uint8_t in[32])
 	/* r < n iff r - n borrows */
 	for (int i = 0; i < 4; i++)
 		(void)sbb(r[i], order[i], &borrow);
-	return (0 - ct_barrier_u64(borrow)) & ~hs_p256_sc_is_zero(r);
+	return (0 - ct_barrier_u64(borrow)) & ~p256_sc_is_zero(r);
 }
 
-void hs_p256_sc_from_digest(hs_p256_sc r, const uint8_t *h, size_t h_len)
+void p256_sc_from_digest(p256_sc r, const uint8_t *h, size_t h_len)
 {
 	uint8_t buf[32] = { 0 };
 	uint64_t t[4];
@@ -427,7 +427,7 @@ void hs_p256_sc_from_digest(hs_p256_sc r, const uint8_t *h, size_t h_len)
 	reduce_once(r, t, 0);
 }
 
-void hs_p256_sc_to_bytes(uint8_t out[32], const hs_p256_sc a)
+void p256_sc_to_bytes(uint8_t out[32], const p256_sc a)
 {
 	for (int i = 0; i < 4; i++) {
 		uint64_t v = a[i];
@@ -438,7 +438,7 @@ void hs_p256_sc_to_bytes(uint8_t out[32], const hs_p256_sc a)
 	}
 }
 
-void hs_p256_sc_add(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+void p256_sc_add(p256_sc r, const p256_sc a, const p256_sc b)
 {
 	uint64_t carry = 0, t[4];
 
@@ -447,12 +447,12 @@ void hs_p256_sc_add(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
 	reduce_once(r, t, carry);
 }
 
-uint64_t hs_p256_sc_is_zero(const hs_p256_sc a)
+uint64_t p256_sc_is_zero(const p256_sc a)
 {
 	return ct_is_zero_mask_u64(a[0] | a[1] | a[2] | a[3]);
 }
 
-void hs_p256_sc_cmov(hs_p256_sc r, const hs_p256_sc a, uint64_t mask)
+void p256_sc_cmov(p256_sc r, const p256_sc a, uint64_t mask)
 {
 	for (int i = 0; i < 4; i++)
 		r[i] = ct_select_u64(mask, a[i], r[i]);

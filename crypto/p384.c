@@ -47,7 +47,7 @@ struct pt {
 };
 
 struct curve {
-	struct hs_bn_mont p, n;
+	struct bn_mont p, n;
 	fe b; /* Montgomery form */
 };
 
@@ -72,12 +72,12 @@ static void curve_init(struct curve *c)
 	fe t;
 
 	/* the constants are right, so none of these can fail */
-	(void)hs_bn_from_bytes(t, L, p_bytes, 48);
-	(void)hs_bn_mont_init_vartime(&c->p, t, L);
-	(void)hs_bn_from_bytes(t, L, n_bytes, 48);
-	(void)hs_bn_mont_init_vartime(&c->n, t, L);
-	(void)hs_bn_from_bytes(t, L, b_bytes, 48);
-	hs_bn_mont_to(c->b, t, &c->p);
+	(void)bn_from_bytes(t, L, p_bytes, 48);
+	(void)bn_mont_init_vartime(&c->p, t, L);
+	(void)bn_from_bytes(t, L, n_bytes, 48);
+	(void)bn_mont_init_vartime(&c->n, t, L);
+	(void)bn_from_bytes(t, L, b_bytes, 48);
+	bn_mont_to(c->b, t, &c->p);
 }
 
 /*
@@ -162,7 +162,7 @@ static void fsub(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct
 	}
 }
 
-static int fe_is_zero(const uint64_t *a) { return hs_bn_is_zero_mask(a, L) != 0; }
+static int fe_is_zero(const uint64_t *a) { return bn_is_zero_mask(a, L) != 0; }
 
 /*
  * dbl-2001-b (a = -3): r = 2a, 3M + 5S; r may alias a. Needs no special
@@ -264,12 +264,12 @@ static int pt_from_affine(struct pt *P, const uint8_t xy[96], const struct curve
 {
 	fe x, y, lhs, rhs, t;
 
-	(void)hs_bn_from_bytes(x, L, xy, 48);
-	(void)hs_bn_from_bytes(y, L, xy + 48, 48);
-	if (!hs_bn_lt_mask(x, c->p.m, L) || !hs_bn_lt_mask(y, c->p.m, L))
+	(void)bn_from_bytes(x, L, xy, 48);
+	(void)bn_from_bytes(y, L, xy + 48, 48);
+	if (!bn_lt_mask(x, c->p.m, L) || !bn_lt_mask(y, c->p.m, L))
 		return HS_ERR_BAD_POINT;
-	hs_bn_mont_to(P->x, x, &c->p);
-	hs_bn_mont_to(P->y, y, &c->p);
+	bn_mont_to(P->x, x, &c->p);
+	bn_mont_to(P->y, y, &c->p);
 	memcpy(P->z, c->p.one, sizeof(fe));
 	fmul(lhs, P->y, P->y, c);
 	fmul(rhs, P->x, P->x, c);
@@ -278,7 +278,7 @@ static int pt_from_affine(struct pt *P, const uint8_t xy[96], const struct curve
 	fadd(t, t, P->x, c);
 	fsub(rhs, rhs, t, c);
 	fadd(rhs, rhs, c->b, c);
-	return hs_bn_eq_mask(lhs, rhs, L) ? 0 : HS_ERR_BAD_POINT;
+	return bn_eq_mask(lhs, rhs, L) ? 0 : HS_ERR_BAD_POINT;
 }
 
 static int load_public(struct pt *Q, const uint8_t *pub, size_t pub_len, const struct curve *c)
@@ -288,7 +288,7 @@ static int load_public(struct pt *Q, const uint8_t *pub, size_t pub_len, const s
 	return pt_from_affine(Q, pub + 1, c);
 }
 
-int hs_p384_check_public(const uint8_t *pub, size_t pub_len)
+int p384_check_public(const uint8_t *pub, size_t pub_len)
 {
 	struct curve c;
 	struct pt q;
@@ -298,7 +298,7 @@ int hs_p384_check_public(const uint8_t *pub, size_t pub_len)
 }
 
 #define NAF_LEN 386  /* digits of a 384-bit scalar's NAF: up to one more */
-#define W_G 7        /* NAF width for u1: hs_p384_g_odd holds G, 3G, .., 63G */
+#define W_G 7        /* NAF width for u1: p384_g_odd holds G, 3G, .., 63G */
 #define W_Q 5        /* NAF width for u2: Q, 3Q, .., 15Q made per call */
 #define Q_ODD (1 << (W_Q - 2))
 
@@ -315,7 +315,7 @@ static size_t wnaf(int8_t naf[NAF_LEN], const uint64_t *k_in, int w)
 	memcpy(k, k_in, L * sizeof(*k));
 	k[L] = 0; /* k - d may pass 2^384 when d < 0 */
 	memset(naf, 0, NAF_LEN);
-	while (!hs_bn_is_zero_mask(k, L + 1)) {
+	while (!bn_is_zero_mask(k, L + 1)) {
 		if (k[0] & 1) {
 			int d = (int)(k[0] & ((1u << w) - 1));
 			uint64_t add[L + 1] = { 0 };
@@ -325,9 +325,9 @@ static size_t wnaf(int8_t naf[NAF_LEN], const uint64_t *k_in, int w)
 			naf[len] = (int8_t)d;
 			add[0] = (uint64_t)(d < 0 ? -d : d);
 			if (d < 0)
-				(void)hs_bn_add(k, k, add, L + 1);
+				(void)bn_add(k, k, add, L + 1);
 			else
-				(void)hs_bn_sub(k, k, add, L + 1);
+				(void)bn_sub(k, k, add, L + 1);
 		}
 		for (int i = 0; i < L; i++)
 			k[i] = (k[i] >> 1) | (k[i + 1] << 63);
@@ -404,7 +404,7 @@ static void add_digit(struct pt *R, const struct pt *tab, int d, const struct cu
 /* R += d G for an odd digit d, from the precomputed affine table */
 static void add_digit_g(struct pt *R, int d, const struct curve *c)
 {
-	const uint64_t(*e)[L] = hs_p384_g_odd[(d < 0 ? -d : d) / 2];
+	const uint64_t(*e)[L] = p384_g_odd[(d < 0 ? -d : d) / 2];
 	fe y;
 
 	memcpy(y, e[1], sizeof(fe));
@@ -456,24 +456,24 @@ static int x_matches(const struct pt *R, const uint64_t *r, const struct curve *
 	fe rm, t, rn, zz;
 
 	fmul(zz, R->z, R->z, c);
-	hs_bn_mont_to(rm, r, &c->p); /* r < n < p */
+	bn_mont_to(rm, r, &c->p); /* r < n < p */
 	fmul(t, rm, zz, c);
-	if (hs_bn_eq_mask(t, R->x, L))
+	if (bn_eq_mask(t, R->x, L))
 		return 1;
-	if (hs_bn_add(rn, r, c->n.m, L) != 0 || !hs_bn_lt_mask(rn, c->p.m, L))
+	if (bn_add(rn, r, c->n.m, L) != 0 || !bn_lt_mask(rn, c->p.m, L))
 		return 0; /* r + n >= p: no other candidate */
-	hs_bn_mont_to(rm, rn, &c->p);
+	bn_mont_to(rm, rn, &c->p);
 	fmul(t, rm, zz, c);
-	return hs_bn_eq_mask(t, R->x, L) != 0;
+	return bn_eq_mask(t, R->x, L) != 0;
 }
 
 /* 0 < a < n */
 static int scalar_ok(const uint64_t *a, const struct curve *c)
 {
-	return !hs_bn_is_zero_mask(a, L) && hs_bn_lt_mask(a, c->n.m, L);
+	return !bn_is_zero_mask(a, L) && bn_lt_mask(a, c->n.m, L);
 }
 
-int hs_ecdsa_p384_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
+int ecdsa_p384_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
 			 size_t hash_len, const uint8_t sig[96])
 {
 	struct curve c;
@@ -484,22 +484,22 @@ int hs_ecdsa_p384_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash
 	curve_init(&c);
 	if ((err = load_public(&Q, pub, pub_len, &c)) != 0)
 		return err;
-	(void)hs_bn_from_bytes(r, L, sig, 48);
-	(void)hs_bn_from_bytes(s, L, sig + 48, 48);
+	(void)bn_from_bytes(r, L, sig, 48);
+	(void)bn_from_bytes(s, L, sig + 48, 48);
 	if (!scalar_ok(r, &c) || !scalar_ok(s, &c))
 		return HS_ERR_BAD_SIG;
 	/* e: the leftmost 384 bits of the digest; e < 2^384 < 2n, so one subtraction reduces it */
-	(void)hs_bn_from_bytes(e, L, hash, hash_len < 48 ? hash_len : 48);
-	if (!hs_bn_lt_mask(e, c.n.m, L))
-		(void)hs_bn_sub(e, e, c.n.m, L);
-	(void)hs_bn_mod_inv(w, s, &c.n); /* n is prime and 0 < s < n: always invertible */
-	hs_bn_mont_to(e, e, &c.n);
-	hs_bn_mont_mul(u1, e, w, &c.n); /* e R w R^-1 */
-	hs_bn_mont_to(r, r, &c.n);
-	hs_bn_mont_mul(u2, r, w, &c.n);
-	hs_bn_mont_from(r, r, &c.n);
+	(void)bn_from_bytes(e, L, hash, hash_len < 48 ? hash_len : 48);
+	if (!bn_lt_mask(e, c.n.m, L))
+		(void)bn_sub(e, e, c.n.m, L);
+	(void)bn_mod_inv(w, s, &c.n); /* n is prime and 0 < s < n: always invertible */
+	bn_mont_to(e, e, &c.n);
+	bn_mont_mul(u1, e, w, &c.n); /* e R w R^-1 */
+	bn_mont_to(r, r, &c.n);
+	bn_mont_mul(u2, r, w, &c.n);
+	bn_mont_from(r, r, &c.n);
 	mul2(&R, u1, u2, &Q, &c);
-	if (hs_bn_is_zero_mask(R.z, L))
+	if (bn_is_zero_mask(R.z, L))
 		return HS_ERR_BAD_SIG; /* infinity */
 	return x_matches(&R, r, &c) ? 0 : HS_ERR_BAD_SIG;
 }
@@ -522,15 +522,15 @@ static int verify_sha384(const uint8_t *pub, size_t pub_len, const uint8_t *msg,
 			 const uint8_t *sig, size_t sig_len)
 {
 	uint8_t h[HS_SHA384_LEN], raw[HS_P384_SIG_LEN];
-	int err = hs_ecdsa_sig_from_der_n(raw, 48, sig, sig_len);
+	int err = ecdsa_sig_from_der_n(raw, 48, sig, sig_len);
 
 	if (err)
 		return err;
-	hs_sha384(msg, msg_len, h);
-	return hs_ecdsa_p384_verify(pub, pub_len, h, sizeof(h), raw);
+	sha384(msg, msg_len, h);
+	return ecdsa_p384_verify(pub, pub_len, h, sizeof(h), raw);
 }
 
-const struct hs_sig hs_sig_ecdsa_p384_sha384 = {
+const struct sig sig_ecdsa_p384_sha384 = {
 	.name = "ecdsa_secp384r1_sha384",
 	.priv_len = 48,
 	.pub_len = HS_P384_PUB_LEN,

@@ -19,28 +19,28 @@
 #define HS_P384_SIG_DER_MAX 104 /* SEQUENCE of two 49-byte INTEGERs */
 
 /* 0, or HS_ERR_BAD_POINT unless: 97 bytes, prefix 0x04, x, y < p, on the curve. */
-HS_MUST_CHECK int hs_p384_check_public(const uint8_t *pub, size_t pub_len);
+HS_MUST_CHECK int p384_check_public(const uint8_t *pub, size_t pub_len);
 
 /*
  * ECDSA over a message digest of any length (its leftmost 384 bits are
  * used, SEC 1 4.1.4 step 3). 0 if valid; HS_ERR_BAD_SIG (including r or s
  * outside [1, n-1]), or HS_ERR_BAD_POINT for a bad public key.
  */
-HS_MUST_CHECK int hs_ecdsa_p384_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
+HS_MUST_CHECK int ecdsa_p384_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
 				       size_t hash_len, const uint8_t sig[96]);
 
 /*
  * Strict DER Ecdsa-Sig-Value to raw r || s of int_len bytes each (1..66:
  * 32 for P-256, 48 for P-384, 66 for P-521). The rules
- * of hs_ecdsa_sig_from_der (crypto/p256.h, whose 32-byte case this is; both
+ * of ecdsa_sig_from_der (crypto/p256.h, whose 32-byte case this is; both
  * in ecdsa_der.c), for any size: minimal lengths,
  * no negative or zero-padded integers, nothing left over, and integers
  * wider than int_len bytes rejected. HS_ERR_BAD_ENCODING otherwise.
  */
-HS_MUST_CHECK int hs_ecdsa_sig_from_der_n(uint8_t *raw, size_t int_len, const uint8_t *der,
+HS_MUST_CHECK int ecdsa_sig_from_der_n(uint8_t *raw, size_t int_len, const uint8_t *der,
 					  size_t der_len);
 
 /* ecdsa_secp384r1_sha384: pub = 97-byte point, DER signatures; no sign. */
-extern const struct hs_sig hs_sig_ecdsa_p384_sha384;
+extern const struct sig sig_ecdsa_p384_sha384;
 
 #endif

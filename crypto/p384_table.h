@@ -10,7 +10,7 @@
 
 #define HS_P384_G_ODD 32
 
-static const uint64_t hs_p384_g_odd[HS_P384_G_ODD][2][6] = {
+static const uint64_t p384_g_odd[HS_P384_G_ODD][2][6] = {
 	{ { 0x3dd0756649c0b528ull, 0x20e378e2a0d6ce38ull, 0x879c3afc541b4d6eull,
 	    0x6454868459a30effull, 0x812ff723614ede2bull, 0x4d3aadc2299e1513ull },
 	  { 0x23043dad4b03a4feull, 0xa1bfa8bf7bb4a9acull, 0x8bade7562e83b050ull,

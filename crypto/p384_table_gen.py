@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write crypto/p384_table.h: the P-384 base-point table for verification.
 
-hs_p384_g_odd[j] = (2 j + 1) G for j < 32 (the odd multiples 1 G .. 63 G
+p384_g_odd[j] = (2 j + 1) G for j < 32 (the odd multiples 1 G .. 63 G
 that a width-7 NAF of a scalar asks for), as affine x, y in Montgomery form
 (times 2^384 mod p), six 64-bit limbs each, least significant first.
 Curve constants from SEC 2 section 2.5.1.
@@ -58,7 +58,7 @@ def main():
     print()
     print("#define HS_P384_G_ODD %d" % ENTRIES)
     print()
-    print("static const uint64_t hs_p384_g_odd[HS_P384_G_ODD][2][6] = {")
+    print("static const uint64_t p384_g_odd[HS_P384_G_ODD][2][6] = {")
     for _ in range(ENTRIES):
         print("\t{ { %s }," % limbs(pt[0], "\t    "))
         print("\t  { %s } }," % limbs(pt[1], "\t    "))

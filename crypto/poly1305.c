@@ -32,7 +32,7 @@
 __extension__ typedef unsigned __int128 u128;
 
 /* Absorb nblocks 16-byte blocks; hibit is 1 for full blocks, 0 for the padded last. */
-static void blocks(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks, uint64_t hibit)
+static void blocks(struct poly1305 *st, const uint8_t *m, size_t nblocks, uint64_t hibit)
 {
 	const uint64_t r0 = st->r0, r1 = st->r1;
 	const uint64_t s1 = r1 + (r1 >> 2); /* 5 r1 / 4, exact since 4 | r1 */
@@ -74,13 +74,13 @@ static void blocks(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks, uin
 	st->h2 = h2;
 }
 
-void hs_poly1305_blocks_portable(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
+void poly1305_blocks_portable(struct poly1305 *st, const uint8_t *m, size_t nblocks)
 {
 	blocks(st, m, nblocks, 1);
 }
 
-void hs_poly1305_init_with(struct hs_poly1305 *st, const uint8_t key[32],
-			   hs_poly1305_blocks_fn *blocks_fn)
+void poly1305_init_with(struct poly1305 *st, const uint8_t key[32],
+			   poly1305_blocks_fn *blocks_fn)
 {
 	/* clamp (RFC 8439 2.5.1): r &= 0x0ffffffc0ffffffc0ffffffc0fffffff */
 	st->r0 = load_le64(key) & 0x0ffffffc0fffffffull;
@@ -93,12 +93,12 @@ void hs_poly1305_init_with(struct hs_poly1305 *st, const uint8_t key[32],
 	st->buf_len = 0;
 }
 
-void hs_poly1305_init(struct hs_poly1305 *st, const uint8_t key[32])
+void poly1305_init(struct poly1305 *st, const uint8_t key[32])
 {
-	hs_poly1305_init_with(st, key, hs_poly1305_blocks_portable);
+	poly1305_init_with(st, key, poly1305_blocks_portable);
 }
 
-void hs_poly1305_update(struct hs_poly1305 *st, const uint8_t *m, size_t len)
+void poly1305_update(struct poly1305 *st, const uint8_t *m, size_t len)
 {
 	if (len == 0)
 		return;
@@ -124,7 +124,7 @@ void hs_poly1305_update(struct hs_poly1305 *st, const uint8_t *m, size_t len)
 	}
 }
 
-void hs_poly1305_final(struct hs_poly1305 *st, uint8_t tag[16])
+void poly1305_final(struct poly1305 *st, uint8_t tag[16])
 {
 	u128 d;
 	uint64_t g0, g1, g2, mask, h0, h1;
@@ -153,7 +153,7 @@ void hs_poly1305_final(struct hs_poly1305 *st, uint8_t tag[16])
 	h1 = h1 + st->s1 + (uint64_t)(d >> 64);
 	store_le64(tag, h0);
 	store_le64(tag + 8, h1);
-	hs_wipe(st, sizeof(*st));
+	wipe(st, sizeof(*st));
 }
 
 /* ---- radix 2^26 helpers for the SIMD backends ---- */
@@ -191,7 +191,7 @@ static void mul26(uint32_t out[5], const uint32_t a[5], const uint32_t b[5])
 		out[i] = (uint32_t)d[i];
 }
 
-void hs_poly1305_powers(struct hs_poly1305 *st, unsigned n)
+void poly1305_powers(struct poly1305 *st, unsigned n)
 {
 	if (st->npow == 0) {
 		/* r itself: split the clamped radix-2^64 words */
@@ -206,7 +206,7 @@ void hs_poly1305_powers(struct hs_poly1305 *st, unsigned n)
 		mul26(st->rpow[st->npow], st->rpow[st->npow - 1], st->rpow[0]);
 }
 
-void hs_poly1305_h_to26(const struct hs_poly1305 *st, uint64_t l[5])
+void poly1305_h_to26(const struct poly1305 *st, uint64_t l[5])
 {
 	l[0] = st->h0 & M26;
 	l[1] = (st->h0 >> 26) & M26;
@@ -215,7 +215,7 @@ void hs_poly1305_h_to26(const struct hs_poly1305 *st, uint64_t l[5])
 	l[4] = (st->h1 >> 40) | (st->h2 << 24); /* h2 <= 4: below 2^27 */
 }
 
-void hs_poly1305_h_from26(struct hs_poly1305 *st, const uint64_t in[5])
+void poly1305_h_from26(struct poly1305 *st, const uint64_t in[5])
 {
 	uint64_t l[5], c;
 	u128 t;
@@ -240,11 +240,11 @@ void hs_poly1305_h_from26(struct hs_poly1305 *st, const uint64_t in[5])
 	st->h2 = (uint64_t)(t >> 64);
 }
 
-void hs_poly1305(const uint8_t key[32], const uint8_t *m, size_t len, uint8_t tag[16])
+void poly1305(const uint8_t key[32], const uint8_t *m, size_t len, uint8_t tag[16])
 {
-	struct hs_poly1305 st;
+	struct poly1305 st;
 
-	hs_poly1305_init(&st, key);
-	hs_poly1305_update(&st, m, len);
-	hs_poly1305_final(&st, tag);
+	poly1305_init(&st, key);
+	poly1305_update(&st, m, len);
+	poly1305_final(&st, tag);
 }

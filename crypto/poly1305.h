@@ -4,7 +4,7 @@
  * used for two messages; the AEAD derives a fresh one per nonce.
  *
  * Backends only differ in how whole 16-byte blocks are absorbed
- * (hs_poly1305_blocks_*); init_with picks one. The SIMD ones use powers of
+ * (poly1305_blocks_*); init_with picks one. The SIMD ones use powers of
  * r in radix 2^26, computed once per message into the state.
  *
  * Constant time: only the message length is observable.
@@ -18,48 +18,48 @@
 #define HS_POLY1305_KEY_LEN 32
 #define HS_POLY1305_TAG_LEN 16
 
-struct hs_poly1305;
+struct poly1305;
 
 /* Absorb nblocks whole 16-byte blocks (each with its 2^128 bit). */
-typedef void hs_poly1305_blocks_fn(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
+typedef void poly1305_blocks_fn(struct poly1305 *st, const uint8_t *m, size_t nblocks);
 
-struct hs_poly1305 {
+struct poly1305 {
 	uint64_t r0, r1;       /* clamped r, radix 2^64 */
 	uint64_t h0, h1, h2;   /* accumulator h0 + h1 2^64 + h2 2^128, h2 <= 4 */
 	uint64_t s0, s1;       /* s, added at the end */
 	uint32_t rpow[8][5];   /* rpow[i] = r^(i+1) in radix 2^26, limbs < 2^26 + 2^10 */
 	unsigned npow;         /* how many of rpow are computed */
-	hs_poly1305_blocks_fn *blocks;
+	poly1305_blocks_fn *blocks;
 	uint8_t buf[16];       /* a partial block waiting for more input */
 	size_t buf_len;
 };
 
 /* Portable backend. */
-void hs_poly1305_init(struct hs_poly1305 *st, const uint8_t key[32]);
-/* A given backend (call only the ones hs_cpu_has allows). */
-void hs_poly1305_init_with(struct hs_poly1305 *st, const uint8_t key[32],
-			   hs_poly1305_blocks_fn *blocks);
-void hs_poly1305_update(struct hs_poly1305 *st, const uint8_t *m, size_t len);
+void poly1305_init(struct poly1305 *st, const uint8_t key[32]);
+/* A given backend (call only the ones cpu_has allows). */
+void poly1305_init_with(struct poly1305 *st, const uint8_t key[32],
+			   poly1305_blocks_fn *blocks);
+void poly1305_update(struct poly1305 *st, const uint8_t *m, size_t len);
 /* Writes the 16-byte tag and wipes the state. */
-void hs_poly1305_final(struct hs_poly1305 *st, uint8_t tag[16]);
-void hs_poly1305(const uint8_t key[32], const uint8_t *m, size_t len, uint8_t tag[16]);
+void poly1305_final(struct poly1305 *st, uint8_t tag[16]);
+void poly1305(const uint8_t key[32], const uint8_t *m, size_t len, uint8_t tag[16]);
 
 /* The block functions. */
-void hs_poly1305_blocks_portable(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
+void poly1305_blocks_portable(struct poly1305 *st, const uint8_t *m, size_t nblocks);
 /* crypto/asm/ (x86-64): HS_CPU_AVX2, 4 blocks at a time. */
-void hs_poly1305_blocks_avx2(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
+void poly1305_blocks_avx2(struct poly1305 *st, const uint8_t *m, size_t nblocks);
 /* crypto/asm/ (x86-64): HS_CPU_AVX512F | HS_CPU_AVX2, 8 blocks at a time. */
-void hs_poly1305_blocks_avx512(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
+void poly1305_blocks_avx512(struct poly1305 *st, const uint8_t *m, size_t nblocks);
 /* crypto/asm/ (x86-64): HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2, radix 2^44. */
-void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks);
+void poly1305_blocks_avx512ifma(struct poly1305 *st, const uint8_t *m, size_t nblocks);
 
 /* ---- helpers for the SIMD backends (radix 2^26: x = sum l[i] 2^(26 i)) ---- */
 
 /* Make sure rpow[0..n-1] hold r^1..r^n (n <= 8). */
-void hs_poly1305_powers(struct hs_poly1305 *st, unsigned n);
+void poly1305_powers(struct poly1305 *st, unsigned n);
 /* h as five 26-bit limbs (the top one may reach 2^27). */
-void hs_poly1305_h_to26(const struct hs_poly1305 *st, uint64_t l[5]);
+void poly1305_h_to26(const struct poly1305 *st, uint64_t l[5]);
 /* h = the value of l (limbs < 2^62), carried and partially reduced. */
-void hs_poly1305_h_from26(struct hs_poly1305 *st, const uint64_t l[5]);
+void poly1305_h_from26(struct poly1305 *st, const uint64_t l[5]);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/random.h>
 
-int hs_rand_bytes(void *buf, size_t len)
+int rand_bytes(void *buf, size_t len)
 {
 	uint8_t *p = buf;
 

@@ -7,6 +7,6 @@
 #include "base/err.h"
 
 /* Fill buf with len random bytes; HS_ERR_RAND if the kernel refuses. */
-HS_MUST_CHECK int hs_rand_bytes(void *buf, size_t len);
+HS_MUST_CHECK int rand_bytes(void *buf, size_t len);
 
 #endif

@@ -32,7 +32,7 @@
 
 #define EM_MAX HS_RSA_MAX_LEN
 
-static int check_size(const struct hs_rsa_public *k, unsigned flags)
+static int check_size(const struct rsa_public *k, unsigned flags)
 {
 	if (k->bits < 1024 || k->bits > HS_RSA_MAX_BITS)
 		return HS_ERR_BAD_KEY;
@@ -42,28 +42,28 @@ static int check_size(const struct hs_rsa_public *k, unsigned flags)
 }
 
 /* em[0..k->len) = sig^e mod n (RSAVP1); HS_ERR_BAD_SIG unless sig is k->len bytes and < n. */
-static int public_op(const struct hs_rsa_public *k, const uint8_t *sig, size_t sig_len,
+static int public_op(const struct rsa_public *k, const uint8_t *sig, size_t sig_len,
 		     uint8_t *em)
 {
-	struct hs_bn_mont c;
+	struct bn_mont c;
 	uint64_t s[HS_BN_LIMBS], m[HS_BN_LIMBS];
 
 	if (sig == NULL || sig_len != k->len ||
-	    hs_bn_from_bytes(s, k->n_limbs, sig, sig_len) != 0 ||
-	    !hs_bn_lt_mask(s, k->n, k->n_limbs))
+	    bn_from_bytes(s, k->n_limbs, sig, sig_len) != 0 ||
+	    !bn_lt_mask(s, k->n, k->n_limbs))
 		return HS_ERR_BAD_SIG;
-	if (hs_bn_mont_init_vartime(&c, k->n, k->n_limbs) != 0)
+	if (bn_mont_init_vartime(&c, k->n, k->n_limbs) != 0)
 		return HS_ERR_BAD_KEY;
-	hs_bn_mod_exp_vartime(m, s, k->e, k->e_limbs, &c);
-	hs_bn_to_bytes(em, k->len, m, k->n_limbs);
+	bn_mod_exp_vartime(m, s, k->e, k->e_limbs, &c);
+	bn_to_bytes(em, k->len, m, k->n_limbs);
 	return 0;
 }
 
 /* out[0..len) ^= MGF1(seed) over h (RFC 8017 B.2.1). */
-static void mgf1_xor(uint8_t *out, size_t len, const struct hs_hash *h, const uint8_t *seed,
+static void mgf1_xor(uint8_t *out, size_t len, const struct hash *h, const uint8_t *seed,
 		     size_t seed_len)
 {
-	union hs_hash_ctx ctx;
+	union hash_ctx ctx;
 	uint8_t t[HS_HASH_MAX_LEN], cnt[4];
 	size_t off = 0;
 
@@ -82,15 +82,15 @@ static void mgf1_xor(uint8_t *out, size_t len, const struct hs_hash *h, const ui
 			out[off + j] ^= t[j];
 		off += take;
 	}
-	hs_wipe(t, sizeof(t));
+	wipe(t, sizeof(t));
 }
 
 /* H = Hash(0x00 * 8 || mHash || salt) (RFC 8017 9.1.1 steps 5-6) */
-static void pss_hash(uint8_t *out, const struct hs_hash *h, const uint8_t *digest,
+static void pss_hash(uint8_t *out, const struct hash *h, const uint8_t *digest,
 		     const uint8_t *salt, size_t salt_len)
 {
 	static const uint8_t zeros[8];
-	union hs_hash_ctx ctx;
+	union hash_ctx ctx;
 
 	h->init(&ctx);
 	h->update(&ctx, zeros, sizeof(zeros));
@@ -104,9 +104,9 @@ static void pss_hash(uint8_t *out, const struct hs_hash *h, const uint8_t *diges
  * emLen = ceil(emBits / 8), which is k - 1 bytes when emBits is a multiple
  * of 8 (then the k-byte integer must start with a zero byte).
  */
-static size_t em_len(const struct hs_rsa_public *k) { return (k->bits - 1 + 7) / 8; }
+static size_t em_len(const struct rsa_public *k) { return (k->bits - 1 + 7) / 8; }
 
-int hs_rsa_pss_verify(const struct hs_rsa_public *k, const struct hs_hash *h, size_t salt_len,
+int rsa_pss_verify(const struct rsa_public *k, const struct hash *h, size_t salt_len,
 		      const uint8_t *digest, const uint8_t *sig, size_t sig_len, unsigned flags)
 {
 	uint8_t full[EM_MAX], want[HS_HASH_MAX_LEN];
@@ -169,7 +169,7 @@ static const uint8_t *digest_info(size_t hlen, size_t *len)
 	return NULL;
 }
 
-int hs_rsa_pkcs1_verify(const struct hs_rsa_public *k, const struct hs_hash *h,
+int rsa_pkcs1_verify(const struct rsa_public *k, const struct hash *h,
 			const uint8_t *digest, const uint8_t *sig, size_t sig_len, unsigned flags)
 {
 	uint8_t got[EM_MAX], want[EM_MAX];
@@ -202,7 +202,7 @@ int hs_rsa_pkcs1_verify(const struct hs_rsa_public *k, const struct hs_hash *h,
  * byte when emLen = k - 1), salt of hlen random bytes. Constant time in
  * the salt: only lengths decide the layout.
  */
-static int pss_encode(uint8_t *out, const struct hs_rsa_public *k, const struct hs_hash *h,
+static int pss_encode(uint8_t *out, const struct rsa_public *k, const struct hash *h,
 		      const uint8_t *digest)
 {
 	uint8_t salt[HS_HASH_MAX_LEN];
@@ -212,7 +212,7 @@ static int pss_encode(uint8_t *out, const struct hs_rsa_public *k, const struct 
 
 	if (elen < 2 * hlen + 2)
 		return HS_ERR_BAD_KEY; /* step 3: cannot happen from 1024 bits up */
-	if (hs_rand_bytes(salt, hlen) != 0)
+	if (rand_bytes(salt, hlen) != 0)
 		return HS_ERR_RAND;
 	memset(out, 0, k->len);
 	db_len = elen - hlen - 1;
@@ -222,13 +222,13 @@ static int pss_encode(uint8_t *out, const struct hs_rsa_public *k, const struct 
 	mgf1_xor(em, db_len, h, em + db_len, hlen);      /* maskedDB */
 	em[0] &= (uint8_t)(0xff >> top_bits);            /* step 11 */
 	em[elen - 1] = 0xbc;
-	hs_wipe(salt, sizeof(salt));
+	wipe(salt, sizeof(salt));
 	return 0;
 }
 
 /* The working set of one signature, wiped as a whole. */
 struct sign_ws {
-	struct hs_bn_mont cn, cp, cq;
+	struct bn_mont cn, cp, cq;
 	uint64_t m[HS_BN_LIMBS], r[HS_BN_LIMBS], t[HS_BN_LIMBS], u[HS_BN_LIMBS];
 	uint64_t wide[2 * HS_BN_LIMBS];
 	uint64_t sp[HS_BN_LIMBS], sq[HS_BN_LIMBS];
@@ -236,11 +236,11 @@ struct sign_ws {
 
 /* out (c->n limbs) = a mod c's modulus, for a (a_n limbs) < m 2^(64 c->n) */
 static void reduce(uint64_t *out, uint64_t *wide, const uint64_t *a, size_t a_n,
-		   const struct hs_bn_mont *c)
+		   const struct bn_mont *c)
 {
 	memset(wide, 0, 2 * c->n * sizeof(*wide));
 	memcpy(wide, a, a_n * sizeof(*a));
-	hs_bn_mod_wide(out, wide, c);
+	bn_mod_wide(out, wide, c);
 }
 
 /*
@@ -248,48 +248,48 @@ static void reduce(uint64_t *out, uint64_t *wide, const uint64_t *a, size_t a_n,
  * unless r mod P has no inverse (probability about 2^-1000).
  */
 static uint64_t crt_half(uint64_t *out, struct sign_ws *w, const uint64_t *dP,
-			 const struct hs_bn_mont *cP, size_t n_limbs)
+			 const struct bn_mont *cP, size_t n_limbs)
 {
 	uint64_t ok;
 
 	reduce(w->t, w->wide, w->m, n_limbs, cP);
-	hs_bn_mod_exp(out, w->t, dP, cP->n, cP);
+	bn_mod_exp(out, w->t, dP, cP->n, cP);
 	reduce(w->t, w->wide, w->r, n_limbs, cP);
-	ok = hs_bn_mod_inv(w->u, w->t, cP);
-	hs_bn_mont_to(w->u, w->u, cP);
-	hs_bn_mont_mul(out, out, w->u, cP); /* out r^-1 R R^-1 */
+	ok = bn_mod_inv(w->u, w->t, cP);
+	bn_mont_to(w->u, w->u, cP);
+	bn_mont_mul(out, out, w->u, cP); /* out r^-1 R R^-1 */
 	return ok;
 }
 
 /* s = s_q + q (qinv (s_p - s_q) mod p), into w->wide (2 p_limbs limbs) */
-static void crt_combine(struct sign_ws *w, const struct hs_rsa_private *k)
+static void crt_combine(struct sign_ws *w, const struct rsa_private *k)
 {
 	size_t l = k->p_limbs;
 
 	reduce(w->t, w->wide, w->sq, l, &w->cp); /* s_q mod p: s_q < q < R */
-	hs_bn_mod_sub(w->u, w->sp, w->t, &w->cp);
-	hs_bn_mont_to(w->t, k->qinv, &w->cp);
-	hs_bn_mont_mul(w->u, w->u, w->t, &w->cp); /* h = qinv (s_p - s_q) mod p */
-	hs_bn_mul(w->wide, k->q, w->u, l);
+	bn_mod_sub(w->u, w->sp, w->t, &w->cp);
+	bn_mont_to(w->t, k->qinv, &w->cp);
+	bn_mont_mul(w->u, w->u, w->t, &w->cp); /* h = qinv (s_p - s_q) mod p */
+	bn_mul(w->wide, k->q, w->u, l);
 	memset(w->t, 0, 2 * l * sizeof(*w->t));
 	memcpy(w->t, w->sq, l * sizeof(*w->t));
-	(void)hs_bn_add(w->wide, w->wide, w->t, 2 * l); /* < p q: no carry */
+	(void)bn_add(w->wide, w->wide, w->t, 2 * l); /* < p q: no carry */
 }
 
 /* The random blinding value r < 2^(bits-1) < n and m' = m r^e mod n in w->m. */
-static int blind(struct sign_ws *w, const struct hs_rsa_public *pub)
+static int blind(struct sign_ws *w, const struct rsa_public *pub)
 {
 	uint8_t rb[EM_MAX];
 	size_t top = (pub->bits - 1) % 8; /* bits kept in rb[0] */
 
-	if (hs_rand_bytes(rb, pub->len) != 0)
+	if (rand_bytes(rb, pub->len) != 0)
 		return HS_ERR_RAND;
 	rb[0] &= (uint8_t)((1u << top) - 1); /* top = 0: the whole first byte goes */
-	(void)hs_bn_from_bytes(w->r, pub->n_limbs, rb, pub->len);
-	hs_wipe(rb, sizeof(rb));
-	hs_bn_mod_exp_vartime(w->u, w->r, pub->e, pub->e_limbs, &w->cn); /* e is public */
-	hs_bn_mont_to(w->t, w->m, &w->cn);
-	hs_bn_mont_mul(w->m, w->t, w->u, &w->cn); /* m R r^e R^-1 */
+	(void)bn_from_bytes(w->r, pub->n_limbs, rb, pub->len);
+	wipe(rb, sizeof(rb));
+	bn_mod_exp_vartime(w->u, w->r, pub->e, pub->e_limbs, &w->cn); /* e is public */
+	bn_mont_to(w->t, w->m, &w->cn);
+	bn_mont_mul(w->m, w->t, w->u, &w->cn); /* m R r^e R^-1 */
 	return 0;
 }
 
@@ -297,19 +297,19 @@ static int blind(struct sign_ws *w, const struct hs_rsa_public *pub)
  * sig = em^d mod n by CRT with blinding, checked; see the notes. The
  * return value is computed without a branch on the check.
  */
-static int private_op(struct sign_ws *w, const struct hs_rsa_private *k, const uint8_t *em,
+static int private_op(struct sign_ws *w, const struct rsa_private *k, const uint8_t *em,
 		      uint8_t *sig)
 {
-	const struct hs_rsa_public *pub = &k->pub;
+	const struct rsa_public *pub = &k->pub;
 	size_t l = k->p_limbs;
 	uint64_t ok, keep[HS_BN_LIMBS];
 	uint32_t ok32;
 	int err;
 
-	if (hs_bn_mont_init_vartime(&w->cn, pub->n, pub->n_limbs) != 0 ||
-	    hs_bn_mont_init(&w->cp, k->p, l) != 0 || hs_bn_mont_init(&w->cq, k->q, l) != 0)
+	if (bn_mont_init_vartime(&w->cn, pub->n, pub->n_limbs) != 0 ||
+	    bn_mont_init(&w->cp, k->p, l) != 0 || bn_mont_init(&w->cq, k->q, l) != 0)
 		return HS_ERR_BAD_KEY;
-	(void)hs_bn_from_bytes(w->m, pub->n_limbs, em, pub->len);
+	(void)bn_from_bytes(w->m, pub->n_limbs, em, pub->len);
 	memcpy(keep, w->m, sizeof(keep));
 	if ((err = blind(w, pub)) != 0)
 		return err;
@@ -317,17 +317,17 @@ static int private_op(struct sign_ws *w, const struct hs_rsa_private *k, const u
 	ok &= crt_half(w->sq, w, k->dq, &w->cq, pub->n_limbs);
 	crt_combine(w, k);
 	/* the check: s^e = m mod n */
-	hs_bn_mod_exp_vartime(w->t, w->wide, pub->e, pub->e_limbs, &w->cn);
-	ok &= hs_bn_eq_mask(w->t, keep, pub->n_limbs);
-	ok &= hs_bn_is_zero_mask(w->wide + pub->n_limbs, 2 * l - pub->n_limbs); /* s < R_n */
-	hs_bn_to_bytes(sig, pub->len, w->wide, pub->n_limbs);
+	bn_mod_exp_vartime(w->t, w->wide, pub->e, pub->e_limbs, &w->cn);
+	ok &= bn_eq_mask(w->t, keep, pub->n_limbs);
+	ok &= bn_is_zero_mask(w->wide + pub->n_limbs, 2 * l - pub->n_limbs); /* s < R_n */
+	bn_to_bytes(sig, pub->len, w->wide, pub->n_limbs);
 	ok32 = (uint32_t)ok;
 	for (size_t i = 0; i < pub->len; i++)
 		sig[i] &= (uint8_t)ok32; /* zeros unless the check passed */
 	return (int)ct_select_u32(ok32, 0, (uint32_t)HS_ERR_BAD_KEY);
 }
 
-int hs_rsa_pss_sign(const struct hs_rsa_private *k, const struct hs_hash *h,
+int rsa_pss_sign(const struct rsa_private *k, const struct hash *h,
 		    const uint8_t *digest, uint8_t *sig, size_t *sig_len, unsigned flags)
 {
 	struct sign_ws w;
@@ -342,8 +342,8 @@ int hs_rsa_pss_sign(const struct hs_rsa_private *k, const struct hs_hash *h,
 	if (!err)
 		err = private_op(&w, k, em, sig);
 	*sig_len = k->pub.len;
-	hs_wipe(&w, sizeof(w));
-	hs_wipe(em, sizeof(em));
+	wipe(&w, sizeof(w));
+	wipe(em, sizeof(em));
 	return err;
 }
 
@@ -352,11 +352,11 @@ int hs_rsa_pss_sign(const struct hs_rsa_private *k, const struct hs_hash *h,
 /* Length of the DER element at p (header + contents), read from its header. */
 static size_t der_total_len(const uint8_t *p)
 {
-	struct hs_reader r = hs_reader_init(p, 4);
+	struct reader r = reader_init(p, 4);
 	uint8_t tag, l0, b;
 	size_t len = 0, nb;
 
-	if (hs_read_u8(&r, &tag) || tag != 0x30 || hs_read_u8(&r, &l0))
+	if (read_u8(&r, &tag) || tag != 0x30 || read_u8(&r, &l0))
 		return 0;
 	if (l0 < 0x80)
 		return 2 + (size_t)l0;
@@ -364,43 +364,43 @@ static size_t der_total_len(const uint8_t *p)
 	if (nb == 0 || nb > 2)
 		return 0;
 	for (size_t i = 0; i < nb; i++) {
-		if (hs_read_u8(&r, &b))
+		if (read_u8(&r, &b))
 			return 0;
 		len = (len << 8) | b;
 	}
 	return 2 + nb + len;
 }
 
-static int pss_sign_with(const struct hs_hash *h, uint8_t *sig, size_t *sig_len,
+static int pss_sign_with(const struct hash *h, uint8_t *sig, size_t *sig_len,
 			 const uint8_t *priv, const uint8_t *msg, size_t msg_len)
 {
-	struct hs_rsa_private k;
+	struct rsa_private k;
 	uint8_t digest[HS_HASH_MAX_LEN];
 	int err;
 
 	if (priv == NULL)
 		return HS_ERR_ARG;
-	err = hs_rsa_private_from_der(&k, priv, der_total_len(priv));
+	err = rsa_private_from_der(&k, priv, der_total_len(priv));
 	if (err)
 		return err;
-	hs_hash_digest(h, msg, msg_len, digest);
-	err = hs_rsa_pss_sign(&k, h, digest, sig, sig_len, 0);
-	hs_rsa_private_wipe(&k);
+	hash_digest(h, msg, msg_len, digest);
+	err = rsa_pss_sign(&k, h, digest, sig, sig_len, 0);
+	rsa_private_wipe(&k);
 	return err;
 }
 
-static int pss_verify_with(const struct hs_hash *h, const uint8_t *pub, size_t pub_len,
+static int pss_verify_with(const struct hash *h, const uint8_t *pub, size_t pub_len,
 			   const uint8_t *msg, size_t msg_len, const uint8_t *sig, size_t sig_len)
 {
-	struct hs_rsa_public k;
+	struct rsa_public k;
 	uint8_t digest[HS_HASH_MAX_LEN];
-	int err = hs_rsa_public_from_der(&k, pub, pub_len);
+	int err = rsa_public_from_der(&k, pub, pub_len);
 
 	if (err)
 		return err;
-	hs_hash_digest(h, msg, msg_len, digest);
+	hash_digest(h, msg, msg_len, digest);
 	/* RFC 8446 4.2.3: "the length of the Salt MUST be equal to the length of the digest" */
-	return hs_rsa_pss_verify(&k, h, h->digest_len, digest, sig, sig_len, 0);
+	return rsa_pss_verify(&k, h, h->digest_len, digest, sig, sig_len, 0);
 }
 
 #define PSS_TABLE(bits)                                                                     \
@@ -408,15 +408,15 @@ static int pss_verify_with(const struct hs_hash *h, const uint8_t *pub, size_t p
 				  const uint8_t *pub, const uint8_t *msg, size_t msg_len)      \
 	{                                                                                   \
 		(void)pub;                                                                  \
-		return pss_sign_with(hs_hash_sha##bits(), sig, sig_len, priv, msg, msg_len); \
+		return pss_sign_with(hash_sha##bits(), sig, sig_len, priv, msg, msg_len); \
 	}                                                                                   \
 	static int verify_sha##bits(const uint8_t *pub, size_t pub_len, const uint8_t *msg,   \
 				    size_t msg_len, const uint8_t *sig, size_t sig_len)        \
 	{                                                                                   \
-		return pss_verify_with(hs_hash_sha##bits(), pub, pub_len, msg, msg_len, sig,  \
+		return pss_verify_with(hash_sha##bits(), pub, pub_len, msg, msg_len, sig,  \
 				       sig_len);                                            \
 	}                                                                                   \
-	const struct hs_sig hs_sig_rsa_pss_rsae_sha##bits = {                                 \
+	const struct sig sig_rsa_pss_rsae_sha##bits = {                                 \
 		.name = "rsa_pss_rsae_sha" #bits,                                            \
 		.priv_len = 0,                                                              \
 		.pub_len = 0,                                                               \

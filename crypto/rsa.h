@@ -5,7 +5,7 @@
  * Keys live in fixed-size structures (no allocation), filled from DER:
  * RSAPublicKey ::= SEQUENCE { modulus, publicExponent } and the PKCS #1
  * two-prime RSAPrivateKey (RFC 8017 A.1.2, version 0). Parsing is strict
- * DER. Private keys are the caller's to wipe (hs_rsa_private_wipe).
+ * DER. Private keys are the caller's to wipe (rsa_private_wipe).
  *
  * Signing is CRT with base blinding (random r; sign m r^e, then divide
  * by r), constant time in the key, the blinding value and the salt, and
@@ -28,7 +28,7 @@
 #define HS_RSA_MAX_BITS 4096
 #define HS_RSA_MAX_LEN (HS_RSA_MAX_BITS / 8) /* largest signature, bytes */
 
-struct hs_rsa_public {
+struct rsa_public {
 	size_t bits;               /* bit length of n */
 	size_t len;                /* byte length of n = signature length */
 	size_t n_limbs, e_limbs;
@@ -36,8 +36,8 @@ struct hs_rsa_public {
 	uint64_t e[HS_BN_LIMBS];
 };
 
-struct hs_rsa_private {
-	struct hs_rsa_public pub;
+struct rsa_private {
+	struct rsa_public pub;
 	size_t p_limbs;            /* limbs of p, q, dp, dq and qinv (the larger prime's) */
 	uint64_t d[HS_BN_LIMBS];
 	uint64_t p[HS_BN_LIMBS / 2], q[HS_BN_LIMBS / 2];
@@ -48,7 +48,7 @@ struct hs_rsa_private {
  * Parse a DER RSAPublicKey. n must be odd, 1024 to 4096 bits; e odd and
  * 3 <= e < n. HS_ERR_BAD_ENCODING for bad DER, HS_ERR_BAD_KEY otherwise.
  */
-HS_MUST_CHECK int hs_rsa_public_from_der(struct hs_rsa_public *k, const uint8_t *der,
+HS_MUST_CHECK int rsa_public_from_der(struct rsa_public *k, const uint8_t *der,
 					 size_t der_len);
 /*
  * Parse a DER RSAPrivateKey (version 0, two primes). Besides the public
@@ -56,9 +56,9 @@ HS_MUST_CHECK int hs_rsa_public_from_der(struct hs_rsa_public *k, const uint8_t 
  * qinv < p. Not constant time in the key's byte lengths or the top byte
  * of each integer (the strict-DER checks look at them); k is wiped on error.
  */
-HS_MUST_CHECK int hs_rsa_private_from_der(struct hs_rsa_private *k, const uint8_t *der,
+HS_MUST_CHECK int rsa_private_from_der(struct rsa_private *k, const uint8_t *der,
 					  size_t der_len);
-void hs_rsa_private_wipe(struct hs_rsa_private *k);
+void rsa_private_wipe(struct rsa_private *k);
 
 /*
  * RSASSA-PSS verify (RFC 8017 8.1.2, EMSA-PSS-VERIFY 9.1.2) of a message
@@ -68,7 +68,7 @@ void hs_rsa_private_wipe(struct hs_rsa_private *k);
  * HS_ERR_BAD_KEY for a modulus below HS_RSA_MIN_BITS without
  * HS_RSA_ALLOW_SMALL. Variable time (public data only).
  */
-HS_MUST_CHECK int hs_rsa_pss_verify(const struct hs_rsa_public *k, const struct hs_hash *h,
+HS_MUST_CHECK int rsa_pss_verify(const struct rsa_public *k, const struct hash *h,
 				    size_t salt_len, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_len, unsigned flags);
 /*
@@ -76,9 +76,9 @@ HS_MUST_CHECK int hs_rsa_pss_verify(const struct hs_rsa_public *k, const struct 
  * rebuilt from the digest and compared whole with the recovered one (the
  * DigestInfo of RFC 8017 9.2 note 1, with the NULL parameters), so no
  * parsing leniency is possible. h is SHA-256, SHA-384 or SHA-512
- * (HS_ERR_UNSUPPORTED otherwise). Same rules as hs_rsa_pss_verify.
+ * (HS_ERR_UNSUPPORTED otherwise). Same rules as rsa_pss_verify.
  */
-HS_MUST_CHECK int hs_rsa_pkcs1_verify(const struct hs_rsa_public *k, const struct hs_hash *h,
+HS_MUST_CHECK int rsa_pkcs1_verify(const struct rsa_public *k, const struct hash *h,
 				      const uint8_t *digest, const uint8_t *sig, size_t sig_len,
 				      unsigned flags);
 /*
@@ -90,7 +90,7 @@ HS_MUST_CHECK int hs_rsa_pkcs1_verify(const struct hs_rsa_public *k, const struc
  * Constant time in the private key, the blinding value and the salt:
  * only the key's sizes are observable.
  */
-HS_MUST_CHECK int hs_rsa_pss_sign(const struct hs_rsa_private *k, const struct hs_hash *h,
+HS_MUST_CHECK int rsa_pss_sign(const struct rsa_private *k, const struct hash *h,
 				  const uint8_t *digest, uint8_t *sig, size_t *sig_len,
 				  unsigned flags);
 
@@ -102,8 +102,8 @@ HS_MUST_CHECK int hs_rsa_pss_sign(const struct hs_rsa_private *k, const struct h
  * HS_RSA_MAX_LEN (more than HS_SIG_MAX_LEN).
  */
 _Static_assert(HS_RSA_MAX_LEN <= HS_SIG_ANY_MAX_LEN, "HS_SIG_ANY_MAX_LEN bounds every signature row");
-extern const struct hs_sig hs_sig_rsa_pss_rsae_sha256;
-extern const struct hs_sig hs_sig_rsa_pss_rsae_sha384;
-extern const struct hs_sig hs_sig_rsa_pss_rsae_sha512;
+extern const struct sig sig_rsa_pss_rsae_sha256;
+extern const struct sig sig_rsa_pss_rsae_sha384;
+extern const struct sig sig_rsa_pss_rsae_sha512;
 
 #endif

@@ -5,7 +5,7 @@
  * - Lengths: definite and minimal (base/der.c).
  * - INTEGERs: at least one octet, not negative, no needless leading zero
  *   (X.690 8.3.2); the one zero that keeps a positive value positive is
- *   dropped (hs_der_read_uint), so a magnitude's length is its exact byte
+ *   dropped (der_read_uint), so a magnitude's length is its exact byte
  *   length.
  * - Private keys: version 0 only (two primes; multi-prime keys are
  *   refused), and the components are checked against each other (p q = n,
@@ -21,21 +21,21 @@
 #include "base/wipe.h"
 
 /* One INTEGER into a (limbs limbs); HS_ERR_BAD_KEY if it does not fit. */
-static int der_bn(struct hs_reader *r, uint64_t *a, size_t limbs, size_t *bytes)
+static int der_bn(struct reader *r, uint64_t *a, size_t limbs, size_t *bytes)
 {
-	struct hs_reader mag;
+	struct reader mag;
 
-	if (hs_der_read_uint(r, &mag) != 0)
+	if (der_read_uint(r, &mag) != 0)
 		return HS_ERR_BAD_ENCODING;
 	if (bytes != NULL)
 		*bytes = mag.len;
-	return hs_bn_from_bytes(a, limbs, mag.p, mag.len) ? HS_ERR_BAD_KEY : 0;
+	return bn_from_bytes(a, limbs, mag.p, mag.len) ? HS_ERR_BAD_KEY : 0;
 }
 
 static size_t limbs_of(size_t bytes) { return (bytes + 7) / 8; }
 
 /* modulus and publicExponent, then the checks of rsa.h */
-static int read_public(struct hs_reader *seq, struct hs_rsa_public *k)
+static int read_public(struct reader *seq, struct rsa_public *k)
 {
 	size_t nb, eb;
 	int err;
@@ -46,31 +46,31 @@ static int read_public(struct hs_reader *seq, struct hs_rsa_public *k)
 	k->len = nb;
 	k->n_limbs = limbs_of(nb);
 	k->e_limbs = limbs_of(eb);
-	k->bits = hs_bn_bitlen_vartime(k->n, k->n_limbs);
+	k->bits = bn_bitlen_vartime(k->n, k->n_limbs);
 	if (k->bits < 1024 || k->bits > HS_RSA_MAX_BITS || (k->n[0] & 1) == 0)
 		return HS_ERR_BAD_KEY;
 	if (k->e_limbs > k->n_limbs || (k->e[0] & 1) == 0 ||
-	    hs_bn_bitlen_vartime(k->e, k->e_limbs) < 2 || !hs_bn_lt_mask(k->e, k->n, k->n_limbs))
+	    bn_bitlen_vartime(k->e, k->e_limbs) < 2 || !bn_lt_mask(k->e, k->n, k->n_limbs))
 		return HS_ERR_BAD_KEY; /* e odd, 3 <= e < n */
 	return 0;
 }
 
-int hs_rsa_public_from_der(struct hs_rsa_public *k, const uint8_t *der, size_t der_len)
+int rsa_public_from_der(struct rsa_public *k, const uint8_t *der, size_t der_len)
 {
-	struct hs_reader r = hs_reader_init(der, der_len), seq;
+	struct reader r = reader_init(der, der_len), seq;
 	int err;
 
 	memset(k, 0, sizeof(*k));
-	if (der == NULL || hs_der_read(&r, DER_SEQUENCE, &seq) || hs_read_end(&r))
+	if (der == NULL || der_read(&r, DER_SEQUENCE, &seq) || read_end(&r))
 		return HS_ERR_BAD_ENCODING;
 	err = read_public(&seq, k);
-	if (!err && hs_read_end(&seq))
+	if (!err && read_end(&seq))
 		err = HS_ERR_BAD_ENCODING;
 	return err;
 }
 
 /* p, q, dp, dq, qinv: all sized by the larger prime */
-static int read_crt(struct hs_reader *seq, struct hs_rsa_private *k)
+static int read_crt(struct reader *seq, struct rsa_private *k)
 {
 	const size_t cap = HS_BN_LIMBS / 2;
 	size_t pb, qb;
@@ -87,49 +87,49 @@ static int read_crt(struct hs_reader *seq, struct hs_rsa_private *k)
 }
 
 /* p q = n, p and q odd and > 1, dp < p, dq < q, qinv < p */
-static int check_crt(const struct hs_rsa_private *k)
+static int check_crt(const struct rsa_private *k)
 {
 	uint64_t pq[HS_BN_LIMBS];
 	size_t l = k->p_limbs;
 	int ok;
 
-	if ((k->p[0] & 1) == 0 || (k->q[0] & 1) == 0 || hs_bn_bitlen_vartime(k->p, l) < 2 ||
-	    hs_bn_bitlen_vartime(k->q, l) < 2 || 2 * l < k->pub.n_limbs)
+	if ((k->p[0] & 1) == 0 || (k->q[0] & 1) == 0 || bn_bitlen_vartime(k->p, l) < 2 ||
+	    bn_bitlen_vartime(k->q, l) < 2 || 2 * l < k->pub.n_limbs)
 		return HS_ERR_BAD_KEY;
-	hs_bn_mul(pq, k->p, k->q, l);
-	ok = hs_bn_eq_mask(pq, k->pub.n, 2 * l) && hs_bn_lt_mask(k->dp, k->p, l) &&
-	     hs_bn_lt_mask(k->dq, k->q, l) && hs_bn_lt_mask(k->qinv, k->p, l);
-	hs_wipe(pq, sizeof(pq));
+	bn_mul(pq, k->p, k->q, l);
+	ok = bn_eq_mask(pq, k->pub.n, 2 * l) && bn_lt_mask(k->dp, k->p, l) &&
+	     bn_lt_mask(k->dq, k->q, l) && bn_lt_mask(k->qinv, k->p, l);
+	wipe(pq, sizeof(pq));
 	return ok ? 0 : HS_ERR_BAD_KEY;
 }
 
-static int read_private(struct hs_reader *seq, struct hs_rsa_private *k)
+static int read_private(struct reader *seq, struct rsa_private *k)
 {
-	struct hs_reader v;
+	struct reader v;
 	int err;
 
-	if (hs_der_read_uint(seq, &v) != 0 || v.len != 1 || v.p[0] != 0)
+	if (der_read_uint(seq, &v) != 0 || v.len != 1 || v.p[0] != 0)
 		return HS_ERR_BAD_ENCODING; /* version 0: two-prime */
 	if ((err = read_public(seq, &k->pub)) != 0 ||
 	    (err = der_bn(seq, k->d, k->pub.n_limbs, NULL)) != 0 || (err = read_crt(seq, k)) != 0)
 		return err;
-	if (hs_read_end(seq))
+	if (read_end(seq))
 		return HS_ERR_BAD_ENCODING;
 	return check_crt(k);
 }
 
-int hs_rsa_private_from_der(struct hs_rsa_private *k, const uint8_t *der, size_t der_len)
+int rsa_private_from_der(struct rsa_private *k, const uint8_t *der, size_t der_len)
 {
-	struct hs_reader r = hs_reader_init(der, der_len), seq;
+	struct reader r = reader_init(der, der_len), seq;
 	int err;
 
 	memset(k, 0, sizeof(*k));
-	if (der == NULL || hs_der_read(&r, DER_SEQUENCE, &seq) || hs_read_end(&r))
+	if (der == NULL || der_read(&r, DER_SEQUENCE, &seq) || read_end(&r))
 		return HS_ERR_BAD_ENCODING;
 	err = read_private(&seq, k);
 	if (err)
-		hs_rsa_private_wipe(k);
+		rsa_private_wipe(k);
 	return err;
 }
 
-void hs_rsa_private_wipe(struct hs_rsa_private *k) { hs_wipe(k, sizeof(*k)); }
+void rsa_private_wipe(struct rsa_private *k) { wipe(k, sizeof(*k)); }

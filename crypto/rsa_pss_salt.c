@@ -19,9 +19,9 @@
 #include "crypto/ct.h"
 
 /* out[0..len) ^= MGF1(seed) over h (RFC 8017 B.2.1) */
-static void mgf1_mask(uint8_t *out, size_t len, const struct hs_hash *h, const uint8_t *seed)
+static void mgf1_mask(uint8_t *out, size_t len, const struct hash *h, const uint8_t *seed)
 {
-	union hs_hash_ctx ctx;
+	union hash_ctx ctx;
 	uint8_t block[HS_HASH_MAX_LEN], counter[4];
 	size_t done = 0;
 
@@ -39,7 +39,7 @@ static void mgf1_mask(uint8_t *out, size_t len, const struct hs_hash *h, const u
 			out[done + j] ^= block[j];
 		done += n;
 	}
-	hs_wipe(block, sizeof(block));
+	wipe(block, sizeof(block));
 }
 
 /*
@@ -47,14 +47,14 @@ static void mgf1_mask(uint8_t *out, size_t len, const struct hs_hash *h, const u
  * bytes (then out[0] = 0). EM = maskedDB || H || 0xbc with
  * H = Hash(8 zero bytes || mHash || salt), DB = PS || 0x01 || salt.
  */
-static int encode(uint8_t *out, const struct hs_rsa_public *k, const struct hs_hash *h,
+static int encode(uint8_t *out, const struct rsa_public *k, const struct hash *h,
 		  const uint8_t *digest, const uint8_t *salt, size_t salt_len)
 {
 	static const uint8_t zeros[8];
 	size_t hlen = h->digest_len, em_len = (k->bits - 1 + 7) / 8, db_len;
 	uint8_t *em = out + (k->len - em_len);
 	unsigned top = (unsigned)(8 * em_len - (k->bits - 1));
-	union hs_hash_ctx ctx;
+	union hash_ctx ctx;
 
 	if (salt_len > HS_HASH_MAX_LEN || em_len < hlen + salt_len + 2)
 		return HS_ERR_ARG; /* step 3 */
@@ -75,35 +75,35 @@ static int encode(uint8_t *out, const struct hs_rsa_public *k, const struct hs_h
 
 /* The working set, wiped as a whole. */
 struct salt_ws {
-	struct hs_bn_mont mont;
+	struct bn_mont mont;
 	uint64_t m[HS_BN_LIMBS], s[HS_BN_LIMBS], t[HS_BN_LIMBS];
 	uint8_t em[HS_RSA_MAX_LEN];
 };
 
 /* sig = EM^d mod n, checked; the return value is computed without a branch. */
-static int private_op(struct salt_ws *w, const struct hs_rsa_private *k, uint8_t *sig)
+static int private_op(struct salt_ws *w, const struct rsa_private *k, uint8_t *sig)
 {
-	const struct hs_rsa_public *pub = &k->pub;
+	const struct rsa_public *pub = &k->pub;
 	size_t n = pub->n_limbs;
 	uint64_t ok;
 	uint32_t ok32;
 
-	if (hs_bn_mont_init_vartime(&w->mont, pub->n, n) != 0) /* n is public */
+	if (bn_mont_init_vartime(&w->mont, pub->n, n) != 0) /* n is public */
 		return HS_ERR_BAD_KEY;
-	(void)hs_bn_from_bytes(w->m, n, w->em, pub->len); /* len <= 8 n */
-	/* EM < 2^(bits-1) < n, as hs_bn_mod_exp needs */
-	hs_bn_mod_exp(w->s, w->m, k->d, n, &w->mont);
+	(void)bn_from_bytes(w->m, n, w->em, pub->len); /* len <= 8 n */
+	/* EM < 2^(bits-1) < n, as bn_mod_exp needs */
+	bn_mod_exp(w->s, w->m, k->d, n, &w->mont);
 	/* the check: s^e = m mod n (variable time in e only, which is public) */
-	hs_bn_mod_exp_vartime(w->t, w->s, pub->e, pub->e_limbs, &w->mont);
-	ok = hs_bn_eq_mask(w->t, w->m, n);
-	hs_bn_to_bytes(sig, pub->len, w->s, n);
+	bn_mod_exp_vartime(w->t, w->s, pub->e, pub->e_limbs, &w->mont);
+	ok = bn_eq_mask(w->t, w->m, n);
+	bn_to_bytes(sig, pub->len, w->s, n);
 	ok32 = (uint32_t)ok;
 	for (size_t i = 0; i < pub->len; i++)
 		sig[i] &= (uint8_t)ok32; /* zeros unless the check passed */
 	return (int)ct_select_u32(ok32, 0, (uint32_t)HS_ERR_BAD_KEY);
 }
 
-int hs_rsa_pss_sign_salt(const struct hs_rsa_private *k, const struct hs_hash *h,
+int rsa_pss_sign_salt(const struct rsa_private *k, const struct hash *h,
 			 const uint8_t *digest, const uint8_t *salt, size_t salt_len,
 			 uint8_t *sig, size_t *sig_len, unsigned flags)
 {
@@ -120,6 +120,6 @@ int hs_rsa_pss_sign_salt(const struct hs_rsa_private *k, const struct hs_hash *h
 		memset(sig, 0, k->pub.len);
 	else
 		err = private_op(&w, k, sig); /* zeroes sig itself if its check fails */
-	hs_wipe(&w, sizeof(w));
+	wipe(&w, sizeof(w));
 	return err;
 }

@@ -3,7 +3,7 @@
  * salt of EMSA-PSS-ENCODE 9.1.1 step 4 given instead of drawn).
  *
  * For reproducing published traces only (RFC 8448's CertificateVerify,
- * through the engine's test hooks): a real signer must use hs_rsa_pss_sign
+ * through the engine's test hooks): a real signer must use rsa_pss_sign
  * (crypto/rsa.h), whose salt is random. A repeated salt does not break
  * PSS, but it makes signatures deterministic, which is the point here.
  */
@@ -21,13 +21,13 @@
  * Sign digest (h->digest_len bytes) with MGF1 over h and salt[0..salt_len)
  * (salt_len <= HS_HASH_MAX_LEN). *sig_len in: capacity (at least
  * k->pub.len, else HS_ERR_NO_SPACE), out: k->pub.len. flags as for
- * hs_rsa_pss_sign (HS_RSA_ALLOW_SMALL). HS_ERR_ARG if salt_len does not
+ * rsa_pss_sign (HS_RSA_ALLOW_SMALL). HS_ERR_ARG if salt_len does not
  * fit the encoding. The result is checked (s^e = m) before it is
  * returned: HS_ERR_BAD_KEY and sig zeroed if it does not hold. Constant
  * time in the private key, the salt and the digest (one exponentiation by
  * d, no CRT): only the key's sizes and salt_len are observable.
  */
-HS_MUST_CHECK int hs_rsa_pss_sign_salt(const struct hs_rsa_private *k, const struct hs_hash *h,
+HS_MUST_CHECK int rsa_pss_sign_salt(const struct rsa_private *k, const struct hash *h,
 				       const uint8_t *digest, const uint8_t *salt, size_t salt_len,
 				       uint8_t *sig, size_t *sig_len, unsigned flags);
 

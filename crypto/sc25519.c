@@ -78,22 +78,22 @@ static void barrett_reduce(uint8_t out[32], const uint64_t x[8])
 	cond_sub_l(r);
 	for (int i = 0; i < 4; i++)
 		store_le64(out + 8 * i, r[i]);
-	hs_wipe(q2, sizeof(q2));
-	hs_wipe(q3l, sizeof(q3l));
-	hs_wipe(r, sizeof(r));
+	wipe(q2, sizeof(q2));
+	wipe(q3l, sizeof(q3l));
+	wipe(r, sizeof(r));
 }
 
-void hs_sc_reduce64(uint8_t out[32], const uint8_t in[64])
+void sc_reduce64(uint8_t out[32], const uint8_t in[64])
 {
 	uint64_t x[8];
 
 	for (int i = 0; i < 8; i++)
 		x[i] = load_le64(in + 8 * i);
 	barrett_reduce(out, x);
-	hs_wipe(x, sizeof(x));
+	wipe(x, sizeof(x));
 }
 
-void hs_sc_muladd(uint8_t out[32], const uint8_t a[32], const uint8_t b[32], const uint8_t c[32])
+void sc_muladd(uint8_t out[32], const uint8_t a[32], const uint8_t b[32], const uint8_t c[32])
 {
 	uint64_t al[4], bl[4], x[8], carry = 0;
 
@@ -108,12 +108,12 @@ void hs_sc_muladd(uint8_t out[32], const uint8_t a[32], const uint8_t b[32], con
 		carry = (uint64_t)(t >> 64);
 	}
 	barrett_reduce(out, x);
-	hs_wipe(al, sizeof(al));
-	hs_wipe(bl, sizeof(bl));
-	hs_wipe(x, sizeof(x));
+	wipe(al, sizeof(al));
+	wipe(bl, sizeof(bl));
+	wipe(x, sizeof(x));
 }
 
-int hs_sc_is_canonical(const uint8_t s[32])
+int sc_is_canonical(const uint8_t s[32])
 {
 	for (int i = 3; i >= 0; i--) {
 		uint64_t v = load_le64(s + 8 * i);

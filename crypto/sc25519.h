@@ -9,10 +9,10 @@
 #include <stdint.h>
 
 /* out = in mod L, in a 64-byte little-endian number (a SHA-512 output). Constant time. */
-void hs_sc_reduce64(uint8_t out[32], const uint8_t in[64]);
+void sc_reduce64(uint8_t out[32], const uint8_t in[64]);
 /* out = (a b + c) mod L, for any 256-bit a, b, c. Constant time. */
-void hs_sc_muladd(uint8_t out[32], const uint8_t a[32], const uint8_t b[32], const uint8_t c[32]);
+void sc_muladd(uint8_t out[32], const uint8_t a[32], const uint8_t b[32], const uint8_t c[32]);
 /* 1 if s < L (the only encoding RFC 8032 5.1.7 accepts for S). Variable time: public input. */
-int hs_sc_is_canonical(const uint8_t s[32]);
+int sc_is_canonical(const uint8_t s[32]);
 
 #endif

@@ -8,8 +8,8 @@
  *   K is indexed by the public round number).
  * - The streaming code is written once, parameterised by a "blocks"
  *   function (portable here, SHA-NI in asm/sha256_shani.c). The public
- *   hs_sha256_* functions pick the best backend on each call through
- *   hs_sha256_blocks_best(), so hs_cpu_force_portable() takes effect at
+ *   sha256_* functions pick the best backend on each call through
+ *   sha256_blocks_best(), so cpu_force_portable() takes effect at
  *   once; both backends give the same bits, so switching mid-stream is safe.
  * - Only the message length is observable. The schedule, working variables
  *   and the finished context are wiped.
@@ -24,7 +24,7 @@
 
 /* FIPS 180-4, 4.2.2: first 32 bits of the fractional parts of the cube
  * roots of the first 64 primes. */
-const uint32_t hs_sha256_k[64] = {
+const uint32_t sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
 	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
 	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
@@ -67,7 +67,7 @@ static inline uint32_t maj(uint32_t a, uint32_t b, uint32_t c) { return (a & b) 
  * ones written (d += T1 becomes the new e, h = T1 + T2 the new a). */
 #define ROUND256(a, b, c, d, e, f, g, h, i)                                             \
 	do {                                                                             \
-		uint32_t t1_ = h + big_sigma1(e) + ch(e, f, g) + hs_sha256_k[i] + w[i];   \
+		uint32_t t1_ = h + big_sigma1(e) + ch(e, f, g) + sha256_k[i] + w[i];   \
 		d += t1_;                                                                \
 		h = t1_ + big_sigma0(a) + maj(a, b, c);                                  \
 	} while (0)
@@ -90,7 +90,7 @@ static void rounds(uint32_t s[8], const uint32_t w[64])
 	s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e, s[5] = f, s[6] = g, s[7] = h;
 }
 
-void hs_sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t nblocks)
+void sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t nblocks)
 {
 	uint32_t w[64], s[8];
 
@@ -101,28 +101,28 @@ void hs_sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t nblocks)
 		for (int i = 0; i < 8; i++)
 			h[i] += s[i];
 	}
-	hs_wipe(w, sizeof(w));
-	hs_wipe(s, sizeof(s));
+	wipe(w, sizeof(w));
+	wipe(s, sizeof(s));
 }
 
-hs_sha256_blocks_fn *hs_sha256_blocks_best(void)
+sha256_blocks_fn *sha256_blocks_best(void)
 {
 #ifdef HS_HAVE_SHA256_SHANI
-	if (hs_cpu_has(HS_CPU_SHANI | HS_CPU_SSE41 | HS_CPU_SSSE3))
-		return hs_sha256_blocks_shani;
+	if (cpu_has(HS_CPU_SHANI | HS_CPU_SSE41 | HS_CPU_SSSE3))
+		return sha256_blocks_shani;
 #endif
-	return hs_sha256_blocks_portable;
+	return sha256_blocks_portable;
 }
 
-void hs_sha256_init(struct hs_sha256 *c)
+void sha256_init(struct sha256 *c)
 {
 	memcpy(c->h, IV256, sizeof(c->h));
 	c->count = 0;
 	memset(c->buf, 0, sizeof(c->buf));
 }
 
-void hs_sha256_update_with(struct hs_sha256 *c, const void *p, size_t n,
-			   hs_sha256_blocks_fn *blocks)
+void sha256_update_with(struct sha256 *c, const void *p, size_t n,
+			   sha256_blocks_fn *blocks)
 {
 	const uint8_t *in = p;
 	size_t used = (size_t)(c->count & 63);
@@ -149,7 +149,7 @@ void hs_sha256_update_with(struct hs_sha256 *c, const void *p, size_t n,
 }
 
 /* FIPS 180-4, 5.1.1: append 0x80, zeros, and the 64-bit bit length. */
-void hs_sha256_final_with(struct hs_sha256 *c, uint8_t out[32], hs_sha256_blocks_fn *blocks)
+void sha256_final_with(struct sha256 *c, uint8_t out[32], sha256_blocks_fn *blocks)
 {
 	size_t used = (size_t)(c->count & 63);
 	uint64_t bits = c->count << 3;
@@ -166,24 +166,24 @@ void hs_sha256_final_with(struct hs_sha256 *c, uint8_t out[32], hs_sha256_blocks
 	blocks(c->h, c->buf, 1);
 	for (int i = 0; i < 8; i++)
 		store_be32(out + 4 * i, c->h[i]);
-	hs_wipe(c, sizeof(*c));
+	wipe(c, sizeof(*c));
 }
 
-void hs_sha256_update(struct hs_sha256 *c, const void *p, size_t n)
+void sha256_update(struct sha256 *c, const void *p, size_t n)
 {
-	hs_sha256_update_with(c, p, n, hs_sha256_blocks_best());
+	sha256_update_with(c, p, n, sha256_blocks_best());
 }
 
-void hs_sha256_final(struct hs_sha256 *c, uint8_t out[32])
+void sha256_final(struct sha256 *c, uint8_t out[32])
 {
-	hs_sha256_final_with(c, out, hs_sha256_blocks_best());
+	sha256_final_with(c, out, sha256_blocks_best());
 }
 
-void hs_sha256(const void *p, size_t n, uint8_t out[32])
+void sha256(const void *p, size_t n, uint8_t out[32])
 {
-	struct hs_sha256 c;
+	struct sha256 c;
 
-	hs_sha256_init(&c);
-	hs_sha256_update(&c, p, n);
-	hs_sha256_final(&c, out);
+	sha256_init(&c);
+	sha256_update(&c, p, n);
+	sha256_final(&c, out);
 }

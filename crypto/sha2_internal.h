@@ -1,7 +1,7 @@
 /*
  * Private to the SHA-2 family (sha256.c, sha512.c, hash.c, asm/): the
  * SHA-256 compression backends and the streaming code parameterised by
- * one of them, so hash.c can build one struct hs_hash per backend.
+ * one of them, so hash.c can build one struct hash per backend.
  *
  * A blocks function compresses nblocks whole 64-byte blocks at p into h.
  * Every backend gives bit-identical results.
@@ -14,24 +14,24 @@
 
 #include "crypto/sha2.h"
 
-typedef void hs_sha256_blocks_fn(uint32_t h[8], const uint8_t *p, size_t nblocks);
+typedef void sha256_blocks_fn(uint32_t h[8], const uint8_t *p, size_t nblocks);
 
 /* FIPS 180-4, 4.2.2: the 64 round constants, shared by every backend. */
-extern const uint32_t hs_sha256_k[64];
+extern const uint32_t sha256_k[64];
 
-void hs_sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t nblocks);
+void sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t nblocks);
 
 #if defined(__x86_64__)
 #define HS_HAVE_SHA256_SHANI 1
-/* Needs hs_cpu_has(HS_CPU_SHANI | HS_CPU_SSE41 | HS_CPU_SSSE3). */
-void hs_sha256_blocks_shani(uint32_t h[8], const uint8_t *p, size_t nblocks);
+/* Needs cpu_has(HS_CPU_SHANI | HS_CPU_SSE41 | HS_CPU_SSSE3). */
+void sha256_blocks_shani(uint32_t h[8], const uint8_t *p, size_t nblocks);
 #endif
 
-/* The backend hs_sha256_update/final use now: SHA-NI when the CPU has it. */
-hs_sha256_blocks_fn *hs_sha256_blocks_best(void);
+/* The backend sha256_update/final use now: SHA-NI when the CPU has it. */
+sha256_blocks_fn *sha256_blocks_best(void);
 
-void hs_sha256_update_with(struct hs_sha256 *c, const void *p, size_t n,
-			   hs_sha256_blocks_fn *blocks);
-void hs_sha256_final_with(struct hs_sha256 *c, uint8_t out[32], hs_sha256_blocks_fn *blocks);
+void sha256_update_with(struct sha256 *c, const void *p, size_t n,
+			   sha256_blocks_fn *blocks);
+void sha256_final_with(struct sha256 *c, uint8_t out[32], sha256_blocks_fn *blocks);
 
 #endif

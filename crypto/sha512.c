@@ -113,22 +113,22 @@ static void blocks_portable(uint64_t h[8], const uint8_t *p, size_t nblocks)
 		for (int i = 0; i < 8; i++)
 			h[i] += s[i];
 	}
-	hs_wipe(w, sizeof(w));
-	hs_wipe(s, sizeof(s));
+	wipe(w, sizeof(w));
+	wipe(s, sizeof(s));
 }
 
-static void init_iv(struct hs_sha512 *c, const uint64_t iv[8])
+static void init_iv(struct sha512 *c, const uint64_t iv[8])
 {
 	memcpy(c->h, iv, sizeof(c->h));
 	c->count = 0;
 	memset(c->buf, 0, sizeof(c->buf));
 }
 
-void hs_sha512_init(struct hs_sha512 *c) { init_iv(c, IV512); }
+void sha512_init(struct sha512 *c) { init_iv(c, IV512); }
 
-void hs_sha384_init(struct hs_sha512 *c) { init_iv(c, IV384); }
+void sha384_init(struct sha512 *c) { init_iv(c, IV384); }
 
-void hs_sha512_update(struct hs_sha512 *c, const void *p, size_t n)
+void sha512_update(struct sha512 *c, const void *p, size_t n)
 {
 	const uint8_t *in = p;
 	size_t used = (size_t)(c->count & 127);
@@ -154,11 +154,11 @@ void hs_sha512_update(struct hs_sha512 *c, const void *p, size_t n)
 		memcpy(c->buf, in, n);
 }
 
-void hs_sha384_update(struct hs_sha512 *c, const void *p, size_t n) { hs_sha512_update(c, p, n); }
+void sha384_update(struct sha512 *c, const void *p, size_t n) { sha512_update(c, p, n); }
 
 /* FIPS 180-4, 5.1.2: append 0x80, zeros, and the 128-bit bit length; then
  * write out_len bytes of the state and wipe the context. */
-static void finish(struct hs_sha512 *c, uint8_t *out, size_t out_len)
+static void finish(struct sha512 *c, uint8_t *out, size_t out_len)
 {
 	size_t used = (size_t)(c->count & 127);
 	uint8_t full[64];
@@ -176,28 +176,28 @@ static void finish(struct hs_sha512 *c, uint8_t *out, size_t out_len)
 	for (int i = 0; i < 8; i++)
 		store_be64(full + 8 * i, c->h[i]);
 	memcpy(out, full, out_len);
-	hs_wipe(full, sizeof(full));
-	hs_wipe(c, sizeof(*c));
+	wipe(full, sizeof(full));
+	wipe(c, sizeof(*c));
 }
 
-void hs_sha512_final(struct hs_sha512 *c, uint8_t out[64]) { finish(c, out, 64); }
+void sha512_final(struct sha512 *c, uint8_t out[64]) { finish(c, out, 64); }
 
-void hs_sha384_final(struct hs_sha512 *c, uint8_t out[48]) { finish(c, out, 48); }
+void sha384_final(struct sha512 *c, uint8_t out[48]) { finish(c, out, 48); }
 
-void hs_sha512(const void *p, size_t n, uint8_t out[64])
+void sha512(const void *p, size_t n, uint8_t out[64])
 {
-	struct hs_sha512 c;
+	struct sha512 c;
 
-	hs_sha512_init(&c);
-	hs_sha512_update(&c, p, n);
-	hs_sha512_final(&c, out);
+	sha512_init(&c);
+	sha512_update(&c, p, n);
+	sha512_final(&c, out);
 }
 
-void hs_sha384(const void *p, size_t n, uint8_t out[48])
+void sha384(const void *p, size_t n, uint8_t out[48])
 {
-	struct hs_sha512 c;
+	struct sha512 c;
 
-	hs_sha384_init(&c);
-	hs_sha384_update(&c, p, n);
-	hs_sha384_final(&c, out);
+	sha384_init(&c);
+	sha384_update(&c, p, n);
+	sha384_final(&c, out);
 }

@@ -21,7 +21,7 @@
 #define HS_SIG_MAX_LEN 72       /* ECDSA P-256 (DER) and Ed25519 */
 #define HS_SIG_ANY_MAX_LEN 512  /* any row: RSA-4096 */
 
-struct hs_sig {
+struct sig {
 	const char *name;
 	size_t priv_len, pub_len, max_sig_len;
 	/* *sig_len in: capacity, out: length written */
@@ -31,7 +31,7 @@ struct hs_sig {
 				    size_t msg_len, const uint8_t *sig, size_t sig_len);
 };
 
-extern const struct hs_sig hs_sig_ecdsa_p256_sha256;
-extern const struct hs_sig hs_sig_ed25519;
+extern const struct sig sig_ecdsa_p256_sha256;
+extern const struct sig sig_ed25519;
 
 #endif

@@ -41,8 +41,8 @@
 
 /* Ladder state and scratch: one struct, so one wipe at the end clears all. */
 struct ladder {
-	struct hs_fe25519 x1, x2, z2, x3, z3;
-	struct hs_fe25519 a, aa, b, bb, e, c, d, da, cb;
+	struct fe25519 x1, x2, z2, x3, z3;
+	struct fe25519 a, aa, b, bb, e, c, d, da, cb;
 };
 
 /* One differential add-and-double step of RFC 7748 5 (after the swap). */
@@ -81,10 +81,10 @@ static void clamp(uint8_t k[32], const uint8_t scalar[32])
 static void x25519_ladder_portable(uint8_t out[32], const uint8_t k[32], const uint8_t u[32])
 {
 	struct ladder s;
-	struct hs_fe25519 zinv;
+	struct fe25519 zinv;
 	uint64_t swap = 0;
 
-	hs_fe_frombytes(&s.x1, u);
+	fe_frombytes(&s.x1, u);
 	fe_1(&s.x2);
 	fe_0(&s.z2);
 	s.x3 = s.x1;
@@ -102,26 +102,26 @@ static void x25519_ladder_portable(uint8_t out[32], const uint8_t k[32], const u
 	fe_cswap(&s.x2, &s.x3, swap);
 	fe_cswap(&s.z2, &s.z3, swap);
 
-	hs_fe_invert(&zinv, &s.z2);
+	fe_invert(&zinv, &s.z2);
 	fe_mul(&s.x2, &s.x2, &zinv);
-	hs_fe_tobytes(out, &s.x2);
-	hs_wipe(&s, sizeof(s));
-	hs_wipe(&zinv, sizeof(zinv));
+	fe_tobytes(out, &s.x2);
+	wipe(&s, sizeof(s));
+	wipe(&zinv, sizeof(zinv));
 }
 
-int hs_x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32])
+int x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32])
 {
 	uint8_t k[32];
 	uint32_t acc = 0;
 
 	clamp(k, scalar);
 #if defined(HS_HAVE_X25519_IFMA)
-	if (hs_cpu_has(HS_X25519_IFMA_CPU))
-		hs_x25519_ladder_ifma(out, k, point);
+	if (cpu_has(HS_X25519_IFMA_CPU))
+		x25519_ladder_ifma(out, k, point);
 	else
 #endif
 		x25519_ladder_portable(out, k, point);
-	hs_wipe(k, sizeof(k));
+	wipe(k, sizeof(k));
 
 	for (int i = 0; i < 32; i++)
 		acc |= out[i];
@@ -136,26 +136,26 @@ int hs_x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]
  * the identity (y = 1): clamped k is a multiple of 8 in [2^254, 2^255), and
  * the smallest multiple of 8 L exceeds 2^255.
  */
-int hs_x25519_public(uint8_t pub[32], const uint8_t priv[32])
+int x25519_public(uint8_t pub[32], const uint8_t priv[32])
 {
 	uint8_t k[32];
-	struct hs_ge_ext p;
+	struct ge_ext p;
 
 	clamp(k, priv);
-	hs_ge_scalarmult_base(&p, k);
-	hs_ge_to_montgomery_u(pub, &p);
-	hs_wipe(k, sizeof(k));
-	hs_wipe(&p, sizeof(p));
+	ge_scalarmult_base(&p, k);
+	ge_to_montgomery_u(pub, &p);
+	wipe(k, sizeof(k));
+	wipe(&p, sizeof(p));
 	return 0;
 }
 
-int hs_x25519_keygen(uint8_t priv[32], uint8_t pub[32])
+int x25519_keygen(uint8_t priv[32], uint8_t pub[32])
 {
-	int err = hs_rand_bytes(priv, 32);
+	int err = rand_bytes(priv, 32);
 
 	if (err)
 		return err;
-	return hs_x25519_public(pub, priv);
+	return x25519_public(pub, priv);
 }
 
 /* The table's shared(): checks the peer's length, then X25519. */
@@ -164,14 +164,14 @@ static int kx_x25519_shared(uint8_t *out, const uint8_t *priv, const uint8_t *pe
 {
 	if (peer_len != 32)
 		return HS_ERR_BAD_ENCODING;
-	return hs_x25519(out, priv, peer);
+	return x25519(out, priv, peer);
 }
 
-const struct hs_kx hs_kx_x25519 = {
+const struct kx kx_x25519 = {
 	.name = "x25519",
 	.priv_len = 32,
 	.pub_len = 32,
 	.shared_len = 32,
-	.keygen = hs_x25519_keygen,
+	.keygen = x25519_keygen,
 	.shared = kx_x25519_shared,
 };

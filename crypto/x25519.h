@@ -7,24 +7,24 @@
 #include "base/err.h"
 
 /* Fresh random private key and its public key. */
-HS_MUST_CHECK int hs_x25519_keygen(uint8_t priv[32], uint8_t pub[32]);
+HS_MUST_CHECK int x25519_keygen(uint8_t priv[32], uint8_t pub[32]);
 /* pub = X25519(priv, 9). */
-HS_MUST_CHECK int hs_x25519_public(uint8_t pub[32], const uint8_t priv[32]);
+HS_MUST_CHECK int x25519_public(uint8_t pub[32], const uint8_t priv[32]);
 /*
  * out = X25519(scalar, point). The top bit of point is ignored (RFC 7748
  * 5). An all-zero result is HS_ERR_ZERO_SHARED (RFC 8446 7.4.2 MUST).
  */
-HS_MUST_CHECK int hs_x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+HS_MUST_CHECK int x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
 
 #if defined(__x86_64__)
 #define HS_HAVE_X25519_IFMA 1
 /*
  * Backend (crypto/asm/x25519_ifma.c, internal to crypto/): out = u of k u
  * for an already clamped k, bit for bit what the portable ladder gives.
- * Needs hs_cpu_has(HS_X25519_IFMA_CPU); hs_x25519() checks.
+ * Needs cpu_has(HS_X25519_IFMA_CPU); x25519() checks.
  */
 #define HS_X25519_IFMA_CPU (HS_CPU_AVX2 | HS_CPU_AVX512F | HS_CPU_AVX512VL | HS_CPU_AVX512IFMA)
-void hs_x25519_ladder_ifma(uint8_t out[32], const uint8_t k[32], const uint8_t u[32]);
+void x25519_ladder_ifma(uint8_t out[32], const uint8_t k[32], const uint8_t u[32]);
 #endif
 
 #endif

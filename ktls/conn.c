@@ -4,7 +4,7 @@
  * same on the kernel path and ours.
  *
  * Implementation notes:
- * - KeyUpdate (RFC 8446 4.6.3, 7.2): record/'s hs_rec_key_next moves a
+ * - KeyUpdate (RFC 8446 4.6.3, 7.2): record/'s rec_key_next moves a
  *   direction to the next secret, key and IV (the engine's derivation), and
  *   the sequence number restarts at 0. Sending: the
  *   KeyUpdate goes out under the old key, then TX moves. Receiving: the
@@ -20,7 +20,7 @@
  * - "Handshake messages MUST NOT span key changes" (RFC 8446 5.1): a
  *   KeyUpdate must be the last message of its record. A post-handshake
  *   message may span records (RFC 8446 5.1): it is gathered in k->hs (a
- *   body of up to HS_REC_MSG_MAX bytes, the engine's limit, else
+ *   body of up to REC_MSG_MAX bytes, the engine's limit, else
  *   HS_ERR_TLS_MSG_TOO_LARGE) and no record of another type may come between
  *   its parts (HS_ERR_TLS_UNEXPECTED_MSG).
  * - Threads: the reader touches only RX state and never sends (see
@@ -54,11 +54,11 @@
 static int rekey_dir(struct ktls_state *k, struct ktls_dir *d, int name)
 {
 	uint8_t key[HS_AEAD_MAX_KEY_LEN];
-	int err = hs_rec_key_next(&d->rec, key), e = 0;
+	int err = rec_key_next(&d->rec, key), e = 0;
 
 	if (err == 0 && d->path == HS_KTLS_PATH_KERNEL)
 		e = ktls_set_conf(k, name, key, d->rec.iv, 0);
-	hs_wipe(key, sizeof(key));
+	wipe(key, sizeof(key));
 	if (err)
 		return ktls_fail(k, err, 0);
 	if (e == 0)
@@ -165,18 +165,18 @@ static size_t msg_len(const uint8_t *h)
  */
 static int gather(struct ktls_state *k, const uint8_t **p, size_t *len, const uint8_t **m)
 {
-	size_t want = k->hs_len < 4 ? 4 - k->hs_len : msg_len(k->hs) - k->hs_len;
+	size_t want = k->len < 4 ? 4 - k->len : msg_len(k->hs) - k->len;
 	size_t take = want < *len ? want : *len;
 
 	*m = NULL;
-	memcpy(k->hs + k->hs_len, *p, take);
-	k->hs_len += take;
+	memcpy(k->hs + k->len, *p, take);
+	k->len += take;
 	*p += take;
 	*len -= take;
 	/* the engine's limit (hs_conn_feed) */
-	if (k->hs_len >= 4 && msg_len(k->hs) - 4 > HS_REC_MSG_MAX)
+	if (k->len >= 4 && msg_len(k->hs) - 4 > REC_MSG_MAX)
 		return ktls_fail(k, HS_ERR_TLS_MSG_TOO_LARGE, 0);
-	if (k->hs_len >= 4 && k->hs_len == msg_len(k->hs))
+	if (k->len >= 4 && k->len == msg_len(k->hs))
 		*m = k->hs;
 	return 0;
 }
@@ -188,7 +188,7 @@ static int on_handshake(struct ktls_state *k, const uint8_t *p, size_t len)
 		size_t mlen;
 		int err;
 
-		if (k->hs_len == 0 && len >= 4 && msg_len(p) <= len) {
+		if (k->len == 0 && len >= 4 && msg_len(p) <= len) {
 			mlen = msg_len(p); /* whole in this record: no copy */
 			err = one_message(k, p, mlen, len - mlen);
 			p += mlen;
@@ -198,10 +198,10 @@ static int on_handshake(struct ktls_state *k, const uint8_t *p, size_t len)
 				return err;
 			if (m == NULL)
 				continue; /* the rest comes in the next record */
-			mlen = k->hs_len;
-			k->hs_len = 0;
+			mlen = k->len;
+			k->len = 0;
 			err = one_message(k, m, mlen, len);
-			hs_wipe(k->hs, mlen);
+			wipe(k->hs, mlen);
 		}
 		if (err)
 			return err;
@@ -239,7 +239,7 @@ static size_t take_pt(struct ktls_state *k, uint8_t *buf, size_t cap)
 	if (n > cap)
 		n = cap;
 	memcpy(buf, k->pt + k->pt_off, n);
-	hs_wipe(k->pt + k->pt_off, n);
+	wipe(k->pt + k->pt_off, n);
 	k->pt_off += n;
 	if (k->pt_off == k->pt_len)
 		k->pt_off = k->pt_len = 0;
@@ -266,19 +266,19 @@ int hs_ktls_read(struct hs_ktls *pub, void *buf, size_t cap, size_t *n)
 		if (k->peer_closed)
 			return 0;
 		/* a small buffer: receive into k->pt (a control record must fit) */
-		dst = cap >= HS_REC_MAX_PLAIN ? buf : k->pt;
-		dcap = cap >= HS_REC_MAX_PLAIN ? cap : HS_REC_MAX_PLAIN;
+		dst = cap >= REC_MAX_PLAIN ? buf : k->pt;
+		dcap = cap >= REC_MAX_PLAIN ? cap : REC_MAX_PLAIN;
 		err = ktls_recv(k, &type, dst, dcap, &got);
 		if (err)
 			return err;
-		if (type != HS_KTLS_HANDSHAKE && k->hs_len > 0) {
+		if (type != HS_KTLS_HANDSHAKE && k->len > 0) {
 			/* RFC 8446 5.1: no other record inside a split handshake message */
-			hs_wipe(dst, got);
+			wipe(dst, got);
 			return ktls_fail(k, HS_ERR_TLS_UNEXPECTED_MSG, 0);
 		}
 		if (type != HS_KTLS_DATA) {
 			err = on_control(k, type, dst, got);
-			hs_wipe(dst, got);
+			wipe(dst, got);
 			if (err)
 				return err;
 		} else if (dst == buf) {
@@ -316,7 +316,7 @@ int hs_ktls_send_record(struct hs_ktls *pub, uint8_t type, const void *buf, size
 	k->tx_progress = 0;
 	if (atomic_load(&k->want_update) && !k->sent_close && (err = key_update(k, 0)) != 0)
 		return err;
-	if (len > HS_REC_MAX_PLAIN)
+	if (len > REC_MAX_PLAIN)
 		return HS_ERR_TOO_LONG;
 	if (len == 0 && type != HS_KTLS_DATA)
 		return HS_ERR_ARG;

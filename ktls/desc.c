@@ -78,23 +78,23 @@ static const struct hs_ktls_cipher rows[HS_KTLS_N_CIPHERS] = {
 };
 
 /* The crypto/ tables of a row (internal: the public rows name no crypto type). */
-const struct hs_aead *ktls_cipher_aead(const struct hs_ktls_cipher *c)
+const struct aead *ktls_cipher_aead(const struct hs_ktls_cipher *c)
 {
 	switch (c->suite) {
 	case HS_TLS_AES_128_GCM_SHA256:
-		return hs_aead_aes128gcm();
+		return aead_aes128gcm();
 	case HS_TLS_AES_256_GCM_SHA384:
-		return hs_aead_aes256gcm();
+		return aead_aes256gcm();
 	case HS_TLS_CHACHA20_POLY1305_SHA256:
-		return hs_aead_chacha20poly1305();
+		return aead_chacha20poly1305();
 	default:
 		return NULL;
 	}
 }
 
-const struct hs_hash *ktls_cipher_hash(const struct hs_ktls_cipher *c)
+const struct hash *ktls_cipher_hash(const struct hs_ktls_cipher *c)
 {
-	return c->secret_len == 48 ? hs_hash_sha384() : hs_hash_sha256();
+	return c->secret_len == 48 ? hash_sha384() : hash_sha256();
 }
 
 const struct hs_ktls_cipher *hs_ktls_cipher_by_id(enum hs_ktls_cipher_id id)

@@ -27,7 +27,7 @@
 
 #include "ktls/diag.h"
 
-const char *hs_ktls_conf_name(uint16_t conf)
+const char *ktls_conf_name(uint16_t conf)
 {
 	switch (conf) {
 	case TLS_CONF_BASE: return "none";
@@ -38,7 +38,7 @@ const char *hs_ktls_conf_name(uint16_t conf)
 	}
 }
 
-const char *hs_ktls_cipher_name(uint16_t kernel_type)
+const char *ktls_cipher_name(uint16_t kernel_type)
 {
 	switch (kernel_type) {
 	case TLS_CIPHER_AES_GCM_128: return "aes-gcm-128";
@@ -51,10 +51,10 @@ const char *hs_ktls_cipher_name(uint16_t kernel_type)
 }
 
 struct walk {
-	hs_ktls_sock_fn fn;
+	ktls_sock_fn fn;
 	void *arg;
 	int stop;
-	struct hs_ktls_sock cur;
+	struct ktls_sock cur;
 	int is_tls;
 };
 
@@ -173,7 +173,7 @@ static int dump_family(struct mnl_socket *nl, int family, struct walk *w)
 	return 0;
 }
 
-int hs_ktls_list(hs_ktls_sock_fn fn, void *arg)
+int ktls_list(ktls_sock_fn fn, void *arg)
 {
 	struct walk w = { .fn = fn, .arg = arg };
 	struct mnl_socket *nl = mnl_socket_open(NETLINK_SOCK_DIAG);
@@ -192,7 +192,7 @@ int hs_ktls_list(hs_ktls_sock_fn fn, void *arg)
 	return err ? err : w.stop;
 }
 
-int hs_ktls_stat(hs_ktls_stat_fn fn, void *arg)
+int ktls_stat(ktls_stat_fn fn, void *arg)
 {
 	FILE *f = fopen("/proc/net/tls_stat", "r");
 	char name[64];

@@ -10,7 +10,7 @@
 
 #include "base/err.h"
 
-struct hs_ktls_sock {
+struct ktls_sock {
 	int family;          /* AF_INET or AF_INET6 */
 	char local[64];      /* "127.0.0.1:4433", "[::1]:4433" */
 	char peer[64];
@@ -22,23 +22,23 @@ struct hs_ktls_sock {
 };
 
 /* "sw", "hw", "hw-record", "none" (base: not installed). */
-const char *hs_ktls_conf_name(uint16_t conf);
+const char *ktls_conf_name(uint16_t conf);
 /* "aes-gcm-128", ... as the kernel names them; "?" if unknown. */
-const char *hs_ktls_cipher_name(uint16_t kernel_type);
+const char *ktls_cipher_name(uint16_t kernel_type);
 
-typedef int (*hs_ktls_sock_fn)(void *arg, const struct hs_ktls_sock *s);
+typedef int (*ktls_sock_fn)(void *arg, const struct ktls_sock *s);
 /*
  * Call fn for every TCP socket (IPv4 and IPv6) whose ULP is "tls". fn
  * returning non-zero stops the walk and is returned. HS_ERR_UNSUPPORTED if
  * the kernel has no sock_diag for TCP, HS_ERR_INTERNAL on netlink errors.
  */
-HS_MUST_CHECK int hs_ktls_list(hs_ktls_sock_fn fn, void *arg);
+HS_MUST_CHECK int ktls_list(ktls_sock_fn fn, void *arg);
 
-typedef int (*hs_ktls_stat_fn)(void *arg, const char *name, unsigned long long value);
+typedef int (*ktls_stat_fn)(void *arg, const char *name, unsigned long long value);
 /*
  * Call fn for each counter of /proc/net/tls_stat. HS_ERR_UNSUPPORTED when
  * the file is absent (no tls module loaded, or no CONFIG_TLS).
  */
-HS_MUST_CHECK int hs_ktls_stat(hs_ktls_stat_fn fn, void *arg);
+HS_MUST_CHECK int ktls_stat(ktls_stat_fn fn, void *arg);
 
 #endif

@@ -64,7 +64,7 @@ static int drain_engine(struct hs_ktls *k, struct hs_conn *c)
 		if (!err && n > 0)
 			err = hs_ktls_push_plaintext(k, buf, n);
 	} while (!err && n > 0);
-	hs_wipe(buf, sizeof(buf));
+	wipe(buf, sizeof(buf));
 	return err;
 }
 
@@ -80,7 +80,7 @@ int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
 	err = flush_engine(c, fd);
 	if (err)
 		return err;
-	if (hs_conn_input_wanted(c) != HS_REC_HDR)
+	if (hs_conn_input_wanted(c) != REC_HDR)
 		return HS_ERR_TLS_STATE; /* part of a record is inside the engine */
 	err = hs_conn_secrets(c, &s);
 	if (err)

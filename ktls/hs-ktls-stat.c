@@ -14,15 +14,15 @@
 #include "ktls/diag.h"
 #include "hs/ktls.h"
 
-static int print_sock(void *arg, const struct hs_ktls_sock *s)
+static int print_sock(void *arg, const struct ktls_sock *s)
 {
 	int *count = arg;
 
 	(*count)++;
 	printf("%s %s %s %s tx %s rx %s%s%s\n", s->local, s->peer,
 	       s->version == 0x0304 ? "TLS1.3" : s->version == 0x0303 ? "TLS1.2" : "-",
-	       hs_ktls_cipher_name(s->cipher), hs_ktls_conf_name(s->txconf),
-	       hs_ktls_conf_name(s->rxconf), s->rx_no_pad ? " rx-no-pad" : "",
+	       ktls_cipher_name(s->cipher), ktls_conf_name(s->txconf),
+	       ktls_conf_name(s->rxconf), s->rx_no_pad ? " rx-no-pad" : "",
 	       s->zc_ro_tx ? " zc-ro-tx" : "");
 	return 0;
 }
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		print_caps(&caps);
 		printf("sockets (local peer version cipher tx rx):\n");
 	}
-	err = hs_ktls_list(print_sock, &count);
+	err = ktls_list(print_sock, &count);
 	if (err) {
 		fprintf(stderr, "hs-ktls-stat: sock_diag: %s\n", hs_strerror(err));
 		return 2;
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	if (count == 0)
 		printf("  (none)\n");
 	printf("/proc/net/tls_stat:\n");
-	if (hs_ktls_stat(print_stat, NULL) != 0)
+	if (ktls_stat(print_stat, NULL) != 0)
 		printf("  (absent: no tls module loaded)\n");
 	return caps.ulp ? 0 : 1;
 }

@@ -107,7 +107,7 @@ int ktls_set_conf(struct ktls_state *k, int name, const uint8_t *key, const uint
 	rc = k->ops.setsockopt(k->ops.user, k->fd, SOL_TLS, name, info,
 			       (socklen_t)k->cipher->info_size);
 	e = errno;
-	hs_wipe(info, sizeof(info));
+	wipe(info, sizeof(info));
 	return rc == 0 ? 0 : (e ? e : EIO);
 }
 
@@ -123,7 +123,7 @@ static int validate(const struct hs_secrets *s, const struct hs_ktls_cipher **c)
 	    s->secret_len != (*c)->secret_len)
 		return HS_ERR_ARG;
 	if (ktls_cipher_aead(*c) == NULL || ktls_cipher_aead(*c)->ctx_size > HS_AEAD_CTX_MAX)
-		return HS_ERR_INTERNAL; /* the context would not fit struct hs_rec_key */
+		return HS_ERR_INTERNAL; /* the context would not fit struct rec_key */
 	return 0;
 }
 
@@ -172,9 +172,9 @@ static void install_kernel(struct ktls_state *k, const struct hs_secrets *s, int
 static int load_dir(struct ktls_state *k, struct ktls_dir *d, const struct hs_dir_secrets *s)
 {
 	const struct hs_ktls_cipher *c = k->cipher;
-	const struct hs_aead *aead = d->path == HS_KTLS_PATH_USER ? ktls_cipher_aead(c) : NULL;
+	const struct aead *aead = d->path == HS_KTLS_PATH_USER ? ktls_cipher_aead(c) : NULL;
 
-	return hs_rec_key_load(&d->rec, aead, ktls_cipher_hash(c), c->key_len, s->secret, s->key, s->iv,
+	return rec_key_load(&d->rec, aead, ktls_cipher_hash(c), c->key_len, s->secret, s->key, s->iv,
 			       s->seq) ? HS_ERR_INTERNAL : 0;
 }
 
@@ -231,9 +231,9 @@ void hs_ktls_wipe(struct hs_ktls *pub)
 	if (!pub)
 		return;
 	k = ktls_of(pub);
-	hs_rec_key_wipe(&k->tx.rec);
-	hs_rec_key_wipe(&k->rx.rec);
-	hs_wipe(pub, sizeof(*pub));
+	rec_key_wipe(&k->tx.rec);
+	rec_key_wipe(&k->rx.rec);
+	wipe(pub, sizeof(*pub));
 	k->fd = -1;
 }
 

@@ -34,7 +34,7 @@ struct ktls_dir {
 	 * secret, IV and sequence number; the keyed AEAD on the userspace path
 	 * (on the kernel path rec.on is 0: the kernel has the key)
 	 */
-	struct hs_rec_key rec;
+	struct rec_key rec;
 	enum hs_ktls_path path;
 	enum hs_ktls_why why;
 	int why_errno;
@@ -61,21 +61,21 @@ struct ktls_state {
 	hs_ktls_handshake_fn on_handshake;
 	void *on_handshake_arg;
 	struct hs_conn *conn; /* hs_ktls_attach's engine: post-handshake messages go to it */
-	/* a post-handshake message split across records, [0, hs_len) so far */
-	size_t hs_len;
-	uint8_t hs[4 + HS_REC_MSG_MAX];
+	/* a post-handshake message split across records, [0, len) so far */
+	size_t len;
+	uint8_t hs[4 + REC_MSG_MAX];
 	/* userspace RX: raw bytes received, [in_off, in_len) not yet used */
 	size_t in_off, in_len;
-	uint8_t in[2 * HS_REC_MAX_WIRE];
+	uint8_t in[2 * REC_MAX_WIRE];
 	/* plaintext waiting for hs_ktls_read: [pt_off, pt_len) */
 	size_t pt_off, pt_len;
-	uint8_t pt[HS_REC_MAX_PLAIN + 1];
+	uint8_t pt[REC_MAX_PLAIN + 1];
 
 	/* writer only */
 	int sent_close;  /* close_notify or a fatal alert is out: nothing more is sent */
 	int tx_progress; /* the current call has sent bytes (EAGAIN then waits) */
 	unsigned key_updates_tx;
-	uint8_t out[HS_REC_MAX_WIRE]; /* userspace TX: one sealed record */
+	uint8_t out[REC_MAX_WIRE]; /* userspace TX: one sealed record */
 };
 
 _Static_assert(sizeof(struct ktls_state) <= sizeof(struct hs_ktls),
@@ -96,8 +96,8 @@ static inline const struct ktls_state *ktls_of_const(const struct hs_ktls *k)
 
 /* setsockopt TLS_TX/TLS_RX with this key, IV and next sequence number; 0 or errno. */
 /* desc.c: the crypto/ tables of a descriptor row */
-const struct hs_aead *ktls_cipher_aead(const struct hs_ktls_cipher *c);
-const struct hs_hash *ktls_cipher_hash(const struct hs_ktls_cipher *c);
+const struct aead *ktls_cipher_aead(const struct hs_ktls_cipher *c);
+const struct hash *ktls_cipher_hash(const struct hs_ktls_cipher *c);
 
 int ktls_set_conf(struct ktls_state *k, int name, const uint8_t *key, const uint8_t *iv,
 		  uint64_t seq);

@@ -61,7 +61,7 @@ static int set_conf(int fd, int name, const struct hs_ktls_cipher *c)
 		return EINVAL;
 	rc = setsockopt(fd, SOL_TLS, name, info, (socklen_t)c->info_size);
 	e = errno;
-	hs_wipe(info, sizeof(info));
+	wipe(info, sizeof(info));
 	return rc == 0 ? 0 : e;
 }
 

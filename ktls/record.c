@@ -6,7 +6,7 @@
  *
  * Implementation notes:
  * - Userspace records: header checks, nonce, seal, open, padding and every
- *   limit are record/'s (hs_rec_*), so a bad record gives the same error
+ *   limit are record/'s (rec_*), so a bad record gives the same error
  *   here as in the engine. We never pad.
  * - Records are sealed into k->out and opened in place in k->in; nothing
  *   allocates. A received record's plaintext that does not fit the caller's
@@ -124,8 +124,8 @@ static int send_raw(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t
 /* Seal one record of at most 2^14 bytes into k->out and send it. */
 static int user_send_one(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t len)
 {
-	struct hs_writer w = hs_writer_init(k->out, sizeof(k->out));
-	int err = hs_rec_seal(&k->tx.rec, type, HS_REC_LEGACY_VERSION, p, len, 0, &w);
+	struct writer w = writer_init(k->out, sizeof(k->out));
+	int err = rec_seal(&k->tx.rec, type, REC_LEGACY_VERSION, p, len, 0, &w);
 
 	if (err)
 		return ktls_fail(k, err, 0);
@@ -151,7 +151,7 @@ static int send_records(struct ktls_state *k, uint8_t type, const uint8_t *p, si
 	if (k->tx.path == HS_KTLS_PATH_KERNEL) /* the kernel cuts the records */
 		return len == 0 && type == HS_KTLS_DATA ? 0 : send_raw(k, type, p, len);
 	do {
-		size_t n = len < HS_REC_MAX_PLAIN ? len : HS_REC_MAX_PLAIN;
+		size_t n = len < REC_MAX_PLAIN ? len : REC_MAX_PLAIN;
 		if (stop_at_err && atomic_load(&k->err) != 0)
 			return ktls_tx_check(k); /* the reader (or we) failed: no more records */
 		err = user_send_one(k, type, p, n);
@@ -258,28 +258,28 @@ static int user_open(struct ktls_state *k, uint8_t *type, uint8_t **body, size_t
 	size_t clen;
 	int err;
 
-	err = fill(k, HS_REC_HDR);
+	err = fill(k, REC_HDR);
 	if (err)
 		return err;
 	hdr = k->in + k->in_off;
-	err = hs_rec_check_header(hdr, 1, &clen);
+	err = rec_check_header(hdr, 1, &clen);
 	/* RFC 8446 5: a CCS after the handshake is unexpected (the engine's
 	 * HS_ERR_TLS_BAD_CCS); 5.2: every other record is protected, type 23 */
-	if (!err && hdr[0] == HS_REC_CCS)
+	if (!err && hdr[0] == REC_CCS)
 		err = HS_ERR_TLS_BAD_CCS;
-	else if (!err && hdr[0] != HS_REC_APP)
+	else if (!err && hdr[0] != REC_APP)
 		err = HS_ERR_TLS_UNEXPECTED_RECORD;
 	if (err)
 		return ktls_fail(k, err, 0);
-	err = fill(k, HS_REC_HDR + clen);
+	err = fill(k, REC_HDR + clen);
 	if (err)
 		return err;
 	hdr = k->in + k->in_off; /* fill may have moved it */
-	err = hs_rec_open(&k->rx.rec, hdr, clen, type, len);
+	err = rec_open(&k->rx.rec, hdr, clen, type, len);
 	if (err)
 		return ktls_fail(k, err, 0);
-	k->in_off += HS_REC_HDR + clen;
-	*body = hdr + HS_REC_HDR;
+	k->in_off += REC_HDR + clen;
+	*body = hdr + REC_HDR;
 	return 0;
 }
 
@@ -300,7 +300,7 @@ static int user_recv(struct ktls_state *k, uint8_t *type, uint8_t *buf, size_t c
 	memcpy(buf, body, *n);
 	if (len > *n)
 		err = ktls_push_pt(k, body + *n, len - *n);
-	hs_wipe(body, len);
+	wipe(body, len);
 	return err;
 }
 

@@ -75,7 +75,7 @@ static const struct err_alert table[] = {
 	{ HS_ERR_X509_HOSTNAME, AL_BAD_CERTIFICATE },
 };
 
-int hs_alert_for(int err)
+int alert_for(int err)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (table[i].err == err)
@@ -85,7 +85,7 @@ int hs_alert_for(int err)
 
 int hs_err_alert(int err)
 {
-	return hs_alert_for(err);
+	return alert_for(err);
 }
 
 const char *hs_alert_name(int alert)

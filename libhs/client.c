@@ -31,7 +31,7 @@ static const uint8_t hrr_random[32] = {
 
 static int offered(const struct hs_conn *c, uint16_t type)
 {
-	return hs_u16_in(c->offered, c->n_offered, type);
+	return u16_in(c->offered, c->n_offered, type);
 }
 
 static void note_offered(struct hs_conn *c, uint16_t type)
@@ -55,35 +55,35 @@ static int is_ip_literal(const char *s)
 	return digits && dots == 3;
 }
 
-static void write_available(struct hs_writer *w, const uint16_t *v, size_t n,
+static void write_available(struct writer *w, const uint16_t *v, size_t n,
 			    const void *(*find)(uint16_t))
 {
 	for (size_t i = 0; i < n; i++)
 		if (find(v[i]) != NULL)
-			hs_write_u16(w, v[i]);
+			write_u16(w, v[i]);
 }
 
-static const void *find_suite(uint16_t id) { return hs_suite_find(id); }
-static const void *find_group(uint16_t id) { return hs_group_find(id); }
-static const void *find_sig(uint16_t id) { return hs_sigscheme_find(id); }
+static const void *find_suite(uint16_t id) { return suite_find(id); }
+static const void *find_group(uint16_t id) { return group_find(id); }
+static const void *find_sig(uint16_t id) { return sigscheme_find(id); }
 
-static void write_list_ext(struct hs_conn *c, struct hs_writer *w, uint16_t type,
+static void write_list_ext(struct hs_conn *c, struct writer *w, uint16_t type,
 			   const uint16_t *v, size_t n, const void *(*find)(uint16_t))
 {
-	struct hs_writer_vec e, l;
+	struct writer_vec e, l;
 
-	hs_write_u16(w, type);
-	hs_write_vec_open(w, 2, &e);
-	hs_write_vec_open(w, 2, &l);
+	write_u16(w, type);
+	write_vec_open(w, 2, &e);
+	write_vec_open(w, 2, &l);
 	write_available(w, v, n, find);
 	if (type == EXT_SIG_ALGS && test_hooks(c) != NULL && test_hooks(c)->extra_scheme != 0)
-		hs_write_u16(w, test_hooks(c)->extra_scheme);
-	hs_write_vec_close(w, &l);
-	hs_write_vec_close(w, &e);
+		write_u16(w, test_hooks(c)->extra_scheme);
+	write_vec_close(w, &l);
+	write_vec_close(w, &e);
 	note_offered(c, type);
 }
 
-static void write_ch_exts(struct hs_conn *c, struct hs_writer *w)
+static void write_ch_exts(struct hs_conn *c, struct writer *w)
 {
 	const struct hs_config *cfg = c->cfg;
 	const uint16_t *v;
@@ -91,106 +91,106 @@ static void write_ch_exts(struct hs_conn *c, struct hs_writer *w)
 	static const uint16_t versions[] = { TLS13_VERSION };
 
 	if (cfg->server_name != NULL && !is_ip_literal(cfg->server_name)) {
-		hs_ext_w_sni(w, cfg->server_name);
+		ext_w_sni(w, cfg->server_name);
 		note_offered(c, EXT_SERVER_NAME);
 	}
-	hs_cfg_groups(cfg, &v, &n);
+	cfg_groups(cfg, &v, &n);
 	write_list_ext(c, w, EXT_SUPPORTED_GROUPS, v, n, find_group);
-	hs_cfg_sigs(cfg, &v, &n);
+	cfg_sigs(cfg, &v, &n);
 	write_list_ext(c, w, EXT_SIG_ALGS, v, n, find_sig);
 	/* 4.2.3: certificates may be signed with rsa_pkcs1_*, which
 	 * signature_algorithms cannot list for CertificateVerify */
-	hs_ext_w_u16_list(w, EXT_SIG_ALGS_CERT, 2, hs_cert_sigs, hs_n_cert_sigs);
+	ext_w_u16_list(w, EXT_SIG_ALGS_CERT, 2, cert_sigs, n_cert_sigs);
 	note_offered(c, EXT_SIG_ALGS_CERT);
 	if (cfg->n_alpn > 0) {
-		hs_ext_w_alpn(w, cfg->alpn, cfg->n_alpn);
+		ext_w_alpn(w, cfg->alpn, cfg->n_alpn);
 		note_offered(c, EXT_ALPN);
 	}
-	hs_ext_w_u16_list(w, EXT_SUPPORTED_VERSIONS, 1, versions, 1);
+	ext_w_u16_list(w, EXT_SUPPORTED_VERSIONS, 1, versions, 1);
 	note_offered(c, EXT_SUPPORTED_VERSIONS);
-	hs_ext_w_key_share(w, c->kx_group->id, c->kx_pub, c->kx_group->kx->pub_len, 1);
+	ext_w_key_share(w, c->kx_group->id, c->kx_pub, c->kx_group->kx->pub_len, 1);
 	note_offered(c, EXT_KEY_SHARE);
 	if (c->echo_cookie_len > 0) {
-		hs_ext_w_opaque(w, EXT_COOKIE, 2, c->echo_cookie, c->echo_cookie_len);
+		ext_w_opaque(w, EXT_COOKIE, 2, c->echo_cookie, c->echo_cookie_len);
 		note_offered(c, EXT_COOKIE);
 	}
 }
 
 static int send_client_hello(struct hs_conn *c, uint16_t record_version)
 {
-	struct hs_writer w;
-	struct hs_writer_vec v, sub;
+	struct writer w;
+	struct writer_vec v, sub;
 	const uint16_t *suites;
 	size_t n;
 
-	hs_cfg_suites(c->cfg, &suites, &n);
-	hs_msg_begin(c, HT_CLIENT_HELLO, &w, &v);
-	hs_write_u16(&w, TLS12_VERSION);
-	hs_write_bytes(&w, c->random, 32);
-	hs_write_vec_open(&w, 1, &sub);
-	hs_write_bytes(&w, c->sid, c->sid_len);
-	hs_write_vec_close(&w, &sub);
-	hs_write_vec_open(&w, 2, &sub);
+	cfg_suites(c->cfg, &suites, &n);
+	msg_begin(c, HT_CLIENT_HELLO, &w, &v);
+	write_u16(&w, TLS12_VERSION);
+	write_bytes(&w, c->random, 32);
+	write_vec_open(&w, 1, &sub);
+	write_bytes(&w, c->sid, c->sid_len);
+	write_vec_close(&w, &sub);
+	write_vec_open(&w, 2, &sub);
 	write_available(&w, suites, n, find_suite);
-	hs_write_vec_close(&w, &sub);
-	hs_write_u16(&w, 0x0100); /* legacy_compression_methods = { null } */
-	hs_write_vec_open(&w, 2, &sub);
+	write_vec_close(&w, &sub);
+	write_u16(&w, 0x0100); /* legacy_compression_methods = { null } */
+	write_vec_open(&w, 2, &sub);
 	write_ch_exts(c, &w);
-	hs_write_vec_close(&w, &sub);
-	TRY(hs_msg_end(c, &w, &v));
-	return hs_flush_hs(c, record_version);
+	write_vec_close(&w, &sub);
+	TRY(msg_end(c, &w, &v));
+	return flush_handshake(c, record_version);
 }
 
 #ifdef HS_TEST_HOOKS
 /* test hook: send a given ClientHello verbatim, learning what it offers */
 static int send_verbatim_hello(struct hs_conn *c)
 {
-	struct hs_reader r = hs_reader_init(c->hooks.client_hello, c->hooks.client_hello_len);
-	struct hs_reader body, sid, suites, comp;
+	struct reader r = reader_init(c->hooks.client_hello, c->hooks.client_hello_len);
+	struct reader body, sid, suites, comp;
 	struct ext_list exts;
 	uint16_t version;
 
-	TRY(hs_msg_body(c->hooks.client_hello, c->hooks.client_hello_len, &body));
+	TRY(msg_body(c->hooks.client_hello, c->hooks.client_hello_len, &body));
 	r = body;
-	TRY(hs_read_u16(&r, &version));
-	TRY(hs_read_bytes(&r, c->random, 32));
-	TRY(hs_read_vec(&r, 1, 0, 32, &sid));
+	TRY(read_u16(&r, &version));
+	TRY(read_bytes(&r, c->random, 32));
+	TRY(read_vec(&r, 1, 0, 32, &sid));
 	c->sid_len = sid.len;
 	memcpy(c->sid, sid.p, sid.len);
-	TRY(hs_read_vec(&r, 2, 2, 0xfffe, &suites));
-	TRY(hs_read_vec(&r, 1, 1, 255, &comp));
-	TRY(hs_ext_parse(&r, &exts));
+	TRY(read_vec(&r, 2, 2, 0xfffe, &suites));
+	TRY(read_vec(&r, 1, 1, 255, &comp));
+	TRY(ext_parse(&r, &exts));
 	for (uint16_t t = 0; t < EXT_TRACKED; t++)
-		if (hs_ext_find(&exts, t) != NULL)
+		if (ext_find(&exts, t) != NULL)
 			note_offered(c, t);
-	ENSURE(c->hooks.client_hello_len <= HS_OUT_MAX, HS_ERR_ARG);
-	memcpy(c->hs_out, c->hooks.client_hello, c->hooks.client_hello_len);
-	c->hs_out_len = c->hooks.client_hello_len;
-	hs_tr_update(&c->tr, c->hs_out, c->hs_out_len);
-	return hs_flush_hs(c, 0x0301);
+	ENSURE(c->hooks.client_hello_len <= HANDSHAKE_OUT_MAX, HS_ERR_ARG);
+	memcpy(c->handshake_out, c->hooks.client_hello, c->hooks.client_hello_len);
+	c->handshake_out_len = c->hooks.client_hello_len;
+	transcript_update(&c->tr, c->handshake_out, c->handshake_out_len);
+	return flush_handshake(c, 0x0301);
 }
 #endif
 
-int hs_client_start(struct hs_conn *c)
+int client_start(struct hs_conn *c)
 {
 	const uint16_t *groups;
 	size_t n;
 	const struct group *g = NULL;
 
-	hs_cfg_groups(c->cfg, &groups, &n);
+	cfg_groups(c->cfg, &groups, &n);
 	for (size_t i = 0; i < n && g == NULL; i++)
-		g = hs_group_find(groups[i]);
+		g = group_find(groups[i]);
 	ENSURE(g != NULL, HS_ERR_TLS_NO_SHARED_GROUP);
-	TRY(hs_conn_keygen(c, g));
+	TRY(conn_keygen(c, g));
 	c->state = C_WAIT_SH;
 #ifdef HS_TEST_HOOKS
 	if (test_hooks(c) != NULL && test_hooks(c)->client_hello != NULL)
 		return send_verbatim_hello(c);
 #endif
-	TRY(hs_hello_random(c, c->random));
+	TRY(hello_random(c, c->random));
 	if (!c->cfg->no_compat) {
 		c->sid_len = 32;
-		TRY(hs_rand_bytes(c->sid, 32));
+		TRY(rand_bytes(c->sid, 32));
 	}
 	/* RFC 8446 5.1: 0x0301 in the record of the first ClientHello */
 	return send_client_hello(c, 0x0301);
@@ -206,18 +206,18 @@ struct server_hello {
 
 static int parse_sh(struct hs_conn *c, const uint8_t *msg, size_t len, struct server_hello *sh)
 {
-	struct hs_reader body, sid;
+	struct reader body, sid;
 	uint16_t version;
 	uint8_t comp;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_read_u16(&body, &version));
-	TRY(hs_read_bytes(&body, sh->random, 32));
-	TRY(hs_read_vec(&body, 1, 0, 32, &sid));
-	TRY(hs_read_u16(&body, &sh->suite));
-	TRY(hs_read_u8(&body, &comp));
-	TRY(hs_ext_parse(&body, &sh->exts));
-	TRY(hs_read_end(&body));
+	TRY(msg_body(msg, len, &body));
+	TRY(read_u16(&body, &version));
+	TRY(read_bytes(&body, sh->random, 32));
+	TRY(read_vec(&body, 1, 0, 32, &sid));
+	TRY(read_u16(&body, &sh->suite));
+	TRY(read_u8(&body, &comp));
+	TRY(ext_parse(&body, &sh->exts));
+	TRY(read_end(&body));
 	ENSURE(version == TLS12_VERSION, HS_ERR_TLS_VERSION);
 	ENSURE(sid.len == c->sid_len && memcmp(sid.p, c->sid, sid.len) == 0,
 	       HS_ERR_TLS_BAD_SESSION_ID);
@@ -227,20 +227,20 @@ static int parse_sh(struct hs_conn *c, const uint8_t *msg, size_t len, struct se
 
 static int check_sh_exts(struct hs_conn *c, const struct server_hello *sh, int hrr)
 {
-	const struct ext *sv = hs_ext_find(&sh->exts, EXT_SUPPORTED_VERSIONS);
-	struct hs_reader r;
+	const struct ext *sv = ext_find(&sh->exts, EXT_SUPPORTED_VERSIONS);
+	struct reader r;
 	uint16_t v;
 
 	/* without supported_versions the server speaks TLS 1.2 or older */
 	ENSURE(sv != NULL, HS_ERR_TLS_VERSION);
 	r = sv->body;
-	TRY(hs_read_u16(&r, &v));
-	TRY(hs_read_end(&r));
+	TRY(read_u16(&r, &v));
+	TRY(read_end(&r));
 	ENSURE(v == TLS13_VERSION, HS_ERR_TLS_ILLEGAL_PARAM);
 	/* we offer no type >= EXT_TRACKED */
 	ENSURE(sh->exts.n_other == 0, HS_ERR_TLS_UNSOLICITED_EXT);
 	for (uint16_t t = 0; t < EXT_TRACKED; t++) {
-		if (hs_ext_find(&sh->exts, t) == NULL)
+		if (ext_find(&sh->exts, t) == NULL)
 			continue;
 		/* 4.2.2: a cookie may come in a HelloRetryRequest unasked */
 		ENSURE(offered(c, t) || (hrr && t == EXT_COOKIE), HS_ERR_TLS_UNSOLICITED_EXT);
@@ -254,23 +254,23 @@ static int pick_suite(struct hs_conn *c, uint16_t id)
 {
 	const uint16_t *suites;
 	size_t n;
-	const struct suite *s = hs_suite_find(id);
+	const struct suite *s = suite_find(id);
 
-	hs_cfg_suites(c->cfg, &suites, &n);
-	ENSURE(s != NULL && (hs_u16_in(suites, n, id) ||
+	cfg_suites(c->cfg, &suites, &n);
+	ENSURE(s != NULL && (u16_in(suites, n, id) ||
 			   (test_hooks(c) != NULL && test_hooks(c)->client_hello != NULL)),
 	       HS_ERR_TLS_BAD_SUITE);
 	/* 4.1.4: the ServerHello suite must be the HelloRetryRequest's */
 	ENSURE(c->suite == NULL || c->suite == s, HS_ERR_TLS_ILLEGAL_PARAM);
 	c->suite = s;
-	hs_tr_choose(&c->tr, s->hash());
+	transcript_choose(&c->tr, s->hash());
 	return 0;
 }
 
 static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct server_hello *sh)
 {
-	const struct ext *ks = hs_ext_find(&sh->exts, EXT_KEY_SHARE);
-	const struct ext *ck = hs_ext_find(&sh->exts, EXT_COOKIE);
+	const struct ext *ks = ext_find(&sh->exts, EXT_KEY_SHARE);
+	const struct ext *ck = ext_find(&sh->exts, EXT_COOKIE);
 	const uint16_t *groups;
 	size_t n;
 	int err;
@@ -283,24 +283,24 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 	/* "would not result in any change in the ClientHello" -> illegal_parameter */
 	ENSURE(ks != NULL || ck != NULL, HS_ERR_TLS_BAD_HRR);
 	if (ks != NULL) {
-		struct hs_reader r = ks->body;
+		struct reader r = ks->body;
 		uint16_t gid;
 		const struct group *g;
-		TRY(hs_read_u16(&r, &gid));
-		TRY(hs_read_end(&r));
-		hs_cfg_groups(c->cfg, &groups, &n);
-		g = hs_group_find(gid);
-		ENSURE(g != NULL && hs_u16_in(groups, n, gid) && g != c->kx_group, HS_ERR_TLS_BAD_HRR);
-		TRY(hs_conn_keygen(c, g));
+		TRY(read_u16(&r, &gid));
+		TRY(read_end(&r));
+		cfg_groups(c->cfg, &groups, &n);
+		g = group_find(gid);
+		ENSURE(g != NULL && u16_in(groups, n, gid) && g != c->kx_group, HS_ERR_TLS_BAD_HRR);
+		TRY(conn_keygen(c, g));
 	}
 	/* 4.2.2: the cookie<1..2^16-1> goes back verbatim: echoed from the
-	 * HelloRetryRequest (still in hs_in) while the new hello is built */
+	 * HelloRetryRequest (still in handshake_in) while the new hello is built */
 	if (ck != NULL)
-		TRY(hs_ext_cookie(ck->body, &c->echo_cookie, &c->echo_cookie_len));
-	hs_tr_hrr_restart(&c->tr);
-	hs_tr_update(&c->tr, msg, len);
+		TRY(ext_cookie(ck->body, &c->echo_cookie, &c->echo_cookie_len));
+	transcript_hrr_restart(&c->tr);
+	transcript_update(&c->tr, msg, len);
 	if (c->sid_len > 0)
-		TRY(hs_send_ccs(c));
+		TRY(send_ccs(c));
 	c->state = C_WAIT_SH;
 	err = send_client_hello(c, TLS12_VERSION);
 	c->echo_cookie = NULL;
@@ -310,17 +310,17 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 
 static int sh_key_exchange(struct hs_conn *c, const struct server_hello *sh, uint8_t *shared)
 {
-	const struct ext *e = hs_ext_find(&sh->exts, EXT_KEY_SHARE);
+	const struct ext *e = ext_find(&sh->exts, EXT_KEY_SHARE);
 	struct key_share ks;
 	int err;
 
 	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
-	TRY(hs_ext_key_share_one(e->body, &ks));
+	TRY(ext_key_share_one(e->body, &ks));
 	ENSURE(ks.group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
 	/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
 	ENSURE(ks.len == c->kx_group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
 	err = c->kx_group->kx->shared(shared, c->kx_priv, ks.pub, ks.len);
-	hs_wipe(c->kx_priv, sizeof(c->kx_priv));
+	wipe(c->kx_priv, sizeof(c->kx_priv));
 	c->group = c->kx_group;
 	return err;
 }
@@ -338,17 +338,17 @@ static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(pick_suite(c, sh.suite));
 	err = sh_key_exchange(c, &sh, shared);
 	if (err == 0) {
-		hs_tr_update(&c->tr, msg, len);
-		hs_tr_hash(&c->tr, th);
-		err = hs_ks_start(&c->ks, c->suite->hash());
+		transcript_update(&c->tr, msg, len);
+		transcript_hash(&c->tr, th);
+		err = keysched_start(&c->ks, c->suite->hash());
 	}
 	if (err == 0)
-		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
-	hs_wipe(shared, sizeof(shared));
+		err = keysched_handshake(&c->ks, shared, c->group->kx->shared_len, th);
+	wipe(shared, sizeof(shared));
 	TRY(err);
-	hs_ks_note(c, 0);
-	TRY(hs_set_read_key(c, c->ks.s_hs));
-	return hs_set_write_key(c, c->ks.c_hs);
+	keysched_note(c, 0);
+	TRY(set_read_key(c, c->ks.s_hs));
+	return set_write_key(c, c->ks.c_hs);
 }
 
 /* ---- EncryptedExtensions (4.3.1) ---- */
@@ -358,7 +358,7 @@ static int ee_alpn(struct hs_conn *c, const struct ext *e)
 	const uint8_t *p;
 	size_t n;
 
-	TRY(hs_ext_alpn_one(e->body, &p, &n));
+	TRY(ext_alpn_one(e->body, &p, &n));
 	for (size_t i = 0; i < c->cfg->n_alpn; i++) {
 		if (strlen(c->cfg->alpn[i]) == n && memcmp(c->cfg->alpn[i], p, n) == 0) {
 			memcpy(c->alpn, p, n);
@@ -372,15 +372,15 @@ static int ee_alpn(struct hs_conn *c, const struct ext *e)
 
 static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	struct hs_reader body;
+	struct reader body;
 	struct ext_list exts;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_ext_parse(&body, &exts));
-	TRY(hs_read_end(&body));
+	TRY(msg_body(msg, len, &body));
+	TRY(ext_parse(&body, &exts));
+	TRY(read_end(&body));
 	ENSURE(exts.n_other == 0, HS_ERR_TLS_UNSOLICITED_EXT); /* we offer none */
 	for (uint16_t t = 0; t < EXT_TRACKED; t++) {
-		const struct ext *e = hs_ext_find(&exts, t);
+		const struct ext *e = ext_find(&exts, t);
 		if (e == NULL)
 			continue;
 		ENSURE(offered(c, e->type), HS_ERR_TLS_UNSOLICITED_EXT);
@@ -389,7 +389,7 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 			TRY(ee_alpn(c, e));
 			break;
 		case EXT_SERVER_NAME: /* RFC 6066 3: "extension_data" SHALL be empty */
-			ENSURE(hs_reader_left(&e->body) == 0, HS_ERR_TLS_DECODE);
+			ENSURE(reader_left(&e->body) == 0, HS_ERR_TLS_DECODE);
 			break;
 		case EXT_SUPPORTED_GROUPS:
 		case EXT_MAX_FRAGMENT_LENGTH:
@@ -400,7 +400,7 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 			return HS_ERR_TLS_EXT_NOT_ALLOWED;
 		}
 	}
-	hs_tr_update(&c->tr, msg, len);
+	transcript_update(&c->tr, msg, len);
 	return 0;
 }
 
@@ -414,37 +414,37 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 static int pick_client_cred(struct hs_conn *c, const struct ext *sig_algs)
 {
 	const struct hs_cred *cred = c->cfg->cred;
-	struct hs_reader v;
+	struct reader v;
 
-	TRY(hs_ext_u16_view(sig_algs->body, &v));
+	TRY(ext_u16_view(sig_algs->body, &v));
 	c->client_cred = NULL;
-	if (cred != NULL && hs_sigscheme_find(cred->scheme) != NULL &&
-	    hs_u16_view_has(v, cred->scheme))
+	if (cred != NULL && sigscheme_find(cred->scheme) != NULL &&
+	    u16_view_has(v, cred->scheme))
 		c->client_cred = cred;
 	return 0;
 }
 
 static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	struct hs_reader body, ctx;
+	struct reader body, ctx;
 	struct ext_list exts;
 	const struct ext *sig_algs;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
-	TRY(hs_ext_parse(&body, &exts));
-	TRY(hs_read_end(&body));
+	TRY(msg_body(msg, len, &body));
+	TRY(read_vec(&body, 1, 0, 255, &ctx));
+	TRY(ext_parse(&body, &exts));
+	TRY(read_end(&body));
 	/* 4.3.2: the context "SHALL be zero length unless used for the
 	 * post-handshake authentication exchanges" */
 	ENSURE(ctx.len == 0, HS_ERR_TLS_ILLEGAL_PARAM);
 	/* 4.3.2: "The "signature_algorithms" extension MUST be specified" */
-	sig_algs = hs_ext_find(&exts, EXT_SIG_ALGS);
+	sig_algs = ext_find(&exts, EXT_SIG_ALGS);
 	ENSURE(sig_algs != NULL, HS_ERR_TLS_MISSING_EXT);
 	TRY(pick_client_cred(c, sig_algs));
 	c->cert_requested = 1;
 	c->cr_context_len = ctx.len;
 	memcpy(c->cr_context, ctx.p, ctx.len);
-	hs_tr_update(&c->tr, msg, len);
+	transcript_update(&c->tr, msg, len);
 	return 0;
 }
 
@@ -452,54 +452,54 @@ static int on_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	size_t n;
 
-	TRY(hs_parse_certificate(c, msg, len, &n));
-	hs_tr_update(&c->tr, msg, len);
+	TRY(parse_certificate(c, msg, len, &n));
+	transcript_update(&c->tr, msg, len);
 	return 0;
 }
 
 static int on_certificate_verify(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	TRY(hs_check_cert_verify(c, msg, len, 1));
-	hs_tr_update(&c->tr, msg, len);
+	TRY(check_cert_verify(c, msg, len, 1));
+	transcript_update(&c->tr, msg, len);
 	return 0;
 }
 
 static int send_second_flight(struct hs_conn *c)
 {
 	if (c->sid_len > 0)
-		TRY(hs_send_ccs(c));
+		TRY(send_ccs(c));
 	/* 4.4.2: our chain and its CertificateVerify, or (no credential, or
 	 * none the server accepts) an empty Certificate alone */
 	if (c->cert_requested) {
-		TRY(hs_build_certificate(c, c->client_cred, c->cr_context, c->cr_context_len));
+		TRY(build_certificate(c, c->client_cred, c->cr_context, c->cr_context_len));
 		if (c->client_cred != NULL)
-			TRY(hs_build_cert_verify(c, c->client_cred, 0));
+			TRY(build_cert_verify(c, c->client_cred, 0));
 	}
-	TRY(hs_build_finished(c, c->ks.c_hs));
-	return hs_flush_hs(c, TLS12_VERSION);
+	TRY(build_finished(c, c->ks.c_hs));
+	return flush_handshake(c, TLS12_VERSION);
 }
 
 static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	uint8_t th[HASH_MAX];
 
-	TRY(hs_check_finished(c, c->ks.s_hs, msg, len));
-	hs_tr_update(&c->tr, msg, len);
-	hs_tr_hash(&c->tr, th);
-	TRY(hs_ks_master(&c->ks, th));
-	hs_ks_note(c, 1);
-	hs_ks_forget(c->ks.s_hs); /* its Finished is checked */
+	TRY(check_finished(c, c->ks.s_hs, msg, len));
+	transcript_update(&c->tr, msg, len);
+	transcript_hash(&c->tr, th);
+	TRY(keysched_master(&c->ks, th));
+	keysched_note(c, 1);
+	keysched_forget(c->ks.s_hs); /* its Finished is checked */
 	TRY(send_second_flight(c));
-	hs_ks_forget(c->ks.c_hs); /* our Finished is built */
+	keysched_forget(c->ks.c_hs); /* our Finished is built */
 	/* resumption (not yet): resumption_master_secret from the master here */
-	hs_ks_forget(c->ks.stage);
-	TRY(hs_set_write_key(c, c->ks.c_ap));
-	TRY(hs_set_read_key(c, c->ks.s_ap));
+	keysched_forget(c->ks.stage);
+	TRY(set_write_key(c, c->ks.c_ap));
+	TRY(set_read_key(c, c->ks.s_ap));
 	/* the record keys hold the application secrets from here on */
-	hs_ks_forget(c->ks.c_ap);
-	hs_ks_forget(c->ks.s_ap);
-	c->hs_done = 1;
-	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
+	keysched_forget(c->ks.c_ap);
+	keysched_forget(c->ks.s_ap);
+	c->handshake_done = 1;
+	conn_event(c, HS_EVENT_HANDSHAKE_DONE);
 	return 0;
 }
 
@@ -511,12 +511,12 @@ static const struct transition client_table[] = {
 	{ C_WAIT_CERT, HT_CERTIFICATE, on_certificate, C_WAIT_CV },
 	{ C_WAIT_CV, HT_CERTIFICATE_VERIFY, on_certificate_verify, C_WAIT_FINISHED },
 	{ C_WAIT_FINISHED, HT_FINISHED, on_server_finished, C_CONNECTED },
-	{ C_CONNECTED, HT_NEW_SESSION_TICKET, hs_on_ticket, C_CONNECTED },
-	{ C_CONNECTED, HT_KEY_UPDATE, hs_on_key_update, C_CONNECTED },
+	{ C_CONNECTED, HT_NEW_SESSION_TICKET, on_ticket, C_CONNECTED },
+	{ C_CONNECTED, HT_KEY_UPDATE, on_key_update, C_CONNECTED },
 };
 
-int hs_client_handle(struct hs_conn *c, const uint8_t *msg, size_t len)
+int client_handle(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	return hs_dispatch(c, client_table, sizeof(client_table) / sizeof(client_table[0]), msg,
+	return dispatch(c, client_table, sizeof(client_table) / sizeof(client_table[0]), msg,
 			   len);
 }

@@ -8,8 +8,8 @@
  *   place and hands its content on. It stops early, leaving bytes unused,
  *   when the record just processed completed the handshake, when decrypted
  *   application data waits to be read, or after close_notify.
- * - Handshake bytes collect in hs_in[], one message at a time (up to
- *   HS_IN_MAX); a message after which the read key changes must end its
+ * - Handshake bytes collect in handshake_in[], one message at a time (up to
+ *   HANDSHAKE_IN_MAX); a message after which the read key changes must end its
  *   record (5.1).
  * - Cheap records are bounded (internal.h): one CCS per connection; empty
  *   application_data records, user_canceled alerts and KeyUpdates in a
@@ -36,7 +36,7 @@
 
 /* ---- events and errors ---- */
 
-void hs_conn_event(struct hs_conn *c, enum hs_event ev)
+void conn_event(struct hs_conn *c, enum hs_event ev)
 {
 	if (c->ev_n < EVQ_LEN) {
 		c->evq[(c->ev_head + c->ev_n) % EVQ_LEN] = (uint8_t)ev;
@@ -63,21 +63,21 @@ static void touched(size_t *hw, size_t n)
 		*hw = n;
 }
 
-static struct hs_writer out_writer(struct hs_conn *c)
+static struct writer out_writer(struct hs_conn *c)
 {
 	if (c->out_off > 0) {
 		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
 		c->out_len -= c->out_off;
 		c->out_off = 0;
 	}
-	return hs_writer_init(c->out + c->out_len, OUT_CAP - c->out_len);
+	return writer_init(c->out + c->out_len, OUT_CAP - c->out_len);
 }
 
 static int send_record(struct hs_conn *c, uint8_t type, uint16_t version, const uint8_t *p,
 		       size_t n)
 {
-	struct hs_writer w = out_writer(c);
-	int err = hs_rec_seal(&c->wr, type, version, p, n, 0, &w);
+	struct writer w = out_writer(c);
+	int err = rec_seal(&c->wr, type, version, p, n, 0, &w);
 
 	touched(&c->out_hw, c->out_len + w.len);
 	if (err == 0) {
@@ -104,29 +104,29 @@ static int fail(struct hs_conn *c, int err)
 		return c->err;
 	c->err = err;
 	if (err != HS_ERR_TLS_PEER_ALERT) {
-		send_alert(c, (uint8_t)hs_alert_for(err));
-		hs_conn_event(c, HS_EVENT_ALERT);
+		send_alert(c, (uint8_t)alert_for(err));
+		conn_event(c, HS_EVENT_ALERT);
 	}
 	return err;
 }
 
 /* ---- services for client.c / server.c ---- */
 
-int hs_hello_random(struct hs_conn *c, uint8_t out[32])
+int hello_random(struct hs_conn *c, uint8_t out[32])
 {
-	const struct hs_test_hooks *th = test_hooks(c);
+	const struct test_hooks *th = test_hooks(c);
 
 	if (th != NULL && th->random != NULL) {
 		memcpy(out, th->random, 32);
 		return 0;
 	}
-	return hs_rand_bytes(out, 32);
+	return rand_bytes(out, 32);
 }
 
-int hs_conn_keygen(struct hs_conn *c, const struct group *g)
+int conn_keygen(struct hs_conn *c, const struct group *g)
 {
 	static const uint8_t base9[32] = { 9 };
-	const struct hs_test_hooks *th = test_hooks(c);
+	const struct test_hooks *th = test_hooks(c);
 
 	c->kx_group = g;
 	if (th != NULL && th->kx_priv != NULL && th->kx_group == g->id) {
@@ -138,49 +138,49 @@ int hs_conn_keygen(struct hs_conn *c, const struct group *g)
 	return g->kx->keygen(c->kx_priv, c->kx_pub);
 }
 
-void hs_msg_begin(struct hs_conn *c, uint8_t type, struct hs_writer *w, struct hs_writer_vec *v)
+void msg_begin(struct hs_conn *c, uint8_t type, struct writer *w, struct writer_vec *v)
 {
-	*w = hs_writer_init(c->hs_out + c->hs_out_len, HS_OUT_MAX - c->hs_out_len);
-	hs_write_u8(w, type);
-	hs_write_vec_open(w, 3, v);
+	*w = writer_init(c->handshake_out + c->handshake_out_len, HANDSHAKE_OUT_MAX - c->handshake_out_len);
+	write_u8(w, type);
+	write_vec_open(w, 3, v);
 }
 
-int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v)
+int msg_end_notr(struct hs_conn *c, struct writer *w, struct writer_vec *v)
 {
-	touched(&c->hs_out_hw, c->hs_out_len + w->len);
-	TRY(hs_write_vec_close(w, v));
-	TRY(hs_writer_error(w));
-	c->hs_out_len += w->len;
+	touched(&c->handshake_out_hw, c->handshake_out_len + w->len);
+	TRY(write_vec_close(w, v));
+	TRY(writer_error(w));
+	c->handshake_out_len += w->len;
 	return 0;
 }
 
-int hs_msg_end(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v)
+int msg_end(struct hs_conn *c, struct writer *w, struct writer_vec *v)
 {
-	touched(&c->hs_out_hw, c->hs_out_len + w->len);
-	TRY(hs_write_vec_close(w, v));
-	TRY(hs_writer_error(w));
-	hs_tr_update(&c->tr, c->hs_out + c->hs_out_len, w->len);
-	c->hs_out_len += w->len;
+	touched(&c->handshake_out_hw, c->handshake_out_len + w->len);
+	TRY(write_vec_close(w, v));
+	TRY(writer_error(w));
+	transcript_update(&c->tr, c->handshake_out + c->handshake_out_len, w->len);
+	c->handshake_out_len += w->len;
 	return 0;
 }
 
-int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version)
+int flush_handshake(struct hs_conn *c, uint16_t legacy_version)
 {
 	size_t off = 0;
 
-	touched(&c->hs_out_hw, c->hs_out_len); /* also covers bytes put there verbatim */
-	while (off < c->hs_out_len) {
-		size_t n = c->hs_out_len - off;
-		if (n > HS_REC_MAX_PLAIN)
-			n = HS_REC_MAX_PLAIN;
-		TRY(send_record(c, CT_HANDSHAKE, legacy_version, c->hs_out + off, n));
+	touched(&c->handshake_out_hw, c->handshake_out_len); /* also covers bytes put there verbatim */
+	while (off < c->handshake_out_len) {
+		size_t n = c->handshake_out_len - off;
+		if (n > REC_MAX_PLAIN)
+			n = REC_MAX_PLAIN;
+		TRY(send_record(c, CT_HANDSHAKE, legacy_version, c->handshake_out + off, n));
 		off += n;
 	}
-	c->hs_out_len = 0;
+	c->handshake_out_len = 0;
 	return 0;
 }
 
-int hs_send_ccs(struct hs_conn *c)
+int send_ccs(struct hs_conn *c)
 {
 	static const uint8_t one = 1;
 
@@ -188,7 +188,7 @@ int hs_send_ccs(struct hs_conn *c)
 		return 0;
 	c->ccs_sent = 1;
 	/* D.4: the CCS record is never protected; send it before any key is on */
-	struct hs_rec_key *k = &c->wr;
+	struct rec_key *k = &c->wr;
 	int on = k->on;
 	k->on = 0;
 	int err = send_record(c, CT_CCS, TLS12_VERSION, &one, 1);
@@ -197,23 +197,23 @@ int hs_send_ccs(struct hs_conn *c)
 }
 
 /* record/'s key from the suite's tables */
-static int set_key(struct hs_rec_key *k, const struct suite *s, const uint8_t *secret)
+static int set_key(struct rec_key *k, const struct suite *s, const uint8_t *secret)
 {
-	return hs_rec_key_set(k, s->aead(), s->hash(), s->key_len, secret);
+	return rec_key_set(k, s->aead(), s->hash(), s->key_len, secret);
 }
 
-int hs_set_read_key(struct hs_conn *c, const uint8_t *secret)
+int set_read_key(struct hs_conn *c, const uint8_t *secret)
 {
 	c->rd_gen++;
 	return set_key(&c->rd, c->suite, secret);
 }
 
-int hs_set_write_key(struct hs_conn *c, const uint8_t *secret)
+int set_write_key(struct hs_conn *c, const uint8_t *secret)
 {
 	return set_key(&c->wr, c->suite, secret);
 }
 
-int hs_dispatch(struct hs_conn *c, const struct transition *t, size_t n, const uint8_t *msg,
+int dispatch(struct hs_conn *c, const struct transition *t, size_t n, const uint8_t *msg,
 		size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -244,7 +244,7 @@ static int check_config(const struct hs_config *cfg)
 	if (cfg->server_name != NULL)
 		ENSURE(strlen(cfg->server_name) <= NAME_MAX_LEN, HS_ERR_ARG);
 	if (cfg->server_name != NULL && cfg->role == HS_ROLE_CLIENT)
-		TRY(hs_sni_config_check(cfg->server_name));
+		TRY(sni_config_check(cfg->server_name));
 	return 0;
 }
 
@@ -312,7 +312,7 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 	c->alert_sent = -1;
 	c->alert_recv = -1;
 	c->ku_after = cfg->key_update_after;
-	hs_tr_init(&c->tr);
+	transcript_init(&c->tr);
 	*out = c;
 	return 0;
 }
@@ -331,20 +331,20 @@ void hs_conn_free(struct hs_conn *c)
 		return;
 	if (c->magic != CONN_MAGIC)
 		abort(); /* double free, or not a connection */
-	hs_rec_key_wipe(&c->rd);
-	hs_rec_key_wipe(&c->wr);
-	hs_ks_wipe(&c->ks);
-	hs_wipe(c->peer_certs, c->peer_certs_len);
-	hs_wipe(c->in, c->in_hw);
-	hs_wipe(c->hs_in, c->hs_in_hw);
-	hs_wipe(c->hs_out, c->hs_out_hw);
-	hs_wipe(c->out, c->out_hw);
-	hs_wipe(c, offsetof(struct hs_conn, in)); /* the marks and the magic last */
+	rec_key_wipe(&c->rd);
+	rec_key_wipe(&c->wr);
+	keysched_wipe(&c->ks);
+	wipe(c->peer_certs, c->peer_certs_len);
+	wipe(c->in, c->in_hw);
+	wipe(c->handshake_in, c->handshake_in_hw);
+	wipe(c->handshake_out, c->handshake_out_hw);
+	wipe(c->out, c->out_hw);
+	wipe(c, offsetof(struct hs_conn, in)); /* the marks and the magic last */
 	conn_release(c);
 }
 
 #ifdef HS_TEST_HOOKS
-int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h)
+int conn_test_hooks(struct hs_conn *c, const struct test_hooks *h)
 {
 	ENSURE(!c->started && c->err == 0, HS_ERR_TLS_STATE);
 	c->hooks = *h;
@@ -364,20 +364,20 @@ static int ensure_started(struct hs_conn *c)
 	c->started = 1;
 	if (c->role != HS_ROLE_CLIENT)
 		return 0;
-	err = hs_client_start(c);
+	err = client_start(c);
 	return err ? fail(c, err) : 0;
 }
 
 /* ---- receiving ---- */
 
-/* Body length of the message in hs_in (its 4-byte header is there). */
-static size_t hs_in_body_len(const struct hs_conn *c)
+/* Body length of the message in handshake_in (its 4-byte header is there). */
+static size_t in_body_len(const struct hs_conn *c)
 {
-	return ((size_t)c->hs_in[1] << 16) | ((size_t)c->hs_in[2] << 8) | c->hs_in[3];
+	return ((size_t)c->handshake_in[1] << 16) | ((size_t)c->handshake_in[2] << 8) | c->handshake_in[3];
 }
 
 /*
- * hs_in holds at most one message: a record's bytes are taken as far as
+ * handshake_in holds at most one message: a record's bytes are taken as far as
  * the current message needs, the message is handled, then the rest of the
  * record starts the next one. The announced length is checked as soon as
  * the header is in, before the body is waited for.
@@ -390,26 +390,26 @@ static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 	 * Handshake types" */
 	ENSURE(n > 0, HS_ERR_TLS_EMPTY_RECORD);
 	while (off < n) {
-		size_t want = c->hs_in_len < 4 ? 4 - c->hs_in_len
-					       : 4 + hs_in_body_len(c) - c->hs_in_len;
+		size_t want = c->handshake_in_len < 4 ? 4 - c->handshake_in_len
+					       : 4 + in_body_len(c) - c->handshake_in_len;
 		size_t take = want < n - off ? want : n - off, len;
 		unsigned gen = c->rd_gen;
 		int err;
 
-		memcpy(c->hs_in + c->hs_in_len, p + off, take);
-		c->hs_in_len += take;
+		memcpy(c->handshake_in + c->handshake_in_len, p + off, take);
+		c->handshake_in_len += take;
 		off += take;
-		touched(&c->hs_in_hw, c->hs_in_len);
-		if (c->hs_in_len < 4)
+		touched(&c->handshake_in_hw, c->handshake_in_len);
+		if (c->handshake_in_len < 4)
 			break;
-		len = hs_in_body_len(c);
+		len = in_body_len(c);
 		/* after the handshake: the one post-handshake limit ktls/ applies too */
-		ENSURE(len <= (c->hs_done ? HS_REC_MSG_MAX : HS_IN_MAX), HS_ERR_TLS_MSG_TOO_LARGE);
-		if (c->hs_in_len < 4 + len)
+		ENSURE(len <= (c->handshake_done ? REC_MSG_MAX : HANDSHAKE_IN_MAX), HS_ERR_TLS_MSG_TOO_LARGE);
+		if (c->handshake_in_len < 4 + len)
 			continue;
-		err = c->role == HS_ROLE_CLIENT ? hs_client_handle(c, c->hs_in, 4 + len)
-						: hs_server_handle(c, c->hs_in, 4 + len);
-		c->hs_in_len = 0;
+		err = c->role == HS_ROLE_CLIENT ? client_handle(c, c->handshake_in, 4 + len)
+						: server_handle(c, c->handshake_in, 4 + len);
+		c->handshake_in_len = 0;
 		TRY(err);
 		/* 5.1: a message that changes keys must end its record */
 		ENSURE(gen == c->rd_gen || off == n, HS_ERR_TLS_KEY_CHANGE_MID_RECORD);
@@ -424,7 +424,7 @@ static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)
 	ENSURE(n == 2, HS_ERR_TLS_BAD_ALERT);
 	if (p[1] == AL_CLOSE_NOTIFY) {
 		c->peer_closed = 1;
-		hs_conn_event(c, HS_EVENT_CLOSE_NOTIFY);
+		conn_event(c, HS_EVENT_CLOSE_NOTIFY);
 		return 0;
 	}
 	if (p[1] == AL_USER_CANCELED) { /* 6.1: may be followed by close_notify */
@@ -433,7 +433,7 @@ static int on_alert(struct hs_conn *c, const uint8_t *p, size_t n)
 	}
 	/* 6.2: in TLS 1.3 every other alert is fatal, whatever its level */
 	c->alert_recv = p[1];
-	hs_conn_event(c, HS_EVENT_ALERT);
+	conn_event(c, HS_EVENT_ALERT);
 	return HS_ERR_TLS_PEER_ALERT;
 }
 
@@ -447,7 +447,7 @@ static int on_plain_alert(struct hs_conn *c, const uint8_t *p, size_t n)
 {
 	ENSURE(n == 2 && p[1] != AL_CLOSE_NOTIFY, HS_ERR_TLS_UNEXPECTED_RECORD);
 	c->alert_recv = p[1];
-	hs_conn_event(c, HS_EVENT_ALERT);
+	conn_event(c, HS_EVENT_ALERT);
 	return HS_ERR_TLS_PEER_ALERT;
 }
 
@@ -466,7 +466,7 @@ static int on_ccs(struct hs_conn *c, const uint8_t *p, size_t n)
 	 * flight (D.4); a second one is unexpected_message */
 	ENSURE(!c->ccs_recv, HS_ERR_TLS_BAD_CCS);
 	c->ccs_recv = 1;
-	ENSURE(c->hs_in_len == 0, HS_ERR_TLS_BAD_CCS);
+	ENSURE(c->handshake_in_len == 0, HS_ERR_TLS_BAD_CCS);
 	ENSURE(c->role == HS_ROLE_CLIENT || c->state != S_START || c->hrr_done, HS_ERR_TLS_BAD_CCS);
 	ENSURE(!peer_finished_seen(c), HS_ERR_TLS_BAD_CCS);
 	return 0;
@@ -502,7 +502,7 @@ static int open_record(struct hs_conn *c, uint8_t *type, size_t *n, int *skipped
 		return 0;
 	}
 	ENSURE(*type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
-	err = hs_rec_open(&c->rd, c->in, body_len, type, n);
+	err = rec_open(&c->rd, c->in, body_len, type, n);
 	if (err == HS_ERR_TLS_BAD_RECORD_MAC && c->skip_early) {
 		/* trial decryption under the handshake key: not ours */
 		*skipped = 1;
@@ -517,8 +517,8 @@ static int open_record(struct hs_conn *c, uint8_t *type, size_t *n, int *skipped
 static int process_record(struct hs_conn *c)
 {
 	uint8_t type = c->in[0];
-	size_t n = c->in_len - HS_REC_HDR;
-	uint8_t *body = c->in + HS_REC_HDR;
+	size_t n = c->in_len - REC_HDR;
+	uint8_t *body = c->in + REC_HDR;
 	int skipped;
 
 	if (type == CT_CCS)
@@ -529,20 +529,20 @@ static int process_record(struct hs_conn *c)
 	if (skipped)
 		return 0;
 	/* 5.1: handshake messages MUST NOT be interleaved with other types */
-	ENSURE(type == CT_HANDSHAKE || c->hs_in_len == 0, HS_ERR_TLS_UNEXPECTED_RECORD);
+	ENSURE(type == CT_HANDSHAKE || c->handshake_in_len == 0, HS_ERR_TLS_UNEXPECTED_RECORD);
 	switch (type) {
 	case CT_HANDSHAKE:
 		return on_handshake(c, body, n);
 	case CT_ALERT:
 		return on_alert(c, body, n);
 	case CT_APP:
-		ENSURE(c->hs_done, HS_ERR_TLS_UNEXPECTED_RECORD);
+		ENSURE(c->handshake_done, HS_ERR_TLS_UNEXPECTED_RECORD);
 		if (n == 0) { /* 5.1: allowed, but not without end */
 			ENSURE(++c->n_empty <= MAX_EMPTY_RECORDS, HS_ERR_TLS_TOO_MANY_RECORDS);
 			return 0;
 		}
 		c->n_empty = c->n_warn = c->n_ku = 0;
-		c->app_off = HS_REC_HDR;
+		c->app_off = REC_HDR;
 		c->app_len = n;
 		return 0;
 	default:
@@ -554,21 +554,21 @@ size_t hs_conn_input_wanted(const struct hs_conn *c)
 {
 	size_t body;
 
-	if (c->in_len < HS_REC_HDR)
-		return HS_REC_HDR - c->in_len;
+	if (c->in_len < REC_HDR)
+		return REC_HDR - c->in_len;
 	/* the header was validated when it completed */
 	body = ((size_t)c->in[3] << 8) | c->in[4];
-	return HS_REC_HDR + body - c->in_len;
+	return REC_HDR + body - c->in_len;
 }
 
 static int feed_bytes(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used)
 {
-	int was_done = c->hs_done;
+	int was_done = c->handshake_done;
 
 	while (*used < len) {
 		size_t take, body;
 
-		if (c->app_len > 0 || c->peer_closed || (!was_done && c->hs_done))
+		if (c->app_len > 0 || c->peer_closed || (!was_done && c->handshake_done))
 			break;
 		take = hs_conn_input_wanted(c);
 		if (take > len - *used)
@@ -577,9 +577,9 @@ static int feed_bytes(struct hs_conn *c, const uint8_t *in, size_t len, size_t *
 		c->in_len += take;
 		touched(&c->in_hw, c->in_len);
 		*used += take;
-		if (c->in_len == HS_REC_HDR)
-			TRY(hs_rec_check_header(c->in, c->rd.on, &body));
-		if (c->in_len >= HS_REC_HDR && hs_conn_input_wanted(c) == 0) {
+		if (c->in_len == REC_HDR)
+			TRY(rec_check_header(c->in, c->rd.on, &body));
+		if (c->in_len >= REC_HDR && hs_conn_input_wanted(c) == 0) {
 			int err = process_record(c);
 			c->in_len = 0;
 			TRY(err);
@@ -639,23 +639,23 @@ int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
 	return 0;
 }
 
-int hs_send_key_update(struct hs_conn *c, int request)
+int send_key_update(struct hs_conn *c, int request)
 {
-	struct hs_writer w;
-	struct hs_writer_vec v;
-	const struct hs_hash *h = c->suite->hash();
+	struct writer w;
+	struct writer_vec v;
+	const struct hash *h = c->suite->hash();
 
-	hs_msg_begin(c, HT_KEY_UPDATE, &w, &v);
-	hs_write_u8(&w, request ? 1 : 0);
-	TRY(hs_msg_end_notr(c, &w, &v));
-	TRY(hs_flush_hs(c, TLS12_VERSION));
+	msg_begin(c, HT_KEY_UPDATE, &w, &v);
+	write_u8(&w, request ? 1 : 0);
+	TRY(msg_end_notr(c, &w, &v));
+	TRY(flush_handshake(c, TLS12_VERSION));
 	/* 7.2: application_traffic_secret_N+1 from _N */
-	TRY(hs_rec_next_secret(h, c->wr.secret));
+	TRY(rec_next_secret(h, c->wr.secret));
 	c->ku_answer_end = c->out_queued;
-	return hs_set_write_key(c, c->wr.secret);
+	return set_write_key(c, c->wr.secret);
 }
 
-int hs_ku_answer_pending(const struct hs_conn *c)
+int ku_answer_pending(const struct hs_conn *c)
 {
 	return c->out_pulled < c->ku_answer_end;
 }
@@ -668,7 +668,7 @@ static uint64_t ku_limit(const struct hs_conn *c)
 /* room for a KeyUpdate record plus one data record of n bytes? */
 static size_t fits(struct hs_conn *c, size_t want)
 {
-	size_t overhead = HS_REC_HDR + 1 + HS_AEAD_TAG_LEN;
+	size_t overhead = REC_HDR + 1 + HS_AEAD_TAG_LEN;
 	size_t free_ = OUT_CAP - (c->out_len - c->out_off) - 2 * overhead - 8;
 
 	if (free_ > OUT_CAP)
@@ -680,17 +680,17 @@ int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n)
 {
 	*n = 0;
 	TRY(c->err);
-	ENSURE(c->hs_done, HS_ERR_TLS_STATE);
+	ENSURE(c->handshake_done, HS_ERR_TLS_STATE);
 	ENSURE(!c->we_closed, HS_ERR_TLS_CLOSED);
 	while (*n < len) {
-		size_t k = fits(c, len - *n > HS_REC_MAX_PLAIN ? HS_REC_MAX_PLAIN : len - *n);
+		size_t k = fits(c, len - *n > REC_MAX_PLAIN ? REC_MAX_PLAIN : len - *n);
 		int err = 0;
 
 		if (k == 0)
 			break;
 		/* automatic KeyUpdate before the AEAD's per-key record limit */
 		if (c->wr.seq + 1 >= ku_limit(c))
-			err = hs_send_key_update(c, 0);
+			err = send_key_update(c, 0);
 		if (err == 0)
 			err = send_record(c, CT_APP, TLS12_VERSION, buf + *n, k);
 		if (err)
@@ -705,9 +705,9 @@ int hs_conn_key_update(struct hs_conn *c, int request_peer)
 	int err;
 
 	TRY(c->err);
-	ENSURE(c->hs_done && !c->we_closed, HS_ERR_TLS_STATE);
+	ENSURE(c->handshake_done && !c->we_closed, HS_ERR_TLS_STATE);
 	ENSURE(fits(c, 64) == 64, HS_ERR_NO_SPACE);
-	err = hs_send_key_update(c, request_peer);
+	err = send_key_update(c, request_peer);
 	return err ? fail(c, err) : 0;
 }
 
@@ -737,39 +737,39 @@ static int post_fail(struct hs_conn *c, int err)
 
 int hs_conn_post_handshake(struct hs_conn *c, uint8_t type, const uint8_t *msg, size_t len)
 {
-	struct hs_reader body;
+	struct reader body;
 	uint8_t req;
 	int err;
 
 	if (c == NULL || msg == NULL || len < 4 || msg[0] != type)
 		return HS_ERR_ARG;
 	TRY(c->err);
-	ENSURE(c->hs_done, HS_ERR_TLS_STATE);
+	ENSURE(c->handshake_done, HS_ERR_TLS_STATE);
 	/* the 24-bit length must cover exactly the rest */
 	if ((((size_t)msg[1] << 16) | ((size_t)msg[2] << 8) | msg[3]) != len - 4)
 		return post_fail(c, HS_ERR_TLS_DECODE);
 	if (type == HT_NEW_SESSION_TICKET && c->role == HS_ROLE_CLIENT) {
-		err = hs_on_ticket(c, msg, len);
+		err = on_ticket(c, msg, len);
 		return err ? post_fail(c, err) : 0;
 	}
 	if (type != HT_KEY_UPDATE)
 		return post_fail(c, HS_ERR_TLS_UNEXPECTED_MSG);
-	err = hs_msg_body(msg, len, &body);
+	err = msg_body(msg, len, &body);
 	if (!err)
-		err = hs_read_u8(&body, &req);
+		err = read_u8(&body, &req);
 	if (!err)
-		err = hs_read_end(&body);
+		err = read_end(&body);
 	if (!err && req > 1) /* 4.6.3: any other value is illegal_parameter */
 		err = HS_ERR_TLS_BAD_KEY_UPDATE;
 	if (err)
 		return post_fail(c, err);
-	hs_conn_event(c, HS_EVENT_KEY_UPDATE);
+	conn_event(c, HS_EVENT_KEY_UPDATE);
 	return 0;
 }
 
 /* ---- getters ---- */
 
-int hs_conn_handshake_done(const struct hs_conn *c) { return c->hs_done; }
+int hs_conn_handshake_done(const struct hs_conn *c) { return c->handshake_done; }
 int hs_conn_peer_closed(const struct hs_conn *c) { return c->peer_closed; }
 int hs_conn_error(const struct hs_conn *c) { return c->err; }
 int hs_conn_used_hrr(const struct hs_conn *c) { return c->hrr_done; }
@@ -814,9 +814,9 @@ const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *li
 	return c->ticket_len ? c->ticket : NULL;
 }
 
-void hs_ks_note(struct hs_conn *c, int master)
+void keysched_note(struct hs_conn *c, int master)
 {
-	struct hs_test_secrets *s = test_hooks(c) != NULL ? test_hooks(c)->capture : NULL;
+	struct test_secrets *s = test_hooks(c) != NULL ? test_hooks(c)->capture : NULL;
 
 	if (s == NULL)
 		return;
@@ -824,7 +824,7 @@ void hs_ks_note(struct hs_conn *c, int master)
 	if (!master) {
 		memcpy(s->client_hs, c->ks.c_hs, sizeof(s->client_hs));
 		memcpy(s->server_hs, c->ks.s_hs, sizeof(s->server_hs));
-		memcpy(s->handshake, c->ks.hs_secret, sizeof(s->handshake));
+		memcpy(s->handshake, c->ks.handshake_secret, sizeof(s->handshake));
 		return;
 	}
 	memcpy(s->client_ap, c->ks.c_ap, sizeof(s->client_ap));
@@ -833,7 +833,7 @@ void hs_ks_note(struct hs_conn *c, int master)
 }
 
 #ifdef HS_TEST_HOOKS
-void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s)
+void conn_test_secrets(const struct hs_conn *c, struct test_secrets *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->len = c->ks.len;
@@ -841,7 +841,7 @@ void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s)
 	memcpy(s->server_hs, c->ks.s_hs, sizeof(s->server_hs));
 	memcpy(s->client_ap, c->ks.c_ap, sizeof(s->client_ap));
 	memcpy(s->server_ap, c->ks.s_ap, sizeof(s->server_ap));
-	memcpy(s->handshake, c->ks.hs_secret, sizeof(s->handshake));
+	memcpy(s->handshake, c->ks.handshake_secret, sizeof(s->handshake));
 	memcpy(s->master, c->ks.stage, sizeof(s->master));
 }
 #endif

@@ -2,7 +2,7 @@
  * The extensions codec (RFC 8446 4.2): one parser for an extensions block
  * and small readers/writers for each extension hs understands.
  *
- * Implementation notes: hs_ext_parse() takes any number of extensions and
+ * Implementation notes: ext_parse() takes any number of extensions and
  * keeps those of types below EXT_TRACKED in a table indexed by type; a
  * second occurrence of such a type is HS_ERR_TLS_DUP_EXT (4.2: "There MUST
  * NOT be more than one extension of the same type in a given extension
@@ -15,19 +15,19 @@
 
 #include <string.h>
 
-int hs_ext_parse(struct hs_reader *r, struct ext_list *l)
+int ext_parse(struct reader *r, struct ext_list *l)
 {
-	struct hs_reader block;
+	struct reader block;
 
 	l->present = 0;
 	l->n = l->n_other = 0;
-	TRY(hs_read_vec(r, 2, 0, 0xffff, &block));
-	while (hs_reader_left(&block) > 0) {
+	TRY(read_vec(r, 2, 0, 0xffff, &block));
+	while (reader_left(&block) > 0) {
 		uint16_t type;
-		struct hs_reader body;
+		struct reader body;
 
-		TRY(hs_read_u16(&block, &type));
-		TRY(hs_read_vec(&block, 2, 0, 0xffff, &body));
+		TRY(read_u16(&block, &type));
+		TRY(read_vec(&block, 2, 0, 0xffff, &body));
 		l->n++;
 		if (type >= EXT_TRACKED) {
 			l->n_other++;
@@ -41,26 +41,26 @@ int hs_ext_parse(struct hs_reader *r, struct ext_list *l)
 	return 0;
 }
 
-const struct ext *hs_ext_find(const struct ext_list *l, uint16_t type)
+const struct ext *ext_find(const struct ext_list *l, uint16_t type)
 {
 	if (type >= EXT_TRACKED || !(l->present >> type & 1))
 		return NULL;
 	return &l->e[type];
 }
 
-int hs_ext_u16_view(struct hs_reader body, struct hs_reader *list)
+int ext_u16_view(struct reader body, struct reader *list)
 {
-	TRY(hs_read_vec(&body, 2, 2, 0xfffe, list));
-	TRY(hs_read_end(&body));
-	ENSURE(hs_reader_left(list) % 2 == 0, HS_ERR_TLS_DECODE);
+	TRY(read_vec(&body, 2, 2, 0xfffe, list));
+	TRY(read_end(&body));
+	ENSURE(reader_left(list) % 2 == 0, HS_ERR_TLS_DECODE);
 	return 0;
 }
 
-int hs_u16_view_has(struct hs_reader list, uint16_t v)
+int u16_view_has(struct reader list, uint16_t v)
 {
 	uint16_t x;
 
-	while (hs_read_u16(&list, &x) == 0)
+	while (read_u16(&list, &x) == 0)
 		if (x == v)
 			return 1;
 	return 0;
@@ -68,19 +68,19 @@ int hs_u16_view_has(struct hs_reader list, uint16_t v)
 
 /* supported_groups, signature_algorithms(_cert): u16 list <2..2^16-2>,
  * GREASE left out; more than max others is HS_ERR_NO_SPACE, never a cut
- * (the engine scans lists in place: hs_ext_u16_view) */
-int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n)
+ * (the engine scans lists in place: ext_u16_view) */
+int ext_u16_list(struct reader body, uint16_t *out, size_t max, size_t *n)
 {
-	struct hs_reader list;
+	struct reader list;
 
 	*n = 0;
-	TRY(hs_read_vec(&body, 2, 2, 0xfffe, &list));
-	TRY(hs_read_end(&body));
-	ENSURE(hs_reader_left(&list) % 2 == 0, HS_ERR_TLS_DECODE);
-	while (hs_reader_left(&list) > 0) {
+	TRY(read_vec(&body, 2, 2, 0xfffe, &list));
+	TRY(read_end(&body));
+	ENSURE(reader_left(&list) % 2 == 0, HS_ERR_TLS_DECODE);
+	while (reader_left(&list) > 0) {
 		uint16_t v;
-		TRY(hs_read_u16(&list, &v));
-		if (hs_is_grease(v))
+		TRY(read_u16(&list, &v));
+		if (is_grease(v))
 			continue;
 		ENSURE(*n < max, HS_ERR_NO_SPACE);
 		out[(*n)++] = v;
@@ -89,17 +89,17 @@ int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n)
 }
 
 /* ClientHello supported_versions: u16 list <2..254> */
-int hs_ext_versions_has13(struct hs_reader body, int *has)
+int ext_versions_has13(struct reader body, int *has)
 {
-	struct hs_reader list;
+	struct reader list;
 
 	*has = 0;
-	TRY(hs_read_vec(&body, 1, 2, 254, &list));
-	TRY(hs_read_end(&body));
-	ENSURE(hs_reader_left(&list) % 2 == 0, HS_ERR_TLS_DECODE);
-	while (hs_reader_left(&list) > 0) {
+	TRY(read_vec(&body, 1, 2, 254, &list));
+	TRY(read_end(&body));
+	ENSURE(reader_left(&list) % 2 == 0, HS_ERR_TLS_DECODE);
+	while (reader_left(&list) > 0) {
 		uint16_t v;
-		TRY(hs_read_u16(&list, &v));
+		TRY(read_u16(&list, &v));
 		if (v == TLS13_VERSION)
 			*has = 1;
 	}
@@ -125,7 +125,7 @@ static int is_ldh(uint8_t ch)
  * RFC 3696 2). IPv6 literals fail on ':' (and '[').
  * Anything else (NUL, controls, ESC, CR/LF, '_', spaces, UTF-8) is refused.
  */
-int hs_sni_check(const uint8_t *p, size_t n)
+int sni_check(const uint8_t *p, size_t n)
 {
 	size_t label = 0;
 	int numeric = 1;
@@ -196,11 +196,11 @@ static int is_ip_literal(const char *s)
  * else (a trailing dot, controls, a bad label) is a configuration error:
  * we would send what a conforming server must refuse.
  */
-int hs_sni_config_check(const char *name)
+int sni_config_check(const char *name)
 {
 	if (is_ip_literal(name))
 		return 0;
-	ENSURE(hs_sni_check((const uint8_t *)name, strlen(name)) == 0, HS_ERR_ARG);
+	ENSURE(sni_check((const uint8_t *)name, strlen(name)) == 0, HS_ERR_ARG);
 	return 0;
 }
 
@@ -208,31 +208,31 @@ int hs_sni_config_check(const char *name)
  * RFC 6066 3: ServerNameList; we take the (only) host_name entry. A list
  * or name whose lengths do not add up is decode_error (the reader's
  * errors); a well-encoded host_name that is not a host name (see
- * hs_sni_check), or a second host_name, is illegal_parameter. We never
+ * sni_check), or a second host_name, is illegal_parameter. We never
  * send unrecognized_name: a name we hold no credential for is served with
  * the default credential (RFC 6066 3 allows continuing the handshake).
  */
-int hs_ext_sni(struct hs_reader body, char *name, size_t cap)
+int ext_sni(struct reader body, char *name, size_t cap)
 {
-	struct hs_reader list, host;
+	struct reader list, host;
 	const uint8_t *p = NULL;
 	size_t n = 0;
 
 	name[0] = 0;
-	TRY(hs_read_vec(&body, 2, 1, 0xffff, &list));
-	TRY(hs_read_end(&body));
-	while (hs_reader_left(&list) > 0) {
+	TRY(read_vec(&body, 2, 1, 0xffff, &list));
+	TRY(read_end(&body));
+	while (reader_left(&list) > 0) {
 		uint8_t type;
-		TRY(hs_read_u8(&list, &type));
-		TRY(hs_read_vec(&list, 2, 1, 0xffff, &host));
+		TRY(read_u8(&list, &type));
+		TRY(read_vec(&list, 2, 1, 0xffff, &host));
 		if (type != 0)
 			continue;
 		/* "The ServerNameList MUST NOT contain more than one name of the
 		 * same name_type" */
 		ENSURE(p == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
-		n = hs_reader_left(&host);
-		TRY(hs_read_view(&host, n, &p));
-		TRY(hs_sni_check(p, n));
+		n = reader_left(&host);
+		TRY(read_view(&host, n, &p));
+		TRY(sni_check(p, n));
 	}
 	/* the name is kept only once the whole list checked out */
 	if (p != NULL) {
@@ -244,173 +244,173 @@ int hs_ext_sni(struct hs_reader body, char *name, size_t cap)
 }
 
 /* RFC 7301: server picks its most preferred protocol the client offers */
-int hs_ext_alpn_pick(struct hs_reader body, const char *const *ours, size_t n_ours,
+int ext_alpn_pick(struct reader body, const char *const *ours, size_t n_ours,
 		     const char **pick)
 {
-	struct hs_reader list;
+	struct reader list;
 
 	*pick = NULL;
-	TRY(hs_read_vec(&body, 2, 2, 0xffff, &list));
-	TRY(hs_read_end(&body));
+	TRY(read_vec(&body, 2, 2, 0xffff, &list));
+	TRY(read_end(&body));
 	for (size_t i = 0; i < n_ours && *pick == NULL; i++) {
-		struct hs_reader scan = list;
+		struct reader scan = list;
 		size_t len = strlen(ours[i]);
-		while (hs_reader_left(&scan) > 0) {
-			struct hs_reader proto;
-			TRY(hs_read_vec(&scan, 1, 1, 255, &proto));
-			if (hs_reader_left(&proto) == len && memcmp(proto.p, ours[i], len) == 0)
+		while (reader_left(&scan) > 0) {
+			struct reader proto;
+			TRY(read_vec(&scan, 1, 1, 255, &proto));
+			if (reader_left(&proto) == len && memcmp(proto.p, ours[i], len) == 0)
 				*pick = ours[i];
 		}
 	}
 	/* validate the whole list even when we found a match early */
-	while (hs_reader_left(&list) > 0) {
-		struct hs_reader proto;
-		TRY(hs_read_vec(&list, 1, 1, 255, &proto));
+	while (reader_left(&list) > 0) {
+		struct reader proto;
+		TRY(read_vec(&list, 1, 1, 255, &proto));
 	}
 	return 0;
 }
 
 /* EncryptedExtensions ALPN: exactly one protocol */
-int hs_ext_alpn_one(struct hs_reader body, const uint8_t **p, size_t *n)
+int ext_alpn_one(struct reader body, const uint8_t **p, size_t *n)
 {
-	struct hs_reader list, proto;
+	struct reader list, proto;
 
-	TRY(hs_read_vec(&body, 2, 2, 0xffff, &list));
-	TRY(hs_read_end(&body));
-	TRY(hs_read_vec(&list, 1, 1, 255, &proto));
-	ENSURE(hs_reader_left(&list) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
-	*n = hs_reader_left(&proto);
-	return hs_read_view(&proto, *n, p);
+	TRY(read_vec(&body, 2, 2, 0xffff, &list));
+	TRY(read_end(&body));
+	TRY(read_vec(&list, 1, 1, 255, &proto));
+	ENSURE(reader_left(&list) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	*n = reader_left(&proto);
+	return read_view(&proto, *n, p);
 }
 
-static int read_share(struct hs_reader *r, struct key_share *ks)
+static int read_share(struct reader *r, struct key_share *ks)
 {
-	struct hs_reader pub;
+	struct reader pub;
 
-	TRY(hs_read_u16(r, &ks->group));
-	TRY(hs_read_vec(r, 2, 1, 0xffff, &pub));
-	ks->len = hs_reader_left(&pub);
-	return hs_read_view(&pub, ks->len, &ks->pub);
+	TRY(read_u16(r, &ks->group));
+	TRY(read_vec(r, 2, 1, 0xffff, &pub));
+	ks->len = reader_left(&pub);
+	return read_view(&pub, ks->len, &ks->pub);
 }
 
 /* ClientHello key_share: KeyShareEntry client_shares<0..2^16-1>, every
  * entry's framing checked; *list views the entries */
-int hs_ext_key_share_view(struct hs_reader body, struct hs_reader *list)
+int ext_key_share_view(struct reader body, struct reader *list)
 {
-	struct hs_reader scan;
+	struct reader scan;
 	struct key_share s;
 
-	TRY(hs_read_vec(&body, 2, 0, 0xffff, list));
-	TRY(hs_read_end(&body));
-	for (scan = *list; hs_reader_left(&scan) > 0;)
+	TRY(read_vec(&body, 2, 0, 0xffff, list));
+	TRY(read_end(&body));
+	for (scan = *list; reader_left(&scan) > 0;)
 		TRY(read_share(&scan, &s));
 	return 0;
 }
 
-int hs_ext_key_share_next(struct hs_reader *list, struct key_share *ks)
+int ext_key_share_next(struct reader *list, struct key_share *ks)
 {
 	return read_share(list, ks);
 }
 
 /* ServerHello key_share: one KeyShareEntry */
-int hs_ext_key_share_one(struct hs_reader body, struct key_share *ks)
+int ext_key_share_one(struct reader body, struct key_share *ks)
 {
 	TRY(read_share(&body, ks));
-	return hs_read_end(&body);
+	return read_end(&body);
 }
 
-int hs_ext_cookie(struct hs_reader body, const uint8_t **p, size_t *n)
+int ext_cookie(struct reader body, const uint8_t **p, size_t *n)
 {
-	struct hs_reader c;
+	struct reader c;
 
-	TRY(hs_read_vec(&body, 2, 1, 0xffff, &c));
-	TRY(hs_read_end(&body));
-	*n = hs_reader_left(&c);
-	return hs_read_view(&c, *n, p);
+	TRY(read_vec(&body, 2, 1, 0xffff, &c));
+	TRY(read_end(&body));
+	*n = reader_left(&c);
+	return read_view(&c, *n, p);
 }
 
 /* ---- writers ---- */
 
-static int ext_open(struct hs_writer *w, uint16_t type, struct hs_writer_vec *v)
+static int ext_open(struct writer *w, uint16_t type, struct writer_vec *v)
 {
-	hs_write_u16(w, type);
-	return hs_write_vec_open(w, 2, v);
+	write_u16(w, type);
+	return write_vec_open(w, 2, v);
 }
 
-int hs_ext_w_u16_list(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint16_t *v,
+int ext_w_u16_list(struct writer *w, uint16_t type, unsigned len_bytes, const uint16_t *v,
 		      size_t n)
 {
-	struct hs_writer_vec e, l;
+	struct writer_vec e, l;
 
 	ext_open(w, type, &e);
-	hs_write_vec_open(w, len_bytes, &l);
+	write_vec_open(w, len_bytes, &l);
 	for (size_t i = 0; i < n; i++)
-		hs_write_u16(w, v[i]);
-	hs_write_vec_close(w, &l);
-	return hs_write_vec_close(w, &e);
+		write_u16(w, v[i]);
+	write_vec_close(w, &l);
+	return write_vec_close(w, &e);
 }
 
-int hs_ext_w_sni(struct hs_writer *w, const char *name)
+int ext_w_sni(struct writer *w, const char *name)
 {
-	struct hs_writer_vec e, l, h;
+	struct writer_vec e, l, h;
 
 	ext_open(w, EXT_SERVER_NAME, &e);
-	hs_write_vec_open(w, 2, &l);
-	hs_write_u8(w, 0); /* host_name */
-	hs_write_vec_open(w, 2, &h);
-	hs_write_bytes(w, name, strlen(name));
-	hs_write_vec_close(w, &h);
-	hs_write_vec_close(w, &l);
-	return hs_write_vec_close(w, &e);
+	write_vec_open(w, 2, &l);
+	write_u8(w, 0); /* host_name */
+	write_vec_open(w, 2, &h);
+	write_bytes(w, name, strlen(name));
+	write_vec_close(w, &h);
+	write_vec_close(w, &l);
+	return write_vec_close(w, &e);
 }
 
-int hs_ext_w_alpn(struct hs_writer *w, const char *const *alpn, size_t n)
+int ext_w_alpn(struct writer *w, const char *const *alpn, size_t n)
 {
-	struct hs_writer_vec e, l, p;
+	struct writer_vec e, l, p;
 
 	ext_open(w, EXT_ALPN, &e);
-	hs_write_vec_open(w, 2, &l);
+	write_vec_open(w, 2, &l);
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(alpn[i]);
 		if (len == 0 || len > 255)
 			return w->err = HS_ERR_ARG;
-		hs_write_vec_open(w, 1, &p);
-		hs_write_bytes(w, alpn[i], len);
-		hs_write_vec_close(w, &p);
+		write_vec_open(w, 1, &p);
+		write_bytes(w, alpn[i], len);
+		write_vec_close(w, &p);
 	}
-	hs_write_vec_close(w, &l);
-	return hs_write_vec_close(w, &e);
+	write_vec_close(w, &l);
+	return write_vec_close(w, &e);
 }
 
-int hs_ext_w_key_share(struct hs_writer *w, uint16_t group, const uint8_t *pub, size_t len,
+int ext_w_key_share(struct writer *w, uint16_t group, const uint8_t *pub, size_t len,
 		       int client)
 {
-	struct hs_writer_vec e, l, k;
+	struct writer_vec e, l, k;
 
 	ext_open(w, EXT_KEY_SHARE, &e);
 	if (client)
-		hs_write_vec_open(w, 2, &l);
-	hs_write_u16(w, group);
+		write_vec_open(w, 2, &l);
+	write_u16(w, group);
 	if (pub != NULL) {
-		hs_write_vec_open(w, 2, &k);
-		hs_write_bytes(w, pub, len);
-		hs_write_vec_close(w, &k);
+		write_vec_open(w, 2, &k);
+		write_bytes(w, pub, len);
+		write_vec_close(w, &k);
 	}
 	if (client)
-		hs_write_vec_close(w, &l);
-	return hs_write_vec_close(w, &e);
+		write_vec_close(w, &l);
+	return write_vec_close(w, &e);
 }
 
-int hs_ext_w_opaque(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint8_t *p,
+int ext_w_opaque(struct writer *w, uint16_t type, unsigned len_bytes, const uint8_t *p,
 		    size_t n)
 {
-	struct hs_writer_vec e, v;
+	struct writer_vec e, v;
 
 	ext_open(w, type, &e);
 	if (len_bytes > 0)
-		hs_write_vec_open(w, len_bytes, &v);
-	hs_write_bytes(w, p, n);
+		write_vec_open(w, len_bytes, &v);
+	write_bytes(w, p, n);
 	if (len_bytes > 0)
-		hs_write_vec_close(w, &v);
-	return hs_write_vec_close(w, &e);
+		write_vec_close(w, &v);
+	return write_vec_close(w, &e);
 }

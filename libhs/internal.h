@@ -4,8 +4,8 @@
  * Layout of a connection (struct hs_conn, conn.c owns it):
  *   in[]      one received record (header + body), opened in place; decrypted
  *             application data stays there until hs_conn_read() drains it
- *   hs_in[]   handshake bytes being reassembled into whole messages
- *   hs_out[]  our handshake messages not yet sealed into records
+ *   handshake_in[]   handshake bytes being reassembled into whole messages
+ *   handshake_out[]  our handshake messages not yet sealed into records
  *   out[]     sealed records waiting for hs_conn_pull()
  * All are fixed arrays inside the one allocation made by hs_conn_new().
  */
@@ -34,13 +34,13 @@
  * length fields allow (2 + 32 + 1+32 + 2+65534 + 1+255 + 2+65535, the
  * limit OpenSSL uses too); a peer's Certificate may use as much (OpenSSL's
  * default max_cert_list is 100 KiB, BoringSSL's is less). Post-handshake
- * messages stay within HS_REC_MSG_MAX, the limit ktls/ applies too.
+ * messages stay within REC_MSG_MAX, the limit ktls/ applies too.
  */
-#define HS_IN_MAX 131396
+#define HANDSHAKE_IN_MAX 131396
 /* Our pending handshake messages: a second ClientHello echoing the
  * largest cookie (2^16-1) still fits, with room for the rest. */
-#define HS_OUT_MAX (65536 + 8192)
-#define OUT_CAP (5 * (HS_REC_HDR + HS_REC_MAX_CIPHER))
+#define HANDSHAKE_OUT_MAX (65536 + 8192)
+#define OUT_CAP (5 * (REC_HDR + REC_MAX_CIPHER))
 #include "libhs/test_hooks.h"
 #define MAX_OFFERED 24
 #define HASH_MAX 48
@@ -53,7 +53,7 @@
 
 enum content_type { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APP = 23 };
 
-enum hs_type {
+enum handshake_type {
 	HT_CLIENT_HELLO = 1,
 	HT_SERVER_HELLO = 2,
 	HT_NEW_SESSION_TICKET = 4,
@@ -117,8 +117,8 @@ enum alert_desc {
 struct suite {
 	uint16_t id;
 	const char *name;
-	const struct hs_aead *(*aead)(void);
-	const struct hs_hash *(*hash)(void);
+	const struct aead *(*aead)(void);
+	const struct hash *(*hash)(void);
 	size_t key_len;
 	uint64_t record_limit; /* RFC 8446 5.5: records per key */
 };
@@ -126,73 +126,73 @@ struct suite {
 struct group {
 	uint16_t id;
 	const char *name;
-	const struct hs_kx *kx;
+	const struct kx *kx;
 };
 
 struct sigscheme {
 	uint16_t id;
 	const char *name;
-	const struct hs_sig *sig;
+	const struct sig *sig;
 	enum key_type key;
 };
 
-const struct suite *hs_suite_find(uint16_t id);
-const struct group *hs_group_find(uint16_t id);
-const struct sigscheme *hs_sigscheme_find(uint16_t id);
-extern const uint16_t hs_default_suites[];
-extern const size_t hs_n_default_suites;
-extern const uint16_t hs_default_groups[];
-extern const size_t hs_n_default_groups;
-extern const uint16_t hs_default_sigs[];
-extern const size_t hs_n_default_sigs;
+const struct suite *suite_find(uint16_t id);
+const struct group *group_find(uint16_t id);
+const struct sigscheme *sigscheme_find(uint16_t id);
+extern const uint16_t default_suites[];
+extern const size_t n_default_suites;
+extern const uint16_t default_groups[];
+extern const size_t n_default_groups;
+extern const uint16_t default_sigs[];
+extern const size_t n_default_sigs;
 /* signature_algorithms_cert: what x509/sig.c verifies in certificates */
-extern const uint16_t hs_cert_sigs[];
-extern const size_t hs_n_cert_sigs;
+extern const uint16_t cert_sigs[];
+extern const size_t n_cert_sigs;
 /* GREASE code points (RFC 8701): 0x?a?a with equal bytes. */
-int hs_is_grease(uint16_t v);
+int is_grease(uint16_t v);
 
 /* ---- transcript.c ---- */
 
 struct transcript {
-	union hs_hash_ctx c256, c384; /* both run until the suite picks one */
-	const struct hs_hash *h;      /* NULL until chosen */
+	union hash_ctx c256, c384; /* both run until the suite picks one */
+	const struct hash *h;      /* NULL until chosen */
 };
 
-void hs_tr_init(struct transcript *t);
-void hs_tr_update(struct transcript *t, const uint8_t *p, size_t n);
-void hs_tr_choose(struct transcript *t, const struct hs_hash *h);
+void transcript_init(struct transcript *t);
+void transcript_update(struct transcript *t, const uint8_t *p, size_t n);
+void transcript_choose(struct transcript *t, const struct hash *h);
 /* Current hash (digest_len bytes) without disturbing the running state. */
-void hs_tr_hash(const struct transcript *t, uint8_t *out);
+void transcript_hash(const struct transcript *t, uint8_t *out);
 /* HRR (RFC 8446 4.4.1): replace ClientHello1 by message_hash(Hash(CH1)). */
-void hs_tr_hrr_restart(struct transcript *t);
-void hs_tr_wipe(struct transcript *t);
+void transcript_hrr_restart(struct transcript *t);
+void transcript_wipe(struct transcript *t);
 
 /* ---- keysched.c (RFC 8446 7.1) ---- */
 
 struct keysched {
-	const struct hs_hash *h;
+	const struct hash *h;
 	size_t len;
 	uint8_t stage[HASH_MAX]; /* early, then handshake, then master secret */
-	uint8_t hs_secret[HASH_MAX];
+	uint8_t handshake_secret[HASH_MAX];
 	uint8_t c_hs[HASH_MAX], s_hs[HASH_MAX];
 	uint8_t c_ap[HASH_MAX], s_ap[HASH_MAX];
 };
 
-HS_MUST_CHECK int hs_ks_start(struct keysched *ks, const struct hs_hash *h);
-HS_MUST_CHECK int hs_ks_handshake(struct keysched *ks, const uint8_t *shared, size_t shared_len,
+HS_MUST_CHECK int keysched_start(struct keysched *ks, const struct hash *h);
+HS_MUST_CHECK int keysched_handshake(struct keysched *ks, const uint8_t *shared, size_t shared_len,
 				  const uint8_t *th);
-HS_MUST_CHECK int hs_ks_master(struct keysched *ks, const uint8_t *th);
-HS_MUST_CHECK int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *th,
+HS_MUST_CHECK int keysched_master(struct keysched *ks, const uint8_t *th);
+HS_MUST_CHECK int keysched_finished(const struct hash *h, const uint8_t *base, const uint8_t *th,
 				 uint8_t *out);
-void hs_ks_wipe(struct keysched *ks);
+void keysched_wipe(struct keysched *ks);
 /* Wipe one secret of ks (c_hs, s_hs, c_ap, s_ap, or stage: the master). */
-void hs_ks_forget(uint8_t secret[HASH_MAX]);
+void keysched_forget(uint8_t secret[HASH_MAX]);
 
 /* ---- ext.c: the extensions codec ---- */
 
 struct ext {
 	uint16_t type;
-	struct hs_reader body;
+	struct reader body;
 };
 
 /*
@@ -210,46 +210,46 @@ struct ext_list {
 };
 
 /* Read an extensions block <0..2^16-1>; duplicates -> HS_ERR_TLS_DUP_EXT. */
-HS_MUST_CHECK int hs_ext_parse(struct hs_reader *r, struct ext_list *l);
+HS_MUST_CHECK int ext_parse(struct reader *r, struct ext_list *l);
 /* The extension of type (< EXT_TRACKED), or NULL. */
-const struct ext *hs_ext_find(const struct ext_list *l, uint16_t type);
-HS_MUST_CHECK int hs_ext_u16_list(struct hs_reader body, uint16_t *out, size_t max, size_t *n);
+const struct ext *ext_find(const struct ext_list *l, uint16_t type);
+HS_MUST_CHECK int ext_u16_list(struct reader body, uint16_t *out, size_t max, size_t *n);
 /* A u16 list <2..2^16-2> checked whole; *list views its entries. */
-HS_MUST_CHECK int hs_ext_u16_view(struct hs_reader body, struct hs_reader *list);
-/* Whether a list from hs_ext_u16_view holds v. */
-int hs_u16_view_has(struct hs_reader list, uint16_t v);
-HS_MUST_CHECK int hs_ext_versions_has13(struct hs_reader body, int *has);
-HS_MUST_CHECK int hs_ext_sni(struct hs_reader body, char *name, size_t cap);
+HS_MUST_CHECK int ext_u16_view(struct reader body, struct reader *list);
+/* Whether a list from ext_u16_view holds v. */
+int u16_view_has(struct reader list, uint16_t v);
+HS_MUST_CHECK int ext_versions_has13(struct reader body, int *has);
+HS_MUST_CHECK int ext_sni(struct reader body, char *name, size_t cap);
 /* RFC 6066 3 host name syntax: 0 or HS_ERR_TLS_ILLEGAL_PARAM */
-HS_MUST_CHECK int hs_sni_check(const uint8_t *p, size_t n);
+HS_MUST_CHECK int sni_check(const uint8_t *p, size_t n);
 /* client config: a valid host name or an IP literal (no SNI), else HS_ERR_ARG */
-HS_MUST_CHECK int hs_sni_config_check(const char *name);
-HS_MUST_CHECK int hs_ext_alpn_pick(struct hs_reader body, const char *const *ours, size_t n_ours,
+HS_MUST_CHECK int sni_config_check(const char *name);
+HS_MUST_CHECK int ext_alpn_pick(struct reader body, const char *const *ours, size_t n_ours,
 				   const char **pick);
-HS_MUST_CHECK int hs_ext_alpn_one(struct hs_reader body, const uint8_t **p, size_t *n);
+HS_MUST_CHECK int ext_alpn_one(struct reader body, const uint8_t **p, size_t *n);
 struct key_share {
 	uint16_t group;
 	const uint8_t *pub;
 	size_t len;
 };
-HS_MUST_CHECK int hs_ext_key_share_view(struct hs_reader body, struct hs_reader *list);
-/* The next entry of a list from hs_ext_key_share_view. */
-HS_MUST_CHECK int hs_ext_key_share_next(struct hs_reader *list, struct key_share *ks);
-HS_MUST_CHECK int hs_ext_key_share_one(struct hs_reader body, struct key_share *ks);
-HS_MUST_CHECK int hs_ext_cookie(struct hs_reader body, const uint8_t **p, size_t *n);
+HS_MUST_CHECK int ext_key_share_view(struct reader body, struct reader *list);
+/* The next entry of a list from ext_key_share_view. */
+HS_MUST_CHECK int ext_key_share_next(struct reader *list, struct key_share *ks);
+HS_MUST_CHECK int ext_key_share_one(struct reader body, struct key_share *ks);
+HS_MUST_CHECK int ext_cookie(struct reader body, const uint8_t **p, size_t *n);
 
 /* writers: each writes type, length and body */
-int hs_ext_w_u16_list(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint16_t *v,
+int ext_w_u16_list(struct writer *w, uint16_t type, unsigned len_bytes, const uint16_t *v,
 		      size_t n);
-int hs_ext_w_sni(struct hs_writer *w, const char *name);
-int hs_ext_w_alpn(struct hs_writer *w, const char *const *alpn, size_t n);
-int hs_ext_w_key_share(struct hs_writer *w, uint16_t group, const uint8_t *pub, size_t len,
+int ext_w_sni(struct writer *w, const char *name);
+int ext_w_alpn(struct writer *w, const char *const *alpn, size_t n);
+int ext_w_key_share(struct writer *w, uint16_t group, const uint8_t *pub, size_t len,
 		       int client);
-int hs_ext_w_opaque(struct hs_writer *w, uint16_t type, unsigned len_bytes, const uint8_t *p,
+int ext_w_opaque(struct writer *w, uint16_t type, unsigned len_bytes, const uint8_t *p,
 		    size_t n);
 
 /* ---- alert.c ---- */
-int hs_alert_for(int err);
+int alert_for(int err);
 
 /* ---- the connection ---- */
 
@@ -307,7 +307,7 @@ struct transition {
 #define CONN_MAGIC 0x68732d636f6e6e31u
 
 struct hs_conn {
-	struct hs_rec_key rd, wr; /* record/ keys of each direction */
+	struct rec_key rd, wr; /* record/ keys of each direction */
 	uint64_t magic;           /* CONN_MAGIC while live: hs_conn_free aborts otherwise */
 	const struct hs_config *cfg;
 	enum hs_role role;
@@ -316,7 +316,7 @@ struct hs_conn {
 	int alert_sent, alert_recv;
 	uint8_t evq[EVQ_LEN];
 	size_t ev_head, ev_n;
-	int started, hs_done, peer_closed, we_closed;
+	int started, handshake_done, peer_closed, we_closed;
 	int hrr_done, ccs_sent, ccs_recv, cert_requested;
 	unsigned n_empty, n_warn, n_ku; /* in a row since the peer's last data */
 	int skip_early;    /* server: the client offered early_data; skip it */
@@ -345,7 +345,7 @@ struct hs_conn {
 	const struct group *kx_group; /* client: group of the share we sent */
 	uint8_t cookie[COOKIE_MAX]; /* server: the cookie our HelloRetryRequest sent */
 	size_t cookie_len;
-	/* client: the HelloRetryRequest's cookie (a view into hs_in) while
+	/* client: the HelloRetryRequest's cookie (a view into handshake_in) while
 	 * the second ClientHello is built; up to 2^16-1 bytes */
 	const uint8_t *echo_cookie;
 	size_t echo_cookie_len;
@@ -366,14 +366,14 @@ struct hs_conn {
 	uint32_t ticket_lifetime;
 
 #ifdef HS_TEST_HOOKS
-	struct hs_test_hooks hooks;
+	struct test_hooks hooks;
 	int has_hooks;
 #endif
 
 	/* buffers */
 	size_t in_len;            /* bytes of the current record in in[] */
 	size_t app_off, app_len;  /* unread application data inside in[] */
-	size_t hs_in_len, hs_out_len;
+	size_t handshake_in_len, handshake_out_len;
 	size_t out_off, out_len;
 	/*
 	 * High-water marks: how far each buffer below was ever written.
@@ -383,11 +383,11 @@ struct hs_conn {
 	 * handshake uses a few KiB; touching the rest cost page faults on
 	 * every connection). Every write into a buffer raises its mark.
 	 */
-	size_t in_hw, hs_in_hw, hs_out_hw, out_hw;
+	size_t in_hw, handshake_in_hw, handshake_out_hw, out_hw;
 	/* the buffers stay last: from in[] on, nothing is zeroed at creation */
-	uint8_t in[HS_REC_HDR + HS_REC_MAX_CIPHER];
-	uint8_t hs_in[4 + HS_IN_MAX]; /* one message: record bytes are taken as needed */
-	uint8_t hs_out[HS_OUT_MAX];
+	uint8_t in[REC_HDR + REC_MAX_CIPHER];
+	uint8_t handshake_in[4 + HANDSHAKE_IN_MAX]; /* one message: record bytes are taken as needed */
+	uint8_t handshake_out[HANDSHAKE_OUT_MAX];
 	uint8_t out[OUT_CAP];
 	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */
 };
@@ -397,7 +397,7 @@ struct hs_conn {
  * constant NULL: every branch on it compiles away and the release library
  * holds no trace of the hooks.
  */
-static inline const struct hs_test_hooks *test_hooks(const struct hs_conn *c)
+static inline const struct test_hooks *test_hooks(const struct hs_conn *c)
 {
 #ifdef HS_TEST_HOOKS
 	return c->has_hooks ? &c->hooks : NULL;
@@ -408,54 +408,54 @@ static inline const struct hs_test_hooks *test_hooks(const struct hs_conn *c)
 }
 
 /* conn.c: services for the state machines */
-void hs_conn_event(struct hs_conn *c, enum hs_event ev);
-HS_MUST_CHECK int hs_conn_keygen(struct hs_conn *c, const struct group *g);
-/* Start a handshake message of type in hs_out; end adds it to the transcript. */
-void hs_msg_begin(struct hs_conn *c, uint8_t type, struct hs_writer *w, struct hs_writer_vec *v);
-HS_MUST_CHECK int hs_msg_end(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v);
+void conn_event(struct hs_conn *c, enum hs_event ev);
+HS_MUST_CHECK int conn_keygen(struct hs_conn *c, const struct group *g);
+/* Start a handshake message of type in handshake_out; end adds it to the transcript. */
+void msg_begin(struct hs_conn *c, uint8_t type, struct writer *w, struct writer_vec *v);
+HS_MUST_CHECK int msg_end(struct hs_conn *c, struct writer *w, struct writer_vec *v);
 /* Same, for post-handshake messages that stay out of the transcript. */
-HS_MUST_CHECK int hs_msg_end_notr(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v);
-HS_MUST_CHECK int hs_set_read_key(struct hs_conn *c, const uint8_t *secret);
-HS_MUST_CHECK int hs_set_write_key(struct hs_conn *c, const uint8_t *secret);
-HS_MUST_CHECK int hs_hello_random(struct hs_conn *c, uint8_t out[32]);
+HS_MUST_CHECK int msg_end_notr(struct hs_conn *c, struct writer *w, struct writer_vec *v);
+HS_MUST_CHECK int set_read_key(struct hs_conn *c, const uint8_t *secret);
+HS_MUST_CHECK int set_write_key(struct hs_conn *c, const uint8_t *secret);
+HS_MUST_CHECK int hello_random(struct hs_conn *c, uint8_t out[32]);
 /* Test hook: copy the secrets just derived (handshake or master stage)
  * to hooks.capture, if set. */
-void hs_ks_note(struct hs_conn *c, int master);
+void keysched_note(struct hs_conn *c, int master);
 /* Seal pending handshake bytes into records under the current write key. */
-HS_MUST_CHECK int hs_flush_hs(struct hs_conn *c, uint16_t legacy_version);
-HS_MUST_CHECK int hs_send_ccs(struct hs_conn *c);
-HS_MUST_CHECK int hs_dispatch(struct hs_conn *c, const struct transition *t, size_t n,
+HS_MUST_CHECK int flush_handshake(struct hs_conn *c, uint16_t legacy_version);
+HS_MUST_CHECK int send_ccs(struct hs_conn *c);
+HS_MUST_CHECK int dispatch(struct hs_conn *c, const struct transition *t, size_t n,
 			      const uint8_t *msg, size_t len);
 
 /* msg.c: shared message pieces */
-HS_MUST_CHECK int hs_msg_body(const uint8_t *msg, size_t len, struct hs_reader *body);
-HS_MUST_CHECK int hs_build_finished(struct hs_conn *c, const uint8_t *base_secret);
-HS_MUST_CHECK int hs_check_finished(struct hs_conn *c, const uint8_t *base_secret,
+HS_MUST_CHECK int msg_body(const uint8_t *msg, size_t len, struct reader *body);
+HS_MUST_CHECK int build_finished(struct hs_conn *c, const uint8_t *base_secret);
+HS_MUST_CHECK int check_finished(struct hs_conn *c, const uint8_t *base_secret,
 				    const uint8_t *msg, size_t len);
-HS_MUST_CHECK int hs_build_certificate(struct hs_conn *c, const struct hs_cred *cred,
+HS_MUST_CHECK int build_certificate(struct hs_conn *c, const struct hs_cred *cred,
 				       const uint8_t *ctx, size_t ctx_len);
-HS_MUST_CHECK int hs_build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server);
-HS_MUST_CHECK int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len,
+HS_MUST_CHECK int build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server);
+HS_MUST_CHECK int check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len,
 				       int server);
 /* A peer's Certificate; *n_certs gets how many it held (0: a client's
  * empty answer, accepted unless verify_client is HS_VERIFY_REQUIRE). */
-HS_MUST_CHECK int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len,
+HS_MUST_CHECK int parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len,
 				       size_t *n_certs);
-HS_MUST_CHECK int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len);
-HS_MUST_CHECK int hs_send_key_update(struct hs_conn *c, int request);
+HS_MUST_CHECK int on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len);
+HS_MUST_CHECK int send_key_update(struct hs_conn *c, int request);
 /* Whether a KeyUpdate of ours still waits in out[], unpulled. */
-int hs_ku_answer_pending(const struct hs_conn *c);
-HS_MUST_CHECK int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len);
+int ku_answer_pending(const struct hs_conn *c);
+HS_MUST_CHECK int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len);
 
 /* client.c / server.c */
-HS_MUST_CHECK int hs_client_start(struct hs_conn *c);
-HS_MUST_CHECK int hs_client_handle(struct hs_conn *c, const uint8_t *msg, size_t len);
-HS_MUST_CHECK int hs_server_handle(struct hs_conn *c, const uint8_t *msg, size_t len);
+HS_MUST_CHECK int client_start(struct hs_conn *c);
+HS_MUST_CHECK int client_handle(struct hs_conn *c, const uint8_t *msg, size_t len);
+HS_MUST_CHECK int server_handle(struct hs_conn *c, const uint8_t *msg, size_t len);
 
 /* lists from the config or the defaults */
-void hs_cfg_suites(const struct hs_config *cfg, const uint16_t **v, size_t *n);
-void hs_cfg_groups(const struct hs_config *cfg, const uint16_t **v, size_t *n);
-void hs_cfg_sigs(const struct hs_config *cfg, const uint16_t **v, size_t *n);
-int hs_u16_in(const uint16_t *v, size_t n, uint16_t x);
+void cfg_suites(const struct hs_config *cfg, const uint16_t **v, size_t *n);
+void cfg_groups(const struct hs_config *cfg, const uint16_t **v, size_t *n);
+void cfg_sigs(const struct hs_config *cfg, const uint16_t **v, size_t *n);
+int u16_in(const uint16_t *v, size_t n, uint16_t x);
 
 #endif

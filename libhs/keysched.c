@@ -8,14 +8,14 @@
  *     c/s ap traffic = Derive-Secret(master, "c ap traffic"/"s ap traffic", CH..server Fin)
  *
  * plus Finished keys (4.4.4). Traffic keys (7.3) and the KeyUpdate step
- * (7.2) are record/'s (hs_rec_traffic_key, hs_rec_next_secret). Every
+ * (7.2) are record/'s (rec_traffic_key, rec_next_secret). Every
  * intermediate lives in struct keysched, wiped by its owner as soon as
  * nothing needs it (client.c, server.c): the handshake secret here once
  * the master exists; the master once the application secrets exist and
  * our Finished is built (a resumption_master_secret, when resumption
  * comes, must be derived from it before that wipe); the handshake traffic
  * secrets after both Finished; the first application traffic secrets once
- * the record keys (struct hs_rec_key) hold them, where KeyUpdate replaces
+ * the record keys (struct rec_key) hold them, where KeyUpdate replaces
  * each by the next (7.2: the old one is deleted).
  *
  * Implementation notes: the HKDF calls touch secrets; they run in constant
@@ -33,72 +33,72 @@ static int derived(const struct keysched *ks, uint8_t *out)
 {
 	uint8_t empty[HASH_MAX];
 
-	hs_hash_digest(ks->h, "", 0, empty);
-	return hs_derive_secret(ks->h, ks->stage, "derived", empty, out);
+	hash_digest(ks->h, "", 0, empty);
+	return derive_secret(ks->h, ks->stage, "derived", empty, out);
 }
 
-int hs_ks_start(struct keysched *ks, const struct hs_hash *h)
+int keysched_start(struct keysched *ks, const struct hash *h)
 {
 	uint8_t zeros[HASH_MAX] = { 0 };
 
 	ks->h = h;
 	ks->len = h->digest_len;
-	hs_hkdf_extract(h, NULL, 0, zeros, ks->len, ks->stage);
+	hkdf_extract(h, NULL, 0, zeros, ks->len, ks->stage);
 	return 0;
 }
 
-int hs_ks_handshake(struct keysched *ks, const uint8_t *shared, size_t shared_len,
+int keysched_handshake(struct keysched *ks, const uint8_t *shared, size_t shared_len,
 		    const uint8_t *th)
 {
 	uint8_t salt[HASH_MAX];
 	int err = derived(ks, salt);
 
 	if (err == 0) {
-		hs_hkdf_extract(ks->h, salt, ks->len, shared, shared_len, ks->stage);
-		memcpy(ks->hs_secret, ks->stage, ks->len);
-		err = hs_derive_secret(ks->h, ks->stage, "c hs traffic", th, ks->c_hs);
+		hkdf_extract(ks->h, salt, ks->len, shared, shared_len, ks->stage);
+		memcpy(ks->handshake_secret, ks->stage, ks->len);
+		err = derive_secret(ks->h, ks->stage, "c hs traffic", th, ks->c_hs);
 	}
 	if (err == 0)
-		err = hs_derive_secret(ks->h, ks->stage, "s hs traffic", th, ks->s_hs);
-	hs_wipe(salt, sizeof(salt));
+		err = derive_secret(ks->h, ks->stage, "s hs traffic", th, ks->s_hs);
+	wipe(salt, sizeof(salt));
 	return err;
 }
 
-int hs_ks_master(struct keysched *ks, const uint8_t *th)
+int keysched_master(struct keysched *ks, const uint8_t *th)
 {
 	uint8_t salt[HASH_MAX], zeros[HASH_MAX] = { 0 };
 	int err = derived(ks, salt);
 
 	if (err == 0) {
-		hs_hkdf_extract(ks->h, salt, ks->len, zeros, ks->len, ks->stage);
-		err = hs_derive_secret(ks->h, ks->stage, "c ap traffic", th, ks->c_ap);
+		hkdf_extract(ks->h, salt, ks->len, zeros, ks->len, ks->stage);
+		err = derive_secret(ks->h, ks->stage, "c ap traffic", th, ks->c_ap);
 	}
 	if (err == 0)
-		err = hs_derive_secret(ks->h, ks->stage, "s ap traffic", th, ks->s_ap);
-	hs_wipe(salt, sizeof(salt));
+		err = derive_secret(ks->h, ks->stage, "s ap traffic", th, ks->s_ap);
+	wipe(salt, sizeof(salt));
 	/* the handshake secret's last use was the salt above */
-	hs_wipe(ks->hs_secret, sizeof(ks->hs_secret));
+	wipe(ks->handshake_secret, sizeof(ks->handshake_secret));
 	return err;
 }
 
-int hs_ks_finished(const struct hs_hash *h, const uint8_t *base, const uint8_t *th,
+int keysched_finished(const struct hash *h, const uint8_t *base, const uint8_t *th,
 		   uint8_t *out)
 {
 	uint8_t key[HASH_MAX];
-	int err = hs_hkdf_expand_label(h, base, "finished", NULL, 0, key, h->digest_len);
+	int err = hkdf_expand_label(h, base, "finished", NULL, 0, key, h->digest_len);
 
 	if (err == 0)
-		hs_hmac(h, key, h->digest_len, th, h->digest_len, out);
-	hs_wipe(key, sizeof(key));
+		hmac(h, key, h->digest_len, th, h->digest_len, out);
+	wipe(key, sizeof(key));
 	return err;
 }
 
-void hs_ks_forget(uint8_t secret[HASH_MAX])
+void keysched_forget(uint8_t secret[HASH_MAX])
 {
-	hs_wipe(secret, HASH_MAX);
+	wipe(secret, HASH_MAX);
 }
 
-void hs_ks_wipe(struct keysched *ks)
+void keysched_wipe(struct keysched *ks)
 {
-	hs_wipe(ks, sizeof(*ks));
+	wipe(ks, sizeof(*ks));
 }

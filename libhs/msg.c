@@ -1,8 +1,8 @@
 /*
  * Handshake messages shared by both sides (RFC 8446 4.4, 4.6):
  * Certificate, CertificateVerify, Finished, KeyUpdate, NewSessionTicket.
- * Builders write through hs_writer into hs_out (hs_msg_begin/end add them
- * to the transcript); parsers read through hs_reader only.
+ * Builders write through writer into handshake_out (msg_begin/end add them
+ * to the transcript); parsers read through reader only.
  *
  * Implementation notes: the Finished comparison is constant time
  * (ct_memneq); the CertificateVerify input is rebuilt in a stack buffer
@@ -22,71 +22,71 @@
 #include "crypto/rsa.h"
 #include "hs/x509.h"
 
-int hs_msg_body(const uint8_t *msg, size_t len, struct hs_reader *body)
+int msg_body(const uint8_t *msg, size_t len, struct reader *body)
 {
-	struct hs_reader r = hs_reader_init(msg, len);
+	struct reader r = reader_init(msg, len);
 
-	TRY(hs_read_skip(&r, 4));
+	TRY(read_skip(&r, 4));
 	*body = r;
 	return 0;
 }
 
 /* ---- Finished (4.4.4) ---- */
 
-int hs_build_finished(struct hs_conn *c, const uint8_t *base_secret)
+int build_finished(struct hs_conn *c, const uint8_t *base_secret)
 {
-	struct hs_writer w;
-	struct hs_writer_vec v;
-	const struct hs_hash *h = c->suite->hash();
+	struct writer w;
+	struct writer_vec v;
+	const struct hash *h = c->suite->hash();
 	uint8_t th[HASH_MAX], mac[HASH_MAX];
 
-	hs_tr_hash(&c->tr, th);
-	TRY(hs_ks_finished(h, base_secret, th, mac));
-	hs_msg_begin(c, HT_FINISHED, &w, &v);
-	hs_write_bytes(&w, mac, h->digest_len);
-	hs_wipe(mac, sizeof(mac));
-	return hs_msg_end(c, &w, &v);
+	transcript_hash(&c->tr, th);
+	TRY(keysched_finished(h, base_secret, th, mac));
+	msg_begin(c, HT_FINISHED, &w, &v);
+	write_bytes(&w, mac, h->digest_len);
+	wipe(mac, sizeof(mac));
+	return msg_end(c, &w, &v);
 }
 
-int hs_check_finished(struct hs_conn *c, const uint8_t *base_secret, const uint8_t *msg,
+int check_finished(struct hs_conn *c, const uint8_t *base_secret, const uint8_t *msg,
 		      size_t len)
 {
-	const struct hs_hash *h = c->suite->hash();
+	const struct hash *h = c->suite->hash();
 	uint8_t th[HASH_MAX], mac[HASH_MAX];
-	struct hs_reader body;
+	struct reader body;
 	uint32_t diff;
 
-	TRY(hs_msg_body(msg, len, &body));
-	ENSURE(hs_reader_left(&body) == h->digest_len, HS_ERR_TLS_DECODE);
-	hs_tr_hash(&c->tr, th);
-	TRY(hs_ks_finished(h, base_secret, th, mac));
+	TRY(msg_body(msg, len, &body));
+	ENSURE(reader_left(&body) == h->digest_len, HS_ERR_TLS_DECODE);
+	transcript_hash(&c->tr, th);
+	TRY(keysched_finished(h, base_secret, th, mac));
 	/* constant time: the expected MAC is secret until compared */
 	diff = ct_memneq(mac, body.p, h->digest_len);
-	hs_wipe(mac, sizeof(mac));
+	wipe(mac, sizeof(mac));
 	return diff ? HS_ERR_TLS_BAD_FINISHED : 0;
 }
 
 /* ---- Certificate (4.4.2) ---- */
 
-int hs_build_certificate(struct hs_conn *c, const struct hs_cred *cred, const uint8_t *ctx,
+int build_certificate(struct hs_conn *c, const struct hs_cred *cred, const uint8_t *ctx,
 			 size_t ctx_len)
 {
-	struct hs_writer w;
-	struct hs_writer_vec v, cv, list, one;
+	struct writer w;
+	struct writer_vec v, cv, list, one;
 
-	hs_msg_begin(c, HT_CERTIFICATE, &w, &v);
-	hs_write_vec_open(&w, 1, &cv);
-	hs_write_bytes(&w, ctx, ctx_len);
-	hs_write_vec_close(&w, &cv);
-	hs_write_vec_open(&w, 3, &list);
+	msg_begin(c, HT_CERTIFICATE, &w, &v);
+	write_vec_open(&w, 1, &cv);
+	write_bytes(&w, ctx, ctx_len);
+	write_vec_close(&w, &cv);
+	write_vec_open(&w, 3, &list);
 	for (size_t i = 0; cred != NULL && i < cred->n_certs; i++) {
-		hs_write_vec_open(&w, 3, &one);
-		hs_write_bytes(&w, cred->cert[i], cred->cert_len[i]);
-		hs_write_vec_close(&w, &one);
-		hs_write_u16(&w, 0); /* no per-certificate extensions */
+		write_vec_open(&w, 3, &one);
+		write_bytes(&w, cred->cert[i], cred->cert_len[i]);
+		write_vec_close(&w, &one);
+		write_u16(&w, 0); /* no per-certificate extensions */
 	}
-	hs_write_vec_close(&w, &list);
-	return hs_msg_end(c, &w, &v);
+	write_vec_close(&w, &list);
+	return msg_end(c, &w, &v);
 }
 
 /* RSA leaves: 2048 to 4096 bits (a test's verify hook may take RFC 8448's 1024) */
@@ -95,7 +95,7 @@ static int check_rsa_leaf(const struct hs_conn *c)
 	const uint8_t *key;
 	size_t key_len, bits;
 
-	if (hs_x509_rsa_key(c->peer.spki, c->peer.spki_len, &key, &key_len, &bits) != 0)
+	if (x509_rsa_key(c->peer.spki, c->peer.spki_len, &key, &key_len, &bits) != 0)
 		return HS_ERR_TLS_BAD_CERT;
 	ENSURE(bits >= HS_RSA_MIN_BITS || (test_hooks(c) != NULL && test_hooks(c)->verify != NULL),
 	       HS_ERR_TLS_UNSUPPORTED_CERT);
@@ -120,7 +120,7 @@ static int check_leaf(struct hs_conn *c, const struct x509_cert *leaf)
 		       HS_ERR_TLS_CERT_UNTRUSTED);
 	/* with a trust store, verify_chain() checks the name */
 	if (cfg->server_name != NULL && cfg->trust == NULL)
-		ENSURE(hs_x509_match_host(leaf, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
+		ENSURE(x509_match_host(leaf, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
 	return 0;
 }
 
@@ -142,16 +142,16 @@ static int verify_chain(struct hs_conn *c, const struct x509_cert *leaf,
 	if (c->role == HS_ROLE_SERVER) {
 		o.purpose = HS_X509_CLIENT_AUTH;
 		o.host = NULL;
-		return hs_x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o);
+		return x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o);
 	}
 	if (cfg->insecure || cfg->trust == NULL)
 		return 0;
-	return hs_x509_verify_leaf(cfg->trust, leaf, der, len, n, &o);
+	return x509_verify_leaf(cfg->trust, leaf, der, len, n, &o);
 }
 
 /* Copy certificate number i of the peer's chain into the connection
  * (hs_conn_peer_cert); stops at the first that does not fit. */
-static void keep_cert(struct hs_conn *c, size_t i, const struct hs_reader *cert)
+static void keep_cert(struct hs_conn *c, size_t i, const struct reader *cert)
 {
 	if (i != c->peer_n || i >= PEER_MAX_CERTS ||
 	    cert->len > sizeof(c->peer_certs) - c->peer_certs_len)
@@ -165,7 +165,7 @@ static void keep_cert(struct hs_conn *c, size_t i, const struct hs_reader *cert)
 
 /* 4.4.2: the certificate_request_context: empty for a server's
  * Certificate, our CertificateRequest's for a client's. */
-static int check_cert_context(const struct hs_conn *c, const struct hs_reader *ctx)
+static int check_cert_context(const struct hs_conn *c, const struct reader *ctx)
 {
 	if (c->role == HS_ROLE_CLIENT)
 		ENSURE(ctx->len == 0, HS_ERR_TLS_ILLEGAL_PARAM);
@@ -185,28 +185,28 @@ static int check_cert_context(const struct hs_conn *c, const struct hs_reader *c
  * carries one that may appear here (status_request, SCT), so any is
  * unsupported_extension (4.2), after the block itself is well formed.
  */
-static int read_entry(struct hs_reader *list, struct hs_reader *cert)
+static int read_entry(struct reader *list, struct reader *cert)
 {
 	struct ext_list exts;
 
-	TRY(hs_read_vec(list, 3, 1, 0xffffff, cert));
-	TRY(hs_ext_parse(list, &exts));
+	TRY(read_vec(list, 3, 1, 0xffffff, cert));
+	TRY(ext_parse(list, &exts));
 	ENSURE(exts.n == 0, HS_ERR_TLS_UNSOLICITED_EXT);
 	return 0;
 }
 
 /* The leaf, parsed once: its key for CertificateVerify, the rest for the checks. */
-static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader *cert,
+static int read_leaf(struct hs_conn *c, struct reader *list, struct reader *cert,
 		     struct x509_cert *leaf)
 {
 	int err;
 
 	TRY(read_entry(list, cert));
 	/* an unknown critical extension keeps its own error (and alert) */
-	err = hs_x509_cert_parse(leaf, cert->p, cert->len);
+	err = x509_cert_parse(leaf, cert->p, cert->len);
 	ENSURE(err == 0 || err == HS_ERR_X509_UNKNOWN_CRITICAL, HS_ERR_TLS_BAD_CERT);
 	TRY(err);
-	ENSURE(hs_x509_leaf_key(leaf, &c->peer) == 0, HS_ERR_TLS_BAD_CERT);
+	ENSURE(x509_leaf_key(leaf, &c->peer) == 0, HS_ERR_TLS_BAD_CERT);
 	ENSURE(c->peer.spki_len <= sizeof(c->peer_spki), HS_ERR_TLS_BAD_CERT);
 	/* keep the SPKI: the message buffer is reused */
 	memcpy(c->peer_spki, c->peer.spki, c->peer.spki_len);
@@ -214,22 +214,22 @@ static int read_leaf(struct hs_conn *c, struct hs_reader *list, struct hs_reader
 	return check_leaf(c, leaf);
 }
 
-int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t *n_certs)
+int parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t *n_certs)
 {
-	struct hs_reader body, ctx, list, cert;
+	struct reader body, ctx, list, cert;
 	struct x509_cert leaf;
 	/* views into msg for verify_chain (the intermediates); certificates
 	 * past the first HS_X509_MAX_CHAIN are read but not used for path building */
 	const uint8_t *der[HS_X509_MAX_CHAIN];
 	size_t der_len[HS_X509_MAX_CHAIN], n = 1;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_read_vec(&body, 1, 0, 255, &ctx));
-	TRY(hs_read_vec(&body, 3, 0, 0xffffff, &list));
-	TRY(hs_read_end(&body));
+	TRY(msg_body(msg, len, &body));
+	TRY(read_vec(&body, 1, 0, 255, &ctx));
+	TRY(read_vec(&body, 3, 0, 0xffffff, &list));
+	TRY(read_end(&body));
 	TRY(check_cert_context(c, &ctx));
 	*n_certs = 0;
-	if (hs_reader_left(&list) == 0) {
+	if (reader_left(&list) == 0) {
 		/* 4.4.2.4: an empty server Certificate -> decode_error */
 		ENSURE(c->role == HS_ROLE_SERVER, HS_ERR_TLS_DECODE);
 		/* "If the client does not send any certificates, the server
@@ -241,7 +241,7 @@ int hs_parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size
 	}
 	TRY(read_leaf(c, &list, &cert, &leaf));
 	keep_cert(c, 0, &cert);
-	for (size_t i = 1; hs_reader_left(&list) > 0; i++) {
+	for (size_t i = 1; reader_left(&list) > 0; i++) {
 		TRY(read_entry(&list, &cert));
 		keep_cert(c, i, &cert);
 		if (n < HS_X509_MAX_CHAIN) {
@@ -266,7 +266,7 @@ static size_t cv_content(struct hs_conn *c, int server, uint8_t *out)
 	n = 64;
 	memcpy(out + n, server ? sctx : cctx, sizeof(sctx)); /* with its 0 byte */
 	n += sizeof(sctx);
-	hs_tr_hash(&c->tr, out + n);
+	transcript_hash(&c->tr, out + n);
 	return n + c->suite->hash()->digest_len;
 }
 
@@ -280,7 +280,7 @@ static const struct sigscheme *cv_scheme(const struct hs_conn *c, const struct h
 {
 	if (server && c->sig != NULL && c->sig->key == cred->type)
 		return c->sig;
-	return hs_sigscheme_find(cred->scheme);
+	return sigscheme_find(cred->scheme);
 }
 
 static int cv_sign(const struct hs_conn *c, const struct hs_cred *cred,
@@ -290,7 +290,7 @@ static int cv_sign(const struct hs_conn *c, const struct hs_cred *cred,
 #ifdef HS_TEST_HOOKS
 	/* test hook: RSA-PSS with a given salt, to reproduce RFC 8448 */
 	if (test_hooks(c) != NULL && test_hooks(c)->pss_salt != NULL && cred->type == KEY_RSA)
-		return hs_cred_sign_salt(cred, ss->id, test_hooks(c)->pss_salt,
+		return cred_sign_salt(cred, ss->id, test_hooks(c)->pss_salt,
 					 test_hooks(c)->pss_salt_len, content, n, sig, sig_len);
 #else
 	(void)c;
@@ -298,25 +298,25 @@ static int cv_sign(const struct hs_conn *c, const struct hs_cred *cred,
 	return ss->sig->sign(sig, sig_len, cred->priv, cred->pub, content, n);
 }
 
-int hs_build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server)
+int build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server)
 {
 	/* RSA signatures are the modulus' size, up to HS_RSA_MAX_LEN bytes */
 	uint8_t content[64 + 34 + HASH_MAX], sig[HS_RSA_MAX_LEN];
 	size_t n = cv_content(c, server, content), sig_len = sizeof(sig);
-	struct hs_writer w;
-	struct hs_writer_vec v, sv;
+	struct writer w;
+	struct writer_vec v, sv;
 	const struct sigscheme *ss = cv_scheme(c, cred, server);
 
 	ENSURE(ss != NULL, HS_ERR_TLS_NO_SHARED_SIGALG);
 	if (server) /* hs_conn_sig_scheme() names the server's scheme */
 		c->sig = ss;
 	TRY(cv_sign(c, cred, ss, content, n, sig, &sig_len));
-	hs_msg_begin(c, HT_CERTIFICATE_VERIFY, &w, &v);
-	hs_write_u16(&w, ss->id);
-	hs_write_vec_open(&w, 2, &sv);
-	hs_write_bytes(&w, sig, sig_len);
-	hs_write_vec_close(&w, &sv);
-	return hs_msg_end(c, &w, &v);
+	msg_begin(c, HT_CERTIFICATE_VERIFY, &w, &v);
+	write_u16(&w, ss->id);
+	write_vec_open(&w, 2, &sv);
+	write_bytes(&w, sig, sig_len);
+	write_vec_close(&w, &sv);
+	return msg_end(c, &w, &v);
 }
 
 /* The peer's key for ss: the point, or the RSAPublicKey inside the SPKI. */
@@ -327,25 +327,25 @@ static int peer_verify(const struct hs_conn *c, const struct sigscheme *ss,
 	size_t pub_len = c->peer.pub_len, bits;
 
 	if (c->peer.type == KEY_RSA)
-		TRY(hs_x509_rsa_key(c->peer.spki, c->peer.spki_len, &pub, &pub_len, &bits));
+		TRY(x509_rsa_key(c->peer.spki, c->peer.spki_len, &pub, &pub_len, &bits));
 	return ss->sig->verify(pub, pub_len, content, n, sig, sig_len);
 }
 
-int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int server)
+int check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int server)
 {
 	uint8_t content[64 + 34 + HASH_MAX];
-	struct hs_reader body, sig;
+	struct reader body, sig;
 	uint16_t scheme;
 	const uint16_t *offered;
 	const struct sigscheme *ss;
 	size_t n_offered, n;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_read_u16(&body, &scheme));
-	TRY(hs_read_vec(&body, 2, 0, 0xffff, &sig));
-	TRY(hs_read_end(&body));
+	TRY(msg_body(msg, len, &body));
+	TRY(read_u16(&body, &scheme));
+	TRY(read_vec(&body, 2, 0, 0xffff, &sig));
+	TRY(read_end(&body));
 	n = cv_content(c, server, content);
-	const struct hs_test_hooks *th = test_hooks(c);
+	const struct test_hooks *th = test_hooks(c);
 
 	if (th != NULL && th->verify != NULL && scheme == th->extra_scheme) {
 		/* test hook: a verifier for RFC 8448's 1024-bit RSA key */
@@ -357,9 +357,9 @@ int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int 
 	}
 	/* 4.4.3: the scheme MUST be one we offered (in signature_algorithms
 	 * of our ClientHello or CertificateRequest) and fit the leaf's key */
-	hs_cfg_sigs(c->cfg, &offered, &n_offered);
-	ss = hs_sigscheme_find(scheme);
-	ENSURE(ss != NULL && hs_u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
+	cfg_sigs(c->cfg, &offered, &n_offered);
+	ss = sigscheme_find(scheme);
+	ENSURE(ss != NULL && u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
 	ENSURE(ss->key == c->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
 	if (peer_verify(c, ss, content, n, sig.p, sig.len) != 0)
 		return HS_ERR_TLS_BAD_CERT_VERIFY;
@@ -371,47 +371,47 @@ int hs_check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int 
 
 /* ---- KeyUpdate (4.6.3) ---- */
 
-int hs_on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
+int on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	struct hs_reader body;
+	struct reader body;
 	uint8_t req;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_read_u8(&body, &req));
-	TRY(hs_read_end(&body));
+	TRY(msg_body(msg, len, &body));
+	TRY(read_u8(&body, &req));
+	TRY(read_end(&body));
 	/* "If an implementation receives any other value, it MUST terminate
 	 * the connection with an illegal_parameter alert" */
 	ENSURE(req <= 1, HS_ERR_TLS_BAD_KEY_UPDATE);
 	/* a bounded number in a row without application data */
 	ENSURE(++c->n_ku <= MAX_KEY_UPDATES, HS_ERR_TLS_TOO_MANY_RECORDS);
 	/* 7.2: application_traffic_secret_N+1 replaces _N, which is gone */
-	TRY(hs_rec_next_secret(c->suite->hash(), c->rd.secret));
-	TRY(hs_set_read_key(c, c->rd.secret));
-	hs_conn_event(c, HS_EVENT_KEY_UPDATE);
+	TRY(rec_next_secret(c->suite->hash(), c->rd.secret));
+	TRY(set_read_key(c, c->rd.secret));
+	conn_event(c, HS_EVENT_KEY_UPDATE);
 	/* update_requested: answer with our own (update_not_requested) "prior
 	 * to sending its next Application Data record" (4.6.3). While an
 	 * answer is still queued unsent it serves every request since: one
 	 * answer per batch, so a peer that does not read cannot fill out[]. */
-	if (req == 1 && !c->we_closed && !hs_ku_answer_pending(c))
-		TRY(hs_send_key_update(c, 0));
+	if (req == 1 && !c->we_closed && !ku_answer_pending(c))
+		TRY(send_key_update(c, 0));
 	return 0;
 }
 
 /* ---- NewSessionTicket (4.6.1): parsed, kept or dropped ---- */
 
-int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
+int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	struct hs_reader body, nonce, ticket;
+	struct reader body, nonce, ticket;
 	struct ext_list exts;
 	uint32_t lifetime, age_add;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_read_u32(&body, &lifetime));
-	TRY(hs_read_u32(&body, &age_add));
-	TRY(hs_read_vec(&body, 1, 0, 255, &nonce));
-	TRY(hs_read_vec(&body, 2, 1, 0xffff, &ticket));
-	TRY(hs_ext_parse(&body, &exts));
-	TRY(hs_read_end(&body));
+	TRY(msg_body(msg, len, &body));
+	TRY(read_u32(&body, &lifetime));
+	TRY(read_u32(&body, &age_add));
+	TRY(read_vec(&body, 1, 0, 255, &nonce));
+	TRY(read_vec(&body, 2, 1, 0xffff, &ticket));
+	TRY(ext_parse(&body, &exts));
+	TRY(read_end(&body));
 	/* "Servers MUST NOT use any value greater than 604800 seconds" */
 	ENSURE(lifetime <= 604800, HS_ERR_TLS_ILLEGAL_PARAM);
 	if (c->cfg->keep_tickets && ticket.len <= sizeof(c->ticket)) {
@@ -419,6 +419,6 @@ int hs_on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 		c->ticket_len = ticket.len;
 		c->ticket_lifetime = lifetime;
 	}
-	hs_conn_event(c, HS_EVENT_TICKET);
+	conn_event(c, HS_EVENT_TICKET);
 	return 0;
 }

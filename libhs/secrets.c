@@ -13,22 +13,22 @@
 
 #include "base/wipe.h"
 
-static int fill(const struct hs_rec_key *k, const struct suite *s, struct hs_dir_secrets *d)
+static int fill(const struct rec_key *k, const struct suite *s, struct hs_dir_secrets *d)
 {
-	const struct hs_hash *h = s->hash();
+	const struct hash *h = s->hash();
 
 	memcpy(d->secret, k->secret, h->digest_len);
 	d->seq = k->seq;
-	return hs_rec_traffic_key(h, k->secret, s->key_len, d->key, d->iv);
+	return rec_traffic_key(h, k->secret, s->key_len, d->key, d->iv);
 }
 
 int hs_conn_secrets(const struct hs_conn *c, struct hs_secrets *s)
 {
-	const struct hs_rec_key *tx = &c->wr, *rx = &c->rd;
+	const struct rec_key *tx = &c->wr, *rx = &c->rd;
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	ENSURE(c->hs_done && c->err == 0, HS_ERR_TLS_STATE);
+	ENSURE(c->handshake_done && c->err == 0, HS_ERR_TLS_STATE);
 	s->suite = c->suite->id;
 	s->secret_len = c->suite->hash()->digest_len;
 	s->key_len = c->suite->key_len;
@@ -50,5 +50,5 @@ int hs_conn_secrets(const struct hs_conn *c, struct hs_secrets *s)
 
 void hs_secrets_wipe(struct hs_secrets *s)
 {
-	hs_wipe(s, sizeof(*s));
+	wipe(s, sizeof(*s));
 }

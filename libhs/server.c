@@ -43,43 +43,43 @@ static const uint8_t hrr_random[32] = {
  */
 struct client_hello {
 	uint8_t random[32];
-	struct hs_reader sid, suites;
+	struct reader sid, suites;
 	struct ext_list exts;
-	struct hs_reader groups; /* u16 entries, checked whole */
-	struct hs_reader shares; /* KeyShareEntry list, checked whole */
+	struct reader groups; /* u16 entries, checked whole */
+	struct reader shares; /* KeyShareEntry list, checked whole */
 };
 
 static int parse_ch(const uint8_t *msg, size_t len, struct client_hello *ch)
 {
-	struct hs_reader body, comp;
+	struct reader body, comp;
 	uint16_t version;
 	uint8_t method;
 
-	TRY(hs_msg_body(msg, len, &body));
-	TRY(hs_read_u16(&body, &version));
-	TRY(hs_read_bytes(&body, ch->random, 32));
-	TRY(hs_read_vec(&body, 1, 0, 32, &ch->sid));
-	TRY(hs_read_vec(&body, 2, 2, 0xfffe, &ch->suites));
-	TRY(hs_read_vec(&body, 1, 1, 255, &comp));
+	TRY(msg_body(msg, len, &body));
+	TRY(read_u16(&body, &version));
+	TRY(read_bytes(&body, ch->random, 32));
+	TRY(read_vec(&body, 1, 0, 32, &ch->sid));
+	TRY(read_vec(&body, 2, 2, 0xfffe, &ch->suites));
+	TRY(read_vec(&body, 1, 1, 255, &comp));
 	/* a ClientHello without extensions is TLS 1.2 or older */
-	ENSURE(hs_reader_left(&body) > 0, HS_ERR_TLS_VERSION);
-	TRY(hs_ext_parse(&body, &ch->exts));
-	TRY(hs_read_end(&body));
-	ENSURE(hs_reader_left(&ch->suites) % 2 == 0, HS_ERR_TLS_DECODE);
+	ENSURE(reader_left(&body) > 0, HS_ERR_TLS_VERSION);
+	TRY(ext_parse(&body, &ch->exts));
+	TRY(read_end(&body));
+	ENSURE(reader_left(&ch->suites) % 2 == 0, HS_ERR_TLS_DECODE);
 	/* 4.1.2: legacy_compression_methods MUST be exactly { 0 } */
-	TRY(hs_read_u8(&comp, &method));
-	ENSURE(method == 0 && hs_reader_left(&comp) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
+	TRY(read_u8(&comp, &method));
+	ENSURE(method == 0 && reader_left(&comp) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
 	ENSURE(version >= 0x0301 && version <= TLS12_VERSION, HS_ERR_TLS_VERSION);
 	return 0;
 }
 
 static int ch_versions(const struct client_hello *ch)
 {
-	const struct ext *e = hs_ext_find(&ch->exts, EXT_SUPPORTED_VERSIONS);
+	const struct ext *e = ext_find(&ch->exts, EXT_SUPPORTED_VERSIONS);
 	int has13;
 
 	ENSURE(e != NULL, HS_ERR_TLS_VERSION);
-	TRY(hs_ext_versions_has13(e->body, &has13));
+	TRY(ext_versions_has13(e->body, &has13));
 	ENSURE(has13, HS_ERR_TLS_VERSION);
 	return 0;
 }
@@ -89,13 +89,13 @@ static int pick_suite(struct hs_conn *c, const struct client_hello *ch)
 	const uint16_t *ours;
 	size_t n;
 
-	hs_cfg_suites(c->cfg, &ours, &n);
+	cfg_suites(c->cfg, &ours, &n);
 	for (size_t i = 0; i < n; i++) {
-		struct hs_reader r = ch->suites;
-		const struct suite *s = hs_suite_find(ours[i]);
-		while (s != NULL && hs_reader_left(&r) > 0) {
+		struct reader r = ch->suites;
+		const struct suite *s = suite_find(ours[i]);
+		while (s != NULL && reader_left(&r) > 0) {
 			uint16_t id;
-			TRY(hs_read_u16(&r, &id));
+			TRY(read_u16(&r, &id));
 			if (id != ours[i])
 				continue;
 			/* 4.1.4: after HRR the suite must not change */
@@ -116,20 +116,20 @@ static int pick_suite(struct hs_conn *c, const struct client_hello *ch)
  * theirs: the client's list, scanned where it lies (no cap on its length).
  */
 static const struct sigscheme *scheme_for(const struct hs_config *cfg, const struct hs_cred *cred,
-					  struct hs_reader theirs)
+					  struct reader theirs)
 {
 	const uint16_t *ours;
 	size_t n;
 
-	hs_cfg_sigs(cfg, &ours, &n);
+	cfg_sigs(cfg, &ours, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct sigscheme *s = hs_sigscheme_find(ours[i]);
-		if (s != NULL && s->key == cred->type && hs_u16_view_has(theirs, ours[i]))
+		const struct sigscheme *s = sigscheme_find(ours[i]);
+		if (s != NULL && s->key == cred->type && u16_view_has(theirs, ours[i]))
 			return s;
 	}
-	if (!hs_u16_view_has(theirs, cred->scheme))
+	if (!u16_view_has(theirs, cred->scheme))
 		return NULL;
-	return hs_sigscheme_find(cred->scheme);
+	return sigscheme_find(cred->scheme);
 }
 
 /* The candidates of hs_config: creds[0..n_creds), then cred. */
@@ -148,9 +148,9 @@ static int leaf_has_name(const struct hs_cred *cred, const char *sni)
 {
 	struct x509_cert leaf;
 
-	if (cred->n_certs == 0 || hs_x509_cert_parse(&leaf, cred->cert[0], cred->cert_len[0]) != 0)
+	if (cred->n_certs == 0 || x509_cert_parse(&leaf, cred->cert[0], cred->cert_len[0]) != 0)
 		return 0;
-	return hs_x509_match_host(&leaf, sni) == 0;
+	return x509_match_host(&leaf, sni) == 0;
 }
 
 /*
@@ -158,7 +158,7 @@ static int leaf_has_name(const struct hs_cred *cred, const char *sni)
  * pass, when there is a choice and an SNI, only leaves valid for that
  * name; second pass, any candidate whose key can sign for this client.
  */
-static int pick_credential(struct hs_conn *c, struct hs_reader theirs)
+static int pick_credential(struct hs_conn *c, struct reader theirs)
 {
 	const struct hs_config *cfg = c->cfg;
 	size_t n = n_candidates(cfg);
@@ -179,12 +179,12 @@ static int pick_credential(struct hs_conn *c, struct hs_reader theirs)
 
 static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
 {
-	const struct ext *e = hs_ext_find(&ch->exts, EXT_SIG_ALGS);
-	struct hs_reader v;
+	const struct ext *e = ext_find(&ch->exts, EXT_SIG_ALGS);
+	struct reader v;
 
 	/* 9.2: a ClientHello for certificate auth MUST carry signature_algorithms */
 	ENSURE(e != NULL, HS_ERR_TLS_MISSING_EXT);
-	TRY(hs_ext_u16_view(e->body, &v));
+	TRY(ext_u16_view(e->body, &v));
 	return pick_credential(c, v);
 }
 
@@ -198,22 +198,22 @@ static int check_sigalgs(struct hs_conn *c, const struct client_hello *ch)
  */
 static int read_groups(struct client_hello *ch)
 {
-	const struct ext *g = hs_ext_find(&ch->exts, EXT_SUPPORTED_GROUPS);
-	const struct ext *k = hs_ext_find(&ch->exts, EXT_KEY_SHARE);
+	const struct ext *g = ext_find(&ch->exts, EXT_SUPPORTED_GROUPS);
+	const struct ext *k = ext_find(&ch->exts, EXT_KEY_SHARE);
 	uint16_t seen[8]; /* more than the groups hs implements */
 	size_t n_seen = 0;
 
 	/* 9.2: supported_groups and key_share go together */
 	ENSURE(g != NULL && k != NULL, HS_ERR_TLS_MISSING_EXT);
-	TRY(hs_ext_u16_view(g->body, &ch->groups));
-	TRY(hs_ext_key_share_view(k->body, &ch->shares));
-	for (struct hs_reader r = ch->shares; hs_reader_left(&r) > 0;) {
+	TRY(ext_u16_view(g->body, &ch->groups));
+	TRY(ext_key_share_view(k->body, &ch->shares));
+	for (struct reader r = ch->shares; reader_left(&r) > 0;) {
 		struct key_share s;
-		TRY(hs_ext_key_share_next(&r, &s));
-		if (hs_group_find(s.group) == NULL)
+		TRY(ext_key_share_next(&r, &s));
+		if (group_find(s.group) == NULL)
 			continue;
-		ENSURE(!hs_u16_in(seen, n_seen, s.group), HS_ERR_TLS_ILLEGAL_PARAM);
-		ENSURE(hs_u16_view_has(ch->groups, s.group), HS_ERR_TLS_ILLEGAL_PARAM);
+		ENSURE(!u16_in(seen, n_seen, s.group), HS_ERR_TLS_ILLEGAL_PARAM);
+		ENSURE(u16_view_has(ch->groups, s.group), HS_ERR_TLS_ILLEGAL_PARAM);
 		if (n_seen < sizeof(seen) / sizeof(seen[0]))
 			seen[n_seen++] = s.group;
 	}
@@ -223,8 +223,8 @@ static int read_groups(struct client_hello *ch)
 /* The client's share for group, if it sent one. */
 static int find_share(const struct client_hello *ch, uint16_t group, struct key_share *out)
 {
-	for (struct hs_reader r = ch->shares; hs_reader_left(&r) > 0;)
-		if (hs_ext_key_share_next(&r, out) == 0 && out->group == group)
+	for (struct reader r = ch->shares; reader_left(&r) > 0;)
+		if (ext_key_share_next(&r, out) == 0 && out->group == group)
 			return 1;
 	return 0;
 }
@@ -238,9 +238,9 @@ static int pick_group(struct hs_conn *c, const struct client_hello *ch,
 	size_t n;
 
 	*have_share = 0;
-	hs_cfg_groups(c->cfg, &ours, &n);
+	cfg_groups(c->cfg, &ours, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct group *g = hs_group_find(ours[i]);
+		const struct group *g = group_find(ours[i]);
 		if (g != NULL && find_share(ch, g->id, share)) {
 			c->group = g;
 			*have_share = 1;
@@ -248,8 +248,8 @@ static int pick_group(struct hs_conn *c, const struct client_hello *ch,
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct group *g = hs_group_find(ours[i]);
-		if (g != NULL && hs_u16_view_has(ch->groups, g->id)) {
+		const struct group *g = group_find(ours[i]);
+		if (g != NULL && u16_view_has(ch->groups, g->id)) {
 			c->group = g;
 			return 0;
 		}
@@ -259,20 +259,20 @@ static int pick_group(struct hs_conn *c, const struct client_hello *ch,
 
 static int read_sni(struct hs_conn *c, const struct client_hello *ch)
 {
-	const struct ext *e = hs_ext_find(&ch->exts, EXT_SERVER_NAME);
+	const struct ext *e = ext_find(&ch->exts, EXT_SERVER_NAME);
 
 	c->sni[0] = 0; /* the second ClientHello (after HRR) speaks for itself */
-	return e != NULL ? hs_ext_sni(e->body, c->sni, sizeof(c->sni)) : 0;
+	return e != NULL ? ext_sni(e->body, c->sni, sizeof(c->sni)) : 0;
 }
 
 static int read_alpn(struct hs_conn *c, const struct client_hello *ch)
 {
-	const struct ext *e = hs_ext_find(&ch->exts, EXT_ALPN);
+	const struct ext *e = ext_find(&ch->exts, EXT_ALPN);
 	const char *pick;
 
 	if (e == NULL || c->cfg->n_alpn == 0)
 		return 0;
-	TRY(hs_ext_alpn_pick(e->body, c->cfg->alpn, c->cfg->n_alpn, &pick));
+	TRY(ext_alpn_pick(e->body, c->cfg->alpn, c->cfg->n_alpn, &pick));
 	/* RFC 7301 3.2: no overlap -> no_application_protocol */
 	ENSURE(pick != NULL, HS_ERR_TLS_NO_ALPN);
 	memcpy(c->alpn, pick, strlen(pick) + 1);
@@ -281,7 +281,7 @@ static int read_alpn(struct hs_conn *c, const struct client_hello *ch)
 
 static int check_retry(struct hs_conn *c, const struct client_hello *ch)
 {
-	const struct ext *e = hs_ext_find(&ch->exts, EXT_COOKIE);
+	const struct ext *e = ext_find(&ch->exts, EXT_COOKIE);
 	const uint8_t *p;
 	size_t n;
 
@@ -292,77 +292,77 @@ static int check_retry(struct hs_conn *c, const struct client_hello *ch)
 	if (c->cookie_len == 0)
 		return 0;
 	ENSURE(e != NULL, HS_ERR_TLS_BAD_COOKIE);
-	TRY(hs_ext_cookie(e->body, &p, &n));
+	TRY(ext_cookie(e->body, &p, &n));
 	ENSURE(n == c->cookie_len && memcmp(p, c->cookie, n) == 0, HS_ERR_TLS_BAD_COOKIE);
 	return 0;
 }
 
-static void write_sh_start(struct hs_conn *c, struct hs_writer *w, struct hs_writer_vec *v,
+static void write_sh_start(struct hs_conn *c, struct writer *w, struct writer_vec *v,
 			   const uint8_t *random)
 {
-	struct hs_writer_vec sid;
+	struct writer_vec sid;
 
-	hs_msg_begin(c, HT_SERVER_HELLO, w, v);
-	hs_write_u16(w, TLS12_VERSION);
-	hs_write_bytes(w, random, 32);
-	hs_write_vec_open(w, 1, &sid);
-	hs_write_bytes(w, c->sid, c->sid_len);
-	hs_write_vec_close(w, &sid);
-	hs_write_u16(w, c->suite->id);
-	hs_write_u8(w, 0);
+	msg_begin(c, HT_SERVER_HELLO, w, v);
+	write_u16(w, TLS12_VERSION);
+	write_bytes(w, random, 32);
+	write_vec_open(w, 1, &sid);
+	write_bytes(w, c->sid, c->sid_len);
+	write_vec_close(w, &sid);
+	write_u16(w, c->suite->id);
+	write_u8(w, 0);
 }
 
 static int send_hrr(struct hs_conn *c, int ask_group)
 {
 	static const uint8_t v13[2] = { 0x03, 0x04 };
-	struct hs_writer w;
-	struct hs_writer_vec v, exts;
+	struct writer w;
+	struct writer_vec v, exts;
 
 	if (c->cfg->hrr_cookie) {
 		c->cookie_len = 32;
-		const struct hs_test_hooks *th = test_hooks(c);
+		const struct test_hooks *th = test_hooks(c);
 
 		if (th != NULL && th->cookie != NULL && th->cookie_len <= COOKIE_MAX) {
 			c->cookie_len = th->cookie_len;
 			memcpy(c->cookie, th->cookie, c->cookie_len);
 		} else {
-			TRY(hs_rand_bytes(c->cookie, 32));
+			TRY(rand_bytes(c->cookie, 32));
 		}
 	}
-	hs_tr_hrr_restart(&c->tr);
+	transcript_hrr_restart(&c->tr);
 	write_sh_start(c, &w, &v, hrr_random);
-	hs_write_vec_open(&w, 2, &exts);
-	hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
+	write_vec_open(&w, 2, &exts);
+	ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
 	if (ask_group) {
-		hs_ext_w_key_share(&w, c->group->id, NULL, 0, 0);
+		ext_w_key_share(&w, c->group->id, NULL, 0, 0);
 		c->kx_group = c->group; /* the group the second hello must use */
 	}
 	if (c->cookie_len > 0)
-		hs_ext_w_opaque(&w, EXT_COOKIE, 2, c->cookie, c->cookie_len);
-	hs_write_vec_close(&w, &exts);
-	TRY(hs_msg_end(c, &w, &v));
-	TRY(hs_flush_hs(c, TLS12_VERSION));
+		ext_w_opaque(&w, EXT_COOKIE, 2, c->cookie, c->cookie_len);
+	write_vec_close(&w, &exts);
+	TRY(msg_end(c, &w, &v));
+	TRY(flush_handshake(c, TLS12_VERSION));
 	c->hrr_done = 1;
 	c->state = S_START;
 	/* D.4: the CCS goes right after our first handshake message */
-	return c->sid_len > 0 ? hs_send_ccs(c) : 0;
+	return c->sid_len > 0 ? send_ccs(c) : 0;
 }
 
 static int send_server_hello(struct hs_conn *c)
 {
 	static const uint8_t v13[2] = { 0x03, 0x04 };
-	struct hs_writer w;
-	struct hs_writer_vec v, exts;
+	struct writer w;
+	struct writer_vec v, exts;
 
-	TRY(hs_hello_random(c, c->random));
+	TRY(hello_random(c, c->random));
 	write_sh_start(c, &w, &v, c->random);
-	hs_write_vec_open(&w, 2, &exts);
-	hs_ext_w_key_share(&w, c->group->id, c->kx_pub, c->group->kx->pub_len, 0);
-	hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
-	hs_write_vec_close(&w, &exts);
-	TRY(hs_msg_end(c, &w, &v));
-	TRY(hs_flush_hs(c, TLS12_VERSION));
-	return c->sid_len > 0 ? hs_send_ccs(c) : 0;
+	write_vec_open(&w, 2, &exts);
+	ext_w_key_share(&w, c->group->id, c->kx_pub, c->group->kx->pub_len, 0);
+	ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
+	write_vec_close(&w, &exts);
+	TRY(msg_end(c, &w, &v));
+	TRY(flush_handshake(c, TLS12_VERSION));
+	return c->sid_len > 0 ? send_ccs(c) : 0;
 }
 
 static int key_exchange(struct hs_conn *c, const struct key_share *share)
@@ -372,91 +372,91 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 
 	/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
 	ENSURE(share->len == c->group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
-	TRY(hs_conn_keygen(c, c->group));
+	TRY(conn_keygen(c, c->group));
 	err = c->group->kx->shared(shared, c->kx_priv, share->pub, share->len);
-	hs_wipe(c->kx_priv, sizeof(c->kx_priv));
+	wipe(c->kx_priv, sizeof(c->kx_priv));
 	if (err == 0)
 		err = send_server_hello(c);
 	if (err == 0) {
-		hs_tr_hash(&c->tr, th);
-		err = hs_ks_start(&c->ks, c->suite->hash());
+		transcript_hash(&c->tr, th);
+		err = keysched_start(&c->ks, c->suite->hash());
 	}
 	if (err == 0)
-		err = hs_ks_handshake(&c->ks, shared, c->group->kx->shared_len, th);
-	hs_wipe(shared, sizeof(shared));
+		err = keysched_handshake(&c->ks, shared, c->group->kx->shared_len, th);
+	wipe(shared, sizeof(shared));
 	if (err == 0)
-		hs_ks_note(c, 0);
+		keysched_note(c, 0);
 	return err;
 }
 
 static int send_encrypted_extensions(struct hs_conn *c)
 {
-	struct hs_writer w;
-	struct hs_writer_vec v, exts;
+	struct writer w;
+	struct writer_vec v, exts;
 	const char *alpn[1] = { c->alpn };
 
-	hs_msg_begin(c, HT_ENCRYPTED_EXTENSIONS, &w, &v);
-	hs_write_vec_open(&w, 2, &exts);
+	msg_begin(c, HT_ENCRYPTED_EXTENSIONS, &w, &v);
+	write_vec_open(&w, 2, &exts);
 	if (test_hooks(c) != NULL && test_hooks(c)->ee_exts != NULL) { /* test hook: a trace's bytes */
-		hs_write_bytes(&w, test_hooks(c)->ee_exts, test_hooks(c)->ee_exts_len);
-		hs_write_vec_close(&w, &exts);
-		return hs_msg_end(c, &w, &v);
+		write_bytes(&w, test_hooks(c)->ee_exts, test_hooks(c)->ee_exts_len);
+		write_vec_close(&w, &exts);
+		return msg_end(c, &w, &v);
 	}
 	if (c->sni[0]) /* RFC 6066 3: acknowledge with an empty server_name */
-		hs_ext_w_opaque(&w, EXT_SERVER_NAME, 0, NULL, 0);
+		ext_w_opaque(&w, EXT_SERVER_NAME, 0, NULL, 0);
 	if (c->alpn[0])
-		hs_ext_w_alpn(&w, alpn, 1);
-	hs_write_vec_close(&w, &exts);
-	return hs_msg_end(c, &w, &v);
+		ext_w_alpn(&w, alpn, 1);
+	write_vec_close(&w, &exts);
+	return msg_end(c, &w, &v);
 }
 
 /* 4.2.4: DistinguishedName authorities<3..2^16-1>, each a DER Name */
-static void write_ca_names(struct hs_writer *w, const struct hs_x509_store *s)
+static void write_ca_names(struct writer *w, const struct hs_x509_store *s)
 {
-	struct hs_writer_vec e, l, one;
+	struct writer_vec e, l, one;
 	const struct x509_cert *a;
 
-	hs_write_u16(w, EXT_CERT_AUTHORITIES);
-	hs_write_vec_open(w, 2, &e);
-	hs_write_vec_open(w, 2, &l);
-	for (size_t i = 0; (a = hs_x509_store_at(s, i)) != NULL; i++) {
-		hs_write_vec_open(w, 2, &one);
-		hs_write_bytes(w, a->subject.p, a->subject.len);
-		hs_write_vec_close(w, &one);
+	write_u16(w, EXT_CERT_AUTHORITIES);
+	write_vec_open(w, 2, &e);
+	write_vec_open(w, 2, &l);
+	for (size_t i = 0; (a = x509_store_at(s, i)) != NULL; i++) {
+		write_vec_open(w, 2, &one);
+		write_bytes(w, a->subject.p, a->subject.len);
+		write_vec_close(w, &one);
 	}
-	hs_write_vec_close(w, &l);
-	hs_write_vec_close(w, &e);
+	write_vec_close(w, &l);
+	write_vec_close(w, &e);
 }
 
 /* 4.3.2: an empty context (in the handshake), signature_algorithms and,
  * if asked, certificate_authorities */
 static int send_certificate_request(struct hs_conn *c)
 {
-	struct hs_writer w;
-	struct hs_writer_vec v, ctx, exts, e, l;
+	struct writer w;
+	struct writer_vec v, ctx, exts, e, l;
 	const uint16_t *sigs;
 	size_t n;
 
-	hs_cfg_sigs(c->cfg, &sigs, &n);
-	hs_msg_begin(c, HT_CERTIFICATE_REQUEST, &w, &v);
-	hs_write_vec_open(&w, 1, &ctx);
-	hs_write_vec_close(&w, &ctx);
-	hs_write_vec_open(&w, 2, &exts);
-	hs_write_u16(&w, EXT_SIG_ALGS);
-	hs_write_vec_open(&w, 2, &e);
-	hs_write_vec_open(&w, 2, &l);
+	cfg_sigs(c->cfg, &sigs, &n);
+	msg_begin(c, HT_CERTIFICATE_REQUEST, &w, &v);
+	write_vec_open(&w, 1, &ctx);
+	write_vec_close(&w, &ctx);
+	write_vec_open(&w, 2, &exts);
+	write_u16(&w, EXT_SIG_ALGS);
+	write_vec_open(&w, 2, &e);
+	write_vec_open(&w, 2, &l);
 	for (size_t i = 0; i < n; i++)
-		if (hs_sigscheme_find(sigs[i]) != NULL)
-			hs_write_u16(&w, sigs[i]);
+		if (sigscheme_find(sigs[i]) != NULL)
+			write_u16(&w, sigs[i]);
 	if (test_hooks(c) != NULL && test_hooks(c)->extra_scheme != 0)
-		hs_write_u16(&w, test_hooks(c)->extra_scheme);
-	hs_write_vec_close(&w, &l);
-	hs_write_vec_close(&w, &e);
+		write_u16(&w, test_hooks(c)->extra_scheme);
+	write_vec_close(&w, &l);
+	write_vec_close(&w, &e);
 	if (c->cfg->send_ca_names && hs_x509_store_count(c->cfg->client_trust) > 0)
 		write_ca_names(&w, c->cfg->client_trust);
-	hs_write_vec_close(&w, &exts);
+	write_vec_close(&w, &exts);
 	c->cert_requested = 1;
-	return hs_msg_end(c, &w, &v);
+	return msg_end(c, &w, &v);
 }
 
 static int send_flight(struct hs_conn *c, const struct key_share *share)
@@ -464,26 +464,26 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	uint8_t th[HASH_MAX];
 
 	TRY(key_exchange(c, share));
-	TRY(hs_set_write_key(c, c->ks.s_hs));
-	TRY(hs_set_read_key(c, c->ks.c_hs));
+	TRY(set_write_key(c, c->ks.s_hs));
+	TRY(set_read_key(c, c->ks.c_hs));
 	TRY(send_encrypted_extensions(c));
 	if (c->cfg->verify_client != HS_VERIFY_NONE)
 		TRY(send_certificate_request(c));
-	TRY(hs_build_certificate(c, c->server_cred, NULL, 0));
-	TRY(hs_build_cert_verify(c, c->server_cred, 1));
-	TRY(hs_build_finished(c, c->ks.s_hs));
-	TRY(hs_flush_hs(c, TLS12_VERSION));
-	hs_tr_hash(&c->tr, th);
-	TRY(hs_ks_master(&c->ks, th));
-	hs_ks_note(c, 1);
-	hs_ks_forget(c->ks.s_hs); /* our Finished is built */
+	TRY(build_certificate(c, c->server_cred, NULL, 0));
+	TRY(build_cert_verify(c, c->server_cred, 1));
+	TRY(build_finished(c, c->ks.s_hs));
+	TRY(flush_handshake(c, TLS12_VERSION));
+	transcript_hash(&c->tr, th);
+	TRY(keysched_master(&c->ks, th));
+	keysched_note(c, 1);
+	keysched_forget(c->ks.s_hs); /* our Finished is built */
 	if (c->cert_requested)
 		c->state = S_WAIT_CERT;
 	/* kept: c_hs (the client's Finished), c_ap (its read key after
 	 * that), the master (resumption_master_secret needs the transcript
 	 * through the client's Finished) */
-	TRY(hs_set_write_key(c, c->ks.s_ap));
-	hs_ks_forget(c->ks.s_ap); /* the write key holds it */
+	TRY(set_write_key(c, c->ks.s_ap));
+	keysched_forget(c->ks.s_ap); /* the write key holds it */
 	return 0;
 }
 
@@ -501,16 +501,16 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	 * after this hello is skipped (conn.c). "A client MUST NOT include
 	 * the "early_data" extension in its followup ClientHello." */
 	if (c->hrr_done)
-		ENSURE(hs_ext_find(&ch.exts, EXT_EARLY_DATA) == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
-	c->skip_early = !c->hrr_done && hs_ext_find(&ch.exts, EXT_EARLY_DATA) != NULL;
+		ENSURE(ext_find(&ch.exts, EXT_EARLY_DATA) == NULL, HS_ERR_TLS_ILLEGAL_PARAM);
+	c->skip_early = !c->hrr_done && ext_find(&ch.exts, EXT_EARLY_DATA) != NULL;
 	TRY(pick_suite(c, &ch));
 	TRY(read_sni(c, &ch)); /* before the credential: it may pick by name */
 	TRY(check_sigalgs(c, &ch));
 	TRY(read_groups(&ch));
 	TRY(pick_group(c, &ch, &share, &have_share));
 	TRY(read_alpn(c, &ch));
-	hs_tr_choose(&c->tr, c->suite->hash());
-	hs_tr_update(&c->tr, msg, len);
+	transcript_choose(&c->tr, c->suite->hash());
+	transcript_update(&c->tr, msg, len);
 	if (!c->hrr_done) {
 		memcpy(c->random, ch.random, 32);
 		c->sid_len = ch.sid.len;
@@ -528,8 +528,8 @@ static int on_client_certificate(struct hs_conn *c, const uint8_t *msg, size_t l
 {
 	size_t n;
 
-	TRY(hs_parse_certificate(c, msg, len, &n));
-	hs_tr_update(&c->tr, msg, len);
+	TRY(parse_certificate(c, msg, len, &n));
+	transcript_update(&c->tr, msg, len);
 	/* 4.4.3: no CertificateVerify follows an empty Certificate */
 	if (n == 0)
 		c->state = S_WAIT_FINISHED;
@@ -538,22 +538,22 @@ static int on_client_certificate(struct hs_conn *c, const uint8_t *msg, size_t l
 
 static int on_client_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	TRY(hs_check_cert_verify(c, msg, len, 0));
-	hs_tr_update(&c->tr, msg, len);
+	TRY(check_cert_verify(c, msg, len, 0));
+	transcript_update(&c->tr, msg, len);
 	return 0;
 }
 
 static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	TRY(hs_check_finished(c, c->ks.c_hs, msg, len));
-	hs_tr_update(&c->tr, msg, len);
+	TRY(check_finished(c, c->ks.c_hs, msg, len));
+	transcript_update(&c->tr, msg, len);
 	/* resumption (not yet): resumption_master_secret from the master here */
-	hs_ks_forget(c->ks.stage);
-	hs_ks_forget(c->ks.c_hs);
-	TRY(hs_set_read_key(c, c->ks.c_ap));
-	hs_ks_forget(c->ks.c_ap); /* the read key holds it */
-	c->hs_done = 1;
-	hs_conn_event(c, HS_EVENT_HANDSHAKE_DONE);
+	keysched_forget(c->ks.stage);
+	keysched_forget(c->ks.c_hs);
+	TRY(set_read_key(c, c->ks.c_ap));
+	keysched_forget(c->ks.c_ap); /* the read key holds it */
+	c->handshake_done = 1;
+	conn_event(c, HS_EVENT_HANDSHAKE_DONE);
 	return 0;
 }
 
@@ -562,11 +562,11 @@ static const struct transition server_table[] = {
 	{ S_WAIT_CERT, HT_CERTIFICATE, on_client_certificate, S_WAIT_CV },
 	{ S_WAIT_CV, HT_CERTIFICATE_VERIFY, on_client_cert_verify, S_WAIT_FINISHED },
 	{ S_WAIT_FINISHED, HT_FINISHED, on_client_finished, S_CONNECTED },
-	{ S_CONNECTED, HT_KEY_UPDATE, hs_on_key_update, S_CONNECTED },
+	{ S_CONNECTED, HT_KEY_UPDATE, on_key_update, S_CONNECTED },
 };
 
-int hs_server_handle(struct hs_conn *c, const uint8_t *msg, size_t len)
+int server_handle(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
-	return hs_dispatch(c, server_table, sizeof(server_table) / sizeof(server_table[0]), msg,
+	return dispatch(c, server_table, sizeof(server_table) / sizeof(server_table[0]), msg,
 			   len);
 }

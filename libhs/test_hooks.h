@@ -8,7 +8,7 @@
  * is below what the engine's own verifier accepts).
  * Never use these in a program: they disable randomness.
  *
- * Call hs_conn_test_hooks() right after hs_conn_new(): a client builds its
+ * Call conn_test_hooks() right after hs_conn_new(): a client builds its
  * ClientHello lazily, on the first pull / output_pending / feed.
  */
 #ifndef HS_LIBHS_TEST_HOOKS_H
@@ -20,20 +20,20 @@
 #include "hs/err.h"
 #include "hs/tls.h"
 
-struct hs_test_secrets;
+struct test_secrets;
 
-typedef int (*hs_test_verify_fn)(uint16_t scheme, const uint8_t *spki, size_t spki_len,
+typedef int (*test_verify_fn)(uint16_t scheme, const uint8_t *spki, size_t spki_len,
 				 const uint8_t *msg, size_t msg_len, const uint8_t *sig,
 				 size_t sig_len);
 
 /* Key-schedule secrets of one connection (digest_len bytes each). */
-struct hs_test_secrets {
+struct test_secrets {
 	size_t len;
 	uint8_t client_hs[48], server_hs[48], client_ap[48], server_ap[48];
 	uint8_t master[48], handshake[48];
 };
 
-struct hs_test_hooks {
+struct test_hooks {
 	const uint8_t *random;   /* 32 bytes: ClientHello / ServerHello random */
 	const uint8_t *kx_priv;  /* key-share private key for kx_group */
 	size_t kx_priv_len;
@@ -43,7 +43,7 @@ struct hs_test_hooks {
 	size_t client_hello_len;
 	/* accept this extra signature scheme, checked by verify */
 	uint16_t extra_scheme;
-	hs_test_verify_fn verify;
+	test_verify_fn verify;
 	/* server: send no legacy compatibility CCS, fixed cookie bytes */
 	const uint8_t *cookie;
 	size_t cookie_len;
@@ -57,11 +57,11 @@ struct hs_test_hooks {
 	size_t ee_exts_len;
 	/* each key-schedule secret is copied here as it is derived (the
 	 * connection wipes each one as soon as nothing needs it) */
-	struct hs_test_secrets *capture;
+	struct test_secrets *capture;
 };
 
 #ifdef HS_TEST_HOOKS
-HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hooks *h);
+HS_MUST_CHECK int conn_test_hooks(struct hs_conn *c, const struct test_hooks *h);
 
 /*
  * The key schedule's secrets (digest_len bytes) as the connection holds
@@ -70,7 +70,7 @@ HS_MUST_CHECK int hs_conn_test_hooks(struct hs_conn *c, const struct hs_test_hoo
  * secrets exist, the first application secrets once the record keys hold
  * them). hooks.capture gets each as it is derived, for checking a trace.
  */
-void hs_conn_test_secrets(const struct hs_conn *c, struct hs_test_secrets *s);
+void conn_test_secrets(const struct hs_conn *c, struct test_secrets *s);
 #endif
 
 #endif

@@ -13,51 +13,51 @@
 
 #include "base/wipe.h"
 
-void hs_tr_init(struct transcript *t)
+void transcript_init(struct transcript *t)
 {
-	hs_hash_sha256()->init(&t->c256);
-	hs_hash_sha384()->init(&t->c384);
+	hash_sha256()->init(&t->c256);
+	hash_sha384()->init(&t->c384);
 	t->h = NULL;
 }
 
-void hs_tr_update(struct transcript *t, const uint8_t *p, size_t n)
+void transcript_update(struct transcript *t, const uint8_t *p, size_t n)
 {
 	if (t->h == NULL || t->h->digest_len == 32)
-		hs_hash_sha256()->update(&t->c256, p, n);
+		hash_sha256()->update(&t->c256, p, n);
 	if (t->h == NULL || t->h->digest_len == 48)
-		hs_hash_sha384()->update(&t->c384, p, n);
+		hash_sha384()->update(&t->c384, p, n);
 }
 
-void hs_tr_choose(struct transcript *t, const struct hs_hash *h)
+void transcript_choose(struct transcript *t, const struct hash *h)
 {
 	t->h = h;
 }
 
-static const union hs_hash_ctx *running(const struct transcript *t)
+static const union hash_ctx *running(const struct transcript *t)
 {
 	return t->h->digest_len == 48 ? &t->c384 : &t->c256;
 }
 
-void hs_tr_hash(const struct transcript *t, uint8_t *out)
+void transcript_hash(const struct transcript *t, uint8_t *out)
 {
-	union hs_hash_ctx copy = *running(t);
+	union hash_ctx copy = *running(t);
 	t->h->final(&copy, out);
-	hs_wipe(&copy, sizeof(copy));
+	wipe(&copy, sizeof(copy));
 }
 
-void hs_tr_hrr_restart(struct transcript *t)
+void transcript_hrr_restart(struct transcript *t)
 {
 	/* message_hash || 00 00 Hash.length || Hash(ClientHello1) */
 	uint8_t hdr[4] = { HT_MESSAGE_HASH, 0, 0, (uint8_t)t->h->digest_len };
 	uint8_t h1[HASH_MAX];
 
-	hs_tr_hash(t, h1);
+	transcript_hash(t, h1);
 	t->h->init(t->h->digest_len == 48 ? &t->c384 : &t->c256);
-	hs_tr_update(t, hdr, sizeof(hdr));
-	hs_tr_update(t, h1, t->h->digest_len);
+	transcript_update(t, hdr, sizeof(hdr));
+	transcript_update(t, h1, t->h->digest_len);
 }
 
-void hs_tr_wipe(struct transcript *t)
+void transcript_wipe(struct transcript *t)
 {
-	hs_wipe(t, sizeof(*t));
+	wipe(t, sizeof(*t));
 }

@@ -217,7 +217,7 @@ static void print_fingerprint(const struct hs_cred *cred, const char *what)
 	uint8_t fp[HS_SHA256_LEN];
 	char hex[3 * HS_SHA256_LEN];
 
-	hs_sha256(der, len, fp);
+	sha256(der, len, fp);
 	for (size_t i = 0; i < sizeof(fp); i++)
 		snprintf(hex + 3 * i, 4, "%02X%s", fp[i], i + 1 < sizeof(fp) ? ":" : "");
 	note(1, "certificate%s SHA-256 fingerprint %s", what, hex);

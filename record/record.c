@@ -21,42 +21,42 @@
 #include "base/wipe.h"
 #include "crypto/hkdf.h"
 
-static void *ctx(const struct hs_rec_key *k)
+static void *ctx(const struct rec_key *k)
 {
 	return (void *)(((uintptr_t)k->ctx_buf + 63) & ~(uintptr_t)63);
 }
 
-int hs_rec_traffic_key(const struct hs_hash *h, const uint8_t *secret, size_t key_len,
+int rec_traffic_key(const struct hash *h, const uint8_t *secret, size_t key_len,
 		       uint8_t *key, uint8_t *iv)
 {
-	int err = hs_hkdf_expand_label(h, secret, "key", NULL, 0, key, key_len);
+	int err = hkdf_expand_label(h, secret, "key", NULL, 0, key, key_len);
 
-	return err ? err : hs_hkdf_expand_label(h, secret, "iv", NULL, 0, iv, HS_AEAD_NONCE_LEN);
+	return err ? err : hkdf_expand_label(h, secret, "iv", NULL, 0, iv, HS_AEAD_NONCE_LEN);
 }
 
-int hs_rec_next_secret(const struct hs_hash *h, uint8_t *secret)
+int rec_next_secret(const struct hash *h, uint8_t *secret)
 {
-	uint8_t next[HS_REC_SECRET_MAX];
-	int err = hs_hkdf_expand_label(h, secret, "traffic upd", NULL, 0, next, h->digest_len);
+	uint8_t next[REC_SECRET_MAX];
+	int err = hkdf_expand_label(h, secret, "traffic upd", NULL, 0, next, h->digest_len);
 
 	if (err == 0)
 		memcpy(secret, next, h->digest_len);
-	hs_wipe(next, sizeof(next));
+	wipe(next, sizeof(next));
 	return err;
 }
 
-static void unkey(struct hs_rec_key *k)
+static void unkey(struct rec_key *k)
 {
 	if (k->on)
 		k->aead->wipe(ctx(k));
 	k->on = 0;
 }
 
-int hs_rec_key_load(struct hs_rec_key *k, const struct hs_aead *aead, const struct hs_hash *h,
+int rec_key_load(struct rec_key *k, const struct aead *aead, const struct hash *h,
 		    size_t key_len, const uint8_t *secret, const uint8_t *key, const uint8_t *iv,
 		    uint64_t seq)
 {
-	if (h == NULL || h->digest_len > HS_REC_SECRET_MAX || key_len > HS_AEAD_MAX_KEY_LEN ||
+	if (h == NULL || h->digest_len > REC_SECRET_MAX || key_len > HS_AEAD_MAX_KEY_LEN ||
 	    (aead != NULL && (aead->key_len != key_len || aead->ctx_size > HS_AEAD_CTX_MAX)))
 		return HS_ERR_ARG;
 	unkey(k);
@@ -77,43 +77,43 @@ int hs_rec_key_load(struct hs_rec_key *k, const struct hs_aead *aead, const stru
 	return 0;
 }
 
-int hs_rec_key_set(struct hs_rec_key *k, const struct hs_aead *aead, const struct hs_hash *h,
+int rec_key_set(struct rec_key *k, const struct aead *aead, const struct hash *h,
 		   size_t key_len, const uint8_t *secret)
 {
 	uint8_t key[HS_AEAD_MAX_KEY_LEN], iv[HS_AEAD_NONCE_LEN];
 	int err = aead == NULL ? HS_ERR_UNSUPPORTED : HS_ERR_ARG;
 
 	if (aead != NULL && h != NULL && key_len <= sizeof(key))
-		err = hs_rec_traffic_key(h, secret, key_len, key, iv);
+		err = rec_traffic_key(h, secret, key_len, key, iv);
 	if (err == 0)
-		err = hs_rec_key_load(k, aead, h, key_len, secret, key, iv, 0);
-	hs_wipe(key, sizeof(key));
+		err = rec_key_load(k, aead, h, key_len, secret, key, iv, 0);
+	wipe(key, sizeof(key));
 	return err;
 }
 
-int hs_rec_key_next(struct hs_rec_key *k, uint8_t *key_out)
+int rec_key_next(struct rec_key *k, uint8_t *key_out)
 {
 	uint8_t key[HS_AEAD_MAX_KEY_LEN], iv[HS_AEAD_NONCE_LEN];
-	int err = k->hash == NULL ? HS_ERR_ARG : hs_rec_next_secret(k->hash, k->secret);
+	int err = k->hash == NULL ? HS_ERR_ARG : rec_next_secret(k->hash, k->secret);
 
 	if (err == 0)
-		err = hs_rec_traffic_key(k->hash, k->secret, k->key_len, key, iv);
+		err = rec_traffic_key(k->hash, k->secret, k->key_len, key, iv);
 	if (err == 0)
-		err = hs_rec_key_load(k, k->on ? k->aead : NULL, k->hash, k->key_len, k->secret,
+		err = rec_key_load(k, k->on ? k->aead : NULL, k->hash, k->key_len, k->secret,
 				      key, iv, 0);
 	if (err == 0 && key_out != NULL)
 		memcpy(key_out, key, k->key_len);
-	hs_wipe(key, sizeof(key));
+	wipe(key, sizeof(key));
 	return err;
 }
 
-void hs_rec_key_wipe(struct hs_rec_key *k)
+void rec_key_wipe(struct rec_key *k)
 {
 	unkey(k);
-	hs_wipe(k, sizeof(*k));
+	wipe(k, sizeof(*k));
 }
 
-void hs_rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
+void rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
 		  uint8_t out[HS_AEAD_NONCE_LEN])
 {
 	memcpy(out, iv, HS_AEAD_NONCE_LEN);
@@ -121,22 +121,22 @@ void hs_rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
 		out[HS_AEAD_NONCE_LEN - 1 - i] ^= (uint8_t)(seq >> (8 * i));
 }
 
-size_t hs_rec_wire_len(const struct hs_rec_key *k, size_t n, size_t pad)
+size_t rec_wire_len(const struct rec_key *k, size_t n, size_t pad)
 {
-	return HS_REC_HDR + n + (k->on ? 1 + pad + HS_AEAD_TAG_LEN : 0);
+	return REC_HDR + n + (k->on ? 1 + pad + HS_AEAD_TAG_LEN : 0);
 }
 
 static void put_header(uint8_t *hdr, uint8_t type, uint16_t version, size_t len)
 {
-	struct hs_writer w = hs_writer_init(hdr, HS_REC_HDR);
+	struct writer w = writer_init(hdr, REC_HDR);
 
-	hs_write_u8(&w, type);
-	hs_write_u16(&w, version);
-	hs_write_u16(&w, (uint16_t)len); /* fits: HS_REC_HDR bytes, len <= 2^14 + 256 */
+	write_u8(&w, type);
+	write_u16(&w, version);
+	write_u16(&w, (uint16_t)len); /* fits: REC_HDR bytes, len <= 2^14 + 256 */
 }
 
-int hs_rec_seal(struct hs_rec_key *k, uint8_t type, uint16_t legacy_version, const uint8_t *p,
-		size_t n, size_t pad, struct hs_writer *w)
+int rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version, const uint8_t *p,
+		size_t n, size_t pad, struct writer *w)
 {
 	uint8_t iv[HS_AEAD_NONCE_LEN];
 	size_t inner = n + 1 + pad;
@@ -144,15 +144,15 @@ int hs_rec_seal(struct hs_rec_key *k, uint8_t type, uint16_t legacy_version, con
 
 	/* 5.1: "The length MUST NOT exceed 2^14 bytes"; 5.2: the inner
 	 * plaintext MUST NOT exceed 2^14 + 1 */
-	if (n > HS_REC_MAX_PLAIN || (k->on && (pad > HS_REC_MAX_INNER || inner > HS_REC_MAX_INNER)))
+	if (n > REC_MAX_PLAIN || (k->on && (pad > REC_MAX_INNER || inner > REC_MAX_INNER)))
 		return HS_ERR_ARG;
 	/* 5.3: "sequence numbers MUST NOT wrap" */
 	if (k->on && k->seq == UINT64_MAX)
 		return HS_ERR_TLS_SEQ_EXHAUSTED;
-	hdr = hs_write_reserve(w, hs_rec_wire_len(k, n, pad));
+	hdr = write_reserve(w, rec_wire_len(k, n, pad));
 	if (hdr == NULL)
-		return hs_writer_error(w);
-	body = hdr + HS_REC_HDR;
+		return writer_error(w);
+	body = hdr + REC_HDR;
 	if (body != p)
 		memmove(body, p, n);
 	if (!k->on) {
@@ -160,16 +160,16 @@ int hs_rec_seal(struct hs_rec_key *k, uint8_t type, uint16_t legacy_version, con
 		return 0;
 	}
 	/* 5.2: outer type application_data, legacy_record_version 0x0303 */
-	put_header(hdr, HS_REC_APP, HS_REC_LEGACY_VERSION, inner + HS_AEAD_TAG_LEN);
+	put_header(hdr, REC_APP, REC_LEGACY_VERSION, inner + HS_AEAD_TAG_LEN);
 	body[n] = type;
 	memset(body + n + 1, 0, pad);
-	hs_rec_nonce(k->iv, k->seq, iv);
-	k->aead->seal(ctx(k), iv, hdr, HS_REC_HDR, body, inner, body);
+	rec_nonce(k->iv, k->seq, iv);
+	k->aead->seal(ctx(k), iv, hdr, REC_HDR, body, inner, body);
 	k->seq++;
 	return 0;
 }
 
-int hs_rec_check_header(const uint8_t *hdr, int protected, size_t *body_len)
+int rec_check_header(const uint8_t *hdr, int protected, size_t *body_len)
 {
 	uint8_t type = hdr[0];
 	size_t len = ((size_t)hdr[3] << 8) | hdr[4];
@@ -178,33 +178,33 @@ int hs_rec_check_header(const uint8_t *hdr, int protected, size_t *body_len)
 	 * major byte other than 3 means this is not TLS at all */
 	if (hdr[1] != 3)
 		return HS_ERR_TLS_RECORD_HEADER;
-	if (type < HS_REC_CCS || type > HS_REC_APP)
+	if (type < REC_CCS || type > REC_APP)
 		return HS_ERR_TLS_UNEXPECTED_RECORD;
 	/* 5.1: "The length MUST NOT exceed 2^14 bytes"; 5.2: ciphertext "MUST
 	 * NOT exceed 2^14 + 256 bytes" -> record_overflow */
-	if (len > (protected && type == HS_REC_APP ? HS_REC_MAX_CIPHER : HS_REC_MAX_PLAIN))
+	if (len > (protected && type == REC_APP ? REC_MAX_CIPHER : REC_MAX_PLAIN))
 		return HS_ERR_TLS_RECORD_OVERFLOW;
 	*body_len = len;
 	return 0;
 }
 
-int hs_rec_open(struct hs_rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, size_t *len)
+int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, size_t *len)
 {
 	uint8_t iv[HS_AEAD_NONCE_LEN];
-	uint8_t *body = rec + HS_REC_HDR;
+	uint8_t *body = rec + REC_HDR;
 	size_t n;
 
 	if (!k->on || body_len < HS_AEAD_TAG_LEN + 1)
 		return k->on ? HS_ERR_TLS_BAD_RECORD_MAC : HS_ERR_INTERNAL;
 	if (k->seq == UINT64_MAX)
 		return HS_ERR_TLS_SEQ_EXHAUSTED;
-	hs_rec_nonce(k->iv, k->seq, iv);
-	if (k->aead->open(ctx(k), iv, rec, HS_REC_HDR, body, body_len, body) != 0)
+	rec_nonce(k->iv, k->seq, iv);
+	if (k->aead->open(ctx(k), iv, rec, REC_HDR, body, body_len, body) != 0)
 		return HS_ERR_TLS_BAD_RECORD_MAC;
 	k->seq++;
 	n = body_len - HS_AEAD_TAG_LEN;
 	/* 5.2: the whole TLSInnerPlaintext MUST NOT exceed 2^14 + 1 octets */
-	if (n > HS_REC_MAX_INNER)
+	if (n > REC_MAX_INNER)
 		return HS_ERR_TLS_RECORD_OVERFLOW;
 	/* 5.4: strip zero padding; the last nonzero byte is the content type.
 	 * "If a receiving implementation does not find a non-zero octet in the
@@ -218,7 +218,7 @@ int hs_rec_open(struct hs_rec_key *k, uint8_t *rec, size_t body_len, uint8_t *ty
 	*len = n - 1;
 	/* 5.1: no zero-length fragments of handshake (or alert) content; 5.4:
 	 * only application data may be empty */
-	if (*len == 0 && *type != HS_REC_APP)
+	if (*len == 0 && *type != REC_APP)
 		return HS_ERR_TLS_EMPTY_RECORD;
 	return 0;
 }

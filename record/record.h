@@ -7,18 +7,18 @@
  *   nonce           = iv XOR the 64-bit sequence number, left-padded to 12 bytes
  *   additional data = the 5-byte record header
  *
- * A struct hs_rec_key is one direction: traffic secret, IV, sequence number
+ * A struct rec_key is one direction: traffic secret, IV, sequence number
  * and the keyed AEAD context. It needs only the alignment of a uint64_t, so
  * it can live in malloc'd or caller memory of any origin: the AEAD context is
  * 64-byte aligned inside ctx_buf at run time, at an offset that depends on
- * the address, so a keyed hs_rec_key must not be copied (key the copy
- * instead). It holds secrets: hs_rec_key_wipe() clears it.
+ * the address, so a keyed rec_key must not be copied (key the copy
+ * instead). It holds secrets: rec_key_wipe() clears it.
  *
  * Buffers are the caller's (nothing here allocates), which lets an I/O layer
- * seal straight into the buffer it submits: hs_rec_seal writes the record at
+ * seal straight into the buffer it submits: rec_seal writes the record at
  * the writer's position; if the plaintext is already where the record's body
- * goes (w's free space + HS_REC_HDR) it is sealed there without a copy.
- * hs_rec_open works in place on one received record.
+ * goes (w's free space + REC_HDR) it is sealed there without a copy.
+ * rec_open works in place on one received record.
  *
  * Errors: 0 or a negative hs_err; the same input gives the same error on
  * every path (tests/record/test_record_paths.c checks the engine and ktls).
@@ -35,35 +35,35 @@
 #include "crypto/hash.h"
 
 /* RFC 8446 5.1 / 5.2 limits: the one set, for the engine and ktls */
-#define HS_REC_HDR 5                                /* type, legacy version, length */
-#define HS_REC_MAX_PLAIN 16384                      /* 5.1: content, 2^14 */
-#define HS_REC_MAX_INNER (HS_REC_MAX_PLAIN + 1)     /* 5.2: content + type + padding */
-#define HS_REC_MAX_CIPHER (HS_REC_MAX_PLAIN + 256)  /* 5.2: protected record body */
-#define HS_REC_MAX_WIRE (HS_REC_HDR + HS_REC_MAX_CIPHER)
+#define REC_HDR 5                                /* type, legacy version, length */
+#define REC_MAX_PLAIN 16384                      /* 5.1: content, 2^14 */
+#define REC_MAX_INNER (REC_MAX_PLAIN + 1)     /* 5.2: content + type + padding */
+#define REC_MAX_CIPHER (REC_MAX_PLAIN + 256)  /* 5.2: protected record body */
+#define REC_MAX_WIRE (REC_HDR + REC_MAX_CIPHER)
 /*
  * Largest handshake message body we take (or build), after the 4-byte
  * header: during the handshake and after it (post-handshake messages
  * reassembled across records, engine and ktls alike). Longer:
  * HS_ERR_TLS_MSG_TOO_LARGE.
  */
-#define HS_REC_MSG_MAX 32768
-#define HS_REC_SECRET_MAX 48 /* SHA-384 */
+#define REC_MSG_MAX 32768
+#define REC_SECRET_MAX 48 /* SHA-384 */
 
 /* Record content types (RFC 8446 B.1) */
-#define HS_REC_CCS 20
-#define HS_REC_ALERT 21
-#define HS_REC_HANDSHAKE 22
-#define HS_REC_APP 23
+#define REC_CCS 20
+#define REC_ALERT 21
+#define REC_HANDSHAKE 22
+#define REC_APP 23
 
-#define HS_REC_LEGACY_VERSION 0x0303
+#define REC_LEGACY_VERSION 0x0303
 
-struct hs_rec_key {
-	const struct hs_aead *aead;
-	const struct hs_hash *hash;
+struct rec_key {
+	const struct aead *aead;
+	const struct hash *hash;
 	size_t key_len;
 	uint64_t seq;                        /* sequence number of the next record */
 	uint8_t iv[HS_AEAD_NONCE_LEN];
-	uint8_t secret[HS_REC_SECRET_MAX];   /* current traffic secret */
+	uint8_t secret[REC_SECRET_MAX];   /* current traffic secret */
 	int on;                              /* AEAD keyed: records are protected */
 	uint8_t ctx_buf[HS_AEAD_CTX_MAX + 63];
 };
@@ -72,46 +72,46 @@ struct hs_rec_key {
  * Key k from a traffic secret (7.3: key = HKDF-Expand-Label(secret, "key",
  * "", key_len), iv = ...("iv", "", 12)); seq = 0. secret may be k->secret.
  */
-HS_MUST_CHECK int hs_rec_key_set(struct hs_rec_key *k, const struct hs_aead *aead,
-				 const struct hs_hash *h, size_t key_len, const uint8_t *secret);
+HS_MUST_CHECK int rec_key_set(struct rec_key *k, const struct aead *aead,
+				 const struct hash *h, size_t key_len, const uint8_t *secret);
 /*
  * Load k from a secret and the key and IV already derived from it (a
  * hand-off), next record seq. aead NULL: keep secret, IV and seq only (a
  * direction the kernel protects); k->on stays 0.
  */
-HS_MUST_CHECK int hs_rec_key_load(struct hs_rec_key *k, const struct hs_aead *aead,
-				  const struct hs_hash *h, size_t key_len, const uint8_t *secret,
+HS_MUST_CHECK int rec_key_load(struct rec_key *k, const struct aead *aead,
+				  const struct hash *h, size_t key_len, const uint8_t *secret,
 				  const uint8_t *key, const uint8_t *iv, uint64_t seq);
 /*
  * KeyUpdate (7.2): k moves to application_traffic_secret_N+1, its key and IV,
  * seq 0; the AEAD is keyed again if it was. key_out (NULL or key_len bytes):
  * the new raw key, for a kernel that takes it; the caller wipes it.
  */
-HS_MUST_CHECK int hs_rec_key_next(struct hs_rec_key *k, uint8_t *key_out);
-void hs_rec_key_wipe(struct hs_rec_key *k);
+HS_MUST_CHECK int rec_key_next(struct rec_key *k, uint8_t *key_out);
+void rec_key_wipe(struct rec_key *k);
 
 /* 7.3: key and IV of a traffic secret. */
-HS_MUST_CHECK int hs_rec_traffic_key(const struct hs_hash *h, const uint8_t *secret,
+HS_MUST_CHECK int rec_traffic_key(const struct hash *h, const uint8_t *secret,
 				     size_t key_len, uint8_t *key, uint8_t *iv);
 /* 7.2: secret = HKDF-Expand-Label(secret, "traffic upd", "", Hash.length), in place. */
-HS_MUST_CHECK int hs_rec_next_secret(const struct hs_hash *h, uint8_t *secret);
+HS_MUST_CHECK int rec_next_secret(const struct hash *h, uint8_t *secret);
 
 /* The nonce of record seq under iv (5.3). */
-void hs_rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
+void rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
 		  uint8_t out[HS_AEAD_NONCE_LEN]);
 
 /* Bytes a record of n content bytes and pad bytes of padding takes on the wire. */
-size_t hs_rec_wire_len(const struct hs_rec_key *k, size_t n, size_t pad);
+size_t rec_wire_len(const struct rec_key *k, size_t n, size_t pad);
 
 /*
  * Append one record carrying p[0..n) of content type to w: protected with k
  * (k->on) or plaintext with legacy_version (before keys, and the CCS).
  * n <= 2^14 and n + 1 + pad <= 2^14 + 1, else HS_ERR_ARG; the last sequence
  * number is never used (HS_ERR_TLS_SEQ_EXHAUSTED). p may overlap w's free
- * space only at w->buf + w->len + HS_REC_HDR (sealed in place, no copy).
+ * space only at w->buf + w->len + REC_HDR (sealed in place, no copy).
  */
-HS_MUST_CHECK int hs_rec_seal(struct hs_rec_key *k, uint8_t type, uint16_t legacy_version,
-			      const uint8_t *p, size_t n, size_t pad, struct hs_writer *w);
+HS_MUST_CHECK int rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version,
+			      const uint8_t *p, size_t n, size_t pad, struct writer *w);
 
 /*
  * Check a record header before its body arrives; *body_len = its length.
@@ -119,7 +119,7 @@ HS_MUST_CHECK int hs_rec_seal(struct hs_rec_key *k, uint8_t type, uint16_t legac
  * Major version not 3: HS_ERR_TLS_RECORD_HEADER; type not 20..23:
  * HS_ERR_TLS_UNEXPECTED_RECORD; too long: HS_ERR_TLS_RECORD_OVERFLOW.
  */
-HS_MUST_CHECK int hs_rec_check_header(const uint8_t *hdr, int protected, size_t *body_len);
+HS_MUST_CHECK int rec_check_header(const uint8_t *hdr, int protected, size_t *body_len);
 
 /*
  * Open rec (header + body of body_len bytes) in place: *type gets the inner
@@ -131,7 +131,7 @@ HS_MUST_CHECK int hs_rec_check_header(const uint8_t *hdr, int protected, size_t 
  * (unexpected_message, 5.4); empty content of a type other than application
  * data: HS_ERR_TLS_EMPTY_RECORD (5.1, 5.4).
  */
-HS_MUST_CHECK int hs_rec_open(struct hs_rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type,
+HS_MUST_CHECK int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type,
 			      size_t *len);
 
 #endif

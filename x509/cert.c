@@ -9,12 +9,12 @@
  *
  * Implementation notes: the result is a set of views into the caller's
  * DER (struct x509_cert); nothing is copied or allocated. Every read goes
- * through hs_reader and base/der.c, which enforce definite, minimal lengths
+ * through reader and base/der.c, which enforce definite, minimal lengths
  * and minimal INTEGERs;
  * here we add what DER and RFC 5280 forbid besides: a version field
  * present with its default value, non-minimal or over-long serials, a
  * signature algorithm differing between the TBS and the outer structure,
- * times in the wrong form (see hs_x509_time for one tolerance), bit strings with unused bits, unique
+ * times in the wrong form (see x509_time for one tolerance), bit strings with unused bits, unique
  * IDs or extensions in a certificate whose version does not allow them.
  * Unknown key types and signature algorithms parse (sigalg NULL,
  * key_type KEY_NONE): only the verifier refuses them, so every
@@ -27,22 +27,22 @@
 #include "x509/oid.h"
 
 /* A small non-negative INTEGER (the version), at most max. */
-static int read_small_uint(struct hs_reader *r, uint32_t max, uint32_t *out)
+static int read_small_uint(struct reader *r, uint32_t max, uint32_t *out)
 {
-	struct hs_reader mag;
+	struct reader mag;
 
-	TRY(hs_der_read_uint(r, &mag));
-	ENSURE(hs_der_uint_u32(mag, out) == 0 && *out <= max, HS_ERR_BAD_ENCODING);
+	TRY(der_read_uint(r, &mag));
+	ENSURE(der_uint_u32(mag, out) == 0 && *out <= max, HS_ERR_BAD_ENCODING);
 	return 0;
 }
 
 /* BIT STRING with no unused bits: *v gets the octets after the count byte. */
-static int read_octet_bits(struct hs_reader *r, struct hs_reader *v)
+static int read_octet_bits(struct reader *r, struct reader *v)
 {
 	uint8_t unused;
 
-	TRY(hs_der_read(r, DER_BIT_STRING, v));
-	TRY(hs_read_u8(v, &unused));
+	TRY(der_read(r, DER_BIT_STRING, v));
+	TRY(read_u8(v, &unused));
 	ENSURE(unused == 0, HS_ERR_BAD_ENCODING);
 	return 0;
 }
@@ -52,22 +52,22 @@ static int read_octet_bits(struct hs_reader *r, struct hs_reader *v)
  * OF AttributeTypeAndValue; ATV ::= SEQUENCE { type OID, value ANY }.
  * *raw gets the whole Name TLV (names are compared byte for byte).
  */
-static int read_name(struct hs_reader *r, struct hs_reader *raw, size_t *n_rdn)
+static int read_name(struct reader *r, struct reader *raw, size_t *n_rdn)
 {
-	struct hs_reader name, rdn, atv, oid, val;
+	struct reader name, rdn, atv, oid, val;
 	uint8_t tag;
 
 	*n_rdn = 0;
-	TRY(hs_der_read_raw(r, DER_SEQUENCE, &name, raw));
-	while (hs_reader_left(&name) > 0) {
-		TRY(hs_der_read(&name, DER_SET, &rdn));
-		ENSURE(hs_reader_left(&rdn) > 0, HS_ERR_BAD_ENCODING);
-		while (hs_reader_left(&rdn) > 0) {
-			TRY(hs_der_read(&rdn, DER_SEQUENCE, &atv));
-			TRY(hs_der_read(&atv, DER_OID, &oid));
+	TRY(der_read_raw(r, DER_SEQUENCE, &name, raw));
+	while (reader_left(&name) > 0) {
+		TRY(der_read(&name, DER_SET, &rdn));
+		ENSURE(reader_left(&rdn) > 0, HS_ERR_BAD_ENCODING);
+		while (reader_left(&rdn) > 0) {
+			TRY(der_read(&rdn, DER_SEQUENCE, &atv));
+			TRY(der_read(&atv, DER_OID, &oid));
 			ENSURE(oid.len > 0, HS_ERR_BAD_ENCODING);
-			TRY(hs_der_read_any(&atv, &tag, &val));
-			TRY(hs_read_end(&atv));
+			TRY(der_read_any(&atv, &tag, &val));
+			TRY(read_end(&atv));
 		}
 		(*n_rdn)++;
 	}
@@ -76,13 +76,13 @@ static int read_name(struct hs_reader *r, struct hs_reader *raw, size_t *n_rdn)
 
 /* ---- time (RFC 5280 4.1.2.5) ---- */
 
-static int digits(struct hs_reader *v, size_t n, unsigned *out)
+static int digits(struct reader *v, size_t n, unsigned *out)
 {
 	uint8_t ch;
 
 	*out = 0;
 	for (size_t i = 0; i < n; i++) {
-		TRY(hs_read_u8(v, &ch));
+		TRY(read_u8(v, &ch));
 		ENSURE(ch >= '0' && ch <= '9', HS_ERR_BAD_ENCODING);
 		*out = *out * 10 + (unsigned)(ch - '0');
 	}
@@ -106,7 +106,7 @@ static int64_t days_since_epoch(unsigned y, unsigned m, unsigned d)
 	return era * 146097 + doe - 719468; /* 719468: days from 0000-03-01 */
 }
 
-int hs_x509_time(uint8_t tag, struct hs_reader v, int64_t *t)
+int x509_time(uint8_t tag, struct reader v, int64_t *t)
 {
 	static const uint8_t mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	unsigned y, mo, d, h, mi, s;
@@ -134,7 +134,7 @@ int hs_x509_time(uint8_t tag, struct hs_reader v, int64_t *t)
 	TRY(digits(&v, 2, &h));
 	TRY(digits(&v, 2, &mi));
 	TRY(digits(&v, 2, &s));
-	TRY(hs_read_u8(&v, &z));
+	TRY(read_u8(&v, &z));
 	ENSURE(z == 'Z', HS_ERR_BAD_ENCODING);
 	ENSURE(mo >= 1 && mo <= 12 && d >= 1 && h < 24 && mi < 60 && s < 60, HS_ERR_BAD_ENCODING);
 	ENSURE(d <= mdays[mo - 1] + (unsigned)(mo == 2 && is_leap(y)), HS_ERR_BAD_ENCODING);
@@ -142,53 +142,53 @@ int hs_x509_time(uint8_t tag, struct hs_reader v, int64_t *t)
 	return 0;
 }
 
-static int read_validity(struct hs_reader *r, struct x509_cert *c)
+static int read_validity(struct reader *r, struct x509_cert *c)
 {
-	struct hs_reader val, v;
+	struct reader val, v;
 	uint8_t tag;
 
-	TRY(hs_der_read(r, DER_SEQUENCE, &val));
-	TRY(hs_der_read_any(&val, &tag, &v));
-	TRY(hs_x509_time(tag, v, &c->not_before));
-	TRY(hs_der_read_any(&val, &tag, &v));
-	TRY(hs_x509_time(tag, v, &c->not_after));
-	return hs_read_end(&val);
+	TRY(der_read(r, DER_SEQUENCE, &val));
+	TRY(der_read_any(&val, &tag, &v));
+	TRY(x509_time(tag, v, &c->not_before));
+	TRY(der_read_any(&val, &tag, &v));
+	TRY(x509_time(tag, v, &c->not_after));
+	return read_end(&val);
 }
 
 /* ---- SubjectPublicKeyInfo ---- */
 
-int hs_x509_spki_parse(struct hs_reader *r, enum key_type *type, struct hs_reader *key)
+int x509_spki_parse(struct reader *r, enum key_type *type, struct reader *key)
 {
-	struct hs_reader spki, alg, oid, curve, null;
+	struct reader spki, alg, oid, curve, null;
 	uint8_t unused;
 
 	*type = KEY_NONE;
-	TRY(hs_der_read(r, DER_SEQUENCE, &spki));
-	TRY(hs_der_read(&spki, DER_SEQUENCE, &alg));
-	TRY(hs_der_read(&alg, DER_OID, &oid));
-	TRY(hs_der_read(&spki, DER_BIT_STRING, key));
-	TRY(hs_read_end(&spki));
-	if (hs_der_oid_is(&oid, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key))) {
+	TRY(der_read(r, DER_SEQUENCE, &spki));
+	TRY(der_read(&spki, DER_SEQUENCE, &alg));
+	TRY(der_read(&alg, DER_OID, &oid));
+	TRY(der_read(&spki, DER_BIT_STRING, key));
+	TRY(read_end(&spki));
+	if (der_oid_is(&oid, oid_ec_public_key, sizeof(oid_ec_public_key))) {
 		/* RFC 5480: parameters are a namedCurve OID */
-		TRY(hs_der_read(&alg, DER_OID, &curve));
-		TRY(hs_read_end(&alg));
-		if (hs_der_oid_is(&curve, hs_oid_p256, sizeof(hs_oid_p256)))
+		TRY(der_read(&alg, DER_OID, &curve));
+		TRY(read_end(&alg));
+		if (der_oid_is(&curve, oid_p256, sizeof(oid_p256)))
 			*type = KEY_P256;
-		else if (hs_der_oid_is(&curve, hs_oid_p384, sizeof(hs_oid_p384)))
+		else if (der_oid_is(&curve, oid_p384, sizeof(oid_p384)))
 			*type = KEY_P384;
-	} else if (hs_der_oid_is(&oid, hs_oid_ed25519, sizeof(hs_oid_ed25519))) {
+	} else if (der_oid_is(&oid, oid_ed25519, sizeof(oid_ed25519))) {
 		/* RFC 8410 3: "the parameters MUST be absent" */
-		TRY(hs_read_end(&alg));
+		TRY(read_end(&alg));
 		*type = KEY_ED25519;
-	} else if (hs_der_oid_is(&oid, hs_oid_rsa, sizeof(hs_oid_rsa))) {
+	} else if (der_oid_is(&oid, oid_rsa, sizeof(oid_rsa))) {
 		/* RFC 3279 2.3.1: "the parameters field MUST have ASN.1 type NULL" */
-		TRY(hs_der_read(&alg, DER_NULL, &null));
+		TRY(der_read(&alg, DER_NULL, &null));
 		ENSURE(null.len == 0, HS_ERR_BAD_ENCODING);
-		TRY(hs_read_end(&alg));
+		TRY(read_end(&alg));
 		*type = KEY_RSA;
 	}
 	if (*type != KEY_NONE) {
-		TRY(hs_read_u8(key, &unused));
+		TRY(read_u8(key, &unused));
 		ENSURE(unused == 0, HS_ERR_BAD_ENCODING);
 	}
 	return 0;
@@ -196,69 +196,69 @@ int hs_x509_spki_parse(struct hs_reader *r, enum key_type *type, struct hs_reade
 
 /* ---- TBSCertificate ---- */
 
-static int read_version(struct hs_reader *tbs, struct x509_cert *c)
+static int read_version(struct reader *tbs, struct x509_cert *c)
 {
-	struct hs_reader v;
+	struct reader v;
 	uint32_t ver;
 
 	c->version = 1;
-	if (hs_der_peek(tbs) != 0xa0)
+	if (der_peek(tbs) != 0xa0)
 		return 0;
-	TRY(hs_der_read(tbs, 0xa0, &v));
+	TRY(der_read(tbs, 0xa0, &v));
 	TRY(read_small_uint(&v, 2, &ver));
-	TRY(hs_read_end(&v));
+	TRY(read_end(&v));
 	/* DER: a DEFAULT value (v1 = 0) must be omitted */
 	ENSURE(ver >= 1, HS_ERR_BAD_ENCODING);
 	c->version = (int)ver + 1;
 	return 0;
 }
 
-static int read_sigalg(struct hs_reader *tbs, struct x509_cert *c, struct hs_reader outer)
+static int read_sigalg(struct reader *tbs, struct x509_cert *c, struct reader outer)
 {
-	struct hs_reader alg, raw, oid;
+	struct reader alg, raw, oid;
 
-	TRY(hs_der_read_raw(tbs, DER_SEQUENCE, &alg, &raw));
+	TRY(der_read_raw(tbs, DER_SEQUENCE, &alg, &raw));
 	/* 4.1.1.2: "MUST contain the same algorithm identifier as the
 	 * signature field in the sequence tbsCertificate" */
 	ENSURE(raw.len == outer.len && memcmp(raw.p, outer.p, raw.len) == 0,
 	       HS_ERR_BAD_ENCODING);
-	TRY(hs_der_read(&alg, DER_OID, &oid));
-	c->sigalg = hs_x509_sigalg_find(oid, alg);
+	TRY(der_read(&alg, DER_OID, &oid));
+	c->sigalg = x509_sigalg_find(oid, alg);
 	return 0;
 }
 
-static int read_tail(struct hs_reader *tbs, struct x509_cert *c)
+static int read_tail(struct reader *tbs, struct x509_cert *c)
 {
-	struct hs_reader v, exts;
+	struct reader v, exts;
 
 	/* unique identifiers: only in v2 and v3 (4.1.2.8) */
-	if (hs_der_peek(tbs) == 0x81) {
+	if (der_peek(tbs) == 0x81) {
 		ENSURE(c->version >= 2, HS_ERR_BAD_ENCODING);
-		TRY(hs_der_read(tbs, 0x81, &v));
+		TRY(der_read(tbs, 0x81, &v));
 	}
-	if (hs_der_peek(tbs) == 0x82) {
+	if (der_peek(tbs) == 0x82) {
 		ENSURE(c->version >= 2, HS_ERR_BAD_ENCODING);
-		TRY(hs_der_read(tbs, 0x82, &v));
+		TRY(der_read(tbs, 0x82, &v));
 	}
-	if (hs_der_peek(tbs) == 0xa3) {
+	if (der_peek(tbs) == 0xa3) {
 		/* extensions: v3 only (4.1.2.9); SIZE (1..MAX) */
 		ENSURE(c->version == 3, HS_ERR_BAD_ENCODING);
-		TRY(hs_der_read(tbs, 0xa3, &v));
-		TRY(hs_der_read(&v, DER_SEQUENCE, &exts));
-		TRY(hs_read_end(&v));
-		ENSURE(hs_reader_left(&exts) > 0, HS_ERR_BAD_ENCODING);
-		TRY(hs_x509_exts_parse(c, exts));
+		TRY(der_read(tbs, 0xa3, &v));
+		TRY(der_read(&v, DER_SEQUENCE, &exts));
+		TRY(read_end(&v));
+		ENSURE(reader_left(&exts) > 0, HS_ERR_BAD_ENCODING);
+		TRY(x509_exts_parse(c, exts));
 	}
-	return hs_read_end(tbs);
+	return read_end(tbs);
 }
 
-static int read_tbs(struct hs_reader tbs, struct x509_cert *c, struct hs_reader outer_alg)
+static int read_tbs(struct reader tbs, struct x509_cert *c, struct reader outer_alg)
 {
-	struct hs_reader serial, spki;
+	struct reader serial, spki;
 	size_t n_issuer, n_subject;
 
 	TRY(read_version(&tbs, c));
-	TRY(hs_der_read_int(&tbs, &serial));
+	TRY(der_read_int(&tbs, &serial));
 	/* 4.1.2.2: at most 20 octets (plus a sign octet some encoders add) */
 	ENSURE(serial.len <= 21, HS_ERR_BAD_ENCODING);
 	TRY(read_sigalg(&tbs, c, outer_alg));
@@ -267,9 +267,9 @@ static int read_tbs(struct hs_reader tbs, struct x509_cert *c, struct hs_reader 
 	ENSURE(n_issuer > 0, HS_ERR_BAD_ENCODING);
 	TRY(read_validity(&tbs, c));
 	TRY(read_name(&tbs, &c->subject, &n_subject));
-	TRY(hs_der_read_raw(&tbs, DER_SEQUENCE, &spki, &c->spki));
+	TRY(der_read_raw(&tbs, DER_SEQUENCE, &spki, &c->spki));
 	spki = c->spki;
-	TRY(hs_x509_spki_parse(&spki, &c->key_type, &c->key));
+	TRY(x509_spki_parse(&spki, &c->key_type, &c->key));
 	TRY(read_tail(&tbs, c));
 	/* 4.1.2.6: an empty subject needs a subjectAltName (marked critical) */
 	ENSURE(n_subject > 0 || (c->has & X509_HAS_SAN), HS_ERR_BAD_ENCODING);
@@ -278,20 +278,20 @@ static int read_tbs(struct hs_reader tbs, struct x509_cert *c, struct hs_reader 
 
 static int parse(struct x509_cert *c, const uint8_t *der, size_t len)
 {
-	struct hs_reader r = hs_reader_init(der, len), cert, tbs, alg, alg_raw;
+	struct reader r = reader_init(der, len), cert, tbs, alg, alg_raw;
 
 	memset(c, 0, sizeof(*c));
 	c->path_len = -1;
-	TRY(hs_der_read_raw(&r, DER_SEQUENCE, &cert, &c->der));
-	TRY(hs_read_end(&r));
-	TRY(hs_der_read_raw(&cert, DER_SEQUENCE, &tbs, &c->tbs));
-	TRY(hs_der_read_raw(&cert, DER_SEQUENCE, &alg, &alg_raw));
+	TRY(der_read_raw(&r, DER_SEQUENCE, &cert, &c->der));
+	TRY(read_end(&r));
+	TRY(der_read_raw(&cert, DER_SEQUENCE, &tbs, &c->tbs));
+	TRY(der_read_raw(&cert, DER_SEQUENCE, &alg, &alg_raw));
 	TRY(read_octet_bits(&cert, &c->sig));
-	TRY(hs_read_end(&cert));
+	TRY(read_end(&cert));
 	return read_tbs(tbs, c, alg_raw);
 }
 
-int hs_x509_cert_parse(struct x509_cert *c, const uint8_t *der, size_t len)
+int x509_cert_parse(struct x509_cert *c, const uint8_t *der, size_t len)
 {
 	int err = parse(c, der, len);
 
@@ -305,5 +305,5 @@ int hs_x509_check_der(const uint8_t *der, size_t len)
 {
 	struct x509_cert c;
 
-	return hs_x509_cert_parse(&c, der, len);
+	return x509_cert_parse(&c, der, len);
 }

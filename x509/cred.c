@@ -19,7 +19,7 @@
  * Implementation notes: the decoded key container is wiped after use, the
  * private key lives in struct hs_cred and is wiped by hs_cred_free(). An
  * RSA key stays DER there (the signature table takes DER); every parse of
- * it into struct hs_rsa_private is wiped. The only allocations are the
+ * it into struct rsa_private is wiped. The only allocations are the
  * credential object and the chain's DER buffer.
  */
 #include "x509/x509.h"
@@ -40,19 +40,19 @@
 #define KEY_DER_MAX (CRED_PRIV_MAX + 64) /* room for the PKCS#8 wrapping */
 
 /* SEQUENCE { version INTEGER (lo..hi), ... }: *seq gets what follows the version. */
-static int open_versioned(struct hs_reader r, uint32_t lo, uint32_t hi, struct hs_reader *seq)
+static int open_versioned(struct reader r, uint32_t lo, uint32_t hi, struct reader *seq)
 {
-	struct hs_reader mag;
+	struct reader mag;
 	uint32_t v;
 
-	TRY(hs_der_read(&r, DER_SEQUENCE, seq));
-	TRY(hs_der_read_uint(seq, &mag));
-	ENSURE(hs_der_uint_u32(mag, &v) == 0 && v >= lo && v <= hi, HS_ERR_BAD_KEY);
+	TRY(der_read(&r, DER_SEQUENCE, seq));
+	TRY(der_read_uint(seq, &mag));
+	ENSURE(der_uint_u32(mag, &v) == 0 && v >= lo && v <= hi, HS_ERR_BAD_KEY);
 	return 0;
 }
 
 /* A 32-byte private key (a P-256 scalar, an Ed25519 seed) into cred. */
-static int take_key32(struct hs_cred *cred, struct hs_reader key, enum key_type type,
+static int take_key32(struct hs_cred *cred, struct reader key, enum key_type type,
 		      uint16_t scheme)
 {
 	ENSURE(key.len == 32, HS_ERR_BAD_KEY);
@@ -62,12 +62,12 @@ static int take_key32(struct hs_cred *cred, struct hs_reader key, enum key_type 
 	return 0;
 }
 
-static int parse_ec_private(struct hs_reader r, struct hs_cred *cred)
+static int parse_ec_private(struct reader r, struct hs_cred *cred)
 {
-	struct hs_reader seq, key;
+	struct reader seq, key;
 
 	TRY(open_versioned(r, 1, 1, &seq));
-	TRY(hs_der_read(&seq, DER_OCTET_STRING, &key));
+	TRY(der_read(&seq, DER_OCTET_STRING, &key));
 	return take_key32(cred, key, KEY_P256, HS_SIG_ECDSA_SECP256R1_SHA256);
 }
 
@@ -75,22 +75,22 @@ static int parse_ec_private(struct hs_reader r, struct hs_cred *cred)
  * An RSAPrivateKey (PKCS#1): checked by crypto/rsa.h's parser, then kept
  * as DER. Below 2048 bits only with CRED_ALLOW_SMALL_RSA in a test build.
  */
-static int parse_rsa_private(struct hs_reader r, struct hs_cred *cred, unsigned flags)
+static int parse_rsa_private(struct reader r, struct hs_cred *cred, unsigned flags)
 {
-	struct hs_rsa_private k;
+	struct rsa_private k;
 	size_t bits_floor = HS_RSA_MIN_BITS;
 	int err;
 
 	(void)flags;
 	ENSURE(r.len <= sizeof(cred->priv), HS_ERR_BAD_KEY);
-	err = hs_rsa_private_from_der(&k, r.p, r.len);
+	err = rsa_private_from_der(&k, r.p, r.len);
 #ifdef HS_TEST_HOOKS
 	if (flags & CRED_ALLOW_SMALL_RSA) /* test builds only: the 1024-bit RFC 8448 key */
 		bits_floor = 1024;
 #endif
 	if (err == 0 && k.pub.bits < bits_floor)
 		err = HS_ERR_BAD_KEY;
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 	if (err)
 		return err;
 	memcpy(cred->priv, r.p, r.len);
@@ -99,33 +99,33 @@ static int parse_rsa_private(struct hs_reader r, struct hs_cred *cred, unsigned 
 	return 0;
 }
 
-static int parse_pkcs8(struct hs_reader r, struct hs_cred *cred, unsigned flags)
+static int parse_pkcs8(struct reader r, struct hs_cred *cred, unsigned flags)
 {
-	struct hs_reader seq, alg, oid, key, inner;
+	struct reader seq, alg, oid, key, inner;
 
 	TRY(open_versioned(r, 0, 1, &seq));
-	TRY(hs_der_read(&seq, DER_SEQUENCE, &alg));
-	TRY(hs_der_read(&alg, DER_OID, &oid));
-	TRY(hs_der_read(&seq, DER_OCTET_STRING, &key));
-	if (hs_der_oid_is(&oid, hs_oid_ed25519, sizeof(hs_oid_ed25519))) {
-		TRY(hs_der_read(&key, DER_OCTET_STRING, &inner));
+	TRY(der_read(&seq, DER_SEQUENCE, &alg));
+	TRY(der_read(&alg, DER_OID, &oid));
+	TRY(der_read(&seq, DER_OCTET_STRING, &key));
+	if (der_oid_is(&oid, oid_ed25519, sizeof(oid_ed25519))) {
+		TRY(der_read(&key, DER_OCTET_STRING, &inner));
 		return take_key32(cred, inner, KEY_ED25519, HS_SIG_ED25519);
 	}
-	if (hs_der_oid_is(&oid, hs_oid_rsa, sizeof(hs_oid_rsa)))
+	if (der_oid_is(&oid, oid_rsa, sizeof(oid_rsa)))
 		return parse_rsa_private(key, cred, flags);
-	ENSURE(hs_der_oid_is(&oid, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key)),
+	ENSURE(der_oid_is(&oid, oid_ec_public_key, sizeof(oid_ec_public_key)),
 	       HS_ERR_UNSUPPORTED);
-	TRY(hs_der_read(&alg, DER_OID, &oid));
-	ENSURE(hs_der_oid_is(&oid, hs_oid_p256, sizeof(hs_oid_p256)), HS_ERR_UNSUPPORTED);
+	TRY(der_read(&alg, DER_OID, &oid));
+	ENSURE(der_oid_is(&oid, oid_p256, sizeof(oid_p256)), HS_ERR_UNSUPPORTED);
 	return parse_ec_private(key, cred);
 }
 
 /* The first PEM block of label in pem, decoded into der (0 if found). */
 static int pem_find(const char *pem, size_t len, const char *label, uint8_t *der, size_t *n)
 {
-	struct hs_reader text = hs_reader_init(pem, len);
+	struct reader text = reader_init(pem, len);
 
-	return hs_pem_next(&text, label, der, KEY_DER_MAX, n);
+	return pem_next(&text, label, der, KEY_DER_MAX, n);
 }
 
 static int load_key(struct hs_cred *cred, const char *pem, size_t len, unsigned flags)
@@ -135,14 +135,14 @@ static int load_key(struct hs_cred *cred, const char *pem, size_t len, unsigned 
 	int err;
 
 	if (pem_find(pem, len, "PRIVATE KEY", der, &n) == 0)
-		err = parse_pkcs8(hs_reader_init(der, n), cred, flags);
+		err = parse_pkcs8(reader_init(der, n), cred, flags);
 	else if (pem_find(pem, len, "EC PRIVATE KEY", der, &n) == 0)
-		err = parse_ec_private(hs_reader_init(der, n), cred);
+		err = parse_ec_private(reader_init(der, n), cred);
 	else if (pem_find(pem, len, "RSA PRIVATE KEY", der, &n) == 0)
-		err = parse_rsa_private(hs_reader_init(der, n), cred, flags);
+		err = parse_rsa_private(reader_init(der, n), cred, flags);
 	else
 		err = HS_ERR_BAD_ENCODING;
-	hs_wipe(der, sizeof(der));
+	wipe(der, sizeof(der));
 	return err;
 }
 
@@ -151,10 +151,10 @@ static int derive_public(struct hs_cred *cred)
 	switch (cred->type) {
 	case KEY_P256:
 		cred->pub_len = 65;
-		return hs_p256_public(cred->pub, cred->priv);
+		return p256_public(cred->pub, cred->priv);
 	case KEY_ED25519:
 		cred->pub_len = 32;
-		return hs_ed25519_public(cred->pub, cred->priv);
+		return ed25519_public(cred->pub, cred->priv);
 	case KEY_RSA: /* n and e come with the private key: check_rsa_pair */
 		return 0;
 	default:
@@ -164,7 +164,7 @@ static int derive_public(struct hs_cred *cred)
 
 static int load_chain(struct hs_cred *cred, const char *pem, size_t len)
 {
-	struct hs_reader text = hs_reader_init(pem, len);
+	struct reader text = reader_init(pem, len);
 	size_t used = 0, n;
 
 	/* base64 is 4/3 the size of what it encodes: len bounds the total */
@@ -172,7 +172,7 @@ static int load_chain(struct hs_cred *cred, const char *pem, size_t len)
 	if (cred->der == NULL)
 		return HS_ERR_NOMEM;
 	while (cred->n_certs < CRED_MAX_CHAIN &&
-	       hs_pem_next(&text, "CERTIFICATE", cred->der + used, len - used, &n) == 0) {
+	       pem_next(&text, "CERTIFICATE", cred->der + used, len - used, &n) == 0) {
 		cred->cert[cred->n_certs] = cred->der + used;
 		cred->cert_len[cred->n_certs++] = n;
 		used += n;
@@ -183,9 +183,9 @@ static int load_chain(struct hs_cred *cred, const char *pem, size_t len)
 /* Length of the DER SEQUENCE at p (header + contents); 0 if malformed. */
 static size_t der_seq_len(const uint8_t *p, size_t cap)
 {
-	struct hs_reader r = hs_reader_init(p, cap), seq, raw;
+	struct reader r = reader_init(p, cap), seq, raw;
 
-	if (hs_der_read_raw(&r, DER_SEQUENCE, &seq, &raw) != 0)
+	if (der_read_raw(&r, DER_SEQUENCE, &seq, &raw) != 0)
 		return 0;
 	return raw.len;
 }
@@ -193,20 +193,20 @@ static size_t der_seq_len(const uint8_t *p, size_t cap)
 /* The leaf's n and e must be the private key's. */
 static int check_rsa_pair(const struct hs_cred *cred, const struct leaf_key *leaf)
 {
-	struct hs_rsa_private k;
-	struct hs_rsa_public pub;
+	struct rsa_private k;
+	struct rsa_public pub;
 	const uint8_t *key;
 	size_t key_len, bits;
 	int same;
 
-	TRY(hs_x509_rsa_key(leaf->spki, leaf->spki_len, &key, &key_len, &bits));
-	TRY(hs_rsa_public_from_der(&pub, key, key_len));
-	TRY(hs_rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
+	TRY(x509_rsa_key(leaf->spki, leaf->spki_len, &key, &key_len, &bits));
+	TRY(rsa_public_from_der(&pub, key, key_len));
+	TRY(rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
 	same = k.pub.bits == pub.bits && k.pub.n_limbs == pub.n_limbs &&
 	       k.pub.e_limbs == pub.e_limbs &&
 	       memcmp(k.pub.n, pub.n, pub.n_limbs * sizeof(pub.n[0])) == 0 &&
 	       memcmp(k.pub.e, pub.e, pub.e_limbs * sizeof(pub.e[0])) == 0;
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 	return same ? 0 : HS_ERR_BAD_KEY;
 }
 
@@ -215,8 +215,8 @@ static int check_pair(const struct hs_cred *cred)
 	struct x509_cert cert;
 	struct leaf_key leaf;
 
-	TRY(hs_x509_cert_parse(&cert, cred->cert[0], cred->cert_len[0]));
-	TRY(hs_x509_leaf_key(&cert, &leaf));
+	TRY(x509_cert_parse(&cert, cred->cert[0], cred->cert_len[0]));
+	TRY(x509_leaf_key(&cert, &leaf));
 	if (cred->type == KEY_RSA) {
 		ENSURE(leaf.type == KEY_RSA, HS_ERR_BAD_KEY);
 		return check_rsa_pair(cred, &leaf);
@@ -230,10 +230,10 @@ static int check_pair(const struct hs_cred *cred)
 int hs_cred_load_pem(struct hs_cred **out, const char *chain_pem, size_t chain_len,
 		     const char *key_pem, size_t key_len)
 {
-	return hs_cred_load_pem_flags(out, chain_pem, chain_len, key_pem, key_len, 0);
+	return cred_load_pem_flags(out, chain_pem, chain_len, key_pem, key_len, 0);
 }
 
-int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain_pem, size_t chain_len,
+int cred_load_pem_flags(struct hs_cred **out, const char *chain_pem, size_t chain_len,
 			   const char *key_pem, size_t key_len, unsigned flags)
 {
 	struct hs_cred *cred = calloc(1, sizeof(*cred));
@@ -303,7 +303,7 @@ int hs_cred_load_files(struct hs_cred **out, const char *chain_path, const char 
 	if (err == 0)
 		err = hs_cred_load_pem(out, chain, chain_len, key, key_len);
 	if (key != NULL)
-		hs_wipe(key, key_len);
+		wipe(key, key_len);
 	free(key);
 	free(chain);
 	return err;
@@ -314,7 +314,7 @@ void hs_cred_free(struct hs_cred *cred)
 	if (cred == NULL)
 		return;
 	free(cred->der);
-	hs_wipe(cred, sizeof(*cred));
+	wipe(cred, sizeof(*cred));
 	free(cred);
 }
 
@@ -322,35 +322,35 @@ uint16_t hs_cred_sig_scheme(const struct hs_cred *cred) { return cred->scheme; }
 
 #ifdef HS_TEST_HOOKS
 /* Test hook (the RFC 8448 trace): RSA-PSS with a given salt. */
-static const struct hs_hash *pss_hash_of(uint16_t scheme)
+static const struct hash *pss_hash_of(uint16_t scheme)
 {
 	switch (scheme) {
 	case HS_SIG_RSA_PSS_RSAE_SHA256:
-		return hs_hash_sha256();
+		return hash_sha256();
 	case HS_SIG_RSA_PSS_RSAE_SHA384:
-		return hs_hash_sha384();
+		return hash_sha384();
 	case HS_SIG_RSA_PSS_RSAE_SHA512:
-		return hs_hash_sha512();
+		return hash_sha512();
 	default:
 		return NULL;
 	}
 }
 
-int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme, const uint8_t *salt,
+int cred_sign_salt(const struct hs_cred *cred, uint16_t scheme, const uint8_t *salt,
 		      size_t salt_len, const uint8_t *msg, size_t msg_len, uint8_t *sig,
 		      size_t *sig_len)
 {
-	const struct hs_hash *h = pss_hash_of(scheme);
-	struct hs_rsa_private k;
+	const struct hash *h = pss_hash_of(scheme);
+	struct rsa_private k;
 	uint8_t digest[HS_HASH_MAX_LEN];
 	int err;
 
 	ENSURE(cred->type == KEY_RSA && h != NULL, HS_ERR_UNSUPPORTED);
-	TRY(hs_rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
-	hs_hash_digest(h, msg, msg_len, digest);
-	err = hs_rsa_pss_sign_salt(&k, h, digest, salt, salt_len, sig, sig_len,
+	TRY(rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
+	hash_digest(h, msg, msg_len, digest);
+	err = rsa_pss_sign_salt(&k, h, digest, salt, salt_len, sig, sig_len,
 				   HS_RSA_ALLOW_SMALL);
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 	return err;
 }
 

@@ -20,11 +20,11 @@
 #define MAX_EXTS_PER_CERT 32
 
 /* BOOLEAN: DER allows only 0x00 and 0xff. */
-static int read_bool(struct hs_reader *r, int *b)
+static int read_bool(struct reader *r, int *b)
 {
-	struct hs_reader v;
+	struct reader v;
 
-	TRY(hs_der_read(r, DER_BOOLEAN, &v));
+	TRY(der_read(r, DER_BOOLEAN, &v));
 	ENSURE(v.len == 1 && (v.p[0] == 0x00 || v.p[0] == 0xff), HS_ERR_BAD_ENCODING);
 	*b = v.p[0] != 0;
 	return 0;
@@ -36,38 +36,38 @@ static int read_bool(struct hs_reader *r, int *b)
  * A pathLenConstraint is any non-negative INTEGER; values above INT_MAX
  * (far beyond HS_X509_MAX_CHAIN) are kept as INT_MAX, which means the same.
  */
-static int ext_bc(struct x509_cert *c, struct hs_reader v)
+static int ext_bc(struct x509_cert *c, struct reader v)
 {
-	struct hs_reader seq, mag;
+	struct reader seq, mag;
 	uint32_t n;
 	int err;
 
-	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
-	TRY(hs_read_end(&v));
-	if (hs_der_peek(&seq) == DER_BOOLEAN) {
+	TRY(der_read(&v, DER_SEQUENCE, &seq));
+	TRY(read_end(&v));
+	if (der_peek(&seq) == DER_BOOLEAN) {
 		TRY(read_bool(&seq, &c->is_ca));
 		ENSURE(c->is_ca, HS_ERR_BAD_ENCODING); /* DEFAULT FALSE is omitted */
 	}
-	if (hs_reader_left(&seq) > 0) {
+	if (reader_left(&seq) > 0) {
 		/* "CAs MUST NOT include the pathLenConstraint field unless the cA
 		 * boolean is asserted" */
 		ENSURE(c->is_ca, HS_ERR_BAD_ENCODING);
-		TRY(hs_der_read_uint(&seq, &mag));
-		err = hs_der_uint_u32(mag, &n);
+		TRY(der_read_uint(&seq, &mag));
+		err = der_uint_u32(mag, &n);
 		c->path_len = err == 0 && n <= INT_MAX ? (int)n : INT_MAX;
 	}
-	return hs_read_end(&seq);
+	return read_end(&seq);
 }
 
 /* KeyUsage ::= BIT STRING (named bits: no trailing zero bits, at least one set) */
-static int ext_ku(struct x509_cert *c, struct hs_reader v)
+static int ext_ku(struct x509_cert *c, struct reader v)
 {
-	struct hs_reader bits;
+	struct reader bits;
 	uint8_t unused, last;
 
-	TRY(hs_der_read(&v, DER_BIT_STRING, &bits));
-	TRY(hs_read_end(&v));
-	TRY(hs_read_u8(&bits, &unused));
+	TRY(der_read(&v, DER_BIT_STRING, &bits));
+	TRY(read_end(&v));
+	TRY(read_u8(&bits, &unused));
 	ENSURE(unused < 8 && bits.len >= 1 && bits.len <= 2, HS_ERR_BAD_ENCODING);
 	last = bits.p[bits.len - 1];
 	/*
@@ -86,20 +86,20 @@ static int ext_ku(struct x509_cert *c, struct hs_reader v)
 }
 
 /* ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId */
-static int ext_eku(struct x509_cert *c, struct hs_reader v)
+static int ext_eku(struct x509_cert *c, struct reader v)
 {
-	const size_t kp = sizeof(hs_oid_kp);
-	struct hs_reader seq, oid;
+	const size_t kp = sizeof(oid_kp);
+	struct reader seq, oid;
 
-	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
-	TRY(hs_read_end(&v));
-	ENSURE(hs_reader_left(&seq) > 0, HS_ERR_BAD_ENCODING);
-	while (hs_reader_left(&seq) > 0) {
-		TRY(hs_der_read(&seq, DER_OID, &oid));
+	TRY(der_read(&v, DER_SEQUENCE, &seq));
+	TRY(read_end(&v));
+	ENSURE(reader_left(&seq) > 0, HS_ERR_BAD_ENCODING);
+	while (reader_left(&seq) > 0) {
+		TRY(der_read(&seq, DER_OID, &oid));
 		ENSURE(oid.len > 0, HS_ERR_BAD_ENCODING);
-		if (hs_der_oid_is(&oid, hs_oid_any_eku, sizeof(hs_oid_any_eku)))
+		if (der_oid_is(&oid, oid_any_eku, sizeof(oid_any_eku)))
 			c->eku |= X509_EKU_ANY;
-		else if (oid.len == kp + 1 && memcmp(oid.p, hs_oid_kp, kp) == 0 &&
+		else if (oid.len == kp + 1 && memcmp(oid.p, oid_kp, kp) == 0 &&
 			 (oid.p[kp] == 1 || oid.p[kp] == 2))
 			c->eku |= oid.p[kp] == 1 ? X509_EKU_SERVER : X509_EKU_CLIENT;
 	}
@@ -110,11 +110,11 @@ static int ext_eku(struct x509_cert *c, struct hs_reader v)
  * One GeneralName (4.2.1.6); ip_len is the iPAddress length allowed (4 or
  * 16 in a SAN, 8 or 32 in a name constraint, address + mask).
  */
-static int general_name(struct hs_reader *r, size_t ip_len, uint8_t *tag, struct hs_reader *gn)
+static int general_name(struct reader *r, size_t ip_len, uint8_t *tag, struct reader *gn)
 {
-	struct hs_reader v, name;
+	struct reader v, name;
 
-	TRY(hs_der_read_any(r, tag, &v));
+	TRY(der_read_any(r, tag, &v));
 	*gn = v;
 	switch (*tag) {
 	case 0x81: /* rfc822Name */
@@ -127,8 +127,8 @@ static int general_name(struct hs_reader *r, size_t ip_len, uint8_t *tag, struct
 		ENSURE(v.len == ip_len || v.len == 4 * ip_len, HS_ERR_BAD_ENCODING);
 		return 0;
 	case GN_DIRECTORY: /* EXPLICIT Name */
-		TRY(hs_der_read(&v, DER_SEQUENCE, &name));
-		return hs_read_end(&v);
+		TRY(der_read(&v, DER_SEQUENCE, &name));
+		return read_end(&v);
 	case 0xa0: /* otherName */
 	case 0xa3: /* x400Address */
 	case 0xa5: /* ediPartyName */
@@ -140,16 +140,16 @@ static int general_name(struct hs_reader *r, size_t ip_len, uint8_t *tag, struct
 }
 
 /* GeneralNames ::= SEQUENCE SIZE (1..MAX) OF GeneralName */
-static int ext_san(struct x509_cert *c, struct hs_reader v)
+static int ext_san(struct x509_cert *c, struct reader v)
 {
-	struct hs_reader names, gn;
+	struct reader names, gn;
 	uint8_t tag;
 
-	TRY(hs_der_read(&v, DER_SEQUENCE, &c->san));
-	TRY(hs_read_end(&v));
-	ENSURE(hs_reader_left(&c->san) > 0, HS_ERR_BAD_ENCODING);
+	TRY(der_read(&v, DER_SEQUENCE, &c->san));
+	TRY(read_end(&v));
+	ENSURE(reader_left(&c->san) > 0, HS_ERR_BAD_ENCODING);
 	names = c->san;
-	while (hs_reader_left(&names) > 0) {
+	while (reader_left(&names) > 0) {
 		TRY(general_name(&names, 4, &tag, &gn));
 		/*
 		 * 4.2.1.6: a dNSName "MUST be in the "preferred name syntax"":
@@ -157,7 +157,7 @@ static int ext_san(struct x509_cert *c, struct hs_reader v)
 		 * matching and name constraints only ever see names in that form.
 		 */
 		if (tag == GN_DNS)
-			ENSURE(hs_x509_dns_name_ok(gn.p, gn.len), HS_ERR_BAD_ENCODING);
+			ENSURE(x509_dns_name_ok(gn.p, gn.len), HS_ERR_BAD_ENCODING);
 	}
 	return 0;
 }
@@ -168,68 +168,68 @@ static int ext_san(struct x509_cert *c, struct hs_reader v)
  * 4.2.1.10: "the minimum MUST be zero" (so, in DER, absent) and "maximum
  * MUST be absent".
  */
-static int subtrees(struct hs_reader v)
+static int subtrees(struct reader v)
 {
-	struct hs_reader st, gn;
+	struct reader st, gn;
 	uint8_t tag;
 
-	ENSURE(hs_reader_left(&v) > 0, HS_ERR_BAD_ENCODING);
-	while (hs_reader_left(&v) > 0) {
-		TRY(hs_der_read(&v, DER_SEQUENCE, &st));
+	ENSURE(reader_left(&v) > 0, HS_ERR_BAD_ENCODING);
+	while (reader_left(&v) > 0) {
+		TRY(der_read(&v, DER_SEQUENCE, &st));
 		TRY(general_name(&st, 8, &tag, &gn));
-		TRY(hs_read_end(&st));
+		TRY(read_end(&st));
 	}
 	return 0;
 }
 
 /* NameConstraints ::= SEQUENCE { permittedSubtrees [0], excludedSubtrees [1] } */
-static int ext_nc(struct x509_cert *c, struct hs_reader v)
+static int ext_nc(struct x509_cert *c, struct reader v)
 {
-	struct hs_reader seq;
+	struct reader seq;
 
-	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
-	TRY(hs_read_end(&v));
+	TRY(der_read(&v, DER_SEQUENCE, &seq));
+	TRY(read_end(&v));
 	/* "Conforming CAs MUST NOT issue certificates where name constraints
 	 * is an empty sequence" */
-	ENSURE(hs_reader_left(&seq) > 0, HS_ERR_BAD_ENCODING);
-	if (hs_der_peek(&seq) == 0xa0) {
-		TRY(hs_der_read(&seq, 0xa0, &c->nc_permitted));
+	ENSURE(reader_left(&seq) > 0, HS_ERR_BAD_ENCODING);
+	if (der_peek(&seq) == 0xa0) {
+		TRY(der_read(&seq, 0xa0, &c->nc_permitted));
 		TRY(subtrees(c->nc_permitted));
 	}
-	if (hs_der_peek(&seq) == 0xa1) {
-		TRY(hs_der_read(&seq, 0xa1, &c->nc_excluded));
+	if (der_peek(&seq) == 0xa1) {
+		TRY(der_read(&seq, 0xa1, &c->nc_excluded));
 		TRY(subtrees(c->nc_excluded));
 	}
-	return hs_read_end(&seq);
+	return read_end(&seq);
 }
 
 /* AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0], authorityCertIssuer [1], authorityCertSerialNumber [2] } */
-static int ext_aki(struct x509_cert *c, struct hs_reader v)
+static int ext_aki(struct x509_cert *c, struct reader v)
 {
-	struct hs_reader seq, x;
+	struct reader seq, x;
 
-	TRY(hs_der_read(&v, DER_SEQUENCE, &seq));
-	TRY(hs_read_end(&v));
-	if (hs_der_peek(&seq) == 0x80)
-		TRY(hs_der_read(&seq, 0x80, &c->aki));
-	if (hs_der_peek(&seq) == 0xa1)
-		TRY(hs_der_read(&seq, 0xa1, &x));
-	if (hs_der_peek(&seq) == 0x82)
-		TRY(hs_der_read(&seq, 0x82, &x));
-	return hs_read_end(&seq);
+	TRY(der_read(&v, DER_SEQUENCE, &seq));
+	TRY(read_end(&v));
+	if (der_peek(&seq) == 0x80)
+		TRY(der_read(&seq, 0x80, &c->aki));
+	if (der_peek(&seq) == 0xa1)
+		TRY(der_read(&seq, 0xa1, &x));
+	if (der_peek(&seq) == 0x82)
+		TRY(der_read(&seq, 0x82, &x));
+	return read_end(&seq);
 }
 
 /* SubjectKeyIdentifier ::= OCTET STRING */
-static int ext_ski(struct x509_cert *c, struct hs_reader v)
+static int ext_ski(struct x509_cert *c, struct reader v)
 {
-	TRY(hs_der_read(&v, DER_OCTET_STRING, &c->ski));
-	return hs_read_end(&v);
+	TRY(der_read(&v, DER_OCTET_STRING, &c->ski));
+	return read_end(&v);
 }
 
 struct ext_row {
 	uint8_t oid_last; /* all are id-ce (2.5.29) members */
 	unsigned flag;
-	int (*parse)(struct x509_cert *c, struct hs_reader v);
+	int (*parse)(struct x509_cert *c, struct reader v);
 };
 
 static const struct ext_row rows[] = {
@@ -242,32 +242,32 @@ static const struct ext_row rows[] = {
 	{ .oid_last = OID_CE_SKI, .flag = X509_HAS_SKI, .parse = ext_ski },
 };
 
-static const struct ext_row *find_row(const struct hs_reader *oid)
+static const struct ext_row *find_row(const struct reader *oid)
 {
-	if (oid->len != sizeof(hs_oid_ce) + 1 || memcmp(oid->p, hs_oid_ce, sizeof(hs_oid_ce)) != 0)
+	if (oid->len != sizeof(oid_ce) + 1 || memcmp(oid->p, oid_ce, sizeof(oid_ce)) != 0)
 		return NULL;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (rows[i].oid_last == oid->p[sizeof(hs_oid_ce)])
+		if (rows[i].oid_last == oid->p[sizeof(oid_ce)])
 			return &rows[i];
 	return NULL;
 }
 
 /* Extension ::= SEQUENCE { extnID OID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING } */
-static int one_ext(struct x509_cert *c, struct hs_reader *exts, struct hs_reader *oid)
+static int one_ext(struct x509_cert *c, struct reader *exts, struct reader *oid)
 {
-	struct hs_reader ext, value;
+	struct reader ext, value;
 	const struct ext_row *row;
 	int critical = 0;
 
-	TRY(hs_der_read(exts, DER_SEQUENCE, &ext));
-	TRY(hs_der_read(&ext, DER_OID, oid));
+	TRY(der_read(exts, DER_SEQUENCE, &ext));
+	TRY(der_read(&ext, DER_OID, oid));
 	ENSURE(oid->len > 0, HS_ERR_BAD_ENCODING);
-	if (hs_der_peek(&ext) == DER_BOOLEAN) {
+	if (der_peek(&ext) == DER_BOOLEAN) {
 		TRY(read_bool(&ext, &critical));
 		ENSURE(critical, HS_ERR_BAD_ENCODING); /* DEFAULT FALSE is omitted */
 	}
-	TRY(hs_der_read(&ext, DER_OCTET_STRING, &value));
-	TRY(hs_read_end(&ext));
+	TRY(der_read(&ext, DER_OCTET_STRING, &value));
+	TRY(read_end(&ext));
 	row = find_row(oid);
 	if (row == NULL)
 		return critical ? HS_ERR_X509_UNKNOWN_CRITICAL : 0;
@@ -275,13 +275,13 @@ static int one_ext(struct x509_cert *c, struct hs_reader *exts, struct hs_reader
 	return row->parse(c, value);
 }
 
-int hs_x509_exts_parse(struct x509_cert *c, struct hs_reader exts)
+int x509_exts_parse(struct x509_cert *c, struct reader exts)
 {
-	struct hs_reader seen[MAX_EXTS_PER_CERT];
+	struct reader seen[MAX_EXTS_PER_CERT];
 	size_t n = 0;
 	int unknown_critical = 0, err;
 
-	while (hs_reader_left(&exts) > 0) {
+	while (reader_left(&exts) > 0) {
 		ENSURE(n < MAX_EXTS_PER_CERT, HS_ERR_BAD_ENCODING);
 		err = one_ext(c, &exts, &seen[n]);
 		if (err == HS_ERR_X509_UNKNOWN_CRITICAL)
@@ -289,7 +289,7 @@ int hs_x509_exts_parse(struct x509_cert *c, struct hs_reader exts)
 		else if (err != 0)
 			return err;
 		for (size_t i = 0; i < n; i++)
-			ENSURE(!hs_der_oid_is(&seen[i], seen[n].p, seen[n].len), HS_ERR_BAD_ENCODING);
+			ENSURE(!der_oid_is(&seen[i], seen[n].p, seen[n].len), HS_ERR_BAD_ENCODING);
 		n++;
 	}
 	/* 4.2.1.10: name constraints "MUST be used only in a CA certificate" */

@@ -4,7 +4,7 @@
  *
  * Implementation notes: the engine copies the SubjectPublicKeyInfo into
  * its connection (the message buffer is reused), so an RSA key is found
- * again in that copy by hs_x509_rsa_key, through the same SPKI parser as
+ * again in that copy by x509_rsa_key, through the same SPKI parser as
  * the certificate's. Everything here is public.
  */
 #include "x509/x509.h"
@@ -13,7 +13,7 @@
 
 #include "crypto/rsa.h"
 
-int hs_x509_leaf_key(const struct x509_cert *c, struct leaf_key *k)
+int x509_leaf_key(const struct x509_cert *c, struct leaf_key *k)
 {
 	size_t want = 0;
 
@@ -41,18 +41,18 @@ int hs_x509_leaf_key(const struct x509_cert *c, struct leaf_key *k)
 	return 0;
 }
 
-int hs_x509_rsa_key(const uint8_t *spki, size_t spki_len, const uint8_t **key,
+int x509_rsa_key(const uint8_t *spki, size_t spki_len, const uint8_t **key,
 		    size_t *key_len, size_t *bits)
 {
-	struct hs_reader r = hs_reader_init(spki, spki_len), k;
-	struct hs_rsa_public pub;
+	struct reader r = reader_init(spki, spki_len), k;
+	struct rsa_public pub;
 	enum key_type type;
 
-	TRY(hs_x509_spki_parse(&r, &type, &k));
-	TRY(hs_read_end(&r));
+	TRY(x509_spki_parse(&r, &type, &k));
+	TRY(read_end(&r));
 	ENSURE(type == KEY_RSA, HS_ERR_BAD_KEY);
 	/* n odd, 1024..4096 bits, 3 <= e < n (crypto/rsa.h) */
-	TRY(hs_rsa_public_from_der(&pub, k.p, k.len));
+	TRY(rsa_public_from_der(&pub, k.p, k.len));
 	*key = k.p;
 	*key_len = k.len;
 	*bits = pub.bits;

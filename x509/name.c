@@ -56,7 +56,7 @@ static int ci_eq(const uint8_t *a, const uint8_t *b, size_t n)
 	return 1;
 }
 
-int hs_x509_dns_name_ok(const uint8_t *p, size_t n)
+int x509_dns_name_ok(const uint8_t *p, size_t n)
 {
 	size_t label = 0;
 
@@ -84,14 +84,14 @@ static int ldh(uint8_t ch)
 }
 
 /* The reference name as a reader (one trailing dot dropped); len 0 if it can match nothing. */
-static struct hs_reader reference_name(const char *host)
+static struct reader reference_name(const char *host)
 {
-	struct hs_reader none = hs_reader_init(NULL, 0), ref = hs_reader_init(host, strlen(host));
+	struct reader none = reader_init(NULL, 0), ref = reader_init(host, strlen(host));
 	int digits_only = 1;
 
 	if (ref.len > 0 && ref.p[ref.len - 1] == '.')
 		ref.len--;
-	if (!hs_x509_dns_name_ok(ref.p, ref.len))
+	if (!x509_dns_name_ok(ref.p, ref.len))
 		return none;
 	for (size_t i = 0; i < ref.len; i++) {
 		if (ref.p[i] == '.')
@@ -104,7 +104,7 @@ static struct hs_reader reference_name(const char *host)
 	return digits_only ? none : ref;
 }
 
-static size_t count_labels(struct hs_reader name)
+static size_t count_labels(struct reader name)
 {
 	size_t n = 1;
 
@@ -114,18 +114,18 @@ static size_t count_labels(struct hs_reader name)
 }
 
 /* One presented dNSName (pat) against a valid reference name (ref). */
-static int dns_match(struct hs_reader pat, struct hs_reader ref)
+static int dns_match(struct reader pat, struct reader ref)
 {
 	const uint8_t *dot;
 
-	if (!hs_x509_dns_name_ok(pat.p, pat.len))
+	if (!x509_dns_name_ok(pat.p, pat.len))
 		return 0;
 	if (pat.len >= 2 && pat.p[0] == '*' && pat.p[1] == '.') {
 		/* the wildcard label stands for ref's first label, never empty */
-		if (hs_read_skip(&pat, 2) != 0 || count_labels(pat) < 2)
+		if (read_skip(&pat, 2) != 0 || count_labels(pat) < 2)
 			return 0;
 		dot = memchr(ref.p, '.', ref.len);
-		if (dot == NULL || hs_read_skip(&ref, (size_t)(dot - ref.p) + 1) != 0)
+		if (dot == NULL || read_skip(&ref, (size_t)(dot - ref.p) + 1) != 0)
 			return 0;
 	}
 	if (memchr(pat.p, '*', pat.len) != NULL)
@@ -133,11 +133,11 @@ static int dns_match(struct hs_reader pat, struct hs_reader ref)
 	return pat.len == ref.len && ci_eq(pat.p, ref.p, pat.len);
 }
 
-int hs_x509_match_host(const struct x509_cert *leaf, const char *host)
+int x509_match_host(const struct x509_cert *leaf, const char *host)
 {
 	uint8_t ip[16];
 	size_t ip_len = 0;
-	struct hs_reader san = leaf->san, v, ref = hs_reader_init(NULL, 0);
+	struct reader san = leaf->san, v, ref = reader_init(NULL, 0);
 	uint8_t tag;
 
 	if (inet_pton(AF_INET, host, ip) == 1)
@@ -148,8 +148,8 @@ int hs_x509_match_host(const struct x509_cert *leaf, const char *host)
 		ref = reference_name(host);
 	if (ip_len == 0 && ref.len == 0)
 		return HS_ERR_X509_HOSTNAME;
-	while (hs_reader_left(&san) > 0) {
-		TRY(hs_der_read_any(&san, &tag, &v));
+	while (reader_left(&san) > 0) {
+		TRY(der_read_any(&san, &tag, &v));
 		if (ip_len > 0 && tag == GN_IP && v.len == ip_len && memcmp(v.p, ip, ip_len) == 0)
 			return 0;
 		if (ip_len == 0 && tag == GN_DNS && dns_match(v, ref))
@@ -160,7 +160,7 @@ int hs_x509_match_host(const struct x509_cert *leaf, const char *host)
 
 /* ---- name constraints ---- */
 
-static int dns_in(struct hs_reader name, struct hs_reader base)
+static int dns_in(struct reader name, struct reader base)
 {
 	size_t nn = name.len, bn = base.len;
 
@@ -181,19 +181,19 @@ static int dns_in(struct hs_reader name, struct hs_reader base)
  * label cannot reach; a base starting with "." is a literal suffix, which
  * dns_in already compares.
  */
-static int wildcard_reaches(struct hs_reader name, struct hs_reader base)
+static int wildcard_reaches(struct reader name, struct reader base)
 {
 	const uint8_t *dot;
 
-	if (name.len < 2 || name.p[0] != '*' || name.p[1] != '.' || hs_read_skip(&name, 2) != 0)
+	if (name.len < 2 || name.p[0] != '*' || name.p[1] != '.' || read_skip(&name, 2) != 0)
 		return 0;
 	dot = base.len > 0 && base.p[0] != '.' ? memchr(base.p, '.', base.len) : NULL;
-	if (dot == NULL || hs_read_skip(&base, (size_t)(dot - base.p) + 1) != 0)
+	if (dot == NULL || read_skip(&base, (size_t)(dot - base.p) + 1) != 0)
 		return 0;
 	return base.len == name.len && ci_eq(base.p, name.p, name.len);
 }
 
-static int ip_in(struct hs_reader ip, struct hs_reader base)
+static int ip_in(struct reader ip, struct reader base)
 {
 	if (base.len != 2 * ip.len)
 		return 0;
@@ -204,11 +204,11 @@ static int ip_in(struct hs_reader ip, struct hs_reader base)
 }
 
 /* name, base: Name TLVs. The base's RDNs must start the name's. */
-static int dn_in(struct hs_reader name, struct hs_reader base)
+static int dn_in(struct reader name, struct reader base)
 {
-	struct hs_reader n, b;
+	struct reader n, b;
 
-	if (hs_der_read(&name, DER_SEQUENCE, &n) != 0 || hs_der_read(&base, DER_SEQUENCE, &b) != 0)
+	if (der_read(&name, DER_SEQUENCE, &n) != 0 || der_read(&base, DER_SEQUENCE, &b) != 0)
 		return 0;
 	/* both are sequences of whole TLVs, so a byte prefix ends on an RDN */
 	return b.len <= n.len && memcmp(n.p, b.p, b.len) == 0;
@@ -220,17 +220,17 @@ static int dn_in(struct hs_reader name, struct hs_reader base)
  * Forms we do not understand count as contained when excluded (so they
  * are refused) and as not contained when permitted (refused too).
  */
-static int in_subtrees(struct hs_reader subtrees, uint8_t tag, struct hs_reader name,
+static int in_subtrees(struct reader subtrees, uint8_t tag, struct reader name,
 		       int excluded, int *has_type)
 {
-	struct hs_reader st, base;
+	struct reader st, base;
 	uint8_t btag;
 	int in;
 
 	*has_type = 0;
-	while (hs_reader_left(&subtrees) > 0) {
-		if (hs_der_read(&subtrees, DER_SEQUENCE, &st) != 0 ||
-		    hs_der_read_any(&st, &btag, &base) != 0)
+	while (reader_left(&subtrees) > 0) {
+		if (der_read(&subtrees, DER_SEQUENCE, &st) != 0 ||
+		    der_read_any(&st, &btag, &base) != 0)
 			return excluded;
 		if (btag != tag)
 			continue;
@@ -249,30 +249,30 @@ static int in_subtrees(struct hs_reader subtrees, uint8_t tag, struct hs_reader 
 	return 0;
 }
 
-static int check_one(const struct x509_cert *ca, uint8_t tag, struct hs_reader name)
+static int check_one(const struct x509_cert *ca, uint8_t tag, struct reader name)
 {
 	int has;
 
-	if (hs_reader_left(&ca->nc_permitted) > 0 &&
+	if (reader_left(&ca->nc_permitted) > 0 &&
 	    !in_subtrees(ca->nc_permitted, tag, name, 0, &has) && has)
 		return HS_ERR_X509_NAME_CONSTRAINT;
-	if (hs_reader_left(&ca->nc_excluded) > 0 && in_subtrees(ca->nc_excluded, tag, name, 1, &has))
+	if (reader_left(&ca->nc_excluded) > 0 && in_subtrees(ca->nc_excluded, tag, name, 1, &has))
 		return HS_ERR_X509_NAME_CONSTRAINT;
 	return 0;
 }
 
-int hs_x509_check_nc(const struct x509_cert *ca, const struct x509_cert *c)
+int x509_check_nc(const struct x509_cert *ca, const struct x509_cert *c)
 {
-	struct hs_reader san = c->san, v, subj = c->subject, inner;
+	struct reader san = c->san, v, subj = c->subject, inner;
 	uint8_t tag;
 
 	if (!(ca->has & X509_HAS_NC))
 		return 0;
 	/* an empty subject is not checked against directoryName constraints */
-	if (hs_der_read(&subj, DER_SEQUENCE, &inner) == 0 && hs_reader_left(&inner) > 0)
+	if (der_read(&subj, DER_SEQUENCE, &inner) == 0 && reader_left(&inner) > 0)
 		TRY(check_one(ca, GN_DIRECTORY, c->subject));
-	while (hs_reader_left(&san) > 0) {
-		TRY(hs_der_read_any(&san, &tag, &v));
+	while (reader_left(&san) > 0) {
+		TRY(der_read_any(&san, &tag, &v));
 		TRY(check_one(ca, tag, v));
 	}
 	return 0;

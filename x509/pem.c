@@ -80,12 +80,12 @@ static int b64_decode(const char *s, size_t n, uint8_t *out, size_t cap, size_t 
 	if (err == 0 && (pad > 2 || bits >= 6))
 		err = HS_ERR_BAD_ENCODING;
 	acc = 0;
-	hs_wipe(&acc, sizeof(acc));
+	wipe(&acc, sizeof(acc));
 	*out_len = len;
 	return err;
 }
 
-int hs_pem_next(struct hs_reader *text, const char *label, uint8_t *der, size_t cap,
+int pem_next(struct reader *text, const char *label, uint8_t *der, size_t cap,
 		size_t *der_len)
 {
 	char begin[80], end[80];
@@ -105,14 +105,14 @@ int hs_pem_next(struct hs_reader *text, const char *label, uint8_t *der, size_t 
 	e = find(body, n - (size_t)(body - t), end);
 	ENSURE(e != NULL, HS_ERR_BAD_ENCODING);
 	TRY(b64_decode(body, (size_t)(e - body), der, cap, der_len));
-	TRY(hs_read_skip(text, (size_t)(e - t) + strlen(end)));
+	TRY(read_skip(text, (size_t)(e - t) + strlen(end)));
 	return 0;
 }
 
 int hs_pem_cert_to_der(const char *pem, size_t pem_len, uint8_t *der, size_t cap,
 		       size_t *der_len)
 {
-	struct hs_reader r = hs_reader_init(pem, pem_len);
+	struct reader r = reader_init(pem, pem_len);
 
-	return hs_pem_next(&r, "CERTIFICATE", der, cap, der_len);
+	return pem_next(&r, "CERTIFICATE", der, cap, der_len);
 }

@@ -32,48 +32,48 @@ struct x509_sigalg {
 	const uint8_t *oid;
 	size_t oid_len;
 	enum params params;
-	const struct hs_hash *(*hash)(void); /* NULL: the signature covers the TBS itself */
-	int (*verify)(const struct x509_cert *issuer, const struct hs_hash *h,
+	const struct hash *(*hash)(void); /* NULL: the signature covers the TBS itself */
+	int (*verify)(const struct x509_cert *issuer, const struct hash *h,
 		      const uint8_t *digest, const struct x509_cert *subject);
 };
 
-static int verify_ecdsa(const struct x509_cert *issuer, const struct hs_hash *h,
+static int verify_ecdsa(const struct x509_cert *issuer, const struct hash *h,
 			const uint8_t *digest, const struct x509_cert *subject)
 {
 	uint8_t raw[HS_P384_SIG_LEN];
 
 	if (issuer->key_type == KEY_P256) {
-		if (hs_ecdsa_sig_from_der(raw, subject->sig.p, subject->sig.len) != 0)
+		if (ecdsa_sig_from_der(raw, subject->sig.p, subject->sig.len) != 0)
 			return HS_ERR_X509_BAD_SIGNATURE;
-		return hs_ecdsa_p256_verify(issuer->key.p, issuer->key.len, digest,
+		return ecdsa_p256_verify(issuer->key.p, issuer->key.len, digest,
 					    h->digest_len, raw) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
 	}
 	if (issuer->key_type == KEY_P384) {
-		if (hs_ecdsa_sig_from_der_n(raw, 48, subject->sig.p, subject->sig.len) != 0)
+		if (ecdsa_sig_from_der_n(raw, 48, subject->sig.p, subject->sig.len) != 0)
 			return HS_ERR_X509_BAD_SIGNATURE;
-		return hs_ecdsa_p384_verify(issuer->key.p, issuer->key.len, digest,
+		return ecdsa_p384_verify(issuer->key.p, issuer->key.len, digest,
 					    h->digest_len, raw) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
 	}
 	return HS_ERR_X509_BAD_SIGNATURE; /* the issuer's key is not an EC key we know */
 }
 
-static int verify_rsa_pkcs1(const struct x509_cert *issuer, const struct hs_hash *h,
+static int verify_rsa_pkcs1(const struct x509_cert *issuer, const struct hash *h,
 			    const uint8_t *digest, const struct x509_cert *subject)
 {
-	struct hs_rsa_public k;
+	struct rsa_public k;
 	int err;
 
 	if (issuer->key_type != KEY_RSA)
 		return HS_ERR_X509_BAD_SIGNATURE;
-	if (hs_rsa_public_from_der(&k, issuer->key.p, issuer->key.len) != 0)
+	if (rsa_public_from_der(&k, issuer->key.p, issuer->key.len) != 0)
 		return HS_ERR_X509_UNSUPPORTED_ALG;
-	err = hs_rsa_pkcs1_verify(&k, h, digest, subject->sig.p, subject->sig.len, 0);
+	err = rsa_pkcs1_verify(&k, h, digest, subject->sig.p, subject->sig.len, 0);
 	if (err == HS_ERR_BAD_KEY || err == HS_ERR_UNSUPPORTED)
 		return HS_ERR_X509_UNSUPPORTED_ALG; /* e.g. a modulus below 2048 bits */
 	return err == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
 }
 
-static int verify_ed25519(const struct x509_cert *issuer, const struct hs_hash *h,
+static int verify_ed25519(const struct x509_cert *issuer, const struct hash *h,
 			  const uint8_t *digest, const struct x509_cert *subject)
 {
 	(void)h;
@@ -81,32 +81,32 @@ static int verify_ed25519(const struct x509_cert *issuer, const struct hs_hash *
 	if (issuer->key_type != KEY_ED25519 || issuer->key.len != 32 ||
 	    subject->sig.len != 64)
 		return HS_ERR_X509_BAD_SIGNATURE;
-	return hs_ed25519_verify(issuer->key.p, subject->tbs.p, subject->tbs.len,
+	return ed25519_verify(issuer->key.p, subject->tbs.p, subject->tbs.len,
 				 subject->sig.p) == 0 ? 0 : HS_ERR_X509_BAD_SIGNATURE;
 }
 
 #define OID(o) o, sizeof(o)
 
 static const struct x509_sigalg algs[] = {
-	{ "ecdsa-with-SHA256", OID(hs_oid_ecdsa_with[SHA2_256]), P_ABSENT, hs_hash_sha256, verify_ecdsa },
-	{ "ecdsa-with-SHA384", OID(hs_oid_ecdsa_with[SHA2_384]), P_ABSENT, hs_hash_sha384, verify_ecdsa },
-	{ "ecdsa-with-SHA512", OID(hs_oid_ecdsa_with[SHA2_512]), P_ABSENT, hs_hash_sha512, verify_ecdsa },
-	{ "sha256WithRSAEncryption", OID(hs_oid_rsa_with[SHA2_256]), P_NULL, hs_hash_sha256,
+	{ "ecdsa-with-SHA256", OID(oid_ecdsa_with[SHA2_256]), P_ABSENT, hash_sha256, verify_ecdsa },
+	{ "ecdsa-with-SHA384", OID(oid_ecdsa_with[SHA2_384]), P_ABSENT, hash_sha384, verify_ecdsa },
+	{ "ecdsa-with-SHA512", OID(oid_ecdsa_with[SHA2_512]), P_ABSENT, hash_sha512, verify_ecdsa },
+	{ "sha256WithRSAEncryption", OID(oid_rsa_with[SHA2_256]), P_NULL, hash_sha256,
 	  verify_rsa_pkcs1 },
-	{ "sha384WithRSAEncryption", OID(hs_oid_rsa_with[SHA2_384]), P_NULL, hs_hash_sha384,
+	{ "sha384WithRSAEncryption", OID(oid_rsa_with[SHA2_384]), P_NULL, hash_sha384,
 	  verify_rsa_pkcs1 },
-	{ "sha512WithRSAEncryption", OID(hs_oid_rsa_with[SHA2_512]), P_NULL, hs_hash_sha512,
+	{ "sha512WithRSAEncryption", OID(oid_rsa_with[SHA2_512]), P_NULL, hash_sha512,
 	  verify_rsa_pkcs1 },
-	{ "Ed25519", OID(hs_oid_ed25519), P_ABSENT, NULL, verify_ed25519 },
+	{ "Ed25519", OID(oid_ed25519), P_ABSENT, NULL, verify_ed25519 },
 };
 
-const struct x509_sigalg *hs_x509_sigalg_find(struct hs_reader oid, struct hs_reader params)
+const struct x509_sigalg *x509_sigalg_find(struct reader oid, struct reader params)
 {
 	static const uint8_t null[] = { 0x05, 0x00 };
 
 	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
 		const struct x509_sigalg *a = &algs[i];
-		if (!hs_der_oid_is(&oid, a->oid, a->oid_len))
+		if (!der_oid_is(&oid, a->oid, a->oid_len))
 			continue;
 		if (a->params == P_ABSENT && params.len != 0)
 			return NULL;
@@ -118,16 +118,16 @@ const struct x509_sigalg *hs_x509_sigalg_find(struct hs_reader oid, struct hs_re
 	return NULL;
 }
 
-int hs_x509_check_sig(const struct x509_cert *subject, const struct x509_cert *issuer)
+int x509_check_sig(const struct x509_cert *subject, const struct x509_cert *issuer)
 {
 	const struct x509_sigalg *a = subject->sigalg;
-	const struct hs_hash *h = NULL;
+	const struct hash *h = NULL;
 	uint8_t digest[HS_HASH_MAX_LEN];
 
 	ENSURE(a != NULL && issuer->key_type != KEY_NONE, HS_ERR_X509_UNSUPPORTED_ALG);
 	if (a->hash != NULL) {
 		h = a->hash();
-		hs_hash_digest(h, subject->tbs.p, subject->tbs.len, digest);
+		hash_digest(h, subject->tbs.p, subject->tbs.len, digest);
 	}
 	return a->verify(issuer, h, digest, subject);
 }

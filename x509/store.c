@@ -55,7 +55,7 @@ size_t hs_x509_store_count(const struct hs_x509_store *s)
 	return s->n;
 }
 
-const struct x509_cert *hs_x509_store_at(const struct hs_x509_store *s, size_t i)
+const struct x509_cert *x509_store_at(const struct hs_x509_store *s, size_t i)
 {
 	return i < s->n ? &s->a[i].cert : NULL;
 }
@@ -87,7 +87,7 @@ int hs_x509_store_add_der(struct hs_x509_store *s, const uint8_t *der, size_t le
 	ENSURE(copy != NULL, HS_ERR_NOMEM);
 	memcpy(copy, der, len);
 	a = &s->a[s->n];
-	int err = hs_x509_cert_parse(&a->cert, copy, len);
+	int err = x509_cert_parse(&a->cert, copy, len);
 	if (err != 0) {
 		free(copy);
 		return err;
@@ -99,7 +99,7 @@ int hs_x509_store_add_der(struct hs_x509_store *s, const uint8_t *der, size_t le
 }
 
 /* Step text past the next BEGIN line (after a block that failed to decode). */
-static void skip_block(struct hs_reader *text)
+static void skip_block(struct reader *text)
 {
 	static const char begin[] = "-----BEGIN ";
 	size_t k = sizeof(begin) - 1, i;
@@ -108,21 +108,21 @@ static void skip_block(struct hs_reader *text)
 		if (memcmp(text->p + i, begin, k) == 0)
 			break;
 	i = i + k <= text->len ? i + k : text->len;
-	if (hs_read_skip(text, i) != 0)
-		*text = hs_reader_init(NULL, 0);
+	if (read_skip(text, i) != 0)
+		*text = reader_init(NULL, 0);
 }
 
 int hs_x509_store_add_pem(struct hs_x509_store *s, const char *pem, size_t len, size_t *n_added)
 {
-	struct hs_reader text = hs_reader_init(pem, len);
+	struct reader text = reader_init(pem, len);
 	size_t added = 0, der_len;
 	int first_err = 0, err;
 	uint8_t *der = malloc(PEM_CERT_MAX);
 
 	ENSURE(der != NULL, HS_ERR_NOMEM);
 	for (;;) {
-		struct hs_reader save = text;
-		err = hs_pem_next(&text, "CERTIFICATE", der, PEM_CERT_MAX, &der_len);
+		struct reader save = text;
+		err = pem_next(&text, "CERTIFICATE", der, PEM_CERT_MAX, &der_len);
 		if (err == HS_ERR_TRUNCATED)
 			break; /* no further block */
 		if (err == 0) {

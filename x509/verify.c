@@ -59,7 +59,7 @@ struct build {
 	unsigned attempts; /* extend() calls and complete paths validated */
 };
 
-static int same(struct hs_reader a, struct hs_reader b)
+static int same(struct reader a, struct reader b)
 {
 	return a.len == b.len && memcmp(a.p, b.p, a.len) == 0;
 }
@@ -103,7 +103,7 @@ static int check_nc(const struct x509_cert *const *path, size_t j)
 	for (size_t k = 0; k < j; k++) {
 		if (k > 0 && self_issued(path[k]))
 			continue;
-		TRY(hs_x509_check_nc(path[j], path[k]));
+		TRY(x509_check_nc(path[j], path[k]));
 	}
 	return 0;
 }
@@ -113,7 +113,7 @@ static int check_leaf(const struct x509_cert *leaf, const struct hs_x509_verify_
 	if (leaf->has & X509_HAS_KU)
 		ENSURE(leaf->key_usage & X509_KU_DIGITAL_SIGNATURE, HS_ERR_X509_KEY_USAGE);
 	if (o->host != NULL)
-		TRY(hs_x509_match_host(leaf, o->host));
+		TRY(x509_match_host(leaf, o->host));
 	return 0;
 }
 
@@ -135,7 +135,7 @@ static int validate(const struct build *b, size_t n)
 		const struct x509_cert *c = path[j - 1];
 		TRY(check_issuer(path[j], j == n - 1));
 		TRY(check_path_len(path, j));
-		TRY(hs_x509_check_sig(c, path[j]));
+		TRY(x509_check_sig(c, path[j]));
 		TRY(check_time(c, b->now));
 		TRY(check_eku(c, b->opts->purpose));
 		TRY(check_nc(path, j));
@@ -155,7 +155,7 @@ static int is_anchor(const struct build *b, const struct x509_cert *c)
 {
 	const struct x509_cert *a;
 
-	for (size_t i = 0; (a = hs_x509_store_at(b->store, i)) != NULL; i++)
+	for (size_t i = 0; (a = x509_store_at(b->store, i)) != NULL; i++)
 		if (same(a->der, c->der))
 			return 1;
 	return 0;
@@ -176,7 +176,7 @@ static int extend(struct build *b, size_t depth)
 			return 0;
 		note_failure(b, err, depth);
 	}
-	for (size_t i = 0; (a = hs_x509_store_at(b->store, i)) != NULL; i++) {
+	for (size_t i = 0; (a = x509_store_at(b->store, i)) != NULL; i++) {
 		if (!same(a->subject, cur->issuer))
 			continue;
 		b->path[depth] = a;
@@ -207,7 +207,7 @@ static int run(struct build *b, const uint8_t *const *certs, const size_t *lens,
 {
 	b->pool_ok[0] = 1;
 	for (size_t i = 0; i < n; i++) {
-		int err = hs_x509_cert_parse(&b->pool[i + 1], certs[i], lens[i]);
+		int err = x509_cert_parse(&b->pool[i + 1], certs[i], lens[i]);
 		b->pool_ok[i + 1] = err == 0;
 		if (err != 0 && b->pool_err == 0)
 			b->pool_err = err;
@@ -227,7 +227,7 @@ static int run(struct build *b, const uint8_t *const *certs, const size_t *lens,
 	return b->pool_err != 0 ? b->pool_err : HS_ERR_X509_UNKNOWN_ISSUER;
 }
 
-int hs_x509_verify_leaf(const struct hs_x509_store *s, const struct x509_cert *leaf,
+int x509_verify_leaf(const struct hs_x509_store *s, const struct x509_cert *leaf,
 			const uint8_t *const *certs, const size_t *lens, size_t n,
 			const struct hs_x509_verify_opts *opts)
 {
@@ -252,6 +252,6 @@ int hs_x509_verify(const struct hs_x509_store *s, const uint8_t *const *certs, c
 	ENSURE(s != NULL && certs != NULL && lens != NULL && opts != NULL && n >= 1,
 	       HS_ERR_ARG);
 	ENSURE(n <= HS_X509_MAX_CHAIN, HS_ERR_X509_CHAIN_TOO_LONG);
-	TRY(hs_x509_cert_parse(&leaf, certs[0], lens[0]));
-	return hs_x509_verify_leaf(s, &leaf, certs + 1, lens + 1, n - 1, opts);
+	TRY(x509_cert_parse(&leaf, certs[0], lens[0]));
+	return x509_verify_leaf(s, &leaf, certs + 1, lens + 1, n - 1, opts);
 }

@@ -33,15 +33,15 @@
 #define NAME_MAX_CHARS 64 /* ub-common-name (RFC 5280 appendix A) */
 
 /* Tag and a one-byte length placeholder; *at remembers the placeholder. */
-static void der_open(struct hs_writer *w, uint8_t tag, size_t *at)
+static void der_open(struct writer *w, uint8_t tag, size_t *at)
 {
-	(void)hs_write_u8(w, tag);
+	(void)write_u8(w, tag);
 	*at = w->len;
-	(void)hs_write_u8(w, 0);
+	(void)write_u8(w, 0);
 }
 
 /* Fill in the length opened at `at`, moving the body up if it needs long form. */
-static int der_close(struct hs_writer *w, size_t at)
+static int der_close(struct writer *w, size_t at)
 {
 	size_t body, extra;
 
@@ -51,7 +51,7 @@ static int der_close(struct hs_writer *w, size_t at)
 	extra = body < 0x80 ? 0 : body < 0x100 ? 1 : 2;
 	if (body >= 0x10000)
 		return w->err = HS_ERR_TOO_LONG;
-	if (extra > 0 && hs_write_reserve(w, extra) == NULL)
+	if (extra > 0 && write_reserve(w, extra) == NULL)
 		return w->err;
 	memmove(w->buf + at + 1 + extra, w->buf + at + 1, body);
 	w->buf[at] = (uint8_t)(extra == 0 ? body : 0x80 | extra);
@@ -61,33 +61,33 @@ static int der_close(struct hs_writer *w, size_t at)
 }
 
 /* A primitive element whose contents are known (all shorter than 128 bytes). */
-static void der_prim(struct hs_writer *w, uint8_t tag, const void *p, size_t n)
+static void der_prim(struct writer *w, uint8_t tag, const void *p, size_t n)
 {
 	size_t at;
 
 	der_open(w, tag, &at);
-	(void)hs_write_bytes(w, p, n);
+	(void)write_bytes(w, p, n);
 	(void)der_close(w, at);
 }
 
-static void write_alg_ecdsa_sha256(struct hs_writer *w)
+static void write_alg_ecdsa_sha256(struct writer *w)
 {
 	size_t at;
 
 	der_open(w, 0x30, &at);
-	der_prim(w, 0x06, hs_oid_ecdsa_with[SHA2_256], sizeof(hs_oid_ecdsa_with[SHA2_256]));
+	der_prim(w, 0x06, oid_ecdsa_with[SHA2_256], sizeof(oid_ecdsa_with[SHA2_256]));
 	(void)der_close(w, at);
 }
 
 /* Name ::= SEQUENCE OF SET OF { commonName UTF8String } */
-static void write_name(struct hs_writer *w, const char *cn)
+static void write_name(struct writer *w, const char *cn)
 {
 	size_t seq, set, atv;
 
 	der_open(w, 0x30, &seq);
 	der_open(w, 0x31, &set);
 	der_open(w, 0x30, &atv);
-	der_prim(w, 0x06, hs_oid_common_name, sizeof(hs_oid_common_name));
+	der_prim(w, 0x06, oid_common_name, sizeof(oid_common_name));
 	der_prim(w, 0x0c, cn, strlen(cn));
 	(void)der_close(w, atv);
 	(void)der_close(w, set);
@@ -118,7 +118,7 @@ static void put_digits(char *out, unsigned v, unsigned n)
 	}
 }
 
-static int write_time(struct hs_writer *w, uint64_t t)
+static int write_time(struct writer *w, uint64_t t)
 {
 	unsigned y, mo, d, secs = (unsigned)(t % 86400);
 	char s[16];
@@ -144,7 +144,7 @@ static int write_time(struct hs_writer *w, uint64_t t)
 	return 0;
 }
 
-static int write_validity(struct hs_writer *w, const struct hs_cert_spec *spec)
+static int write_validity(struct writer *w, const struct hs_cert_spec *spec)
 {
 	size_t at;
 
@@ -154,31 +154,31 @@ static int write_validity(struct hs_writer *w, const struct hs_cert_spec *spec)
 	return der_close(w, at);
 }
 
-static void write_spki(struct hs_writer *w, const uint8_t pub[65])
+static void write_spki(struct writer *w, const uint8_t pub[65])
 {
 	size_t spki, alg, bits;
 
 	der_open(w, 0x30, &spki);
 	der_open(w, 0x30, &alg);
-	der_prim(w, 0x06, hs_oid_ec_public_key, sizeof(hs_oid_ec_public_key));
-	der_prim(w, 0x06, hs_oid_p256, sizeof(hs_oid_p256));
+	der_prim(w, 0x06, oid_ec_public_key, sizeof(oid_ec_public_key));
+	der_prim(w, 0x06, oid_p256, sizeof(oid_p256));
 	(void)der_close(w, alg);
 	der_open(w, 0x03, &bits);
-	(void)hs_write_u8(w, 0); /* no unused bits */
-	(void)hs_write_bytes(w, pub, 65);
+	(void)write_u8(w, 0); /* no unused bits */
+	(void)write_bytes(w, pub, 65);
 	(void)der_close(w, bits);
 	(void)der_close(w, spki);
 }
 
 /* [3] { SEQUENCE { Extension { subjectAltName, OCTET STRING { GeneralNames } } } } */
-static void write_extensions(struct hs_writer *w, const struct hs_cert_spec *spec)
+static void write_extensions(struct writer *w, const struct hs_cert_spec *spec)
 {
 	size_t ctx3, exts, ext, value, names;
 
 	der_open(w, 0xa3, &ctx3);
 	der_open(w, 0x30, &exts);
 	der_open(w, 0x30, &ext);
-	der_prim(w, 0x06, hs_oid_san, sizeof(hs_oid_san));
+	der_prim(w, 0x06, oid_san, sizeof(oid_san));
 	der_open(w, 0x04, &value);
 	der_open(w, 0x30, &names);
 	der_prim(w, 0x82, spec->dns_name, strlen(spec->dns_name)); /* [2] dNSName */
@@ -191,14 +191,14 @@ static void write_extensions(struct hs_writer *w, const struct hs_cert_spec *spe
 	(void)der_close(w, ctx3);
 }
 
-static int write_tbs(struct hs_writer *w, const struct hs_cert_spec *spec, const uint8_t pub[65])
+static int write_tbs(struct writer *w, const struct hs_cert_spec *spec, const uint8_t pub[65])
 {
 	static const uint8_t v3[] = { 0x02, 0x01, 0x02 };
 	uint8_t serial[HS_SHA256_LEN];
 	size_t tbs;
 	int err;
 
-	hs_sha256(pub, 65, serial);
+	sha256(pub, 65, serial);
 	serial[0] &= 0x7f; /* positive */
 	serial[0] |= 0x40; /* and minimal: the first byte is never 0 */
 	der_open(w, 0x30, &tbs);
@@ -225,29 +225,29 @@ static int check_spec(const struct hs_cert_spec *spec)
 }
 
 /* signatureAlgorithm and signatureValue after the TBS at der[0..tbs_len) */
-static int sign_tbs(struct hs_writer *w, size_t tbs_at, const uint8_t priv[32])
+static int sign_tbs(struct writer *w, size_t tbs_at, const uint8_t priv[32])
 {
 	uint8_t hash[HS_SHA256_LEN], raw[64], sig[HS_P256_SIG_DER_MAX];
 	size_t sig_len = sizeof(sig), bits;
 	int err;
 
-	hs_sha256(w->buf + tbs_at, w->len - tbs_at, hash);
-	err = hs_ecdsa_p256_sign(raw, priv, hash, sizeof(hash), 0);
+	sha256(w->buf + tbs_at, w->len - tbs_at, hash);
+	err = ecdsa_p256_sign(raw, priv, hash, sizeof(hash), 0);
 	if (err == 0)
-		err = hs_ecdsa_sig_to_der(sig, &sig_len, raw);
+		err = ecdsa_sig_to_der(sig, &sig_len, raw);
 	if (err)
 		return err;
 	write_alg_ecdsa_sha256(w);
 	der_open(w, 0x03, &bits);
-	(void)hs_write_u8(w, 0);
-	(void)hs_write_bytes(w, sig, sig_len);
+	(void)write_u8(w, 0);
+	(void)write_bytes(w, sig, sig_len);
 	return der_close(w, bits);
 }
 
 int hs_x509_write_selfsigned_p256(uint8_t *der, size_t cap, size_t *len,
 				  const struct hs_cert_spec *spec, const uint8_t priv[32])
 {
-	struct hs_writer w = hs_writer_init(der, cap);
+	struct writer w = writer_init(der, cap);
 	uint8_t pub[HS_P256_PUB_LEN];
 	size_t cert;
 	int err;
@@ -255,7 +255,7 @@ int hs_x509_write_selfsigned_p256(uint8_t *der, size_t cap, size_t *len,
 	*len = 0;
 	if (check_spec(spec))
 		return HS_ERR_ARG;
-	err = hs_p256_public(pub, priv);
+	err = p256_public(pub, priv);
 	if (err)
 		return err;
 	der_open(&w, 0x30, &cert);
@@ -273,10 +273,10 @@ int hs_x509_write_selfsigned_p256(uint8_t *der, size_t cap, size_t *len,
 int hs_p256_key_to_der(uint8_t *der, size_t cap, size_t *len, const uint8_t priv[32])
 {
 	static const uint8_t version1[] = { 0x01 };
-	struct hs_writer w = hs_writer_init(der, cap);
+	struct writer w = writer_init(der, cap);
 	uint8_t pub[HS_P256_PUB_LEN];
 	size_t seq, params, pubkey, bits;
-	int err = hs_p256_public(pub, priv);
+	int err = p256_public(pub, priv);
 
 	*len = 0;
 	if (err)
@@ -287,17 +287,17 @@ int hs_p256_key_to_der(uint8_t *der, size_t cap, size_t *len, const uint8_t priv
 	der_prim(&w, 0x02, version1, sizeof(version1));
 	der_prim(&w, 0x04, priv, 32);
 	der_open(&w, 0xa0, &params);
-	der_prim(&w, 0x06, hs_oid_p256, sizeof(hs_oid_p256));
+	der_prim(&w, 0x06, oid_p256, sizeof(oid_p256));
 	(void)der_close(&w, params);
 	der_open(&w, 0xa1, &pubkey);
 	der_open(&w, 0x03, &bits);
-	(void)hs_write_u8(&w, 0);
-	(void)hs_write_bytes(&w, pub, sizeof(pub));
+	(void)write_u8(&w, 0);
+	(void)write_bytes(&w, pub, sizeof(pub));
 	(void)der_close(&w, bits);
 	(void)der_close(&w, pubkey);
 	err = der_close(&w, seq);
 	if (err) {
-		hs_wipe(der, cap);
+		wipe(der, cap);
 		return err;
 	}
 	*len = w.len;
@@ -321,7 +321,7 @@ static char b64_char(uint32_t v)
 }
 
 /* One group of up to 3 bytes as 4 characters ('=' pads; n is public). */
-static void b64_group(struct hs_writer *w, const uint8_t *p, size_t n)
+static void b64_group(struct writer *w, const uint8_t *p, size_t n)
 {
 	uint32_t acc = (uint32_t)p[0] << 16;
 	char out[4];
@@ -336,22 +336,22 @@ static void b64_group(struct hs_writer *w, const uint8_t *p, size_t n)
 		out[3] = '=';
 	if (n < 2)
 		out[2] = '=';
-	(void)hs_write_bytes(w, out, 4);
-	hs_wipe(&acc, sizeof(acc));
-	hs_wipe(out, sizeof(out));
+	(void)write_bytes(w, out, 4);
+	wipe(&acc, sizeof(acc));
+	wipe(out, sizeof(out));
 }
 
-static void pem_line(struct hs_writer *w, const char *a, const char *label)
+static void pem_line(struct writer *w, const char *a, const char *label)
 {
-	(void)hs_write_bytes(w, a, strlen(a));
-	(void)hs_write_bytes(w, label, strlen(label));
-	(void)hs_write_bytes(w, "-----\n", 6);
+	(void)write_bytes(w, a, strlen(a));
+	(void)write_bytes(w, label, strlen(label));
+	(void)write_bytes(w, "-----\n", 6);
 }
 
 int hs_pem_write(char *out, size_t cap, size_t *len, const char *label, const uint8_t *der,
 		 size_t der_len)
 {
-	struct hs_writer w = hs_writer_init(out, cap);
+	struct writer w = writer_init(out, cap);
 
 	*len = 0;
 	pem_line(&w, "-----BEGIN ", label);
@@ -359,12 +359,12 @@ int hs_pem_write(char *out, size_t cap, size_t *len, const char *label, const ui
 		size_t n = der_len - off < 3 ? der_len - off : 3;
 		b64_group(&w, der + off, n);
 		if ((off / 3 + 1) % 16 == 0 || off + n == der_len) /* 64 characters a line */
-			(void)hs_write_u8(&w, '\n');
+			(void)write_u8(&w, '\n');
 	}
 	pem_line(&w, "-----END ", label);
-	(void)hs_write_u8(&w, 0);
-	if (hs_writer_error(&w)) {
-		hs_wipe(out, cap);
+	(void)write_u8(&w, 0);
+	if (writer_error(&w)) {
+		wipe(out, cap);
 		return HS_ERR_NO_SPACE;
 	}
 	*len = w.len - 1;
@@ -388,7 +388,7 @@ int hs_cred_generate_p256(struct hs_cred **out, const struct hs_cert_spec *spec,
 
 	*out = NULL;
 	*pem_len = 0;
-	err = hs_p256_keygen(k.priv, pub);
+	err = p256_keygen(k.priv, pub);
 	if (err == 0)
 		err = hs_x509_write_selfsigned_p256(cert, sizeof(cert), &cert_len, spec, k.priv);
 	if (err == 0)
@@ -399,7 +399,7 @@ int hs_cred_generate_p256(struct hs_cred **out, const struct hs_cert_spec *spec,
 		err = hs_pem_write(k.pem, sizeof(k.pem), &key_len, "EC PRIVATE KEY", k.der, der_len);
 	if (err == 0)
 		err = hs_cred_load_pem(out, cert_pem, *pem_len, k.pem, key_len);
-	hs_wipe(&k, sizeof(k));
+	wipe(&k, sizeof(k));
 	if (err)
 		*pem_len = 0;
 	return err;

@@ -51,46 +51,46 @@ enum key_type { KEY_NONE = 0, KEY_P256, KEY_ED25519, KEY_RSA, KEY_P384 };
 struct x509_sigalg; /* sig.c: one row per signatureAlgorithm OID */
 
 struct x509_cert {
-	struct hs_reader der;      /* the whole certificate */
-	struct hs_reader tbs;      /* the signed bytes (TBSCertificate TLV) */
+	struct reader der;      /* the whole certificate */
+	struct reader tbs;      /* the signed bytes (TBSCertificate TLV) */
 	int version;               /* 1, 2 or 3 */
 	const struct x509_sigalg *sigalg; /* NULL: algorithm not supported */
-	struct hs_reader sig;      /* signature BIT STRING contents (no unused-bits byte) */
-	struct hs_reader issuer;   /* Name TLVs, compared byte for byte */
-	struct hs_reader subject;
+	struct reader sig;      /* signature BIT STRING contents (no unused-bits byte) */
+	struct reader issuer;   /* Name TLVs, compared byte for byte */
+	struct reader subject;
 	int64_t not_before, not_after; /* seconds since the epoch */
-	struct hs_reader spki;     /* the SubjectPublicKeyInfo TLV */
+	struct reader spki;     /* the SubjectPublicKeyInfo TLV */
 	enum key_type key_type;
-	struct hs_reader key;      /* EC point, Ed25519 key or DER RSAPublicKey */
+	struct reader key;      /* EC point, Ed25519 key or DER RSAPublicKey */
 	unsigned has;              /* X509_HAS_* */
 	int is_ca;
 	int path_len;              /* -1: no pathLenConstraint */
 	unsigned key_usage;        /* X509_KU_* bits (valid with X509_HAS_KU) */
 	unsigned eku;              /* X509_EKU_* bits (valid with X509_HAS_EKU) */
-	struct hs_reader san;      /* GeneralNames contents */
-	struct hs_reader nc_permitted, nc_excluded; /* GeneralSubtrees contents */
-	struct hs_reader ski, aki; /* key identifiers (aki: keyIdentifier only) */
+	struct reader san;      /* GeneralNames contents */
+	struct reader nc_permitted, nc_excluded; /* GeneralSubtrees contents */
+	struct reader ski, aki; /* key identifiers (aki: keyIdentifier only) */
 };
 
 /* cert.c: strict DER parse of a certificate (views into der). */
-HS_MUST_CHECK int hs_x509_cert_parse(struct x509_cert *c, const uint8_t *der, size_t len);
+HS_MUST_CHECK int x509_cert_parse(struct x509_cert *c, const uint8_t *der, size_t len);
 /* RFC 5280 4.1.2.5 time (UTCTime 0x17 or GeneralizedTime 0x18) to epoch seconds. */
-HS_MUST_CHECK int hs_x509_time(uint8_t tag, struct hs_reader v, int64_t *t);
+HS_MUST_CHECK int x509_time(uint8_t tag, struct reader v, int64_t *t);
 /* One SubjectPublicKeyInfo TLV: *type (KEY_NONE if unknown) and *key, the
  * BIT STRING's contents (for a known type, after its zero unused-bits octet). */
-HS_MUST_CHECK int hs_x509_spki_parse(struct hs_reader *r, enum key_type *type,
-				     struct hs_reader *key);
+HS_MUST_CHECK int x509_spki_parse(struct reader *r, enum key_type *type,
+				     struct reader *key);
 
 /* ext.c: the extensions block ([3] contents) into c. */
-HS_MUST_CHECK int hs_x509_exts_parse(struct x509_cert *c, struct hs_reader exts);
+HS_MUST_CHECK int x509_exts_parse(struct x509_cert *c, struct reader exts);
 
 /* store.c: the i-th trust anchor (NULL past the end) */
-const struct x509_cert *hs_x509_store_at(const struct hs_x509_store *s, size_t i);
+const struct x509_cert *x509_store_at(const struct hs_x509_store *s, size_t i);
 
 /* sig.c */
-const struct x509_sigalg *hs_x509_sigalg_find(struct hs_reader oid, struct hs_reader params);
+const struct x509_sigalg *x509_sigalg_find(struct reader oid, struct reader params);
 /* Does issuer's key sign subject? 0, HS_ERR_X509_BAD_SIGNATURE or _UNSUPPORTED_ALG. */
-HS_MUST_CHECK int hs_x509_check_sig(const struct x509_cert *subject,
+HS_MUST_CHECK int x509_check_sig(const struct x509_cert *subject,
 				    const struct x509_cert *issuer);
 
 /* name.c */
@@ -99,28 +99,28 @@ HS_MUST_CHECK int hs_x509_check_sig(const struct x509_cert *subject,
  * leaf's subjectAltName entries (RFC 9525), else HS_ERR_X509_HOSTNAME.
  * The one host name matcher: pinned mode and path validation both use it.
  */
-HS_MUST_CHECK int hs_x509_match_host(const struct x509_cert *leaf, const char *host);
+HS_MUST_CHECK int x509_match_host(const struct x509_cert *leaf, const char *host);
 /*
  * 1 if p[0 .. n) is a DNS name in the preferred name syntax as hs takes it:
  * 1 to 253 octets of printable ASCII, dot-separated labels of 1 to 63
  * octets, so no leading, trailing or double dot. A presented dNSName must
  * be one (ext.c), and so must a reference name once its one optional
- * trailing dot is dropped (hs_x509_match_host).
+ * trailing dot is dropped (x509_match_host).
  */
-int hs_x509_dns_name_ok(const uint8_t *p, size_t n);
+int x509_dns_name_ok(const uint8_t *p, size_t n);
 /* 0 if c's names (subject, SAN) satisfy ca's name constraints. */
-HS_MUST_CHECK int hs_x509_check_nc(const struct x509_cert *ca, const struct x509_cert *c);
+HS_MUST_CHECK int x509_check_nc(const struct x509_cert *ca, const struct x509_cert *c);
 
 /* verify.c: hs_x509_verify with the leaf already parsed; certs[0 .. n)
  * are the candidate intermediates (n may be 0). */
-HS_MUST_CHECK int hs_x509_verify_leaf(const struct hs_x509_store *s,
+HS_MUST_CHECK int x509_verify_leaf(const struct hs_x509_store *s,
 				      const struct x509_cert *leaf, const uint8_t *const *certs,
 				      const size_t *lens, size_t n,
 				      const struct hs_x509_verify_opts *opts);
 
 /* ---- leaf.c: a leaf's key as the TLS engine keeps it ---- */
 
-#define LEAF_PUB_MAX 97 /* a P-384 point; RSA keys stay in the SPKI (hs_x509_rsa_key) */
+#define LEAF_PUB_MAX 97 /* a P-384 point; RSA keys stay in the SPKI (x509_rsa_key) */
 struct leaf_key {
 	enum key_type type;
 	uint8_t pub[LEAF_PUB_MAX];
@@ -130,18 +130,18 @@ struct leaf_key {
 };
 
 /* The key of a parsed certificate; HS_ERR_BAD_ENCODING for a malformed point. */
-HS_MUST_CHECK int hs_x509_leaf_key(const struct x509_cert *c, struct leaf_key *k);
+HS_MUST_CHECK int x509_leaf_key(const struct x509_cert *c, struct leaf_key *k);
 /*
  * The RSAPublicKey DER inside an rsaEncryption SPKI (the BIT STRING's
  * contents), as a view into spki; *bits gets the modulus size.
  */
-HS_MUST_CHECK int hs_x509_rsa_key(const uint8_t *spki, size_t spki_len, const uint8_t **key,
+HS_MUST_CHECK int x509_rsa_key(const uint8_t *spki, size_t spki_len, const uint8_t **key,
 				  size_t *key_len, size_t *bits);
 
 /* ---- pem.c ---- */
 
 /* Next PEM block of label; *der_len gets the decoded size. */
-HS_MUST_CHECK int hs_pem_next(struct hs_reader *text, const char *label, uint8_t *der,
+HS_MUST_CHECK int pem_next(struct reader *text, const char *label, uint8_t *der,
 			      size_t cap, size_t *der_len);
 
 /* ---- cred.c: credentials as the engine sees them ---- */
@@ -167,7 +167,7 @@ struct hs_cred {
  * changes nothing.
  */
 #define CRED_ALLOW_SMALL_RSA 1u
-HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
+HS_MUST_CHECK int cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
 					 size_t chain_len, const char *key_pem, size_t key_len,
 					 unsigned flags);
 #ifdef HS_TEST_HOOKS
@@ -175,7 +175,7 @@ HS_MUST_CHECK int hs_cred_load_pem_flags(struct hs_cred **out, const char *chain
  * Test hook (RFC 8448): RSA-PSS signature of msg for scheme with the given
  * salt instead of a random one (crypto/rsa_pss_salt.h), small keys allowed.
  */
-HS_MUST_CHECK int hs_cred_sign_salt(const struct hs_cred *cred, uint16_t scheme,
+HS_MUST_CHECK int cred_sign_salt(const struct hs_cred *cred, uint16_t scheme,
 				    const uint8_t *salt, size_t salt_len, const uint8_t *msg,
 				    size_t msg_len, uint8_t *sig, size_t *sig_len);
 #endif

@@ -37,7 +37,7 @@
 #define TARGET __attribute__((target("aes,pclmul,ssse3,sse4.1")))
 #define INLINE static inline __attribute__((always_inline)) TARGET
 
-typedef struct hs_aes_gcm_aesni_ctx ctx_t;
+typedef struct aes_gcm_aesni_ctx ctx_t;
 
 _Static_assert(sizeof(((ctx_t *)0)->rk) >= 16 * (HS_AES_MAX_ROUNDS + 1), "round keys");
 
@@ -109,11 +109,11 @@ static TARGET __m128i ghash_bytes(const ctx_t *c, __m128i y, const uint8_t *p, s
 
 /* --- public entry points ------------------------------------------------ */
 
-TARGET int hs_aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len)
+TARGET int aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len)
 {
 	ctx_t *c = ctx;
 	__m128i h, p, hk;
-	unsigned rounds = hs_aes_ct_expand(c->rk, key, key_len);
+	unsigned rounds = aes_ct_expand(c->rk, key, key_len);
 
 	if (rounds == 0)
 		return HS_ERR_ARG;
@@ -130,7 +130,7 @@ TARGET int hs_aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len)
 	return 0;
 }
 
-TARGET void hs_aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
+TARGET void aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
 {
 	store(out, aes_block(ctx, load(in)));
 }
@@ -243,7 +243,7 @@ static TARGET void ctr_tail(const ctx_t *c, __m128i ctr, const uint8_t *in, size
 		out[i] = in[i] ^ ks[i];
 	if (!decrypt)
 		*y = ghash_bytes(c, *y, out, len);
-	hs_wipe(ks, sizeof(ks));
+	wipe(ks, sizeof(ks));
 }
 
 /*
@@ -282,7 +282,7 @@ INLINE __m128i gcm_tag(const ctx_t *c, __m128i y, size_t ad_len, size_t len, __m
 	return xor(ghash_bswap(gacc_reduce(&a)), mask);
 }
 
-TARGET void hs_aes_gcm_aesni_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+TARGET void aes_gcm_aesni_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 				  size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
 {
 	const ctx_t *c = ctx;
@@ -292,7 +292,7 @@ TARGET void hs_aes_gcm_aesni_seal(const void *ctx, const uint8_t *nonce, const u
 	store(out + len, gcm_tag(c, y, ad_len, len, mask));
 }
 
-TARGET int hs_aes_gcm_aesni_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+TARGET int aes_gcm_aesni_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 				 size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
 {
 	const ctx_t *c = ctx;
@@ -308,7 +308,7 @@ TARGET int hs_aes_gcm_aesni_open(const void *ctx, const uint8_t *nonce, const ui
 	mask = gcm_crypt(c, nonce, in, len, out, 1, &y);
 	store(tag, gcm_tag(c, y, ad_len, len, mask));
 	bad = ct_memneq(tag, in + len, 16);
-	hs_wipe(tag, sizeof(tag));
+	wipe(tag, sizeof(tag));
 	/* keep is all-ones when the tag matched, else zero: out &= keep */
 	keep = _mm_set1_epi32((int)(ct_barrier_u32(bad) - 1));
 	for (; i + 16 <= len; i += 16)

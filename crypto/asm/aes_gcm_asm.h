@@ -1,6 +1,6 @@
 /*
  * AES-GCM backends built from compiler intrinsics (x86-64 only), called
- * through the hs_aead tables of crypto/aes_gcm.c. Each needs the CPU
+ * through the aead tables of crypto/aes_gcm.c. Each needs the CPU
  * features its getter checks; nothing here checks them again.
  *
  * The context layouts are spelled out with plain C types so that the
@@ -24,21 +24,21 @@
  */
 #define HS_AESNI_HPOWERS 8
 
-struct hs_aes_gcm_aesni_ctx {
+struct aes_gcm_aesni_ctx {
 	alignas(16) uint8_t rk[16 * 15];
 	uint8_t hk[HS_AESNI_HPOWERS][16];
 	uint8_t hkx[HS_AESNI_HPOWERS][16];
 	unsigned rounds;
 };
 
-HS_MUST_CHECK int hs_aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len);
-void hs_aes_gcm_aesni_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+HS_MUST_CHECK int aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len);
+void aes_gcm_aesni_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 			   size_t ad_len, const uint8_t *in, size_t len, uint8_t *out);
-HS_MUST_CHECK int hs_aes_gcm_aesni_open(const void *ctx, const uint8_t *nonce,
+HS_MUST_CHECK int aes_gcm_aesni_open(const void *ctx, const uint8_t *nonce,
 					const uint8_t *ad, size_t ad_len, const uint8_t *in,
 					size_t len, uint8_t *out);
 /* One raw AES block with the context's key (for the FIPS-197 tests). */
-void hs_aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
+void aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
 
 /*
  * VAES + VPCLMULQDQ on 512-bit vectors (AVX-512 F/BW/VL): four blocks per
@@ -48,18 +48,18 @@ void hs_aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[1
  */
 #define HS_VAES_HPOWERS 32
 
-struct hs_aes_gcm_vaes512_ctx {
+struct aes_gcm_vaes512_ctx {
 	alignas(64) uint8_t rk[16 * 15];
 	alignas(64) uint8_t hk[HS_VAES_HPOWERS + 4][16];
 	unsigned rounds;
 };
 
-HS_MUST_CHECK int hs_aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len);
-void hs_aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+HS_MUST_CHECK int aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len);
+void aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 			  size_t ad_len, const uint8_t *in, size_t len, uint8_t *out);
-HS_MUST_CHECK int hs_aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce,
+HS_MUST_CHECK int aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce,
 				       const uint8_t *ad, size_t ad_len, const uint8_t *in,
 				       size_t len, uint8_t *out);
-void hs_aes_gcm_vaes512_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
+void aes_gcm_vaes512_block(const void *ctx, const uint8_t in[16], uint8_t out[16]);
 
 #endif

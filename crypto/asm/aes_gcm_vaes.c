@@ -50,7 +50,7 @@
 #define NV (HS_VAES_HPOWERS / 4)
 #define BATCH (64 * NV)
 
-typedef struct hs_aes_gcm_vaes512_ctx ctx_t;
+typedef struct aes_gcm_vaes512_ctx ctx_t;
 
 _Static_assert(sizeof(((ctx_t *)0)->rk) >= 16 * (HS_AES_MAX_ROUNDS + 1), "round keys");
 /* the bulk loop spreads the hash over rounds 1..NV, and AES-128 has 10 */
@@ -343,11 +343,11 @@ INLINE __m128i gcm_tag(const ctx_t *c, __m128i y, size_t ad_len, size_t len, __m
 	return _mm_xor_si128(ghash_bswap(ghash_mul(_mm_xor_si128(y, lens), h1)), mask);
 }
 
-TARGET int hs_aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len)
+TARGET int aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len)
 {
 	ctx_t *c = ctx;
 	__m128i h, p, h1;
-	unsigned rounds = hs_aes_ct_expand(c->rk, key, key_len);
+	unsigned rounds = aes_ct_expand(c->rk, key, key_len);
 
 	if (rounds == 0)
 		return HS_ERR_ARG;
@@ -364,12 +364,12 @@ TARGET int hs_aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len
 	return 0;
 }
 
-TARGET void hs_aes_gcm_vaes512_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
+TARGET void aes_gcm_vaes512_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
 {
 	store128(out, aes_block(ctx, load128(in)));
 }
 
-TARGET void hs_aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+TARGET void aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 				 size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
 {
 	const ctx_t *c = ctx;
@@ -379,7 +379,7 @@ TARGET void hs_aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const
 	store128(out + len, gcm_tag(c, y, ad_len, len, mask));
 }
 
-TARGET int hs_aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
+TARGET int aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 				size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
 {
 	const ctx_t *c = ctx;
@@ -395,7 +395,7 @@ TARGET int hs_aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const 
 	mask = gcm_crypt(c, nonce, in, len, out, 1, &y);
 	store128(tag, gcm_tag(c, y, ad_len, len, mask));
 	bad = ct_memneq(tag, in + len, 16);
-	hs_wipe(tag, sizeof(tag));
+	wipe(tag, sizeof(tag));
 	/*
 	 * The verdict is public (it is the return value), so the plaintext is
 	 * cleared only when the tag failed: the branch shows nothing the return

@@ -15,7 +15,7 @@
  *   bits of len mod 8 ask (each skipped with JRCXZ on a 0/1 count).
  * - Constant time: the instruction sequence depends on len only (a
  *   public size); no branch or address depends on t, x, y or cin.
- * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
+ * - The caller checks cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
  */
 #include "crypto/bignum.h"
 
@@ -30,7 +30,7 @@
 	"movq %%r8, " #k "*8(%[t])\n\t"
 
 __attribute__((target("bmi2,adx")))
-uint64_t hs_bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin)
+uint64_t bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin)
 {
 	/* blocks of 8, then one optional block each of 4, 2 and 1 limbs */
 	const uint64_t blk[3] = { (len >> 2) & 1, (len >> 1) & 1, len & 1 };

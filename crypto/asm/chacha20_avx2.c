@@ -1,6 +1,6 @@
 /*
  * ChaCha20 keystream XOR with AVX2: eight blocks at a time. Same contract
- * and bit-identical output as hs_chacha20_xor_portable (crypto/chacha20.h).
+ * and bit-identical output as chacha20_xor_portable (crypto/chacha20.h).
  *
  * Implementation notes:
  * - "Vertical" layout: register x[i] holds word i of eight consecutive
@@ -16,7 +16,7 @@
  *   into a stack buffer that is wiped afterwards; 128 bytes or less go to
  *   the portable code. Only len steers loops and the choice: constant time.
  * - Per-function target attributes: no global -mavx2 is needed; call only
- *   when hs_cpu_has(HS_CPU_AVX2).
+ *   when cpu_has(HS_CPU_AVX2).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -193,7 +193,7 @@ AVX2 static void keystream4(const uint32_t st[16], uint8_t ks[256])
 		 _mm_add_epi32(x11, s[11]), ks + 32);
 	store4x4(_mm_add_epi32(x12, s[12]), _mm_add_epi32(x13, s[13]),
 		 _mm_add_epi32(x14, s[14]), _mm_add_epi32(x15, s[15]), ks + 48);
-	hs_wipe(s, sizeof(s));
+	wipe(s, sizeof(s));
 }
 
 /* ---- the XOR ---- */
@@ -212,8 +212,8 @@ AVX2 static void xor_tail(const __m256i s[16], uint32_t counter, const uint32_t 
 
 		memcpy(t, st, sizeof(t));
 		t[12] = counter;
-		hs_chacha20_xor_portable(t, in, len, out, mask);
-		hs_wipe(t, sizeof(t));
+		chacha20_xor_portable(t, in, len, out, mask);
+		wipe(t, sizeof(t));
 		return;
 	}
 	if (len > 256) {
@@ -222,22 +222,22 @@ AVX2 static void xor_tail(const __m256i s[16], uint32_t counter, const uint32_t 
 		rounds8(s, y);
 		transpose8(y, ks);
 		memcpy(buf, ks, sizeof(buf));
-		hs_wipe(y, sizeof(y));
-		hs_wipe(ks, sizeof(ks));
+		wipe(y, sizeof(y));
+		wipe(ks, sizeof(ks));
 	} else {
 		uint32_t t[16];
 
 		memcpy(t, st, sizeof(t));
 		t[12] = counter;
 		keystream4(t, buf);
-		hs_wipe(t, sizeof(t));
+		wipe(t, sizeof(t));
 	}
 	for (size_t i = 0; i < len; i++)
 		out[i] = (uint8_t)((in[i] ^ buf[i]) & mask);
-	hs_wipe(buf, sizeof(buf));
+	wipe(buf, sizeof(buf));
 }
 
-AVX2 void hs_chacha20_xor_avx2(const uint32_t st[16], const uint8_t *in, size_t len,
+AVX2 void chacha20_xor_avx2(const uint32_t st[16], const uint8_t *in, size_t len,
 			       uint8_t *out, uint32_t mask)
 {
 	__m256i s[16], y[16], ks[16];
@@ -263,7 +263,7 @@ AVX2 void hs_chacha20_xor_avx2(const uint32_t st[16], const uint8_t *in, size_t 
 	if (len > done)
 		xor_tail(s, st[12] + (uint32_t)(done / 64), st, in + done, len - done, out + done,
 			 mask);
-	hs_wipe(s, sizeof(s));
-	hs_wipe(y, sizeof(y));
-	hs_wipe(ks, sizeof(ks));
+	wipe(s, sizeof(s));
+	wipe(y, sizeof(y));
+	wipe(ks, sizeof(ks));
 }

@@ -1,6 +1,6 @@
 /*
  * ChaCha20 keystream XOR with AVX-512F: sixteen blocks at a time. Same
- * contract and bit-identical output as hs_chacha20_xor_portable
+ * contract and bit-identical output as chacha20_xor_portable
  * (crypto/chacha20.h).
  *
  * Implementation notes:
@@ -14,7 +14,7 @@
  * - Whole 1024-byte chunks only; the rest (< 1024 bytes) goes to the AVX2
  *   code with the counter advanced, which is cheaper for short tails.
  * - Only len steers loops: constant time. Call only when
- *   hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2).
+ *   cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -114,7 +114,7 @@ AVX512 static void transpose16(const __m512i y[16], __m512i ks[16])
 	}
 }
 
-AVX512 void hs_chacha20_xor_avx512(const uint32_t st[16], const uint8_t *in, size_t len,
+AVX512 void chacha20_xor_avx512(const uint32_t st[16], const uint8_t *in, size_t len,
 				   uint8_t *out, uint32_t mask)
 {
 	__m512i s[16], y[16], ks[16];
@@ -123,7 +123,7 @@ AVX512 void hs_chacha20_xor_avx512(const uint32_t st[16], const uint8_t *in, siz
 	size_t done = 0;
 
 	if (len < 1024) {
-		hs_chacha20_xor_avx2(st, in, len, out, mask);
+		chacha20_xor_avx2(st, in, len, out, mask);
 		return;
 	}
 	for (int i = 0; i < 16; i++)
@@ -141,13 +141,13 @@ AVX512 void hs_chacha20_xor_avx512(const uint32_t st[16], const uint8_t *in, siz
 		}
 		s[12] = _mm512_add_epi32(s[12], _mm512_set1_epi32(16));
 	}
-	hs_wipe(s, sizeof(s));
-	hs_wipe(y, sizeof(y));
-	hs_wipe(ks, sizeof(ks));
+	wipe(s, sizeof(s));
+	wipe(y, sizeof(y));
+	wipe(ks, sizeof(ks));
 	if (len > done) {
 		memcpy(tail, st, sizeof(tail));
 		tail[12] += (uint32_t)(done / 64);
-		hs_chacha20_xor_avx2(tail, in + done, len - done, out + done, mask);
-		hs_wipe(tail, sizeof(tail));
+		chacha20_xor_avx2(tail, in + done, len - done, out + done, mask);
+		wipe(tail, sizeof(tail));
 	}
 }

@@ -133,8 +133,8 @@ INLINE void sub4(fe4 *r, const fe4 *a, const fe4 *b)
 #define LANES(m0, m1, m2, m3) (((m0) ? 0x03 : 0) | ((m1) ? 0x0c : 0) | ((m2) ? 0x30 : 0) | ((m3) ? 0xc0 : 0))
 
 /* s = (e0, e1, e2, e3) */
-INLINE void pack4(fe4 *s, const struct hs_fe25519 *e0, const struct hs_fe25519 *e1,
-		  const struct hs_fe25519 *e2, const struct hs_fe25519 *e3)
+INLINE void pack4(fe4 *s, const struct fe25519 *e0, const struct fe25519 *e1,
+		  const struct fe25519 *e2, const struct fe25519 *e3)
 {
 	for (int k = 0; k < 5; k++)
 		s->v[k] = _mm256_set_epi64x((long long)e3->v[k], (long long)e2->v[k],
@@ -142,7 +142,7 @@ INLINE void pack4(fe4 *s, const struct hs_fe25519 *e0, const struct hs_fe25519 *
 }
 
 /* e = lane j of s (limbs < 2^52: fit for the portable fe_mul) */
-INLINE void lane4(struct hs_fe25519 *e, const fe4 *s, int j)
+INLINE void lane4(struct fe25519 *e, const fe4 *s, int j)
 {
 	for (int k = 0; k < 5; k++) {
 		uint64_t t[4];

@@ -6,7 +6,7 @@
  *
  * Implementation notes:
  * - Same digits, same table, same order of additions as the portable
- *   hs_ge_scalarmult_base (crypto/ge25519.c), whose helpers it calls for
+ *   ge_scalarmult_base (crypto/ge25519.c), whose helpers it calls for
  *   the recoding, the masked table scan and the four doublings (x16, done
  *   in the portable code: four doublings against 64 additions).
  * - Mixed addition, add-2008-hwcd-3 with a = -1 and Z2 = 1:
@@ -16,8 +16,8 @@
  *   with E = B - A, F = D - C, G = D + C, H = B + A. The formula is
  *   complete: no case is special, so no branch.
  * - The result is the same point as the portable code's, not the same
- *   coordinates: callers only ever encode it (hs_ge_tobytes,
- *   hs_ge_to_montgomery_u), and encodings are canonical, so their bytes
+ *   coordinates: callers only ever encode it (ge_tobytes,
+ *   ge_to_montgomery_u), and encodings are canonical, so their bytes
  *   match bit for bit (tests/crypto/test_x25519.c, test_ed25519.c).
  * - Constant time: the scan is the portable masked one; the vector code
  *   is straight-line. valgrind cannot run it: tests/ct/dudect.c covers it.
@@ -55,25 +55,25 @@ INLINE void madd4(fe4 *p, const fe4 *q)
 
 struct base4 {
 	int8_t e[64];
-	struct hs_ge_niels t;
+	struct ge_niels t;
 	fe4 p, q;
 };
 
 /* p += e[i] 256^(i/2) B for i = first, first + 2, ..., 62 or 63 */
 INLINE void add_digits(struct base4 *s, int first)
 {
-	struct hs_fe25519 two;
+	struct fe25519 two;
 
 	fe_0(&two);
 	two.v[0] = 2;
 	for (int i = first; i < 64; i += 2) {
-		hs_ge_base_select(&s->t, i / 2, s->e[i]);
+		ge_base_select(&s->t, i / 2, s->e[i]);
 		pack4(&s->q, &s->t.ymx, &s->t.ypx, &s->t.xy2d, &two);
 		madd4(&s->p, &s->q);
 	}
 }
 
-INLINE void unpack_ext(struct hs_ge_ext *r, const fe4 *p)
+INLINE void unpack_ext(struct ge_ext *r, const fe4 *p)
 {
 	lane4(&r->x, p, 0);
 	lane4(&r->y, p, 1);
@@ -81,22 +81,22 @@ INLINE void unpack_ext(struct hs_ge_ext *r, const fe4 *p)
 	lane4(&r->t, p, 3);
 }
 
-TARGET void hs_ge_scalarmult_base_ifma(struct hs_ge_ext *r, const uint8_t a[32])
+TARGET void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32])
 {
 	struct base4 s;
-	struct hs_fe25519 zero, one;
+	struct fe25519 zero, one;
 
 	fe_0(&zero);
 	fe_1(&one);
-	hs_ge_base_digits(s.e, a);
+	ge_base_digits(s.e, a);
 	pack4(&s.p, &zero, &one, &one, &zero); /* the identity */
 	add_digits(&s, 1);                     /* odd digits */
 	unpack_ext(r, &s.p);
-	hs_ge_times16(r);
+	ge_times16(r);
 	pack4(&s.p, &r->x, &r->y, &r->z, &r->t);
 	add_digits(&s, 0);                     /* even digits */
 	unpack_ext(r, &s.p);
-	hs_wipe(&s, sizeof(s));
+	wipe(&s, sizeof(s));
 }
 
 #endif

@@ -14,7 +14,7 @@
  *   rbp, so it builds at -O0 and with sanitizers too.
  * - Squaring: the cross products once, doubled, plus the squares (10
  *   MULX), then the four reduction steps one after the other.
- * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
+ * - The caller checks cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
  * - Constant time: a fixed instruction sequence; the final reduction is a
  *   CMOVC select.
  */
@@ -71,7 +71,7 @@
 	"adcq %%rbx, %%" A4 "\n\t"                                                             \
 	"adcq $0, %%" A5 "\n\t"
 
-void hs_p256_fe_mul_adx(hs_p256_fe r, const hs_p256_fe a, const hs_p256_fe b)
+void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	__asm__ volatile(
 		"movabsq $0xffffffff00000001, %%r15\n\t"
@@ -146,7 +146,7 @@ static const uint64_t p3_limb = 0xffffffff00000001ull;
  * of the portable mont_reduce() over the 512-bit square in r8..r15, and
  * the same masked subtraction: bit-identical results.
  */
-void hs_p256_fe_sqr_adx(hs_p256_fe r, const hs_p256_fe a)
+void p256_fe_sqr_adx(p256_fe r, const p256_fe a)
 {
 	__asm__ volatile(
 		/* a0 (a1, a2, a3) into r9..r12 */

@@ -15,7 +15,7 @@
  *   untouched) so it builds at -O0 and with sanitizers; n is read from
  *   memory. Squaring: cross products once, doubled, plus the squares
  *   (10 MULX), then four reduction steps.
- * - The caller checks hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
+ * - The caller checks cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
  * - Constant time: a fixed instruction sequence; the final reduction is a
  *   CMOVC select.
  */
@@ -69,7 +69,7 @@ static const uint64_t n_and_n0[5] = { 0xf3b9cac2fc632551ull, 0xbce6faada7179e84u
 	"adoxq %%r14, %%" A5 "\n\t"                                                            \
 	"adcxq %%r14, %%" A5 "\n\t"
 
-void hs_p256_sc_mont_mul_adx(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc b)
+void p256_sc_mont_mul_adx(p256_sc r, const p256_sc a, const p256_sc b)
 {
 	__asm__ volatile(
 		/* row 0 into r8..r12 (plain ADD/ADC: nothing to add to yet) */
@@ -152,7 +152,7 @@ void hs_p256_sc_mont_mul_adx(hs_p256_sc r, const hs_p256_sc a, const hs_p256_sc 
  * the portable mont_reduce() and the same masked subtraction of n:
  * bit-identical results.
  */
-void hs_p256_sc_mont_sqr_adx(hs_p256_sc r, const hs_p256_sc a)
+void p256_sc_mont_sqr_adx(p256_sc r, const p256_sc a)
 {
 	__asm__ volatile(
 		/* a0 (a1, a2, a3) into r9..r12 */

@@ -1,6 +1,6 @@
 /*
  * Poly1305 block absorption with AVX2: four blocks at a time. Same result
- * as hs_poly1305_blocks_portable (crypto/poly1305.h).
+ * as poly1305_blocks_portable (crypto/poly1305.h).
  *
  * Implementation notes:
  * - Four accumulators, one per 64-bit lane, in radix 2^26 (five limb
@@ -144,7 +144,7 @@ INLINE uint64_t hsum(__m256i v)
 	return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
 }
 
-AVX2 void hs_poly1305_blocks_avx2(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
+AVX2 void poly1305_blocks_avx2(struct poly1305 *st, const uint8_t *m, size_t nblocks)
 {
 	const uint32_t(*p)[5] = st->rpow;
 	size_t groups = nblocks / 4;
@@ -152,14 +152,14 @@ AVX2 void hs_poly1305_blocks_avx2(struct hs_poly1305 *st, const uint8_t *m, size
 	uint64_t h[5];
 
 	if (nblocks < 16) {
-		hs_poly1305_blocks_portable(st, m, nblocks);
+		poly1305_blocks_portable(st, m, nblocks);
 		return;
 	}
-	hs_poly1305_powers(st, 4);
+	poly1305_powers(st, 4);
 	r = lanes(p[3], p[3], p[3], p[3]);
 
 	/* h joins the first block (lane 0) */
-	hs_poly1305_h_to26(st, h);
+	poly1305_h_to26(st, h);
 	h0.l0 = _mm256_setr_epi64x((long long)h[0], 0, 0, 0);
 	h0.l1 = _mm256_setr_epi64x((long long)h[1], 0, 0, 0);
 	h0.l2 = _mm256_setr_epi64x((long long)h[2], 0, 0, 0);
@@ -176,7 +176,7 @@ AVX2 void hs_poly1305_blocks_avx2(struct hs_poly1305 *st, const uint8_t *m, size
 	h[2] = hsum(a.l2);
 	h[3] = hsum(a.l3);
 	h[4] = hsum(a.l4);
-	hs_poly1305_h_from26(st, h);
-	hs_wipe(h, sizeof(h));
-	hs_poly1305_blocks_portable(st, m + 64 * groups, nblocks % 4);
+	poly1305_h_from26(st, h);
+	wipe(h, sizeof(h));
+	poly1305_blocks_portable(st, m + 64 * groups, nblocks % 4);
 }

@@ -1,6 +1,6 @@
 /*
  * Poly1305 block absorption with AVX-512F: eight blocks at a time. Same
- * result as hs_poly1305_blocks_portable (crypto/poly1305.h).
+ * result as poly1305_blocks_portable (crypto/poly1305.h).
  *
  * Implementation notes:
  * - The method of poly1305_avx2.c on eight 64-bit lanes: eight radix-2^26
@@ -12,7 +12,7 @@
  *   as in poly1305_avx2.c (kept in registers; only scalar h is wiped).
  * - Fewer than 32 blocks go to the AVX2 code (which itself sends fewer
  *   than 16 to the portable code). Only nblocks steers loops: constant
- *   time. Call only when hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2).
+ *   time. Call only when cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2).
  */
 #include <immintrin.h>
 
@@ -133,7 +133,7 @@ INLINE struct v5 lanes(const uint32_t (*p)[5], const int idx[8])
 	return x;
 }
 
-AVX512 void hs_poly1305_blocks_avx512(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
+AVX512 void poly1305_blocks_avx512(struct poly1305 *st, const uint8_t *m, size_t nblocks)
 {
 	/* rpow indexes: r^8 in every lane; then, for lanes holding blocks
 	 * 0, 4, 1, 5, 2, 6, 3, 7 of the last group, r^8, r^4, r^7, r^3, ... */
@@ -144,14 +144,14 @@ AVX512 void hs_poly1305_blocks_avx512(struct hs_poly1305 *st, const uint8_t *m, 
 	uint64_t h[5];
 
 	if (nblocks < 32) {
-		hs_poly1305_blocks_avx2(st, m, nblocks);
+		poly1305_blocks_avx2(st, m, nblocks);
 		return;
 	}
-	hs_poly1305_powers(st, 8);
+	poly1305_powers(st, 8);
 	r = lanes(st->rpow, all8);
 
 	/* h joins the first block (lane 0) */
-	hs_poly1305_h_to26(st, h);
+	poly1305_h_to26(st, h);
 	h0.l0 = _mm512_setr_epi64((long long)h[0], 0, 0, 0, 0, 0, 0, 0);
 	h0.l1 = _mm512_setr_epi64((long long)h[1], 0, 0, 0, 0, 0, 0, 0);
 	h0.l2 = _mm512_setr_epi64((long long)h[2], 0, 0, 0, 0, 0, 0, 0);
@@ -167,8 +167,8 @@ AVX512 void hs_poly1305_blocks_avx512(struct hs_poly1305 *st, const uint8_t *m, 
 	h[2] = (uint64_t)_mm512_reduce_add_epi64(a.l2);
 	h[3] = (uint64_t)_mm512_reduce_add_epi64(a.l3);
 	h[4] = (uint64_t)_mm512_reduce_add_epi64(a.l4);
-	hs_poly1305_h_from26(st, h);
-	hs_wipe(h, sizeof(h));
+	poly1305_h_from26(st, h);
+	wipe(h, sizeof(h));
 	/* the rest (< 8 blocks) */
-	hs_poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
+	poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
 }

@@ -1,6 +1,6 @@
 /*
  * Poly1305 block absorption with AVX-512 IFMA: eight blocks at a time in
- * radix 2^44. Same result as hs_poly1305_blocks_portable
+ * radix 2^44. Same result as poly1305_blocks_portable
  * (crypto/poly1305.h).
  *
  * Implementation notes:
@@ -23,7 +23,7 @@
  *   of the powers are wiped).
  * - Fewer than 32 blocks go to the AVX2 code. Only nblocks steers loops:
  *   constant time. Call only when
- *   hs_cpu_has(HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2).
+ *   cpu_has(HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2).
  */
 #include <immintrin.h>
 
@@ -169,7 +169,7 @@ INLINE struct v3 lanes(const uint64_t (*p)[3], const int idx[8])
 }
 
 /* h (radix 2^64) as three radix-2^44 limbs; h2 <= 4 gives x2 < 2^43. */
-static void h_to44(const struct hs_poly1305 *st, uint64_t x[3])
+static void h_to44(const struct poly1305 *st, uint64_t x[3])
 {
 	x[0] = st->h0 & M44;
 	x[1] = ((st->h0 >> 44) | (st->h1 << 20)) & M44;
@@ -177,7 +177,7 @@ static void h_to44(const struct hs_poly1305 *st, uint64_t x[3])
 }
 
 /* h = sum (lo[k] + hi[k] 2^52) 2^(44 k), carried and partially reduced (h2 <= 4). */
-static void h_from44(struct hs_poly1305 *st, const uint64_t lo[3], const uint64_t hi[3])
+static void h_from44(struct poly1305 *st, const uint64_t lo[3], const uint64_t hi[3])
 {
 	u128 l0 = (u128)lo[0] + ((u128)hi[0] << 52);
 	u128 l1 = (u128)lo[1] + ((u128)hi[1] << 52);
@@ -202,7 +202,7 @@ static void h_from44(struct hs_poly1305 *st, const uint64_t lo[3], const uint64_
 	st->h2 = x2 >> 40;
 }
 
-IFMA void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m, size_t nblocks)
+IFMA void poly1305_blocks_avx512ifma(struct poly1305 *st, const uint8_t *m, size_t nblocks)
 {
 	/* power indexes: r^8 in every lane; then, for lanes holding blocks
 	 * 0, 4, 1, 5, 2, 6, 3, 7 of the last group, r^8, r^4, r^7, r^3, ... */
@@ -213,10 +213,10 @@ IFMA void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m
 	struct v3 a, r, h0;
 
 	if (nblocks < 32) {
-		hs_poly1305_blocks_avx2(st, m, nblocks);
+		poly1305_blocks_avx2(st, m, nblocks);
 		return;
 	}
-	hs_poly1305_powers(st, 8);
+	poly1305_powers(st, 8);
 	for (int k = 0; k < 8; k++)
 		pow44(st->rpow[k], p[k]);
 	r = lanes(p, all8);
@@ -232,10 +232,10 @@ IFMA void hs_poly1305_blocks_avx512ifma(struct hs_poly1305 *st, const uint8_t *m
 
 	mul_sum(a, lanes(p, last), slo, shi); /* slo < 8 2^54, shi < 8 2^44 */
 	h_from44(st, slo, shi);
-	hs_wipe(p, sizeof(p));
-	hs_wipe(h, sizeof(h));
-	hs_wipe(slo, sizeof(slo));
-	hs_wipe(shi, sizeof(shi));
+	wipe(p, sizeof(p));
+	wipe(h, sizeof(h));
+	wipe(slo, sizeof(slo));
+	wipe(shi, sizeof(shi));
 	/* the rest (< 8 blocks) */
-	hs_poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
+	poly1305_blocks_portable(st, m + 128 * groups, nblocks % 8);
 }

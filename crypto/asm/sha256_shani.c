@@ -14,7 +14,7 @@
  *   s0(W[t-15]) + W[t-16] (FIPS 180-4, 6.2.2): SHA256MSG1 adds the s0
  *   term, an alignr picks W[t-7..t-4], SHA256MSG2 adds the s1 term.
  * - Needs SHA, SSE4.1 (blend) and SSSE3 (pshufb, palignr): the caller
- *   checks hs_cpu_has(HS_CPU_SHANI | HS_CPU_SSE41 | HS_CPU_SSSE3).
+ *   checks cpu_has(HS_CPU_SHANI | HS_CPU_SSE41 | HS_CPU_SSSE3).
  * - Constant-time: fixed instruction sequence, no data-dependent branch
  *   or index. The schedule lives in registers; any spill the compiler
  *   makes is not wiped (C cannot reach it), unlike the portable code.
@@ -66,7 +66,7 @@ static inline SHANI_TARGET __m128i next_words(__m128i w16, __m128i w12, __m128i 
 /* Four rounds with words w and constants K[4g..4g+3]. */
 static inline SHANI_TARGET void four_rounds(__m128i *abef, __m128i *cdgh, __m128i w, int g)
 {
-	__m128i wk = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)(hs_sha256_k + 4 * g)));
+	__m128i wk = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)(sha256_k + 4 * g)));
 
 	*cdgh = _mm_sha256rnds2_epu32(*cdgh, *abef, wk); /* cdgh now holds ABEF */
 	wk = _mm_shuffle_epi32(wk, 0x0e);                /* high two words down */
@@ -95,7 +95,7 @@ static SHANI_TARGET void block(__m128i *abef, __m128i *cdgh, const uint8_t *p)
 	*cdgh = _mm_add_epi32(*cdgh, c0);
 }
 
-SHANI_TARGET void hs_sha256_blocks_shani(uint32_t h[8], const uint8_t *p, size_t nblocks)
+SHANI_TARGET void sha256_blocks_shani(uint32_t h[8], const uint8_t *p, size_t nblocks)
 {
 	__m128i abef, cdgh;
 

@@ -5,8 +5,8 @@
  *
  * Implementation notes:
  * - Radix 2^51, five limbs, as crypto/fe25519.h, so the input and the
- *   final inversion and encoding are the portable ones (hs_fe_frombytes,
- *   hs_fe_invert, hs_fe_tobytes): the output is canonical and equal bit
+ *   final inversion and encoding are the portable ones (fe_frombytes,
+ *   fe_invert, fe_tobytes): the output is canonical and equal bit
  *   for bit to the portable ladder's (tests/crypto/test_x25519.c checks).
  * - A vector fe4 holds limb k of four elements in lane j of v[k].
  *   Bound kept between operations ("loose"): every limb < 2^51 + 2^15, so
@@ -90,13 +90,13 @@ INLINE void cswap4(fe4 *s, uint64_t mask)
 	}
 }
 
-TARGET void hs_x25519_ladder_ifma(uint8_t out[32], const uint8_t k[32], const uint8_t u[32])
+TARGET void x25519_ladder_ifma(uint8_t out[32], const uint8_t k[32], const uint8_t u[32])
 {
 	struct ladder4 w;
-	struct hs_fe25519 x1, one, zero, x2, z2, zinv;
+	struct fe25519 x1, one, zero, x2, z2, zinv;
 	uint64_t swap = 0;
 
-	hs_fe_frombytes(&x1, u);
+	fe_frombytes(&x1, u);
 	fe_1(&one);
 	fe_0(&zero);
 	pack4(&w.s, &one, &zero, &x1, &one);   /* x2 = 1, z2 = 0, x3 = x1, z3 = 1 */
@@ -113,14 +113,14 @@ TARGET void hs_x25519_ladder_ifma(uint8_t out[32], const uint8_t k[32], const ui
 	cswap4(&w.s, swap);
 	lane4(&x2, &w.s, 0);
 	lane4(&z2, &w.s, 1);
-	hs_fe_invert(&zinv, &z2);
+	fe_invert(&zinv, &z2);
 	fe_mul(&x2, &x2, &zinv);
-	hs_fe_tobytes(out, &x2);
-	hs_wipe(&w, sizeof(w));
-	hs_wipe(&x2, sizeof(x2));
-	hs_wipe(&z2, sizeof(z2));
-	hs_wipe(&zinv, sizeof(zinv));
-	hs_wipe(&swap, sizeof(swap));
+	fe_tobytes(out, &x2);
+	wipe(&w, sizeof(w));
+	wipe(&x2, sizeof(x2));
+	wipe(&z2, sizeof(z2));
+	wipe(&zinv, sizeof(zinv));
+	wipe(&swap, sizeof(swap));
 }
 
 #endif

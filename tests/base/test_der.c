@@ -19,15 +19,15 @@
 /* Read one TLV of tag from in[0 .. n); returns the error, *len the contents' length. */
 static int read1(const uint8_t *in, size_t n, uint8_t tag, size_t *len)
 {
-	struct hs_reader r = hs_reader_init(in, n), sub;
-	int err = hs_der_read(&r, tag, &sub);
+	struct reader r = reader_init(in, n), sub;
+	int err = der_read(&r, tag, &sub);
 
 	if (err != 0) {
 		assert_int_equal(r.len, n); /* a failed read moves nothing */
 		return err;
 	}
 	*len = sub.len;
-	return hs_read_end(&r);
+	return read_end(&r);
 }
 
 /* One length encoding: its octets, the contents that follow, the outcome. */
@@ -80,7 +80,7 @@ static void test_truncation_and_tags(void **state)
 	static const uint8_t seq[] = { 0x30, 0x03, 0x02, 0x01, 0x05 };
 	static const uint8_t high[] = { 0x1f, 0x81, 0x00, 0x00 };
 	static const uint8_t cut_len[] = { 0x04, 0x82, 0x01 };
-	struct hs_reader r, sub, raw;
+	struct reader r, sub, raw;
 	size_t len;
 	uint8_t tag;
 
@@ -91,26 +91,26 @@ static void test_truncation_and_tags(void **state)
 	assert_int_equal(read1(seq, 0, 0x30, &len), HS_ERR_TRUNCATED);
 	/* wrong tag; high-tag-number form, even when asked for "any" */
 	assert_int_equal(read1(seq, sizeof(seq), 0x31, &len), HS_ERR_BAD_ENCODING);
-	r = hs_reader_init(high, sizeof(high));
-	assert_int_equal(hs_der_read_any(&r, &tag, &sub), HS_ERR_BAD_ENCODING);
+	r = reader_init(high, sizeof(high));
+	assert_int_equal(der_read_any(&r, &tag, &sub), HS_ERR_BAD_ENCODING);
 	assert_int_equal(r.len, sizeof(high));
 	/* raw spans the header; any and peek */
-	r = hs_reader_init(seq, sizeof(seq));
-	assert_int_equal(hs_der_peek(&r), 0x30);
-	assert_int_equal(hs_der_read_raw(&r, DER_SEQUENCE, &sub, &raw), 0);
+	r = reader_init(seq, sizeof(seq));
+	assert_int_equal(der_peek(&r), 0x30);
+	assert_int_equal(der_read_raw(&r, DER_SEQUENCE, &sub, &raw), 0);
 	assert_ptr_equal(raw.p, seq);
 	assert_int_equal(raw.len, sizeof(seq));
 	assert_int_equal(sub.len, 3);
-	assert_int_equal(hs_der_peek(&r), 0);
-	assert_int_equal(hs_der_read_any(&sub, &tag, &raw), 0);
+	assert_int_equal(der_peek(&r), 0);
+	assert_int_equal(der_read_any(&sub, &tag, &raw), 0);
 	assert_int_equal(tag, DER_INTEGER);
 }
 
 /* Parse the INTEGER TLV in[0 .. n) as non-negative; *mag_len / *first get its magnitude. */
 static int uint1(const uint8_t *in, size_t n, size_t *mag_len, uint8_t *first)
 {
-	struct hs_reader r = hs_reader_init(in, n), mag;
-	int err = hs_der_read_uint(&r, &mag);
+	struct reader r = reader_init(in, n), mag;
+	int err = der_read_uint(&r, &mag);
 
 	if (err != 0) {
 		assert_int_equal(r.len, n);
@@ -118,7 +118,7 @@ static int uint1(const uint8_t *in, size_t n, size_t *mag_len, uint8_t *first)
 	}
 	*mag_len = mag.len;
 	*first = mag.p[0];
-	return hs_read_end(&r);
+	return read_end(&r);
 }
 
 static void test_integers(void **state)
@@ -129,7 +129,7 @@ static void test_integers(void **state)
 	static const uint8_t neg2[] = { 0x02, 0x02, 0xff, 0x7f }, big[] = { 0x02, 0x02, 0x01, 0x2c };
 	static const uint8_t five[] = { 0x02, 0x05, 0x01, 0x00, 0x00, 0x00, 0x00 };
 	static const uint8_t u32max[] = { 0x02, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff };
-	struct hs_reader r, v;
+	struct reader r, v;
 	uint8_t first = 0, out[4];
 	size_t len = 0;
 	uint32_t x;
@@ -149,41 +149,41 @@ static void test_integers(void **state)
 	assert_int_equal(uint1(negpad, sizeof(negpad), &len, &first), HS_ERR_BAD_ENCODING);
 	/* negative: a minimal INTEGER, but not a non-negative one */
 	assert_int_equal(uint1(neg, sizeof(neg), &len, &first), HS_ERR_BAD_ENCODING);
-	r = hs_reader_init(neg2, sizeof(neg2));
-	assert_int_equal(hs_der_read_int(&r, &v), 0);
+	r = reader_init(neg2, sizeof(neg2));
+	assert_int_equal(der_read_int(&r, &v), 0);
 	assert_int_equal(v.len, 2);
-	r = hs_reader_init(negpad, sizeof(negpad));
-	assert_int_equal(hs_der_read_int(&r, &v), HS_ERR_BAD_ENCODING);
+	r = reader_init(negpad, sizeof(negpad));
+	assert_int_equal(der_read_int(&r, &v), HS_ERR_BAD_ENCODING);
 	/* fixed width: left-padded; too wide refused */
-	r = hs_reader_init(pos, sizeof(pos));
-	assert_int_equal(hs_der_read_uint_fixed(&r, out, 4), 0);
+	r = reader_init(pos, sizeof(pos));
+	assert_int_equal(der_read_uint_fixed(&r, out, 4), 0);
 	assert_int_equal(out[0] | out[1] | out[2], 0);
 	assert_int_equal(out[3], 0x80);
-	r = hs_reader_init(five, sizeof(five));
-	assert_int_equal(hs_der_read_uint_fixed(&r, out, 4), HS_ERR_BAD_ENCODING);
+	r = reader_init(five, sizeof(five));
+	assert_int_equal(der_read_uint_fixed(&r, out, 4), HS_ERR_BAD_ENCODING);
 	assert_int_equal(r.len, sizeof(five));
 	/* 32-bit values: 300, 2^32 - 1, and 2^32 is too long */
-	r = hs_reader_init(big, sizeof(big));
-	assert_int_equal(hs_der_read_uint(&r, &v), 0);
-	assert_int_equal(hs_der_uint_u32(v, &x), 0);
+	r = reader_init(big, sizeof(big));
+	assert_int_equal(der_read_uint(&r, &v), 0);
+	assert_int_equal(der_uint_u32(v, &x), 0);
 	assert_int_equal(x, 300);
-	r = hs_reader_init(u32max, sizeof(u32max));
-	assert_int_equal(hs_der_read_uint(&r, &v), 0);
-	assert_int_equal(hs_der_uint_u32(v, &x), 0);
+	r = reader_init(u32max, sizeof(u32max));
+	assert_int_equal(der_read_uint(&r, &v), 0);
+	assert_int_equal(der_uint_u32(v, &x), 0);
 	assert_true(x == 0xffffffffu);
-	r = hs_reader_init(five, sizeof(five));
-	assert_int_equal(hs_der_read_uint(&r, &v), 0);
-	assert_int_equal(hs_der_uint_u32(v, &x), HS_ERR_TOO_LONG);
+	r = reader_init(five, sizeof(five));
+	assert_int_equal(der_read_uint(&r, &v), 0);
+	assert_int_equal(der_uint_u32(v, &x), HS_ERR_TOO_LONG);
 }
 
 static void test_oid_is(void **state)
 {
 	static const uint8_t oid[] = { 0x2b, 0x65, 0x70 };
-	struct hs_reader r = hs_reader_init(oid, sizeof(oid));
+	struct reader r = reader_init(oid, sizeof(oid));
 
 	(void)state;
-	assert_true(hs_der_oid_is(&r, oid, 3));
-	assert_false(hs_der_oid_is(&r, oid, 2));
+	assert_true(der_oid_is(&r, oid, 3));
+	assert_false(der_oid_is(&r, oid, 2));
 }
 
 int main(void)

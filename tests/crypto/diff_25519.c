@@ -111,12 +111,12 @@ static void test_x25519_vs_openssl(void **state)
 	for (int i = 0; i < X_ITERS; i++) {
 		test_rng_bytes(&rng, a, 32);
 		test_rng_bytes(&rng, b, 32);
-		assert_int_equal(hs_x25519_public(a_pub, a), 0);
+		assert_int_equal(x25519_public(a_pub, a), 0);
 		ossl_public(EVP_PKEY_X25519, a, o_pub);
 		assert_memory_equal(a_pub, o_pub, 32);
-		assert_int_equal(hs_x25519_public(b_pub, b), 0);
-		assert_int_equal(hs_x25519(s1, a, b_pub), 0);
-		assert_int_equal(hs_x25519(s2, b, a_pub), 0);
+		assert_int_equal(x25519_public(b_pub, b), 0);
+		assert_int_equal(x25519(s1, a, b_pub), 0);
+		assert_int_equal(x25519(s2, b, a_pub), 0);
 		assert_memory_equal(s1, s2, 32);
 		assert_int_equal(ossl_x25519(a, b_pub, so), 1);
 		assert_memory_equal(s1, so, 32);
@@ -127,7 +127,7 @@ static void test_x25519_vs_openssl(void **state)
 			memset(u + 1, 0xff, 31);
 		else if (i % 8 == 2)
 			memset(u + 1, 0, 31);
-		int e = hs_x25519(s1, a, u);
+		int e = x25519(s1, a, u);
 		if (ossl_x25519(a, u, so)) {
 			assert_int_equal(e, 0);
 			assert_memory_equal(s1, so, 32);
@@ -153,25 +153,25 @@ static void test_ed25519_vs_openssl(void **state)
 
 		test_rng_bytes(&rng, seed, 32);
 		test_rng_bytes(&rng, msg, len);
-		assert_int_equal(hs_ed25519_public(pub, seed), 0);
+		assert_int_equal(ed25519_public(pub, seed), 0);
 		ossl_public(EVP_PKEY_ED25519, seed, o_pub);
 		assert_memory_equal(pub, o_pub, 32);
-		assert_int_equal(hs_ed25519_sign(sig, seed, pub, msg, len), 0);
+		assert_int_equal(ed25519_sign(sig, seed, pub, msg, len), 0);
 		ossl_ed25519_sign(seed, msg, len, o_sig);
 		assert_memory_equal(sig, o_sig, 64);
-		assert_int_equal(hs_ed25519_verify(pub, msg, len, o_sig), 0);
+		assert_int_equal(ed25519_verify(pub, msg, len, o_sig), 0);
 		assert_true(ossl_ed25519_verify(pub, msg, len, sig));
 
 		/* one byte of the signature changed: both reject */
 		memcpy(bad, sig, 64);
 		bad[test_rng_below(&rng, 64)] ^= (uint8_t)(1 + test_rng_below(&rng, 255));
-		assert_int_not_equal(hs_ed25519_verify(pub, msg, len, bad), 0);
+		assert_int_not_equal(ed25519_verify(pub, msg, len, bad), 0);
 		assert_false(ossl_ed25519_verify(pub, msg, len, bad));
 		/* one byte of the message changed: both reject */
 		if (len > 0) {
 			size_t at = test_rng_below(&rng, len);
 			msg[at] ^= 0x01;
-			assert_int_equal(hs_ed25519_verify(pub, msg, len, sig), HS_ERR_BAD_SIG);
+			assert_int_equal(ed25519_verify(pub, msg, len, sig), HS_ERR_BAD_SIG);
 			assert_false(ossl_ed25519_verify(pub, msg, len, sig));
 			msg[at] ^= 0x01;
 		}
@@ -179,7 +179,7 @@ static void test_ed25519_vs_openssl(void **state)
 		test_rng_bytes(&rng, bad, 64);
 		if (i & 1)
 			bad[63] &= 0x0f;
-		assert_int_equal(hs_ed25519_verify(pub, msg, len, bad) == 0,
+		assert_int_equal(ed25519_verify(pub, msg, len, bad) == 0,
 				 ossl_ed25519_verify(pub, msg, len, bad));
 	}
 	free(msg);
@@ -224,7 +224,7 @@ static void test_scalars_vs_bignum(void **state)
 		} else if (i % 4 == 2) {
 			memset(in + test_rng_below(&rng, 57), 0xff, 8); /* long carries */
 		}
-		hs_sc_reduce64(out, in);
+		sc_reduce64(out, in);
 		BIGNUM *x = bn_le(in, 64);
 		assert_int_equal(BN_nnmod(r, x, l, ctx), 1);
 		assert_int_equal(BN_bn2lebinpad(r, want, 32), 32);
@@ -236,7 +236,7 @@ static void test_scalars_vs_bignum(void **state)
 		test_rng_bytes(&rng, c, 32);
 		if (i % 3 == 0)
 			memset(a, 0xff, 32 - test_rng_below(&rng, 8));
-		hs_sc_muladd(out, a, b, c);
+		sc_muladd(out, a, b, c);
 		BIGNUM *ba = bn_le(a, 32), *bb = bn_le(b, 32), *bc = bn_le(c, 32);
 		assert_int_equal(BN_mul(r, ba, bb, ctx), 1);
 		assert_int_equal(BN_add(r, r, bc), 1);

@@ -64,10 +64,10 @@ static int ossl_open(EVP_CIPHER_CTX *x, size_t key_len, const struct diff_bufs *
 	return EVP_DecryptFinal_ex(x, out + len, &n) == 1;
 }
 
-static void diff_one(const struct hs_aead *a, EVP_CIPHER_CTX *x, struct test_rng *rng,
+static void diff_one(const struct aead *a, EVP_CIPHER_CTX *x, struct test_rng *rng,
 		     struct diff_bufs *b, size_t len, size_t alen)
 {
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 
 	test_rng_bytes(rng, b->key, sizeof(b->key));
 	test_rng_bytes(rng, b->nonce, sizeof(b->nonce));
@@ -89,7 +89,7 @@ static void diff_one(const struct hs_aead *a, EVP_CIPHER_CTX *x, struct test_rng
 	a->wipe(&ctx);
 }
 
-static void diff_backend(const struct hs_aead *a, unsigned cases)
+static void diff_backend(const struct aead *a, unsigned cases)
 {
 	struct test_rng rng;
 	struct diff_bufs *b = malloc(sizeof(*b));
@@ -111,26 +111,26 @@ static void diff_backend(const struct hs_aead *a, unsigned cases)
 static void test_diff_portable(void **state)
 {
 	(void)state;
-	diff_backend(hs_aead_aes128gcm_portable(), 1000);
-	diff_backend(hs_aead_aes256gcm_portable(), 1000);
+	diff_backend(aead_aes128gcm_portable(), 1000);
+	diff_backend(aead_aes256gcm_portable(), 1000);
 }
 
 static void test_diff_aesni(void **state)
 {
 	(void)state;
-	if (hs_aead_aes128gcm_aesni() == NULL)
+	if (aead_aes128gcm_aesni() == NULL)
 		skip();
-	diff_backend(hs_aead_aes128gcm_aesni(), 3000);
-	diff_backend(hs_aead_aes256gcm_aesni(), 3000);
+	diff_backend(aead_aes128gcm_aesni(), 3000);
+	diff_backend(aead_aes256gcm_aesni(), 3000);
 }
 
 static void test_diff_vaes(void **state)
 {
 	(void)state;
-	if (hs_aead_aes128gcm_vaes512() == NULL)
+	if (aead_aes128gcm_vaes512() == NULL)
 		skip();
-	diff_backend(hs_aead_aes128gcm_vaes512(), 3000);
-	diff_backend(hs_aead_aes256gcm_vaes512(), 3000);
+	diff_backend(aead_aes128gcm_vaes512(), 3000);
+	diff_backend(aead_aes256gcm_vaes512(), 3000);
 }
 
 int main(void)

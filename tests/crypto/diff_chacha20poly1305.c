@@ -68,12 +68,12 @@ static int ossl_open(const uint8_t *key, const uint8_t *nonce, const uint8_t *ad
 	return ok;
 }
 
-static void diff_backend(const struct hs_aead *a, struct test_rng *rng)
+static void diff_backend(const struct aead *a, struct test_rng *rng)
 {
 	uint8_t *pt = malloc(MAX_PT), *want = malloc(MAX_PT + 16), *got = malloc(MAX_PT + 16);
 	uint8_t *back = malloc(MAX_PT + 1), *ad = malloc(MAX_AD);
 	uint8_t key[32], nonce[12];
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	size_t total = 0;
 
 	assert_true(pt && want && got && back && ad);
@@ -119,11 +119,11 @@ static void diff_backend(const struct hs_aead *a, struct test_rng *rng)
 static void test_diff(void **state)
 {
 	(void)state;
-	const struct hs_aead *backends[] = {
-		hs_aead_chacha20poly1305_portable(),
-		hs_aead_chacha20poly1305_avx2(),
-		hs_aead_chacha20poly1305_avx512(),
-		hs_aead_chacha20poly1305_avx512ifma(),
+	const struct aead *backends[] = {
+		aead_chacha20poly1305_portable(),
+		aead_chacha20poly1305_avx2(),
+		aead_chacha20poly1305_avx512(),
+		aead_chacha20poly1305_avx512ifma(),
 	};
 	const char *names[] = { "portable", "AVX2", "AVX-512", "AVX-512 IFMA" };
 	struct test_rng rng;
@@ -157,21 +157,21 @@ static void test_diff_poly1305(void **state)
 	(void)state;
 	struct {
 		const char *name;
-		hs_poly1305_blocks_fn *fn;
+		poly1305_blocks_fn *fn;
 		uint32_t needs;
 	} backends[] = {
-		{ "portable", hs_poly1305_blocks_portable, 0 },
+		{ "portable", poly1305_blocks_portable, 0 },
 #if defined(__x86_64__)
-		{ "AVX2", hs_poly1305_blocks_avx2, HS_CPU_AVX2 },
-		{ "AVX-512", hs_poly1305_blocks_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
-		{ "AVX-512 IFMA", hs_poly1305_blocks_avx512ifma,
+		{ "AVX2", poly1305_blocks_avx2, HS_CPU_AVX2 },
+		{ "AVX-512", poly1305_blocks_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
+		{ "AVX-512 IFMA", poly1305_blocks_avx512ifma,
 		  HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2 },
 #endif
 	};
 	EVP_MAC *mac = EVP_MAC_fetch(NULL, "POLY1305", NULL);
 	uint8_t *m = malloc(MAX_PT), key[32], want[16], got[16];
 	struct test_rng rng;
-	struct hs_poly1305 st;
+	struct poly1305 st;
 
 	if (mac == NULL) {
 		printf("# OpenSSL has no POLY1305 EVP_MAC\n");
@@ -182,7 +182,7 @@ static void test_diff_poly1305(void **state)
 	assert_non_null(m);
 	test_rng_init(&rng, 0x9017d1ff);
 	for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
-		if (backends[b].needs != 0 && !hs_cpu_has(backends[b].needs)) {
+		if (backends[b].needs != 0 && !cpu_has(backends[b].needs)) {
 			printf("# Poly1305 %s: SKIPPED (CPU lacks it)\n", backends[b].name);
 			continue;
 		}
@@ -192,9 +192,9 @@ static void test_diff_poly1305(void **state)
 			test_rng_bytes(&rng, key, sizeof(key));
 			test_rng_bytes(&rng, m, len);
 			ossl_poly1305(mac, key, m, len, want);
-			hs_poly1305_init_with(&st, key, backends[b].fn);
-			hs_poly1305_update(&st, m, len);
-			hs_poly1305_final(&st, got);
+			poly1305_init_with(&st, key, backends[b].fn);
+			poly1305_update(&st, m, len);
+			poly1305_final(&st, got);
 			assert_memory_equal(got, want, 16);
 		}
 		printf("# Poly1305 %s: %d messages identical to OpenSSL\n", backends[b].name,

@@ -31,7 +31,7 @@
 #define MAX_MSG 5000
 
 struct peer {
-	const struct hs_hash *h;
+	const struct hash *h;
 	const EVP_MD *md;
 	const char *md_name;
 };
@@ -41,13 +41,13 @@ static size_t peers(struct peer p[4])
 {
 	size_t n = 0;
 
-	hs_cpu_force_portable(1);
-	p[n++] = (struct peer){ hs_hash_sha256(), EVP_sha256(), "SHA256" };
-	hs_cpu_force_portable(0);
-	if (hs_hash_sha256() != p[0].h)
-		p[n++] = (struct peer){ hs_hash_sha256(), EVP_sha256(), "SHA256" };
-	p[n++] = (struct peer){ hs_hash_sha384(), EVP_sha384(), "SHA384" };
-	p[n++] = (struct peer){ hs_hash_sha512(), EVP_sha512(), "SHA512" };
+	cpu_force_portable(1);
+	p[n++] = (struct peer){ hash_sha256(), EVP_sha256(), "SHA256" };
+	cpu_force_portable(0);
+	if (hash_sha256() != p[0].h)
+		p[n++] = (struct peer){ hash_sha256(), EVP_sha256(), "SHA256" };
+	p[n++] = (struct peer){ hash_sha384(), EVP_sha384(), "SHA384" };
+	p[n++] = (struct peer){ hash_sha512(), EVP_sha512(), "SHA512" };
 	return n;
 }
 
@@ -73,7 +73,7 @@ static void test_digest(void **state)
 
 		test_rng_bytes(&rng, msg, len);
 		for (size_t i = 0; i < np; i++) {
-			hs_hash_digest(p[i].h, msg, len, a);
+			hash_digest(p[i].h, msg, len, a);
 			assert_int_equal(EVP_Digest(msg, len, b, &blen, p[i].md, NULL), 1);
 			assert_int_equal(blen, p[i].h->digest_len);
 			assert_memory_equal(a, b, blen);
@@ -99,7 +99,7 @@ static void test_hmac(void **state)
 		test_rng_bytes(&rng, msg, len);
 		test_rng_bytes(&rng, key, key_len);
 		for (size_t i = 0; i < np; i++) {
-			hs_hmac(p[i].h, key, key_len, msg, len, a);
+			hmac(p[i].h, key, key_len, msg, len, a);
 			assert_non_null(HMAC(p[i].md, key, (int)key_len, msg, len, b, &blen));
 			assert_int_equal(blen, p[i].h->digest_len);
 			assert_memory_equal(a, b, blen);
@@ -156,8 +156,8 @@ static void test_hkdf(void **state)
 						      ? test_rng_below(&rng, 255 * hl)
 						      : test_rng_below(&rng, 4 * hl));
 
-			hs_hkdf_extract(p[i].h, salt, salt_len, ikm, ikm_len, prk);
-			assert_int_equal(hs_hkdf_expand(p[i].h, prk, hl, info, info_len, a, out_len),
+			hkdf_extract(p[i].h, salt, salt_len, ikm, ikm_len, prk);
+			assert_int_equal(hkdf_expand(p[i].h, prk, hl, info, info_len, a, out_len),
 					 0);
 			openssl_hkdf(p[i].md_name, ikm, ikm_len, salt, salt_len, info, info_len, b,
 				     out_len);
@@ -213,7 +213,7 @@ static void test_expand_label(void **state)
 			size_t hl = p[i].h->digest_len;
 
 			test_rng_bytes(&rng, secret, hl);
-			assert_int_equal(hs_hkdf_expand_label(p[i].h, secret, label, ctx, ctx_len, a,
+			assert_int_equal(hkdf_expand_label(p[i].h, secret, label, ctx, ctx_len, a,
 							      out_len),
 					 0);
 			openssl_expand_label(p[i].md_name, secret, hl, label, ctx, ctx_len, b,
@@ -223,7 +223,7 @@ static void test_expand_label(void **state)
 	}
 }
 
-/* The streaming hs_sha256_* API (which picks its backend per call) agrees
+/* The streaming sha256_* API (which picks its backend per call) agrees
  * with OpenSSL whichever backend is forced, chunked at random. */
 static void test_public_api_streaming(void **state)
 {
@@ -235,23 +235,23 @@ static void test_public_api_streaming(void **state)
 	test_rng_init(&rng, 0x57ea);
 	for (int it = 0; it < 600; it++) {
 		size_t len = rand_len(&rng, MAX_MSG), off = 0;
-		struct hs_sha256 c;
+		struct sha256 c;
 		unsigned int blen = 0;
 
-		hs_cpu_force_portable((int)(it & 1));
+		cpu_force_portable((int)(it & 1));
 		test_rng_bytes(&rng, msg, len);
-		hs_sha256_init(&c);
+		sha256_init(&c);
 		while (off < len) {
 			size_t n = 1 + test_rng_below(&rng, 200);
 			n = n > len - off ? len - off : n;
-			hs_sha256_update(&c, msg + off, n);
+			sha256_update(&c, msg + off, n);
 			off += n;
 		}
-		hs_sha256_final(&c, a);
+		sha256_final(&c, a);
 		assert_int_equal(EVP_Digest(msg, len, b, &blen, EVP_sha256(), NULL), 1);
 		assert_memory_equal(a, b, 32);
 	}
-	hs_cpu_force_portable(0);
+	cpu_force_portable(0);
 	free(msg);
 }
 

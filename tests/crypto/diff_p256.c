@@ -132,7 +132,7 @@ static void test_public(void **state)
 		} else {
 			rand_priv(&rng, d);
 		}
-		assert_int_equal(hs_p256_public(ours, d), 0);
+		assert_int_equal(p256_public(ours, d), 0);
 		ossl_public(d, theirs);
 		assert_memory_equal(ours, theirs, 65);
 	}
@@ -167,8 +167,8 @@ static void test_ecdh(void **state)
 		rand_priv(&rng, b);
 		ossl_public(a, pa);
 		ossl_public(b, pb);
-		assert_int_equal(hs_p256_ecdh(z1, a, pb, 65), 0);
-		assert_int_equal(hs_p256_ecdh(z2, b, pa, 65), 0);
+		assert_int_equal(p256_ecdh(z1, a, pb, 65), 0);
+		assert_int_equal(p256_ecdh(z2, b, pa, 65), 0);
 		ossl_ecdh(a, pa, pb, z3);
 		assert_memory_equal(z1, z3, 32);
 		assert_memory_equal(z2, z3, 32);
@@ -204,7 +204,7 @@ static size_t ossl_digest_sign(EVP_PKEY *k, const uint8_t *msg, size_t len, uint
 static void test_sign_verify(void **state)
 {
 	(void)state;
-	const struct hs_sig *t = &hs_sig_ecdsa_p256_sha256;
+	const struct sig *t = &sig_ecdsa_p256_sha256;
 	struct test_rng rng;
 	uint8_t d[32], pub[65], *msg = malloc(MAX_MSG + 1), sig[HS_SIG_MAX_LEN];
 
@@ -254,9 +254,9 @@ static void test_digest_lengths(void **state)
 		rand_priv(&rng, d);
 		ossl_public(d, pub);
 		test_rng_bytes(&rng, h, hl);
-		assert_int_equal(hs_ecdsa_p256_sign(raw, d, h, hl, i & 1), 0);
-		assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, hl, raw), 0);
-		assert_int_equal(hs_ecdsa_sig_to_der(der, &der_len, raw), 0);
+		assert_int_equal(ecdsa_p256_sign(raw, d, h, hl, i & 1), 0);
+		assert_int_equal(ecdsa_p256_verify(pub, 65, h, hl, raw), 0);
+		assert_int_equal(ecdsa_sig_to_der(der, &der_len, raw), 0);
 		k = ossl_key(NULL, pub);
 		c = EVP_PKEY_CTX_new(k, NULL);
 		assert_non_null(c);
@@ -299,12 +299,12 @@ static void test_der_encode(void **state)
 		memset(raw + 32, 0, test_rng_below(&rng, 33));
 		if (i & 1)
 			raw[test_rng_below(&rng, 64)] |= 0x80;
-		assert_int_equal(hs_ecdsa_sig_to_der(ours, &len, raw), 0);
+		assert_int_equal(ecdsa_sig_to_der(ours, &len, raw), 0);
 		tl = ossl_der(raw, theirs);
 		assert_true(tl > 0);
 		assert_int_equal(len, (size_t)tl);
 		assert_memory_equal(ours, theirs, len);
-		assert_int_equal(hs_ecdsa_sig_from_der(back, ours, len), 0);
+		assert_int_equal(ecdsa_sig_from_der(back, ours, len), 0);
 		assert_memory_equal(back, raw, 64);
 	}
 }
@@ -349,7 +349,7 @@ static void test_der_mutations(void **state)
 
 		test_rng_bytes(&rng, raw, 64);
 		memset(raw, 0, test_rng_below(&rng, 4));
-		assert_int_equal(hs_ecdsa_sig_to_der(der, &len, raw), 0);
+		assert_int_equal(ecdsa_sig_to_der(der, &len, raw), 0);
 		for (int e = 0; e < edits; e++) {
 			size_t at = test_rng_below(&rng, len + 1);
 			switch (test_rng_below(&rng, 4)) {
@@ -380,7 +380,7 @@ static void test_der_mutations(void **state)
 				break;
 			}
 		}
-		a = hs_ecdsa_sig_from_der(ours, der, len) == 0;
+		a = ecdsa_sig_from_der(ours, der, len) == 0;
 		b = ossl_strict_decode(der, len, theirs);
 		if (a != b) {
 			printf("DER disagreement (ours %d, OpenSSL %d) on:", a, b);

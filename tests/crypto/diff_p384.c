@@ -90,16 +90,16 @@ static void test_messages(void **state)
 		uint8_t pub[97], sig[HS_P384_SIG_DER_MAX], raw[96], oraw[96];
 		EVP_PKEY *k = key_gen(pub);
 
-		assert_int_equal(hs_p384_check_public(pub, 97), 0);
+		assert_int_equal(p384_check_public(pub, 97), 0);
 		for (int i = 0; i < MSG_ITERS / KEYS; i++) {
 			size_t len = test_rng_below(&rng, MAX_MSG + 1);
 			size_t sig_len;
 
 			test_rng_bytes(&rng, msg, len);
 			sig_len = ossl_sign_msg(k, msg, len, sig);
-			assert_int_equal(hs_sig_ecdsa_p384_sha384.verify(pub, 97, msg, len, sig, sig_len),
+			assert_int_equal(sig_ecdsa_p384_sha384.verify(pub, 97, msg, len, sig, sig_len),
 					 0);
-			assert_int_equal(hs_ecdsa_sig_from_der_n(raw, 48, sig, sig_len), 0);
+			assert_int_equal(ecdsa_sig_from_der_n(raw, 48, sig, sig_len), 0);
 			ossl_raw(sig, sig_len, oraw);
 			assert_memory_equal(raw, oraw, 96);
 			if (len > 0 && test_rng_below(&rng, 2)) {
@@ -109,7 +109,7 @@ static void test_messages(void **state)
 					(uint8_t)(1u << test_rng_below(&rng, 8));
 			}
 			assert_false(ossl_verify_msg(k, msg, len, sig, sig_len));
-			assert_int_not_equal(hs_sig_ecdsa_p384_sha384.verify(pub, 97, msg, len, sig,
+			assert_int_not_equal(sig_ecdsa_p384_sha384.verify(pub, 97, msg, len, sig,
 									     sig_len), 0);
 		}
 		EVP_PKEY_free(k);
@@ -132,10 +132,10 @@ static void test_digests(void **state)
 
 		test_rng_bytes(&rng, d, dlen);
 		assert_int_equal(EVP_PKEY_sign(c, sig, &sig_len, d, dlen), 1);
-		assert_int_equal(hs_ecdsa_sig_from_der_n(raw, 48, sig, sig_len), 0);
-		assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, dlen, raw), 0);
+		assert_int_equal(ecdsa_sig_from_der_n(raw, 48, sig, sig_len), 0);
+		assert_int_equal(ecdsa_p384_verify(pub, 97, d, dlen, raw), 0);
 		d[test_rng_below(&rng, dlen < 48 ? dlen : 48)] ^= 0x80;
-		assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, dlen, raw), HS_ERR_BAD_SIG);
+		assert_int_equal(ecdsa_p384_verify(pub, 97, d, dlen, raw), HS_ERR_BAD_SIG);
 	}
 	EVP_PKEY_CTX_free(c);
 	EVP_PKEY_free(k);

@@ -5,12 +5,12 @@
  * 0 .. 4 KiB, each also corrupted once:
  * - OpenSSL's RSASSA-PSS signatures (SHA-256/384/512, MGF1 with the same
  *   hash, salt = digest length, and random salt lengths for the general
- *   API) verify in ours, both through hs_rsa_pss_verify and the
+ *   API) verify in ours, both through rsa_pss_verify and the
  *   rsa_pss_rsae_* tables with the DER RSAPublicKey;
  * - OpenSSL's RSASSA-PKCS1-v1_5 signatures verify in ours, and are
  *   refused as PSS (and PSS ones as PKCS #1);
  * - our PSS signatures (from the DER RSAPrivateKey OpenSSL writes, both
- *   through hs_rsa_pss_sign and the tables) verify in OpenSSL;
+ *   through rsa_pss_sign and the tables) verify in OpenSSL;
  * - a flipped bit in the signature or the message is rejected by both.
  * Seeded (HS_TEST_SEED) so a failure replays (the keys come from OpenSSL's
  * own generator).
@@ -39,21 +39,21 @@ struct key {
 	EVP_PKEY *pkey;
 	uint8_t *pub_der, *priv_der;
 	size_t pub_len, priv_len;
-	struct hs_rsa_public pub;
-	struct hs_rsa_private priv;
+	struct rsa_public pub;
+	struct rsa_private priv;
 };
 
 struct alg {
 	const char *name;
 	const EVP_MD *(*md)(void);
-	const struct hs_hash *(*h)(void);
-	const struct hs_sig *sig;
+	const struct hash *(*h)(void);
+	const struct sig *sig;
 };
 
 static const struct alg algs[] = {
-	{ "SHA-256", EVP_sha256, hs_hash_sha256, &hs_sig_rsa_pss_rsae_sha256 },
-	{ "SHA-384", EVP_sha384, hs_hash_sha384, &hs_sig_rsa_pss_rsae_sha384 },
-	{ "SHA-512", EVP_sha512, hs_hash_sha512, &hs_sig_rsa_pss_rsae_sha512 },
+	{ "SHA-256", EVP_sha256, hash_sha256, &sig_rsa_pss_rsae_sha256 },
+	{ "SHA-384", EVP_sha384, hash_sha384, &sig_rsa_pss_rsae_sha384 },
+	{ "SHA-512", EVP_sha512, hash_sha512, &sig_rsa_pss_rsae_sha512 },
 };
 
 static void key_gen(struct key *k, int bits, unsigned long e)
@@ -83,14 +83,14 @@ static void key_gen(struct key *k, int bits, unsigned long e)
 	assert_true(len > 0);
 	k->priv_der = p;
 	k->priv_len = (size_t)len;
-	assert_int_equal(hs_rsa_public_from_der(&k->pub, k->pub_der, k->pub_len), 0);
-	assert_int_equal(hs_rsa_private_from_der(&k->priv, k->priv_der, k->priv_len), 0);
+	assert_int_equal(rsa_public_from_der(&k->pub, k->pub_der, k->pub_len), 0);
+	assert_int_equal(rsa_private_from_der(&k->priv, k->priv_der, k->priv_len), 0);
 	assert_int_equal((int)k->pub.bits, bits);
 }
 
 static void key_free(struct key *k)
 {
-	hs_rsa_private_wipe(&k->priv);
+	rsa_private_wipe(&k->priv);
 	OPENSSL_free(k->pub_der);
 	OPENSSL_clear_free(k->priv_der, k->priv_len);
 	EVP_PKEY_free(k->pkey);
@@ -153,32 +153,32 @@ static void check_ossl_signs(struct test_rng *rng, const struct key *k, int pss,
 
 	for (int i = 0; i < iters; i++) {
 		const struct alg *a = &algs[test_rng_below(rng, 3)];
-		const struct hs_hash *h = a->h();
+		const struct hash *h = a->h();
 		size_t len = rand_msg(rng, msg), max_salt = (k->pub.bits + 6) / 8 - h->digest_len - 2;
 		/* half the time TLS's salt length, else any length the key allows */
 		size_t salt = test_rng_below(rng, 2) ? h->digest_len : test_rng_below(rng, max_salt + 1);
 		size_t sig_len = ossl_sign(k, a, pss ? (int)salt : -1, msg, len, sig);
 
-		hs_hash_digest(h, msg, len, d);
+		hash_digest(h, msg, len, d);
 		if (pss) {
-			assert_int_equal(hs_rsa_pss_verify(&k->pub, h, salt, d, sig, sig_len, 0), 0);
-			assert_int_equal(hs_rsa_pkcs1_verify(&k->pub, h, d, sig, sig_len, 0),
+			assert_int_equal(rsa_pss_verify(&k->pub, h, salt, d, sig, sig_len, 0), 0);
+			assert_int_equal(rsa_pkcs1_verify(&k->pub, h, d, sig, sig_len, 0),
 					 HS_ERR_BAD_SIG);
 			assert_int_equal(a->sig->verify(k->pub_der, k->pub_len, msg, len, sig,
 							sig_len) == 0, salt == h->digest_len);
 			if (salt != h->digest_len)
-				assert_int_not_equal(hs_rsa_pss_verify(&k->pub, h, h->digest_len, d,
+				assert_int_not_equal(rsa_pss_verify(&k->pub, h, h->digest_len, d,
 								       sig, sig_len, 0), 0);
 		} else {
-			assert_int_equal(hs_rsa_pkcs1_verify(&k->pub, h, d, sig, sig_len, 0), 0);
-			assert_int_not_equal(hs_rsa_pss_verify(&k->pub, h, h->digest_len, d, sig,
+			assert_int_equal(rsa_pkcs1_verify(&k->pub, h, d, sig, sig_len, 0), 0);
+			assert_int_not_equal(rsa_pss_verify(&k->pub, h, h->digest_len, d, sig,
 							       sig_len, 0), 0);
 		}
 		flip_bit(rng, sig, sig_len);
 		if (pss)
-			assert_int_not_equal(hs_rsa_pss_verify(&k->pub, h, salt, d, sig, sig_len, 0), 0);
+			assert_int_not_equal(rsa_pss_verify(&k->pub, h, salt, d, sig, sig_len, 0), 0);
 		else
-			assert_int_not_equal(hs_rsa_pkcs1_verify(&k->pub, h, d, sig, sig_len, 0), 0);
+			assert_int_not_equal(rsa_pkcs1_verify(&k->pub, h, d, sig, sig_len, 0), 0);
 	}
 }
 
@@ -190,14 +190,14 @@ static void check_we_sign(struct test_rng *rng, const struct key *k, int iters)
 
 	for (int i = 0; i < iters; i++) {
 		const struct alg *a = &algs[test_rng_below(rng, 3)];
-		const struct hs_hash *h = a->h();
+		const struct hash *h = a->h();
 		size_t len = rand_msg(rng, msg), sig_len = sizeof(sig);
 
 		if (i % 2) {
 			assert_int_equal(a->sig->sign(sig, &sig_len, k->priv_der, NULL, msg, len), 0);
 		} else {
-			hs_hash_digest(h, msg, len, d);
-			assert_int_equal(hs_rsa_pss_sign(&k->priv, h, d, sig, &sig_len, 0), 0);
+			hash_digest(h, msg, len, d);
+			assert_int_equal(rsa_pss_sign(&k->priv, h, d, sig, &sig_len, 0), 0);
 		}
 		assert_int_equal(sig_len, k->pub.len);
 		assert_true(ossl_verify_pss(k, a, msg, len, sig, sig_len));

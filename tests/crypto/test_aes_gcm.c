@@ -33,19 +33,19 @@
 
 /* ---- backends ---- */
 
-static const struct hs_aead *(*const getters128[])(void) = {
-	hs_aead_aes128gcm_portable,
-	hs_aead_aes128gcm_aesni,
-	hs_aead_aes128gcm_vaes512,
+static const struct aead *(*const getters128[])(void) = {
+	aead_aes128gcm_portable,
+	aead_aes128gcm_aesni,
+	aead_aes128gcm_vaes512,
 };
-static const struct hs_aead *(*const getters256[])(void) = {
-	hs_aead_aes256gcm_portable,
-	hs_aead_aes256gcm_aesni,
-	hs_aead_aes256gcm_vaes512,
+static const struct aead *(*const getters256[])(void) = {
+	aead_aes256gcm_portable,
+	aead_aes256gcm_aesni,
+	aead_aes256gcm_vaes512,
 };
 #define N_BACKENDS (sizeof(getters128) / sizeof(getters128[0]))
 
-static const struct hs_aead *backend(size_t key_len, size_t i)
+static const struct aead *backend(size_t key_len, size_t i)
 {
 	return key_len == 16 ? getters128[i]() : getters256[i]();
 }
@@ -53,7 +53,7 @@ static const struct hs_aead *backend(size_t key_len, size_t i)
 static void print_backends(void)
 {
 	for (size_t i = 0; i < N_BACKENDS; i++) {
-		const struct hs_aead *a = getters128[i]();
+		const struct aead *a = getters128[i]();
 		printf("# backend %zu: %s\n", i, a ? a->name : "SKIPPED (CPU lacks it)");
 	}
 }
@@ -72,7 +72,7 @@ static uint8_t *hex(const char *h, size_t *len)
 	return b;
 }
 
-static void init_ok(const struct hs_aead *a, struct hs_aead_ctx *ctx, const uint8_t *key)
+static void init_ok(const struct aead *a, struct aead_ctx *ctx, const uint8_t *key)
 {
 	assert_int_equal(a->init(ctx, key), 0);
 }
@@ -114,7 +114,7 @@ static void test_sbox(void **state)
 		/* four different bytes per word, so lanes cannot mix unnoticed */
 		uint32_t b[4] = { x, (x + 1) & 255, (x * 7 + 3) & 255, 255 - x };
 		uint32_t w = b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24;
-		uint32_t s = hs_aes_ct_subword(w);
+		uint32_t s = aes_ct_subword(w);
 		for (int j = 0; j < 4; j++)
 			assert_int_equal((s >> (8 * j)) & 255, sbox_ref((uint8_t)b[j]));
 	}
@@ -127,20 +127,20 @@ static void test_key_schedule(void **state)
 
 	/* FIPS-197 A.1: w[40..43] */
 	hex_to("2b7e151628aed2a6abf7158809cf4f3c", key, 16);
-	assert_int_equal(hs_aes_ct_expand(rk, key, 16), 10);
+	assert_int_equal(aes_ct_expand(rk, key, 16), 10);
 	hex_to("d014f9a8c9ee2589e13f0cc8b6630ca6", want, 16);
 	assert_memory_equal(rk + 160, want, 16);
 	/* FIPS-197 A.3: w[56..59] */
 	hex_to("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4", key, 32);
-	assert_int_equal(hs_aes_ct_expand(rk, key, 32), 14);
+	assert_int_equal(aes_ct_expand(rk, key, 32), 14);
 	hex_to("fe4890d1e6188d0b046df344706c631e", want, 16);
 	assert_memory_equal(rk + 224, want, 16);
 	/* FIPS-197 A.2: w[48..51] (no AES-192 AEAD, but the schedule is generic) */
 	hex_to("8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b", key, 24);
-	assert_int_equal(hs_aes_ct_expand(rk, key, 24), 12);
+	assert_int_equal(aes_ct_expand(rk, key, 24), 12);
 	hex_to("e98ba06f448c773c8ecc720401002202", want, 16);
 	assert_memory_equal(rk + 192, want, 16);
-	assert_int_equal(hs_aes_ct_expand(rk, key, 20), 0);
+	assert_int_equal(aes_ct_expand(rk, key, 20), 0);
 }
 
 /* ---- FIPS-197 block vectors ---- */
@@ -166,42 +166,42 @@ static void test_block_portable(void **state)
 	(void)state;
 	for (size_t v = 0; v < sizeof(block_kats) / sizeof(block_kats[0]); v++) {
 		const struct block_kat *t = &block_kats[v];
-		struct hs_aes_ct_key k;
+		struct aes_ct_key k;
 		uint8_t key[32], pt[16], ct[16], buf[64], out[64];
 		size_t klen = strlen(t->key) / 2;
 
 		hex_to(t->key, key, klen);
 		hex_to(t->pt, pt, 16);
 		hex_to(t->ct, ct, 16);
-		assert_int_equal(hs_aes_ct_init(&k, key, klen), 0);
+		assert_int_equal(aes_ct_init(&k, key, klen), 0);
 		/* the vector in slot s, different junk in the other slots */
 		for (int s = 0; s < 4; s++) {
 			for (int i = 0; i < 64; i++)
 				buf[i] = (uint8_t)(i * 37 + s);
 			memcpy(buf + 16 * s, pt, 16);
-			hs_aes_ct_encrypt4(&k, buf, out);
+			aes_ct_encrypt4(&k, buf, out);
 			assert_memory_equal(out + 16 * s, ct, 16);
-			hs_aes_ct_encrypt4(&k, buf, buf); /* in place */
+			aes_ct_encrypt4(&k, buf, buf); /* in place */
 			assert_memory_equal(buf, out, 64);
 		}
 	}
 	{
-		struct hs_aes_ct_key k;
+		struct aes_ct_key k;
 		uint8_t key[32] = { 0 };
-		assert_int_equal(hs_aes_ct_init(&k, key, 15), HS_ERR_ARG);
+		assert_int_equal(aes_ct_init(&k, key, 15), HS_ERR_ARG);
 	}
 }
 
 /* The accelerated backends' raw block, through their own init. */
 struct block_backend {
-	const struct hs_aead *(*get)(void);
+	const struct aead *(*get)(void);
 	int (*init)(void *ctx, const uint8_t *key, size_t key_len);
 	void (*block)(const void *ctx, const uint8_t in[16], uint8_t out[16]);
 };
 
 static const struct block_backend block_backends[] = {
-	{ hs_aead_aes128gcm_aesni, hs_aes_gcm_aesni_init, hs_aes_gcm_aesni_block },
-	{ hs_aead_aes128gcm_vaes512, hs_aes_gcm_vaes512_init, hs_aes_gcm_vaes512_block },
+	{ aead_aes128gcm_aesni, aes_gcm_aesni_init, aes_gcm_aesni_block },
+	{ aead_aes128gcm_vaes512, aes_gcm_vaes512_init, aes_gcm_vaes512_block },
 };
 
 static void test_block_accelerated(void **state)
@@ -215,7 +215,7 @@ static void test_block_accelerated(void **state)
 		}
 		for (size_t v = 0; v < sizeof(block_kats) / sizeof(block_kats[0]); v++) {
 			const struct block_kat *t = &block_kats[v];
-			struct hs_aead_ctx ctx;
+			struct aead_ctx ctx;
 			uint8_t key[32], pt[16], ct[16], out[16];
 			size_t klen = strlen(t->key) / 2;
 
@@ -272,9 +272,9 @@ static const struct gcm_kat gcm_kats[] = {
 	  "76fc6ece0f4e1768cddf8853bb2d551b" },
 };
 
-static void check_gcm_kat(const struct hs_aead *a, const struct gcm_kat *t)
+static void check_gcm_kat(const struct aead *a, const struct gcm_kat *t)
 {
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	size_t klen, plen, alen, clen;
 	uint8_t *key = hex(t->key, &klen), *pt = hex(t->pt, &plen), *ad = hex(t->ad, &alen);
 	uint8_t *ct = hex(t->ct, &clen), nonce[12], tag[16];
@@ -316,7 +316,7 @@ static void test_gcm_kats(void **state)
 	print_backends();
 	for (size_t i = 0; i < N_BACKENDS; i++) {
 		for (size_t v = 0; v < sizeof(gcm_kats) / sizeof(gcm_kats[0]); v++) {
-			const struct hs_aead *a = backend(strlen(gcm_kats[v].key) / 2, i);
+			const struct aead *a = backend(strlen(gcm_kats[v].key) / 2, i);
 			if (a == NULL)
 				continue;
 			printf("# %s: GCM test case %d\n", a->name, gcm_kats[v].tc);
@@ -336,7 +336,7 @@ static int all_zero(const uint8_t *p, size_t n)
 }
 
 /* open must fail and leave out all zeros (out is pre-filled with junk). */
-static void expect_bad(const struct hs_aead *a, const struct hs_aead_ctx *ctx,
+static void expect_bad(const struct aead *a, const struct aead_ctx *ctx,
 		       const uint8_t *nonce, const uint8_t *ad, size_t alen, const uint8_t *ct,
 		       size_t clen, uint8_t *out)
 {
@@ -345,9 +345,9 @@ static void expect_bad(const struct hs_aead *a, const struct hs_aead_ctx *ctx,
 	assert_true(all_zero(out, clen - 16));
 }
 
-static void tamper_one(const struct hs_aead *a, struct test_rng *rng, size_t plen, size_t alen)
+static void tamper_one(const struct aead *a, struct test_rng *rng, size_t plen, size_t alen)
 {
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	uint8_t key[32], nonce[12], ad[40], pt[80], ct[96], out[96];
 
 	test_rng_bytes(rng, key, sizeof(key));
@@ -393,7 +393,7 @@ static void test_tamper(void **state)
 	test_rng_init(&rng, 0x7a3e9e0d5eedu);
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		for (size_t kl = 16; kl <= 32; kl += 16) {
-			const struct hs_aead *a = backend(kl, i);
+			const struct aead *a = backend(kl, i);
 			if (a == NULL)
 				continue;
 			for (size_t p = 0; p < sizeof(plens) / sizeof(plens[0]); p++)
@@ -408,8 +408,8 @@ static void test_short_input(void **state)
 
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		for (size_t kl = 16; kl <= 32; kl += 16) {
-			const struct hs_aead *a = backend(kl, i);
-			struct hs_aead_ctx ctx;
+			const struct aead *a = backend(kl, i);
+			struct aead_ctx ctx;
 			if (a == NULL)
 				continue;
 			init_ok(a, &ctx, key);
@@ -424,8 +424,8 @@ static void test_short_input(void **state)
 
 /* ---- accelerated == portable ---- */
 
-static void compare_one(const struct hs_aead *ref, const struct hs_aead_ctx *rctx,
-			const struct hs_aead *a, const struct hs_aead_ctx *actx,
+static void compare_one(const struct aead *ref, const struct aead_ctx *rctx,
+			const struct aead *a, const struct aead_ctx *actx,
 			struct test_rng *rng, size_t len, size_t alen, uint8_t *buf)
 {
 	uint8_t *pt = buf, *c1 = buf + 5000, *c2 = buf + 10000, *back = buf + 15000;
@@ -465,8 +465,8 @@ static void test_backends_agree(void **state)
 	test_rng_init(&rng, 0xae5ae5ae5u);
 	for (size_t i = 1; i < N_BACKENDS; i++)
 		for (size_t kl = 16; kl <= 32; kl += 16) {
-			const struct hs_aead *ref = backend(kl, 0), *a = backend(kl, i);
-			struct hs_aead_ctx rctx, actx;
+			const struct aead *ref = backend(kl, 0), *a = backend(kl, i);
+			struct aead_ctx rctx, actx;
 			uint8_t key[32];
 			if (a == NULL)
 				continue;
@@ -499,8 +499,8 @@ static void test_table(void **state)
 
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		for (size_t kl = 16; kl <= 32; kl += 16) {
-			const struct hs_aead *a = backend(kl, i);
-			struct hs_aead_ctx ctx;
+			const struct aead *a = backend(kl, i);
+			struct aead_ctx ctx;
 			if (a == NULL)
 				continue;
 			assert_int_equal(a->key_len, kl);
@@ -515,21 +515,21 @@ static void test_table(void **state)
 		}
 	/* best getters: the fastest present, portable when forced */
 	for (size_t kl = 16; kl <= 32; kl += 16) {
-		const struct hs_aead *best = kl == 16 ? hs_aead_aes128gcm() : hs_aead_aes256gcm();
-		const struct hs_aead *want = backend(kl, 0);
+		const struct aead *best = kl == 16 ? aead_aes128gcm() : aead_aes256gcm();
+		const struct aead *want = backend(kl, 0);
 		for (size_t i = 1; i < N_BACKENDS; i++)
 			if (backend(kl, i) != NULL)
 				want = backend(kl, i);
 		assert_true(best == want);
 	}
-	hs_cpu_force_portable(1);
+	cpu_force_portable(1);
 	for (size_t i = 1; i < N_BACKENDS; i++) {
 		assert_null(backend(16, i));
 		assert_null(backend(32, i));
 	}
-	assert_true(hs_aead_aes128gcm() == hs_aead_aes128gcm_portable());
-	assert_true(hs_aead_aes256gcm() == hs_aead_aes256gcm_portable());
-	hs_cpu_force_portable(0);
+	assert_true(aead_aes128gcm() == aead_aes128gcm_portable());
+	assert_true(aead_aes256gcm() == aead_aes256gcm_portable());
+	cpu_force_portable(0);
 }
 
 int main(void)

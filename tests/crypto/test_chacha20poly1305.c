@@ -33,35 +33,35 @@ struct xor_backend {
 	const char *name;
 	void (*fn)(const uint32_t st[16], const uint8_t *in, size_t len, uint8_t *out,
 		   uint32_t mask);
-	uint32_t needs; /* hs_cpu_has() mask */
+	uint32_t needs; /* cpu_has() mask */
 };
 
 static const struct xor_backend xor_backends[] = {
-	{ "portable", hs_chacha20_xor_portable, 0 },
+	{ "portable", chacha20_xor_portable, 0 },
 #if defined(__x86_64__)
-	{ "avx2", hs_chacha20_xor_avx2, HS_CPU_AVX2 },
-	{ "avx512", hs_chacha20_xor_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
+	{ "avx2", chacha20_xor_avx2, HS_CPU_AVX2 },
+	{ "avx512", chacha20_xor_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
 #endif
 };
 #define N_XOR (sizeof(xor_backends) / sizeof(xor_backends[0]))
 
 static int xor_usable(size_t i)
 {
-	return xor_backends[i].needs == 0 || hs_cpu_has(xor_backends[i].needs);
+	return xor_backends[i].needs == 0 || cpu_has(xor_backends[i].needs);
 }
 
 struct mac_backend {
 	const char *name;
-	hs_poly1305_blocks_fn *fn;
+	poly1305_blocks_fn *fn;
 	uint32_t needs;
 };
 
 static const struct mac_backend mac_backends[] = {
-	{ "portable", hs_poly1305_blocks_portable, 0 },
+	{ "portable", poly1305_blocks_portable, 0 },
 #if defined(__x86_64__)
-	{ "avx2", hs_poly1305_blocks_avx2, HS_CPU_AVX2 },
-	{ "avx512", hs_poly1305_blocks_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
-	{ "avx512ifma", hs_poly1305_blocks_avx512ifma,
+	{ "avx2", poly1305_blocks_avx2, HS_CPU_AVX2 },
+	{ "avx512", poly1305_blocks_avx512, HS_CPU_AVX512F | HS_CPU_AVX2 },
+	{ "avx512ifma", poly1305_blocks_avx512ifma,
 	  HS_CPU_AVX512F | HS_CPU_AVX512IFMA | HS_CPU_AVX2 },
 #endif
 };
@@ -69,14 +69,14 @@ static const struct mac_backend mac_backends[] = {
 
 static int mac_usable(size_t i)
 {
-	return mac_backends[i].needs == 0 || hs_cpu_has(mac_backends[i].needs);
+	return mac_backends[i].needs == 0 || cpu_has(mac_backends[i].needs);
 }
 
-static const struct hs_aead *(*const aead_getters[])(void) = {
-	hs_aead_chacha20poly1305_portable,
-	hs_aead_chacha20poly1305_avx2,
-	hs_aead_chacha20poly1305_avx512,
-	hs_aead_chacha20poly1305_avx512ifma,
+static const struct aead *(*const aead_getters[])(void) = {
+	aead_chacha20poly1305_portable,
+	aead_chacha20poly1305_avx2,
+	aead_chacha20poly1305_avx512,
+	aead_chacha20poly1305_avx512ifma,
 };
 #define N_AEAD (sizeof(aead_getters) / sizeof(aead_getters[0]))
 
@@ -149,8 +149,8 @@ static void check_block(const uint8_t key[32], const char *nonce_hex, uint32_t c
 
 	hex_to(nonce_hex, nonce, 12);
 	hex_to(want_hex, want, 64);
-	hs_chacha20_init(st, key, nonce, counter);
-	hs_chacha20_block(st, got);
+	chacha20_init(st, key, nonce, counter);
+	chacha20_block(st, got);
 	assert_memory_equal(got, want, 64);
 	/* the XOR of zeros is the keystream, on every backend */
 	for (size_t i = 0; i < N_XOR; i++) {
@@ -172,7 +172,7 @@ static void test_block_2_3_2(void **state)
 	key_seq(key, 0);
 	/* the state set-up printed in 2.3.2 */
 	hex_to("000000090000004a00000000", nonce, 12);
-	hs_chacha20_init(st, key, nonce, 1);
+	chacha20_init(st, key, nonce, 1);
 	assert_int_equal(st[0], 0x61707865);
 	assert_int_equal(st[4], 0x03020100);
 	assert_int_equal(st[11], 0x1f1e1d1c);
@@ -222,7 +222,7 @@ static void check_encrypt(const uint8_t key[32], const char *nonce_hex, uint32_t
 
 	assert_int_equal(ct_len, len);
 	hex_to(nonce_hex, nonce, 12);
-	hs_chacha20_init(st, key, nonce, counter);
+	chacha20_init(st, key, nonce, counter);
 	for (size_t i = 0; i < N_XOR; i++) {
 		if (!xor_usable(i))
 			continue;
@@ -290,25 +290,25 @@ static void test_encrypt_a2(void **state)
 static void check_poly(const char *key_hex, const uint8_t *m, size_t len, const char *tag_hex)
 {
 	uint8_t key[32], want[16], got[16];
-	struct hs_poly1305 st;
+	struct poly1305 st;
 
 	hex_to(key_hex, key, 32);
 	hex_to(tag_hex, want, 16);
-	hs_poly1305(key, m, len, got);
+	poly1305(key, m, len, got);
 	assert_memory_equal(got, want, 16);
 	for (size_t i = 0; i < N_MAC; i++) {
 		if (!mac_usable(i))
 			continue;
-		hs_poly1305_init_with(&st, key, mac_backends[i].fn);
-		hs_poly1305_update(&st, m, len);
-		hs_poly1305_final(&st, got);
+		poly1305_init_with(&st, key, mac_backends[i].fn);
+		poly1305_update(&st, m, len);
+		poly1305_final(&st, got);
 		assert_memory_equal(got, want, 16);
 	}
 	/* byte at a time through the streaming interface */
-	hs_poly1305_init(&st, key);
+	poly1305_init(&st, key);
 	for (size_t i = 0; i < len; i++)
-		hs_poly1305_update(&st, m + i, 1);
-	hs_poly1305_final(&st, got);
+		poly1305_update(&st, m + i, 1);
+	poly1305_final(&st, got);
 	assert_memory_equal(got, want, 16);
 }
 
@@ -385,7 +385,7 @@ static void test_poly1305_streaming(void **state)
 	(void)state;
 	struct test_rng rng;
 	uint8_t key[32], m[600], want[16], got[16];
-	struct hs_poly1305 st;
+	struct poly1305 st;
 
 	test_rng_init(&rng, 0x9017305);
 	for (int iter = 0; iter < 300; iter++) {
@@ -393,16 +393,16 @@ static void test_poly1305_streaming(void **state)
 
 		test_rng_bytes(&rng, key, sizeof(key));
 		test_rng_bytes(&rng, m, len);
-		hs_poly1305(key, m, len, want);
-		hs_poly1305_init(&st, key);
+		poly1305(key, m, len, want);
+		poly1305_init(&st, key);
 		while (off < len) {
 			size_t n = test_rng_below(&rng, 40);
 			if (n > len - off)
 				n = len - off;
-			hs_poly1305_update(&st, m + off, n);
+			poly1305_update(&st, m + off, n);
 			off += n;
 		}
-		hs_poly1305_final(&st, got);
+		poly1305_final(&st, got);
 		assert_memory_equal(got, want, 16);
 	}
 }
@@ -419,7 +419,7 @@ static void test_poly1305_backends_identical(void **state)
 	enum { MAX = 2100 };
 	struct test_rng rng;
 	uint8_t *m = malloc(MAX), key[32], want[16], got[16];
-	struct hs_poly1305 st;
+	struct poly1305 st;
 
 	assert_non_null(m);
 	test_rng_init(&rng, 0x9017);
@@ -433,25 +433,25 @@ static void test_poly1305_backends_identical(void **state)
 			test_rng_bytes(&rng, key, sizeof(key));
 			test_rng_bytes(&rng, m, len);
 		}
-		hs_poly1305(key, m, len, want);
+		poly1305(key, m, len, want);
 		for (size_t b = 1; b < N_MAC; b++) {
 			size_t off = 0;
 			if (!mac_usable(b))
 				continue;
-			hs_poly1305_init_with(&st, key, mac_backends[b].fn);
-			hs_poly1305_update(&st, m, len);
-			hs_poly1305_final(&st, got);
+			poly1305_init_with(&st, key, mac_backends[b].fn);
+			poly1305_update(&st, m, len);
+			poly1305_final(&st, got);
 			assert_memory_equal(got, want, 16);
 			/* in pieces: the powers are computed once, h crosses radices */
-			hs_poly1305_init_with(&st, key, mac_backends[b].fn);
+			poly1305_init_with(&st, key, mac_backends[b].fn);
 			while (off < len) {
 				size_t n = 1 + test_rng_below(&rng, 700);
 				if (n > len - off)
 					n = len - off;
-				hs_poly1305_update(&st, m + off, n);
+				poly1305_update(&st, m + off, n);
 				off += n;
 			}
-			hs_poly1305_final(&st, got);
+			poly1305_final(&st, got);
 			assert_memory_equal(got, want, 16);
 		}
 	}
@@ -467,8 +467,8 @@ static void check_keygen(const uint8_t key[32], const char *nonce_hex, const cha
 
 	hex_to(nonce_hex, nonce, 12);
 	hex_to(otk_hex, want, 32);
-	hs_chacha20_init(st, key, nonce, 0);
-	hs_chacha20_block(st, block);
+	chacha20_init(st, key, nonce, 0);
+	chacha20_block(st, block);
 	assert_memory_equal(block, want, 32);
 }
 
@@ -496,7 +496,7 @@ static void test_aead_2_8_2(void **state)
 {
 	(void)state;
 	uint8_t key[32], nonce[12], ad[12], want[114 + 16], out[114 + 16], back[114];
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 
 	key_seq(key, 0x80);
 	hex_to("070000004041424344454647", nonce, 12);
@@ -508,7 +508,7 @@ static void test_aead_2_8_2(void **state)
 	       "1ae10b594f09e26a7e902ecbd0600691",
 	       want, sizeof(want));
 	for (size_t i = 0; i < N_AEAD; i++) {
-		const struct hs_aead *a = aead_getters[i]();
+		const struct aead *a = aead_getters[i]();
 		if (a == NULL)
 			continue;
 		assert_int_equal(a->init(&ctx, key), 0);
@@ -524,7 +524,7 @@ static void test_aead_a5(void **state)
 {
 	(void)state;
 	uint8_t key[32], nonce[12], ad[12], in[265 + 16], want[265], out[265];
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 
 	hex_to(KEY_1C92, key, 32);
 	hex_to("000000000102030405060708", nonce, 12);
@@ -551,7 +551,7 @@ static void test_aead_a5(void **state)
 	       "726573732e2fe2809d",
 	       want, sizeof(want));
 	for (size_t i = 0; i < N_AEAD; i++) {
-		const struct hs_aead *a = aead_getters[i]();
+		const struct aead *a = aead_getters[i]();
 		uint8_t copy[sizeof(in)];
 		if (a == NULL)
 			continue;
@@ -569,7 +569,7 @@ static void test_aead_a5(void **state)
 /* ---- tampering ---- */
 
 /* open must fail with HS_ERR_BAD_TAG and leave only zeros in out. */
-static void expect_bad(const struct hs_aead *a, const void *ctx, const uint8_t *nonce,
+static void expect_bad(const struct aead *a, const void *ctx, const uint8_t *nonce,
 		       const uint8_t *ad, size_t ad_len, const uint8_t *in, size_t len)
 {
 	uint8_t out[256];
@@ -581,11 +581,11 @@ static void expect_bad(const struct hs_aead *a, const void *ctx, const uint8_t *
 		assert_true(all_zero(out, len - 16));
 }
 
-static void tamper_one(const struct hs_aead *a, struct test_rng *rng, size_t ad_len,
+static void tamper_one(const struct aead *a, struct test_rng *rng, size_t ad_len,
 		       size_t pt_len)
 {
 	uint8_t key[32], nonce[12], ad[64], pt[160], ct[160 + 16], buf[160 + 16];
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	size_t ct_len = pt_len + 16;
 
 	test_rng_bytes(rng, key, sizeof(key));
@@ -639,7 +639,7 @@ static void test_tamper(void **state)
 
 	test_rng_init(&rng, 0x7a3e);
 	for (size_t i = 0; i < N_AEAD; i++) {
-		const struct hs_aead *a = aead_getters[i]();
+		const struct aead *a = aead_getters[i]();
 		if (a == NULL)
 			continue;
 		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
@@ -652,10 +652,10 @@ static void test_open_short(void **state)
 {
 	(void)state;
 	uint8_t key[32] = { 1 }, nonce[12] = { 2 }, in[16] = { 0 }, out[16];
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 
 	for (size_t i = 0; i < N_AEAD; i++) {
-		const struct hs_aead *a = aead_getters[i]();
+		const struct aead *a = aead_getters[i]();
 		if (a == NULL)
 			continue;
 		assert_int_equal(a->init(&ctx, key), 0);
@@ -688,8 +688,8 @@ static void test_xor_backends_identical(void **state)
 		test_rng_bytes(&rng, key, sizeof(key));
 		test_rng_bytes(&rng, nonce, sizeof(nonce));
 		test_rng_bytes(&rng, in, len);
-		hs_chacha20_init(st, key, nonce, ctr);
-		hs_chacha20_xor_portable(st, in, len, want, mask);
+		chacha20_init(st, key, nonce, ctr);
+		chacha20_xor_portable(st, in, len, want, mask);
 		if (mask == 0)
 			assert_true(all_zero(want, len));
 		for (size_t b = 1; b < N_XOR; b++) {
@@ -718,8 +718,8 @@ static void test_aead_backends_identical(void **state)
 	struct test_rng rng;
 	uint8_t *pt = malloc(MAX), *want = malloc(MAX + 16), *got = malloc(MAX + 16);
 	uint8_t key[32], nonce[12], ad[40];
-	struct hs_aead_ctx ctx;
-	const struct hs_aead *ref = hs_aead_chacha20poly1305_portable();
+	struct aead_ctx ctx;
+	const struct aead *ref = aead_chacha20poly1305_portable();
 
 	assert_true(pt && want && got);
 	test_rng_init(&rng, 0xae4d);
@@ -733,7 +733,7 @@ static void test_aead_backends_identical(void **state)
 		assert_int_equal(ref->init(&ctx, key), 0);
 		ref->seal(&ctx, nonce, ad, ad_len, pt, len, want);
 		for (size_t i = 1; i < N_AEAD; i++) {
-			const struct hs_aead *a = aead_getters[i]();
+			const struct aead *a = aead_getters[i]();
 			if (a == NULL)
 				continue;
 			a->seal(&ctx, nonce, ad, ad_len, pt, len, got);
@@ -754,11 +754,11 @@ static void test_table(void **state)
 {
 	(void)state;
 	uint8_t key[32], nonce[12] = { 0 }, pt[33], ct1[33 + 16], ct2[33 + 16];
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 
 	print_backends();
 	for (size_t i = 0; i < N_AEAD; i++) {
-		const struct hs_aead *a = aead_getters[i]();
+		const struct aead *a = aead_getters[i]();
 		if (a == NULL)
 			continue;
 		assert_int_equal(a->key_len, 32);
@@ -788,23 +788,23 @@ static void test_table(void **state)
 static void test_dispatch(void **state)
 {
 	(void)state;
-	const struct hs_aead *best = hs_aead_chacha20poly1305();
+	const struct aead *best = aead_chacha20poly1305();
 
 	assert_non_null(best);
-	if (hs_aead_chacha20poly1305_avx512() != NULL)
-		assert_ptr_equal(best, hs_aead_chacha20poly1305_avx512());
-	else if (hs_aead_chacha20poly1305_avx2() != NULL)
-		assert_ptr_equal(best, hs_aead_chacha20poly1305_avx2());
+	if (aead_chacha20poly1305_avx512() != NULL)
+		assert_ptr_equal(best, aead_chacha20poly1305_avx512());
+	else if (aead_chacha20poly1305_avx2() != NULL)
+		assert_ptr_equal(best, aead_chacha20poly1305_avx2());
 	else
-		assert_ptr_equal(best, hs_aead_chacha20poly1305_portable());
+		assert_ptr_equal(best, aead_chacha20poly1305_portable());
 	printf("# best: %s\n", best->name);
 
-	hs_cpu_force_portable(1);
-	assert_ptr_equal(hs_aead_chacha20poly1305(), hs_aead_chacha20poly1305_portable());
-	assert_null(hs_aead_chacha20poly1305_avx2());
-	assert_null(hs_aead_chacha20poly1305_avx512());
-	assert_null(hs_aead_chacha20poly1305_avx512ifma());
-	hs_cpu_force_portable(0);
+	cpu_force_portable(1);
+	assert_ptr_equal(aead_chacha20poly1305(), aead_chacha20poly1305_portable());
+	assert_null(aead_chacha20poly1305_avx2());
+	assert_null(aead_chacha20poly1305_avx512());
+	assert_null(aead_chacha20poly1305_avx512ifma());
+	cpu_force_portable(0);
 }
 
 int main(void)

@@ -5,7 +5,7 @@
  * key fails. Also proves the strict checks of 5.1.7 (S >= L, non-canonical
  * or off-curve A, x = 0 with sign 1, non-canonical R), the precomputed base
  * point tables (every entry, against the table-free variable-base code),
- * the scalar arithmetic mod L on edge values, and the hs_sig_ed25519 table.
+ * the scalar arithmetic mod L on edge values, and the sig_ed25519 table.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -109,11 +109,11 @@ static void test_rfc8032_vectors(void **state)
 
 		decode_vector(&rfc8032[i], &d);
 		print_message("%s (%zu-byte message)\n", rfc8032[i].name, d.msg_len);
-		assert_int_equal(hs_ed25519_public(pub, d.seed), 0);
+		assert_int_equal(ed25519_public(pub, d.seed), 0);
 		assert_memory_equal(pub, d.pub, 32);
-		assert_int_equal(hs_ed25519_sign(sig, d.seed, d.pub, d.msg, d.msg_len), 0);
+		assert_int_equal(ed25519_sign(sig, d.seed, d.pub, d.msg, d.msg_len), 0);
 		assert_memory_equal(sig, d.sig, 64);
-		assert_int_equal(hs_ed25519_verify(d.pub, d.msg, d.msg_len, d.sig), 0);
+		assert_int_equal(ed25519_verify(d.pub, d.msg, d.msg_len, d.sig), 0);
 		free(d.msg);
 	}
 }
@@ -126,9 +126,9 @@ static void test_null_empty_message(void **state)
 	uint8_t sig[64];
 
 	decode_vector(&rfc8032[0], &d);
-	assert_int_equal(hs_ed25519_sign(sig, d.seed, d.pub, NULL, 0), 0);
+	assert_int_equal(ed25519_sign(sig, d.seed, d.pub, NULL, 0), 0);
 	assert_memory_equal(sig, d.sig, 64);
-	assert_int_equal(hs_ed25519_verify(d.pub, NULL, 0, sig), 0);
+	assert_int_equal(ed25519_verify(d.pub, NULL, 0, sig), 0);
 	free(d.msg);
 }
 
@@ -144,26 +144,26 @@ static void test_rfc8032_tampered(void **state)
 		for (int bit = 0; bit < 512; bit++) {
 			memcpy(bad, d.sig, 64);
 			bad[bit / 8] ^= (uint8_t)(1 << (bit % 8));
-			assert_int_not_equal(hs_ed25519_verify(d.pub, d.msg, d.msg_len, bad), 0);
+			assert_int_not_equal(ed25519_verify(d.pub, d.msg, d.msg_len, bad), 0);
 		}
 		if (d.msg_len > 0) {
 			d.msg[d.msg_len / 2] ^= 0x10;
-			assert_int_equal(hs_ed25519_verify(d.pub, d.msg, d.msg_len, d.sig),
+			assert_int_equal(ed25519_verify(d.pub, d.msg, d.msg_len, d.sig),
 					 HS_ERR_BAD_SIG);
 			d.msg[d.msg_len / 2] ^= 0x10;
-			assert_int_equal(hs_ed25519_verify(d.pub, d.msg, d.msg_len - 1, d.sig),
+			assert_int_equal(ed25519_verify(d.pub, d.msg, d.msg_len - 1, d.sig),
 					 HS_ERR_BAD_SIG);
 		} else {
-			assert_int_equal(hs_ed25519_verify(d.pub, "x", 1, d.sig), HS_ERR_BAD_SIG);
+			assert_int_equal(ed25519_verify(d.pub, "x", 1, d.sig), HS_ERR_BAD_SIG);
 		}
 		for (int bit = 0; bit < 256; bit += 7) {
 			memcpy(pub, d.pub, 32);
 			pub[bit / 8] ^= (uint8_t)(1 << (bit % 8));
-			assert_int_not_equal(hs_ed25519_verify(pub, d.msg, d.msg_len, d.sig), 0);
+			assert_int_not_equal(ed25519_verify(pub, d.msg, d.msg_len, d.sig), 0);
 		}
 		/* another vector's key */
 		assert_int_equal(hex_decode_to(rfc8032[(i + 1) % N_RFC].pub, pub, 32), 0);
-		assert_int_equal(hs_ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_SIG);
+		assert_int_equal(ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_SIG);
 		free(d.msg);
 	}
 }
@@ -188,7 +188,7 @@ static void test_verify_strict(void **state)
 	/* S = L, and S + L (the same S mod L): out of range */
 	memcpy(sig, d.sig, 32);
 	unhex(L_HEX, sig + 32, 32);
-	assert_int_equal(hs_ed25519_verify(d.pub, d.msg, d.msg_len, sig), HS_ERR_BAD_SIG);
+	assert_int_equal(ed25519_verify(d.pub, d.msg, d.msg_len, sig), HS_ERR_BAD_SIG);
 	uint8_t l[32];
 	unhex(L_HEX, l, 32);
 	memcpy(sig, d.sig, 64);
@@ -198,31 +198,31 @@ static void test_verify_strict(void **state)
 		carry >>= 8;
 	}
 	assert_int_equal(carry, 0);
-	assert_int_equal(hs_ed25519_verify(d.pub, d.msg, d.msg_len, sig), HS_ERR_BAD_SIG);
+	assert_int_equal(ed25519_verify(d.pub, d.msg, d.msg_len, sig), HS_ERR_BAD_SIG);
 
 	/* A with y = p (non-canonical 0) and y = p + 1 (non-canonical identity) */
 	unhex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", pub, 32);
-	assert_int_equal(hs_ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
+	assert_int_equal(ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
 	unhex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", pub, 32);
-	assert_int_equal(hs_ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
+	assert_int_equal(ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
 	/* A = identity with the sign bit set: x = 0, x_0 = 1 */
 	unhex("0100000000000000000000000000000000000000000000000000000000000080", pub, 32);
-	assert_int_equal(hs_ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
+	assert_int_equal(ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
 	/* y = 2: (y^2 - 1)/(d y^2 + 1) is not a square, no point */
 	unhex("0200000000000000000000000000000000000000000000000000000000000000", pub, 32);
-	assert_int_equal(hs_ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
+	assert_int_equal(ed25519_verify(pub, d.msg, d.msg_len, d.sig), HS_ERR_BAD_ENCODING);
 
 	/* A = R = identity, S = 0: 0 B = R + k A holds, cofactorless, valid */
 	unhex(ident, pub, 32);
 	memset(sig, 0, 64);
 	unhex(ident, sig, 32);
-	assert_int_equal(hs_ed25519_verify(pub, "edge", 4, sig), 0);
+	assert_int_equal(ed25519_verify(pub, "edge", 4, sig), 0);
 	/* the same R written non-canonically (y = p + 1): must be refused */
 	unhex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", sig, 32);
-	assert_int_equal(hs_ed25519_verify(pub, "edge", 4, sig), HS_ERR_BAD_SIG);
+	assert_int_equal(ed25519_verify(pub, "edge", 4, sig), HS_ERR_BAD_SIG);
 	/* R = identity with the sign bit set */
 	unhex("0100000000000000000000000000000000000000000000000000000000000080", sig, 32);
-	assert_int_equal(hs_ed25519_verify(pub, "edge", 4, sig), HS_ERR_BAD_SIG);
+	assert_int_equal(ed25519_verify(pub, "edge", 4, sig), HS_ERR_BAD_SIG);
 	free(d.msg);
 }
 
@@ -231,15 +231,15 @@ static void check_base_mult(const uint8_t s[32])
 {
 	static const uint8_t zero[32];
 	uint8_t b_enc[32], e1[32], e2[32];
-	struct hs_ge_ext b, p;
-	struct hs_ge_proj q;
+	struct ge_ext b, p;
+	struct ge_proj q;
 
 	unhex("5866666666666666666666666666666666666666666666666666666666666666", b_enc, 32);
-	assert_int_equal(hs_ge_frombytes(&b, b_enc), 0);
-	hs_ge_scalarmult_base(&p, s);
-	hs_ge_tobytes(e1, &p);
-	hs_ge_double_scalarmult_vartime(&q, s, &b, zero); /* uses no table */
-	hs_ge_proj_tobytes(e2, &q);
+	assert_int_equal(ge_frombytes(&b, b_enc), 0);
+	ge_scalarmult_base(&p, s);
+	ge_tobytes(e1, &p);
+	ge_double_scalarmult_vartime(&q, s, &b, zero); /* uses no table */
+	ge_proj_tobytes(e2, &q);
 	assert_memory_equal(e1, e2, 32);
 }
 
@@ -253,8 +253,8 @@ static void test_base_tables(void **state)
 	(void)state;
 	static const uint8_t zero[32];
 	uint8_t s[32], b_enc[32], e1[32], e2[32];
-	struct hs_ge_ext b;
-	struct hs_ge_proj q;
+	struct ge_ext b;
+	struct ge_proj q;
 	struct test_rng rng;
 
 	for (int j = 0; j < 32; j++) {
@@ -270,25 +270,25 @@ static void test_base_tables(void **state)
 		}
 	}
 	unhex("5866666666666666666666666666666666666666666666666666666666666666", b_enc, 32);
-	assert_int_equal(hs_ge_frombytes(&b, b_enc), 0);
+	assert_int_equal(ge_frombytes(&b, b_enc), 0);
 	for (int k = 0; k < 32; k++) {
 		memset(s, 0, 32);
 		s[0] = (uint8_t)(2 * k + 1);
-		hs_ge_double_scalarmult_vartime(&q, zero, &b, s); /* ge_base_odd */
-		hs_ge_proj_tobytes(e1, &q);
-		hs_ge_double_scalarmult_vartime(&q, s, &b, zero); /* runtime multiples */
-		hs_ge_proj_tobytes(e2, &q);
+		ge_double_scalarmult_vartime(&q, zero, &b, s); /* ge_base_odd */
+		ge_proj_tobytes(e1, &q);
+		ge_double_scalarmult_vartime(&q, s, &b, zero); /* runtime multiples */
+		ge_proj_tobytes(e2, &q);
 		assert_memory_equal(e1, e2, 32);
 	}
 	/* 1 B encodes as B, 0 B as the identity */
 	memset(s, 0, 32);
 	s[0] = 1;
-	hs_ge_scalarmult_base(&b, s);
-	hs_ge_tobytes(e1, &b);
+	ge_scalarmult_base(&b, s);
+	ge_tobytes(e1, &b);
 	assert_memory_equal(e1, b_enc, 32);
 	s[0] = 0;
-	hs_ge_scalarmult_base(&b, s);
-	hs_ge_tobytes(e1, &b);
+	ge_scalarmult_base(&b, s);
+	ge_tobytes(e1, &b);
 	unhex("0100000000000000000000000000000000000000000000000000000000000000", e2, 32);
 	assert_memory_equal(e1, e2, 32);
 	/* random scalars below 2^255, and all-ones digits */
@@ -312,7 +312,7 @@ static void check_reduce(const char *in_hex, const char *want_hex)
 
 	unhex(in_hex, in, 64);
 	unhex(want_hex, want, 32);
-	hs_sc_reduce64(out, in);
+	sc_reduce64(out, in);
 	assert_memory_equal(out, want, 32);
 }
 
@@ -338,41 +338,41 @@ static void test_scalars(void **state)
 		     LM1_HEX);
 	/* (2^256 - 1)^2 + 2^256 - 1 */
 	memset(a, 0xff, 32);
-	hs_sc_muladd(out, a, a, a);
+	sc_muladd(out, a, a, a);
 	unhex("d14df91389432c25ad60ff9791b9fd1d67bef517d273ecce3d9a307c1b419903", want, 32);
 	assert_memory_equal(out, want, 32);
 	/* 0 * x + (L - 1) = L - 1; 1 * (L - 1) + 1 = 0 */
 	memset(a, 0, 32);
 	unhex(LM1_HEX, s, 32);
-	hs_sc_muladd(out, a, s, s);
+	sc_muladd(out, a, s, s);
 	assert_memory_equal(out, s, 32);
 	a[0] = 1;
-	hs_sc_muladd(out, a, s, a);
+	sc_muladd(out, a, s, a);
 	memset(want, 0, 32);
 	assert_memory_equal(out, want, 32);
 
 	unhex(LM1_HEX, s, 32);
-	assert_true(hs_sc_is_canonical(s));
+	assert_true(sc_is_canonical(s));
 	unhex(L_HEX, s, 32);
-	assert_false(hs_sc_is_canonical(s));
+	assert_false(sc_is_canonical(s));
 	s[0]++;
-	assert_false(hs_sc_is_canonical(s));
+	assert_false(sc_is_canonical(s));
 	memset(s, 0, 32);
-	assert_true(hs_sc_is_canonical(s));
+	assert_true(sc_is_canonical(s));
 	s[31] = 0x10; /* 2^252 < L */
-	assert_true(hs_sc_is_canonical(s));
+	assert_true(sc_is_canonical(s));
 	s[31] = 0x11;
-	assert_false(hs_sc_is_canonical(s));
+	assert_false(sc_is_canonical(s));
 	s[31] = 0x0f;
 	memset(s, 0xff, 31);
-	assert_true(hs_sc_is_canonical(s));
+	assert_true(sc_is_canonical(s));
 }
 
 /* The signature table: sizes, capacity, lengths; keygen round trip. */
 static void test_sig_table(void **state)
 {
 	(void)state;
-	const struct hs_sig *sg = &hs_sig_ed25519;
+	const struct sig *sg = &sig_ed25519;
 	uint8_t seed[32], pub[32], pub2[32], sig[72];
 	size_t len;
 	static const uint8_t msg[] = "table";
@@ -381,8 +381,8 @@ static void test_sig_table(void **state)
 	assert_int_equal(sg->priv_len, 32);
 	assert_int_equal(sg->pub_len, 32);
 	assert_int_equal(sg->max_sig_len, 64);
-	assert_int_equal(hs_ed25519_keygen(seed, pub), 0);
-	assert_int_equal(hs_ed25519_public(pub2, seed), 0);
+	assert_int_equal(ed25519_keygen(seed, pub), 0);
+	assert_int_equal(ed25519_public(pub2, seed), 0);
 	assert_memory_equal(pub, pub2, 32);
 
 	len = 63;
@@ -397,7 +397,7 @@ static void test_sig_table(void **state)
 	assert_int_equal(sg->verify(pub, 32, msg, sizeof(msg), sig, 65), HS_ERR_BAD_SIG);
 	assert_int_equal(sg->verify(pub, 32, msg, sizeof(msg) - 1, sig, 64), HS_ERR_BAD_SIG);
 	/* a signature by another key does not verify under this one */
-	assert_int_equal(hs_ed25519_keygen(seed, pub2), 0);
+	assert_int_equal(ed25519_keygen(seed, pub2), 0);
 	len = 64;
 	assert_int_equal(sg->sign(sig, &len, seed, pub2, msg, sizeof(msg)), 0);
 	assert_int_equal(sg->verify(pub, 32, msg, sizeof(msg), sig, 64), HS_ERR_BAD_SIG);
@@ -421,13 +421,13 @@ static void test_backend_matches_portable(void **state)
 		test_rng_bytes(&rng, msg, sizeof(msg));
 		if (i < 2)
 			memset(seed, i ? 0xff : 0, 32);
-		hs_cpu_force_portable(0);
-		assert_int_equal(hs_ed25519_public(pub1, seed), 0);
-		assert_int_equal(hs_ed25519_sign(sig1, seed, pub1, msg, (size_t)i % 65), 0);
-		hs_cpu_force_portable(1);
-		assert_int_equal(hs_ed25519_public(pub2, seed), 0);
-		assert_int_equal(hs_ed25519_sign(sig2, seed, pub2, msg, (size_t)i % 65), 0);
-		hs_cpu_force_portable(0);
+		cpu_force_portable(0);
+		assert_int_equal(ed25519_public(pub1, seed), 0);
+		assert_int_equal(ed25519_sign(sig1, seed, pub1, msg, (size_t)i % 65), 0);
+		cpu_force_portable(1);
+		assert_int_equal(ed25519_public(pub2, seed), 0);
+		assert_int_equal(ed25519_sign(sig2, seed, pub2, msg, (size_t)i % 65), 0);
+		cpu_force_portable(0);
 		assert_memory_equal(pub1, pub2, 32);
 		assert_memory_equal(sig1, sig2, 64);
 	}

@@ -41,12 +41,12 @@ static void check_hex(const uint8_t *got, const char *hex, size_t n)
 }
 
 /* Every SHA-256 table this CPU offers: portable first, then the best. */
-static int sha256_tables(const struct hs_hash *t[2])
+static int sha256_tables(const struct hash *t[2])
 {
-	hs_cpu_force_portable(1);
-	t[0] = hs_hash_sha256();
-	hs_cpu_force_portable(0);
-	t[1] = hs_hash_sha256();
+	cpu_force_portable(1);
+	t[0] = hash_sha256();
+	cpu_force_portable(0);
+	t[1] = hash_sha256();
 	return t[1] == t[0] ? 1 : 2;
 }
 
@@ -109,11 +109,11 @@ static const struct hmac_case RFC4231[] = {
 };
 
 /* One-shot and byte-at-a-time streaming HMAC of case c under table h. */
-static void check_hmac_case(const struct hmac_case *c, const struct hs_hash *h, int which)
+static void check_hmac_case(const struct hmac_case *c, const struct hash *h, int which)
 {
 	uint8_t key[131], data[200], out[HS_HASH_MAX_LEN];
 	size_t data_len, n = c->trunc ? c->trunc : h->digest_len;
-	struct hs_hmac m;
+	struct hmac m;
 
 	if (c->key_hex)
 		assert_int_equal(hex_decode_to(c->key_hex, key, c->key_len), 0);
@@ -126,42 +126,42 @@ static void check_hmac_case(const struct hmac_case *c, const struct hs_hash *h, 
 		data_len = strlen(c->data);
 		memcpy(data, c->data, data_len);
 	}
-	hs_hmac(h, key, c->key_len, data, data_len, out);
+	hmac(h, key, c->key_len, data, data_len, out);
 	check_hex(out, c->mac[which], n);
 
 	memset(out, 0, sizeof(out));
-	hs_hmac_init(&m, h, key, c->key_len);
+	hmac_init(&m, h, key, c->key_len);
 	for (size_t i = 0; i < data_len; i++)
-		hs_hmac_update(&m, data + i, 1);
-	hs_hmac_final(&m, out);
+		hmac_update(&m, data + i, 1);
+	hmac_final(&m, out);
 	check_hex(out, c->mac[which], n);
 }
 
 static void test_rfc4231(void **state)
 {
 	(void)state;
-	const struct hs_hash *t[2];
+	const struct hash *t[2];
 	int nt = sha256_tables(t);
 
 	for (size_t i = 0; i < sizeof(RFC4231) / sizeof(RFC4231[0]); i++) {
 		for (int b = 0; b < nt; b++)
 			check_hmac_case(&RFC4231[i], t[b], 0);
-		check_hmac_case(&RFC4231[i], hs_hash_sha384(), 1);
-		check_hmac_case(&RFC4231[i], hs_hash_sha512(), 2);
+		check_hmac_case(&RFC4231[i], hash_sha384(), 1);
+		check_hmac_case(&RFC4231[i], hash_sha512(), 2);
 	}
 }
 
-/* hs_hmac_final wipes the whole context. */
+/* hmac_final wipes the whole context. */
 static void test_hmac_final_wipes(void **state)
 {
 	(void)state;
-	static const uint8_t zero[sizeof(struct hs_hmac)];
-	struct hs_hmac m;
+	static const uint8_t zero[sizeof(struct hmac)];
+	struct hmac m;
 	uint8_t out[HS_HASH_MAX_LEN];
 
-	hs_hmac_init(&m, hs_hash_sha384(), "key", 3);
-	hs_hmac_update(&m, "msg", 3);
-	hs_hmac_final(&m, out);
+	hmac_init(&m, hash_sha384(), "key", 3);
+	hmac_update(&m, "msg", 3);
+	hmac_final(&m, out);
 	assert_memory_equal(&m, zero, sizeof(m));
 }
 
@@ -199,24 +199,24 @@ static const struct hkdf_case RFC5869[] = {
 	  "9d201395faa4b61a96c8" },
 };
 
-static void check_hkdf_case(const struct hkdf_case *c, const struct hs_hash *h)
+static void check_hkdf_case(const struct hkdf_case *c, const struct hash *h)
 {
 	size_t ikm_len, salt_len, info_len;
 	uint8_t *ikm = unhex(c->ikm, &ikm_len), *salt = unhex(c->salt, &salt_len);
 	uint8_t *info = unhex(c->info, &info_len);
 	uint8_t prk[32], okm[82];
 
-	hs_hkdf_extract(h, salt, salt_len, ikm, ikm_len, prk);
+	hkdf_extract(h, salt, salt_len, ikm, ikm_len, prk);
 	check_hex(prk, c->prk, 32);
 	if (salt_len == 0) { /* "not provided": NULL works as well */
 		memset(prk, 0, sizeof(prk));
-		hs_hkdf_extract(h, NULL, 0, ikm, ikm_len, prk);
+		hkdf_extract(h, NULL, 0, ikm, ikm_len, prk);
 		check_hex(prk, c->prk, 32);
 	}
-	assert_int_equal(hs_hkdf_expand(h, prk, 32, info, info_len, okm, c->len), 0);
+	assert_int_equal(hkdf_expand(h, prk, 32, info, info_len, okm, c->len), 0);
 	check_hex(okm, c->okm, c->len);
 	/* in place: the PRK buffer may receive the output */
-	assert_int_equal(hs_hkdf_expand(h, prk, 32, info, info_len, prk, 32), 0);
+	assert_int_equal(hkdf_expand(h, prk, 32, info, info_len, prk, 32), 0);
 	assert_memory_equal(prk, okm, 32);
 	free(ikm);
 	free(salt);
@@ -226,7 +226,7 @@ static void check_hkdf_case(const struct hkdf_case *c, const struct hs_hash *h)
 static void test_rfc5869(void **state)
 {
 	(void)state;
-	const struct hs_hash *t[2];
+	const struct hash *t[2];
 	int nt = sha256_tables(t);
 
 	for (size_t i = 0; i < sizeof(RFC5869) / sizeof(RFC5869[0]); i++)
@@ -239,27 +239,27 @@ static void test_rfc5869(void **state)
 static void test_hkdf_too_long(void **state)
 {
 	(void)state;
-	const struct hs_hash *hs[3] = { hs_hash_sha256(), hs_hash_sha384(), hs_hash_sha512() };
+	const struct hash *hs[3] = { hash_sha256(), hash_sha384(), hash_sha512() };
 	uint8_t prk[64], short_out[100];
 	uint8_t *out = malloc(255 * 64 + 1);
 
 	assert_non_null(out);
 	memset(prk, 0x42, sizeof(prk));
 	for (int i = 0; i < 3; i++) {
-		const struct hs_hash *h = hs[i];
+		const struct hash *h = hs[i];
 		size_t max = 255 * h->digest_len;
 
-		assert_int_equal(hs_hkdf_expand(h, prk, h->digest_len, "i", 1, out, max + 1),
+		assert_int_equal(hkdf_expand(h, prk, h->digest_len, "i", 1, out, max + 1),
 				 HS_ERR_TOO_LONG);
-		assert_int_equal(hs_hkdf_expand(h, prk, h->digest_len, "i", 1, out, SIZE_MAX),
+		assert_int_equal(hkdf_expand(h, prk, h->digest_len, "i", 1, out, SIZE_MAX),
 				 HS_ERR_TOO_LONG);
-		assert_int_equal(hs_hkdf_expand_label(h, prk, "key", NULL, 0, out, max + 1),
+		assert_int_equal(hkdf_expand_label(h, prk, "key", NULL, 0, out, max + 1),
 				 HS_ERR_TOO_LONG);
-		assert_int_equal(hs_hkdf_expand(h, prk, h->digest_len, "i", 1, out, max), 0);
-		assert_int_equal(hs_hkdf_expand(h, prk, h->digest_len, "i", 1, short_out,
+		assert_int_equal(hkdf_expand(h, prk, h->digest_len, "i", 1, out, max), 0);
+		assert_int_equal(hkdf_expand(h, prk, h->digest_len, "i", 1, short_out,
 						sizeof(short_out)), 0);
 		assert_memory_equal(out, short_out, sizeof(short_out));
-		assert_int_equal(hs_hkdf_expand(h, prk, h->digest_len, "i", 1, out, 0), 0);
+		assert_int_equal(hkdf_expand(h, prk, h->digest_len, "i", 1, out, 0), 0);
 	}
 	free(out);
 }
@@ -268,17 +268,17 @@ static void test_hkdf_too_long(void **state)
 static void test_expand_label_limits(void **state)
 {
 	(void)state;
-	const struct hs_hash *h = hs_hash_sha256();
+	const struct hash *h = hash_sha256();
 	char label[251];
 	uint8_t secret[32] = { 1 }, ctx[256] = { 0 }, out[32];
 
 	memset(label, 'x', sizeof(label) - 1);
 	label[sizeof(label) - 1] = '\0'; /* 250 + 6 = 256: one too many */
-	assert_int_equal(hs_hkdf_expand_label(h, secret, label, NULL, 0, out, 32), HS_ERR_ARG);
+	assert_int_equal(hkdf_expand_label(h, secret, label, NULL, 0, out, 32), HS_ERR_ARG);
 	label[249] = '\0'; /* 249 + 6 = 255 */
-	assert_int_equal(hs_hkdf_expand_label(h, secret, label, NULL, 0, out, 32), 0);
-	assert_int_equal(hs_hkdf_expand_label(h, secret, "l", ctx, 256, out, 32), HS_ERR_ARG);
-	assert_int_equal(hs_hkdf_expand_label(h, secret, "l", ctx, 255, out, 32), 0);
+	assert_int_equal(hkdf_expand_label(h, secret, label, NULL, 0, out, 32), 0);
+	assert_int_equal(hkdf_expand_label(h, secret, "l", ctx, 256, out, 32), HS_ERR_ARG);
+	assert_int_equal(hkdf_expand_label(h, secret, "l", ctx, 255, out, 32), 0);
 }
 
 /* ---- RFC 8448 section 3 ------------------------------------------------ */
@@ -361,7 +361,7 @@ static const struct {
 };
 
 /* Feed one printed message into the transcript. */
-static void transcript_add(const struct hs_hash *h, union hs_hash_ctx *c, const char *hex)
+static void transcript_add(const struct hash *h, union hash_ctx *c, const char *hex)
 {
 	size_t n;
 	uint8_t *m = unhex(hex, &n);
@@ -371,75 +371,75 @@ static void transcript_add(const struct hs_hash *h, union hs_hash_ctx *c, const 
 }
 
 /* The transcript hash so far, leaving the running context usable. */
-static void transcript_peek(const struct hs_hash *h, const union hs_hash_ctx *c, uint8_t *out)
+static void transcript_peek(const struct hash *h, const union hash_ctx *c, uint8_t *out)
 {
-	union hs_hash_ctx copy = *c;
+	union hash_ctx copy = *c;
 
 	h->final(&copy, out);
 }
 
-static void check_derive(const struct hs_hash *h, const char *secret_hex, const char *label,
+static void check_derive(const struct hash *h, const char *secret_hex, const char *label,
 			 const uint8_t *th, const char *want)
 {
 	uint8_t secret[32], out[32];
 
 	assert_int_equal(hex_decode_to(secret_hex, secret, 32), 0);
-	assert_int_equal(hs_derive_secret(h, secret, label, th, out), 0);
+	assert_int_equal(derive_secret(h, secret, label, th, out), 0);
 	check_hex(out, want, 32);
 }
 
 /* The handshake secrets: early, derived, handshake, c/s hs traffic. */
-static void rfc8448_handshake_part(const struct hs_hash *h, const uint8_t th_hello[32])
+static void rfc8448_handshake_part(const struct hash *h, const uint8_t th_hello[32])
 {
 	uint8_t zeros[32] = { 0 }, empty_hash[32], secret[32], shared[32], out[32];
 
-	hs_hash_digest(h, "", 0, empty_hash);
-	hs_hkdf_extract(h, zeros, 32, zeros, 32, secret); /* no PSK: salt 0, IKM 0^32 */
+	hash_digest(h, "", 0, empty_hash);
+	hkdf_extract(h, zeros, 32, zeros, 32, secret); /* no PSK: salt 0, IKM 0^32 */
 	check_hex(secret, EARLY, 32);
-	hs_hkdf_extract(h, NULL, 0, zeros, 32, secret); /* a missing salt is the same */
+	hkdf_extract(h, NULL, 0, zeros, 32, secret); /* a missing salt is the same */
 	check_hex(secret, EARLY, 32);
-	assert_int_equal(hs_derive_secret(h, secret, "derived", empty_hash, out), 0);
+	assert_int_equal(derive_secret(h, secret, "derived", empty_hash, out), 0);
 	check_hex(out, DERIVED_HS, 32);
 	assert_int_equal(hex_decode_to(SHARED, shared, 32), 0);
-	hs_hkdf_extract(h, out, 32, shared, 32, secret);
+	hkdf_extract(h, out, 32, shared, 32, secret);
 	check_hex(secret, HS_SECRET, 32);
 	check_derive(h, HS_SECRET, "c hs traffic", th_hello, C_HS);
 	check_derive(h, HS_SECRET, "s hs traffic", th_hello, S_HS);
 	check_derive(h, HS_SECRET, "derived", empty_hash, DERIVED_MS);
 	assert_int_equal(hex_decode_to(DERIVED_MS, secret, 32), 0);
-	hs_hkdf_extract(h, secret, 32, zeros, 32, out);
+	hkdf_extract(h, secret, 32, zeros, 32, out);
 	check_hex(out, MASTER, 32);
 }
 
 /* finished_key = HKDF-Expand-Label(secret, "finished", "", 32) and
  * verify_data = HMAC(finished_key, transcript hash). */
-static void finished(const struct hs_hash *h, const char *secret_hex, const char *key_hex,
+static void finished(const struct hash *h, const char *secret_hex, const char *key_hex,
 		     const uint8_t *th, uint8_t verify_data[32])
 {
 	uint8_t secret[32], fkey[32];
 
 	assert_int_equal(hex_decode_to(secret_hex, secret, 32), 0);
-	assert_int_equal(hs_hkdf_expand_label(h, secret, "finished", NULL, 0, fkey, 32), 0);
+	assert_int_equal(hkdf_expand_label(h, secret, "finished", NULL, 0, fkey, 32), 0);
 	check_hex(fkey, key_hex, 32);
-	hs_hmac(h, fkey, 32, th, 32, verify_data);
+	hmac(h, fkey, 32, th, 32, verify_data);
 }
 
-static void rfc8448_traffic_keys(const struct hs_hash *h)
+static void rfc8448_traffic_keys(const struct hash *h)
 {
 	for (size_t i = 0; i < sizeof(TRAFFIC_KEYS) / sizeof(TRAFFIC_KEYS[0]); i++) {
 		uint8_t secret[32], key[16], iv[12];
 
 		assert_int_equal(hex_decode_to(TRAFFIC_KEYS[i].secret, secret, 32), 0);
-		assert_int_equal(hs_hkdf_expand_label(h, secret, "key", NULL, 0, key, 16), 0);
-		assert_int_equal(hs_hkdf_expand_label(h, secret, "iv", NULL, 0, iv, 12), 0);
+		assert_int_equal(hkdf_expand_label(h, secret, "key", NULL, 0, key, 16), 0);
+		assert_int_equal(hkdf_expand_label(h, secret, "iv", NULL, 0, iv, 12), 0);
 		check_hex(key, TRAFFIC_KEYS[i].key, 16);
 		check_hex(iv, TRAFFIC_KEYS[i].iv, 12);
 	}
 }
 
-static void rfc8448_run(const struct hs_hash *h)
+static void rfc8448_run(const struct hash *h)
 {
-	union hs_hash_ctx tr;
+	union hash_ctx tr;
 	uint8_t th[32], vd[32], sfin[36], cfin[36];
 
 	h->init(&tr);
@@ -479,7 +479,7 @@ static void rfc8448_run(const struct hs_hash *h)
 static void test_rfc8448_simple_1rtt(void **state)
 {
 	(void)state;
-	const struct hs_hash *t[2];
+	const struct hash *t[2];
 	int nt = sha256_tables(t);
 
 	for (int b = 0; b < nt; b++)

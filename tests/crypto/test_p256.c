@@ -65,9 +65,9 @@ static void n_minus(uint8_t out[32], unsigned x)
 	}
 }
 
-static void point_bytes(uint8_t xy[64], const struct hs_p256_point *p)
+static void point_bytes(uint8_t xy[64], const struct p256_point *p)
 {
-	uint64_t inf = hs_p256_point_to_bytes(xy, xy + 32, p);
+	uint64_t inf = p256_point_to_bytes(xy, xy + 32, p);
 	assert_int_equal(inf, 0);
 }
 
@@ -78,64 +78,64 @@ static void test_field(void **state)
 	(void)state;
 	struct test_rng rng;
 	uint8_t b[32], out[32];
-	hs_p256_fe a, inv, one, t;
+	p256_fe a, inv, one, t;
 
 	test_rng_init(&rng, 0x256f);
-	hs_p256_fe_set_one(one);
+	p256_fe_set_one(one);
 	for (int i = 0; i < 200; i++) {
 		test_rng_bytes(&rng, b, 32);
 		b[0] &= 0x7f; /* < p */
-		assert_true(hs_p256_fe_from_bytes(a, b) != 0);
-		hs_p256_fe_to_bytes(out, a);
+		assert_true(p256_fe_from_bytes(a, b) != 0);
+		p256_fe_to_bytes(out, a);
 		assert_memory_equal(out, b, 32);
-		hs_p256_fe_inv(inv, a);
-		hs_p256_fe_mul(t, a, inv);
-		assert_true(hs_p256_fe_eq(t, one) != 0);
-		hs_p256_fe_sub(t, a, a);
-		assert_true(hs_p256_fe_is_zero(t) != 0);
-		hs_p256_fe_neg(t, a);
-		hs_p256_fe_add(t, t, a);
-		assert_true(hs_p256_fe_is_zero(t) != 0);
+		p256_fe_inv(inv, a);
+		p256_fe_mul(t, a, inv);
+		assert_true(p256_fe_eq(t, one) != 0);
+		p256_fe_sub(t, a, a);
+		assert_true(p256_fe_is_zero(t) != 0);
+		p256_fe_neg(t, a);
+		p256_fe_add(t, t, a);
+		assert_true(p256_fe_is_zero(t) != 0);
 	}
 	/* p itself and above are out of range; p - 1 is in */
 	unhex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff", b, 32);
-	assert_true(hs_p256_fe_from_bytes(a, b) == 0);
+	assert_true(p256_fe_from_bytes(a, b) == 0);
 	b[31] = 0xfe;
-	assert_true(hs_p256_fe_from_bytes(a, b) != 0);
-	hs_p256_fe_add(t, a, one); /* (p - 1) + 1 = 0 */
-	assert_true(hs_p256_fe_is_zero(t) != 0);
+	assert_true(p256_fe_from_bytes(a, b) != 0);
+	p256_fe_add(t, a, one); /* (p - 1) + 1 = 0 */
+	assert_true(p256_fe_is_zero(t) != 0);
 	memset(b, 0xff, 32);
-	assert_true(hs_p256_fe_from_bytes(a, b) == 0);
-	hs_p256_fe_set_zero(a);
-	hs_p256_fe_inv(inv, a);
-	assert_true(hs_p256_fe_is_zero(inv) != 0);
+	assert_true(p256_fe_from_bytes(a, b) == 0);
+	p256_fe_set_zero(a);
+	p256_fe_inv(inv, a);
+	assert_true(p256_fe_is_zero(inv) != 0);
 }
 
 static void test_scalar(void **state)
 {
 	(void)state;
 	uint8_t b[32], out[32];
-	hs_p256_sc a, am, inv, t;
+	p256_sc a, am, inv, t;
 	struct test_rng rng;
 
 	be32_small(b, 0);
-	assert_true(hs_p256_sc_from_bytes(a, b) == 0);
+	assert_true(p256_sc_from_bytes(a, b) == 0);
 	be32_small(b, 1);
-	assert_true(hs_p256_sc_from_bytes(a, b) != 0);
+	assert_true(p256_sc_from_bytes(a, b) != 0);
 	n_minus(b, 1);
-	assert_true(hs_p256_sc_from_bytes(a, b) != 0);
+	assert_true(p256_sc_from_bytes(a, b) != 0);
 	n_minus(b, 0);
-	assert_true(hs_p256_sc_from_bytes(a, b) == 0);
+	assert_true(p256_sc_from_bytes(a, b) == 0);
 	memset(b, 0xff, 32);
-	assert_true(hs_p256_sc_from_bytes(a, b) == 0);
+	assert_true(p256_sc_from_bytes(a, b) == 0);
 
 	/* digest reduction: n -> 0, n + 1 -> 1 (as n - 0 + 1), 2^256-1 -> 2^256-1-n */
 	n_minus(b, 0);
-	hs_p256_sc_from_digest(a, b, 32);
-	assert_true(hs_p256_sc_is_zero(a) != 0);
+	p256_sc_from_digest(a, b, 32);
+	assert_true(p256_sc_is_zero(a) != 0);
 	memset(b, 0xff, 32);
-	hs_p256_sc_from_digest(a, b, 32);
-	hs_p256_sc_to_bytes(out, a);
+	p256_sc_from_digest(a, b, 32);
+	p256_sc_to_bytes(out, a);
 	unhex("00000000ffffffff00000000000000004319055258e8617b0c46353d039cdaae", b, 32);
 	assert_memory_equal(out, b, 32);
 	/* short digests are integers as they are; long ones keep the left 256 bits */
@@ -143,15 +143,15 @@ static void test_scalar(void **state)
 		uint8_t h[40];
 		for (int i = 0; i < 40; i++)
 			h[i] = (uint8_t)(i + 1);
-		hs_p256_sc_from_digest(a, h, 3);
-		hs_p256_sc_to_bytes(out, a);
+		p256_sc_from_digest(a, h, 3);
+		p256_sc_to_bytes(out, a);
 		be32_small(b, 0x010203);
 		assert_memory_equal(out, b, 32);
-		hs_p256_sc_from_digest(a, h, 40);
-		hs_p256_sc_to_bytes(out, a);
+		p256_sc_from_digest(a, h, 40);
+		p256_sc_to_bytes(out, a);
 		assert_memory_equal(out, h, 32);
-		hs_p256_sc_from_digest(a, h, 0);
-		assert_true(hs_p256_sc_is_zero(a) != 0);
+		p256_sc_from_digest(a, h, 0);
+		assert_true(p256_sc_is_zero(a) != 0);
 	}
 
 	/* a * (1/a) = 1, in and out of Montgomery form */
@@ -160,11 +160,11 @@ static void test_scalar(void **state)
 		test_rng_bytes(&rng, b, 32);
 		b[0] &= 0x7f;
 		b[31] |= 1;
-		assert_true(hs_p256_sc_from_bytes(a, b) != 0);
-		hs_p256_sc_to_mont(am, a);
-		hs_p256_sc_inv_mont(inv, am);
-		hs_p256_sc_mont_mul(t, a, inv); /* a * a^-1 R / R = 1 */
-		hs_p256_sc_to_bytes(out, t);
+		assert_true(p256_sc_from_bytes(a, b) != 0);
+		p256_sc_to_mont(am, a);
+		p256_sc_inv_mont(inv, am);
+		p256_sc_mont_mul(t, a, inv); /* a * a^-1 R / R = 1 */
+		p256_sc_to_bytes(out, t);
 		be32_small(b, 1);
 		assert_memory_equal(out, b, 32);
 	}
@@ -176,21 +176,21 @@ static void test_scalar(void **state)
 			n_minus(b, (unsigned)i - 7);
 		else
 			test_rng_bytes(&rng, b, 32);
-		if (!hs_p256_sc_from_bytes(a, b))
+		if (!p256_sc_from_bytes(a, b))
 			continue;
-		hs_p256_sc_to_mont(am, a);
-		hs_p256_sc_inv_mont(inv, am);
-		hs_p256_sc_mont_mul(t, inv, (const uint64_t[4]){ 1, 0, 0, 0 }); /* a^-1 plain */
-		hs_p256_sc_inv_vartime(am, a);
+		p256_sc_to_mont(am, a);
+		p256_sc_inv_mont(inv, am);
+		p256_sc_mont_mul(t, inv, (const uint64_t[4]){ 1, 0, 0, 0 }); /* a^-1 plain */
+		p256_sc_inv_vartime(am, a);
 		assert_memory_equal(am, t, 32);
 	}
 	/* (n-1) + 2 = 1 */
 	n_minus(b, 1);
-	(void)hs_p256_sc_from_bytes(a, b);
+	(void)p256_sc_from_bytes(a, b);
 	be32_small(b, 2);
-	(void)hs_p256_sc_from_bytes(t, b);
-	hs_p256_sc_add(a, a, t);
-	hs_p256_sc_to_bytes(out, a);
+	(void)p256_sc_from_bytes(t, b);
+	p256_sc_add(a, a, t);
+	p256_sc_to_bytes(out, a);
 	be32_small(b, 1);
 	assert_memory_equal(out, b, 32);
 }
@@ -201,12 +201,12 @@ static void check_public(const uint8_t priv[32], const char *x_hex, const char *
 {
 	uint8_t pub[65], want[64];
 
-	assert_int_equal(hs_p256_public(pub, priv), 0);
+	assert_int_equal(p256_public(pub, priv), 0);
 	assert_int_equal(pub[0], 0x04);
 	unhex(x_hex, want, 32);
 	unhex(y_hex, want + 32, 32);
 	assert_memory_equal(pub + 1, want, 64);
-	assert_int_equal(hs_p256_check_public(pub, sizeof(pub)), 0);
+	assert_int_equal(p256_check_public(pub, sizeof(pub)), 0);
 }
 
 static void test_public_known(void **state)
@@ -246,56 +246,56 @@ static void test_public_known(void **state)
 	static const uint8_t zero65[65] = { 0 };
 	be32_small(d, 0);
 	memset(pub, 0xaa, sizeof(pub));
-	assert_int_equal(hs_p256_public(pub, d), HS_ERR_BAD_KEY);
+	assert_int_equal(p256_public(pub, d), HS_ERR_BAD_KEY);
 	assert_memory_equal(pub, zero65, 65);
 	n_minus(d, 0);
 	memset(pub, 0xaa, sizeof(pub));
-	assert_int_equal(hs_p256_public(pub, d), HS_ERR_BAD_KEY);
+	assert_int_equal(p256_public(pub, d), HS_ERR_BAD_KEY);
 	assert_memory_equal(pub, zero65, 65);
 	memset(d, 0xff, 32);
-	assert_int_equal(hs_p256_public(pub, d), HS_ERR_BAD_KEY);
+	assert_int_equal(p256_public(pub, d), HS_ERR_BAD_KEY);
 	assert_memory_equal(pub, zero65, 65);
 }
 
 /* ---- scalar multiplication ---- */
 
 /* plain MSB-first double-and-add over the complete formulas */
-static void ref_mul(struct hs_p256_point *r, const hs_p256_sc k, const struct hs_p256_point *p)
+static void ref_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p)
 {
-	hs_p256_point_set_infinity(r);
+	p256_point_set_infinity(r);
 	for (int i = 255; i >= 0; i--) {
-		hs_p256_point_double(r, r);
+		p256_point_double(r, r);
 		if ((k[i / 64] >> (i % 64)) & 1)
-			hs_p256_point_add(r, r, p);
+			p256_point_add(r, r, p);
 	}
 }
 
 static void test_base_table(void **state)
 {
 	(void)state;
-	struct hs_p256_point base, acc, ent;
+	struct p256_point base, acc, ent;
 	uint8_t want[64], got[64];
 
-	hs_p256_point_set_generator(&base);
+	p256_point_set_generator(&base);
 	for (int i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		acc = base;
 		for (int j = 0; j < HS_P256_BASE_ENTRIES; j++) {
-			hs_p256_point_from_affine(&ent, &hs_p256_base_table[i][j]);
+			p256_point_from_affine(&ent, &p256_base_table[i][j]);
 			point_bytes(want, &acc);
 			point_bytes(got, &ent);
 			assert_memory_equal(got, want, 64);
-			hs_p256_point_add(&acc, &acc, &base);
+			p256_point_add(&acc, &acc, &base);
 		}
 		for (int k = 0; k < 6; k++)
-			hs_p256_point_double(&base, &base);
+			p256_point_double(&base, &base);
 	}
 }
 
 static void check_mul(const uint8_t kb[32])
 {
-	struct hs_p256_point g, r1, r2, r3;
+	struct p256_point g, r1, r2, r3;
 	uint8_t a[64], b[64], c[64];
-	hs_p256_sc k;
+	p256_sc k;
 	uint64_t inf1, inf2, inf3;
 
 	for (int i = 0; i < 4; i++) {
@@ -303,13 +303,13 @@ static void check_mul(const uint8_t kb[32])
 		for (int j = 0; j < 8; j++)
 			k[i] = (k[i] << 8) | kb[8 * (3 - i) + j];
 	}
-	hs_p256_point_set_generator(&g);
+	p256_point_set_generator(&g);
 	ref_mul(&r1, k, &g);
-	hs_p256_point_mul(&r2, k, &g);
-	hs_p256_point_mul_base(&r3, k);
-	inf1 = hs_p256_point_to_bytes(a, a + 32, &r1);
-	inf2 = hs_p256_point_to_bytes(b, b + 32, &r2);
-	inf3 = hs_p256_point_to_bytes(c, c + 32, &r3);
+	p256_point_mul(&r2, k, &g);
+	p256_point_mul_base(&r3, k);
+	inf1 = p256_point_to_bytes(a, a + 32, &r1);
+	inf2 = p256_point_to_bytes(b, b + 32, &r2);
+	inf3 = p256_point_to_bytes(c, c + 32, &r3);
 	assert_true(inf1 == inf2 && inf1 == inf3);
 	assert_memory_equal(a, b, 64);
 	assert_memory_equal(a, c, 64);
@@ -354,21 +354,21 @@ static void test_mul_other_point(void **state)
 {
 	(void)state;
 	struct test_rng rng;
-	struct hs_p256_point p, r1, r2;
+	struct p256_point p, r1, r2;
 	uint8_t kb[32], a[64], b[64];
-	hs_p256_sc k;
+	p256_sc k;
 
 	test_rng_init(&rng, 0x256c);
 	/* p = 7G, then random multiples */
-	hs_p256_point_set_generator(&p);
+	p256_point_set_generator(&p);
 	k[0] = 7, k[1] = k[2] = k[3] = 0;
-	hs_p256_point_mul_base(&p, k);
+	p256_point_mul_base(&p, k);
 	for (int i = 0; i < 30; i++) {
 		test_rng_bytes(&rng, kb, 32);
 		for (int j = 0; j < 4; j++)
 			memcpy(&k[j], kb + 8 * j, 8);
 		ref_mul(&r1, k, &p);
-		hs_p256_point_mul(&r2, k, &p);
+		p256_point_mul(&r2, k, &p);
 		point_bytes(a, &r1);
 		point_bytes(b, &r2);
 		assert_memory_equal(a, b, 64);
@@ -376,32 +376,32 @@ static void test_mul_other_point(void **state)
 }
 
 /* a G + b p by the constant-time functions and one complete addition */
-static void ref_double_mul(struct hs_p256_point *r, const hs_p256_sc a, const hs_p256_sc b,
-			   const struct hs_p256_point *p)
+static void ref_double_mul(struct p256_point *r, const p256_sc a, const p256_sc b,
+			   const struct p256_point *p)
 {
-	struct hs_p256_point ag, bp;
+	struct p256_point ag, bp;
 
-	hs_p256_point_mul_base(&ag, a);
-	hs_p256_point_mul(&bp, b, p);
-	hs_p256_point_add(r, &ag, &bp);
+	p256_point_mul_base(&ag, a);
+	p256_point_mul(&bp, b, p);
+	p256_point_add(r, &ag, &bp);
 }
 
-static void check_double_mul(const hs_p256_sc a, const hs_p256_sc b,
-			     const struct hs_p256_point *p)
+static void check_double_mul(const p256_sc a, const p256_sc b,
+			     const struct p256_point *p)
 {
-	struct hs_p256_point r1, r2;
+	struct p256_point r1, r2;
 	uint8_t x1[64], x2[64];
 	uint64_t inf1, inf2;
 
 	ref_double_mul(&r1, a, b, p);
-	hs_p256_point_mul_double_vartime(&r2, a, b, p);
-	inf1 = hs_p256_point_to_bytes(x1, x1 + 32, &r1);
-	inf2 = hs_p256_point_to_bytes(x2, x2 + 32, &r2);
+	p256_point_mul_double_vartime(&r2, a, b, p);
+	inf1 = p256_point_to_bytes(x1, x1 + 32, &r1);
+	inf2 = p256_point_to_bytes(x2, x2 + 32, &r2);
 	assert_true(inf1 == inf2);
 	assert_memory_equal(x1, x2, 64);
 }
 
-static void sc_small(hs_p256_sc k, uint64_t v)
+static void sc_small(p256_sc k, uint64_t v)
 {
 	k[0] = v, k[1] = k[2] = k[3] = 0;
 }
@@ -415,17 +415,17 @@ static void sc_small(hs_p256_sc k, uint64_t v)
 static void test_mul_double_vartime(void **state)
 {
 	(void)state;
-	static const hs_p256_sc n1 = { 0xf3b9cac2fc632550ull, 0xbce6faada7179e84ull,
+	static const p256_sc n1 = { 0xf3b9cac2fc632550ull, 0xbce6faada7179e84ull,
 				       0xffffffffffffffffull, 0xffffffff00000000ull };
 	struct test_rng rng;
-	struct hs_p256_point g, p, inf;
-	hs_p256_sc a, b, k;
+	struct p256_point g, p, inf;
+	p256_sc a, b, k;
 
 	test_rng_init(&rng, 0x256e);
-	hs_p256_point_set_generator(&g);
-	hs_p256_point_set_infinity(&inf);
+	p256_point_set_generator(&g);
+	p256_point_set_infinity(&inf);
 	sc_small(k, 0x1234567);
-	hs_p256_point_mul_base(&p, k);
+	p256_point_mul_base(&p, k);
 	for (int i = 0; i < 200; i++) {
 		test_rng_bytes(&rng, a, 32);
 		test_rng_bytes(&rng, b, 32);
@@ -470,28 +470,28 @@ static void test_ecdh_known(void **state)
 	unhex("04d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf63"
 	      "56fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872ab", gr, 65);
 	unhex("d6840f6b42f6edafd13116e0e12565202fef8e9ece7dce03812464d04b9442de", want, 32);
-	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), 0);
+	assert_int_equal(p256_ecdh(z, i, gr, 65), 0);
 	assert_memory_equal(z, want, 32);
-	assert_int_equal(hs_p256_ecdh(z, r, gi, 65), 0);
+	assert_int_equal(p256_ecdh(z, r, gi, 65), 0);
 	assert_memory_equal(z, want, 32);
-	assert_int_equal(hs_kx_p256.shared(z, i, gr, 65), 0);
+	assert_int_equal(kx_p256.shared(z, i, gr, 65), 0);
 	assert_memory_equal(z, want, 32);
 
 	/* d = 1 gives the peer's own x; d = n - 1 too (-P has the same x) */
 	be32_small(i, 1);
-	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), 0);
+	assert_int_equal(p256_ecdh(z, i, gr, 65), 0);
 	assert_memory_equal(z, gr + 1, 32);
 	n_minus(i, 1);
-	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), 0);
+	assert_int_equal(p256_ecdh(z, i, gr, 65), 0);
 	assert_memory_equal(z, gr + 1, 32);
 
 	/* bad private keys: error and zeroed output */
 	static const uint8_t zero[32] = { 0 };
 	be32_small(i, 0);
-	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), HS_ERR_BAD_KEY);
+	assert_int_equal(p256_ecdh(z, i, gr, 65), HS_ERR_BAD_KEY);
 	assert_memory_equal(z, zero, 32);
 	n_minus(i, 0);
-	assert_int_equal(hs_p256_ecdh(z, i, gr, 65), HS_ERR_BAD_KEY);
+	assert_int_equal(p256_ecdh(z, i, gr, 65), HS_ERR_BAD_KEY);
 	assert_memory_equal(z, zero, 32);
 }
 
@@ -503,52 +503,52 @@ static void test_ecdh_bad_points(void **state)
 	unhex("c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53", d, 32);
 	unhex("04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c3772581180"
 	      "5271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990bb3", pub, 65);
-	assert_int_equal(hs_p256_check_public(pub, 65), 0);
+	assert_int_equal(p256_check_public(pub, 65), 0);
 	/* lengths */
-	assert_int_equal(hs_p256_ecdh(z, d, pub, 64), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, pub, 64), HS_ERR_BAD_POINT);
 	memcpy(bad, pub, 65);
 	bad[65] = 0;
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 66), HS_ERR_BAD_POINT);
-	assert_int_equal(hs_p256_ecdh(z, d, pub, 0), HS_ERR_BAD_POINT);
-	assert_int_equal(hs_p256_ecdh(z, d, pub, 33), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 66), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, pub, 0), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, pub, 33), HS_ERR_BAD_POINT);
 	/* prefixes other than 0x04 (compressed, hybrid, infinity) */
 	static const uint8_t prefixes[] = { 0x00, 0x02, 0x03, 0x05, 0x06, 0x07 };
 	for (size_t k = 0; k < sizeof(prefixes); k++) {
 		memcpy(bad, pub, 65);
 		bad[0] = prefixes[k];
-		assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+		assert_int_equal(p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
 	}
 	/* off the curve: y + 1, x + 1 */
 	memcpy(bad, pub, 65);
 	bad[64] ^= 1;
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
 	memcpy(bad, pub, 65);
 	bad[32] ^= 1;
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
 	/* (0, 0) and all-zero */
 	memset(bad, 0, 65);
 	bad[0] = 0x04;
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
 	/*
 	 * (0, y0) is on the curve; (p, y0) is the same point if x were
 	 * reduced mod p, and must be rejected: coordinates must be < p.
 	 */
 	unhex("04" "0000000000000000000000000000000000000000000000000000000000000000"
 	      "66485c780e2f83d72433bd5d84a06bb6541c2af31dae871728bf856a174f93f4", bad, 65);
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), 0);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), 0);
 	unhex("04" "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"
 	      "66485c780e2f83d72433bd5d84a06bb6541c2af31dae871728bf856a174f93f4", bad, 65);
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
 	/* y = p, y = 2^256 - 1 */
 	unhex("04" GX_HEX "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff", bad,
 	      65);
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
 	memset(bad + 33, 0xff, 32);
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), HS_ERR_BAD_POINT);
 	/* while G itself is fine */
 	unhex("04" GX_HEX GY_HEX, bad, 65);
-	assert_int_equal(hs_p256_ecdh(z, d, bad, 65), 0);
-	assert_int_equal(hs_p256_check_public(NULL, 0), HS_ERR_BAD_POINT);
+	assert_int_equal(p256_ecdh(z, d, bad, 65), 0);
+	assert_int_equal(p256_check_public(NULL, 0), HS_ERR_BAD_POINT);
 }
 
 static void test_keygen(void **state)
@@ -556,19 +556,19 @@ static void test_keygen(void **state)
 	(void)state;
 	uint8_t a[32], b[32], pa[65], pb[65], za[32], zb[32], p2[65];
 
-	assert_int_equal(hs_p256_keygen(a, pa), 0);
-	assert_int_equal(hs_kx_p256.keygen(b, pb), 0);
+	assert_int_equal(p256_keygen(a, pa), 0);
+	assert_int_equal(kx_p256.keygen(b, pb), 0);
 	assert_memory_not_equal(a, b, 32);
-	assert_int_equal(hs_p256_check_public(pa, 65), 0);
-	assert_int_equal(hs_p256_public(p2, a), 0);
+	assert_int_equal(p256_check_public(pa, 65), 0);
+	assert_int_equal(p256_public(p2, a), 0);
 	assert_memory_equal(p2, pa, 65);
-	assert_int_equal(hs_p256_ecdh(za, a, pb, 65), 0);
-	assert_int_equal(hs_p256_ecdh(zb, b, pa, 65), 0);
+	assert_int_equal(p256_ecdh(za, a, pb, 65), 0);
+	assert_int_equal(p256_ecdh(zb, b, pa, 65), 0);
 	assert_memory_equal(za, zb, 32);
-	assert_string_equal(hs_kx_p256.name, "secp256r1");
-	assert_int_equal(hs_kx_p256.priv_len, 32);
-	assert_int_equal(hs_kx_p256.pub_len, 65);
-	assert_int_equal(hs_kx_p256.shared_len, 32);
+	assert_string_equal(kx_p256.name, "secp256r1");
+	assert_int_equal(kx_p256.priv_len, 32);
+	assert_int_equal(kx_p256.pub_len, 65);
+	assert_int_equal(kx_p256.shared_len, 32);
 }
 
 /* ---- ECDSA ---- */
@@ -641,13 +641,13 @@ static size_t vec_digest(const struct rfc6979_vec *v, uint8_t h[64])
 
 	switch (v->hash) {
 	case 32:
-		hs_sha256(v->msg, len, h);
+		sha256(v->msg, len, h);
 		return 32;
 	case 48:
-		hs_sha384(v->msg, len, h);
+		sha384(v->msg, len, h);
 		return 48;
 	case 64:
-		hs_sha512(v->msg, len, h);
+		sha512(v->msg, len, h);
 		return 64;
 	default:
 		unhex(v->digest_hex, h, (size_t)v->hash);
@@ -659,19 +659,19 @@ static size_t vec_digest(const struct rfc6979_vec *v, uint8_t h[64])
 static void recover_k(uint8_t k_out[32], const uint8_t sig[64], const uint8_t d_b[32],
 		      const uint8_t *h, size_t h_len)
 {
-	hs_p256_sc r, s, d, e, t, w;
+	p256_sc r, s, d, e, t, w;
 
-	(void)hs_p256_sc_from_bytes(r, sig);
-	(void)hs_p256_sc_from_bytes(s, sig + 32);
-	(void)hs_p256_sc_from_bytes(d, d_b);
-	hs_p256_sc_from_digest(e, h, h_len);
-	hs_p256_sc_to_mont(t, d);
-	hs_p256_sc_mont_mul(t, r, t); /* r d */
-	hs_p256_sc_add(t, t, e);
-	hs_p256_sc_to_mont(w, s);
-	hs_p256_sc_inv_mont(w, w);
-	hs_p256_sc_mont_mul(t, w, t);
-	hs_p256_sc_to_bytes(k_out, t);
+	(void)p256_sc_from_bytes(r, sig);
+	(void)p256_sc_from_bytes(s, sig + 32);
+	(void)p256_sc_from_bytes(d, d_b);
+	p256_sc_from_digest(e, h, h_len);
+	p256_sc_to_mont(t, d);
+	p256_sc_mont_mul(t, r, t); /* r d */
+	p256_sc_add(t, t, e);
+	p256_sc_to_mont(w, s);
+	p256_sc_inv_mont(w, w);
+	p256_sc_mont_mul(t, w, t);
+	p256_sc_to_bytes(k_out, t);
 }
 
 static void test_rfc6979(void **state)
@@ -685,7 +685,7 @@ static void test_rfc6979(void **state)
 		const struct rfc6979_vec *v = &rfc6979_vecs[i];
 		size_t hl = vec_digest(v, h);
 
-		assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, hl, 0), 0);
+		assert_int_equal(ecdsa_p256_sign(sig, d, h, hl, 0), 0);
 		unhex(v->r, want, 32);
 		unhex(v->s, want + 32, 32);
 		assert_memory_equal(sig, want, 64);
@@ -693,12 +693,12 @@ static void test_rfc6979(void **state)
 		unhex(v->k, kwant, 32);
 		recover_k(k, sig, d, h, hl);
 		assert_memory_equal(k, kwant, 32);
-		assert_int_equal(hs_p256_public(kpub, kwant), 0);
-		assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, hl, sig), 0);
+		assert_int_equal(p256_public(kpub, kwant), 0);
+		assert_int_equal(ecdsa_p256_verify(pub, 65, h, hl, sig), 0);
 		/* hedged: a different signature, still valid */
-		assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, hl, 1), 0);
+		assert_int_equal(ecdsa_p256_sign(sig, d, h, hl, 1), 0);
 		assert_memory_not_equal(sig, want, 64);
-		assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, hl, sig), 0);
+		assert_int_equal(ecdsa_p256_verify(pub, 65, h, hl, sig), 0);
 	}
 }
 
@@ -710,15 +710,15 @@ static void test_sign_bad_key(void **state)
 
 	be32_small(d, 0);
 	memset(sig, 0xaa, 64);
-	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 0), HS_ERR_BAD_KEY);
+	assert_int_equal(ecdsa_p256_sign(sig, d, h, 32, 0), HS_ERR_BAD_KEY);
 	assert_memory_equal(sig, zero, 64);
 	n_minus(d, 0);
 	memset(sig, 0xaa, 64);
-	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 1), HS_ERR_BAD_KEY);
+	assert_int_equal(ecdsa_p256_sign(sig, d, h, 32, 1), HS_ERR_BAD_KEY);
 	assert_memory_equal(sig, zero, 64);
 	/* n - 1 is a good key */
 	n_minus(d, 1);
-	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 0), 0);
+	assert_int_equal(ecdsa_p256_sign(sig, d, h, 32, 0), 0);
 }
 
 static void test_verify_negative(void **state)
@@ -728,31 +728,31 @@ static void test_verify_negative(void **state)
 
 	unhex(RFC6979_D, d, 32);
 	unhex(RFC6979_U, pub, 65);
-	hs_sha256("sample", 6, h);
-	assert_int_equal(hs_ecdsa_p256_sign(sig, d, h, 32, 0), 0);
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, sig), 0);
+	sha256("sample", 6, h);
+	assert_int_equal(ecdsa_p256_sign(sig, d, h, 32, 0), 0);
+	assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, sig), 0);
 	/* any one bit of r, s or the digest */
 	for (int bit = 0; bit < 512; bit += 7) {
 		memcpy(bad, sig, 64);
 		bad[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-		assert_int_not_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), 0);
+		assert_int_not_equal(ecdsa_p256_verify(pub, 65, h, 32, bad), 0);
 	}
 	h[5] ^= 0x10;
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, sig), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, sig), HS_ERR_BAD_SIG);
 	h[5] ^= 0x10;
 	/* r or s zero, n, or n + small */
 	memcpy(bad, sig, 64);
 	memset(bad, 0, 32);
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
 	memcpy(bad, sig, 64);
 	memset(bad + 32, 0, 32);
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
 	memcpy(bad, sig, 64);
 	n_minus(bad, 0);
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
 	memcpy(bad, sig, 64);
 	n_minus(bad + 32, 0);
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, bad), HS_ERR_BAD_SIG);
 	/* s and n - s both verify (no low-s rule) */
 	{
 		uint8_t nb[32];
@@ -766,18 +766,18 @@ static void test_verify_negative(void **state)
 			bad[32 + i] = (uint8_t)v;
 			borrow = (v >> 8) & 1;
 		}
-		assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, bad), 0);
+		assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, bad), 0);
 	}
 	/* wrong key, bad key encodings */
 	unhex("04" GX_HEX GY_HEX, badpub, 65);
-	assert_int_equal(hs_ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_SIG);
 	memcpy(badpub, pub, 65);
 	badpub[64] ^= 1;
-	assert_int_equal(hs_ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_POINT);
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 64, h, 32, sig), HS_ERR_BAD_POINT);
+	assert_int_equal(ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_POINT);
+	assert_int_equal(ecdsa_p256_verify(pub, 64, h, 32, sig), HS_ERR_BAD_POINT);
 	memcpy(badpub, pub, 65);
 	badpub[0] = 0x03;
-	assert_int_equal(hs_ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_POINT);
+	assert_int_equal(ecdsa_p256_verify(badpub, 65, h, 32, sig), HS_ERR_BAD_POINT);
 }
 
 /* ---- DER ---- */
@@ -789,14 +789,14 @@ static void der_roundtrip(const char *raw_hex, const char *der_hex)
 
 	unhex(raw_hex, raw, 64);
 	unhex(der_hex, want, want_len);
-	assert_int_equal(hs_ecdsa_sig_to_der(der, &len, raw), 0);
+	assert_int_equal(ecdsa_sig_to_der(der, &len, raw), 0);
 	assert_int_equal(len, want_len);
 	assert_memory_equal(der, want, len);
-	assert_int_equal(hs_ecdsa_sig_from_der(back, der, len), 0);
+	assert_int_equal(ecdsa_sig_from_der(back, der, len), 0);
 	assert_memory_equal(back, raw, 64);
 	/* one byte short of room */
 	len = want_len - 1;
-	assert_int_equal(hs_ecdsa_sig_to_der(der, &len, raw), HS_ERR_NO_SPACE);
+	assert_int_equal(ecdsa_sig_to_der(der, &len, raw), HS_ERR_NO_SPACE);
 }
 
 static void test_der_encode(void **state)
@@ -829,7 +829,7 @@ static void der_bad(const char *der_hex)
 	size_t len = strlen(der_hex) / 2;
 
 	unhex(der_hex, der, len);
-	assert_int_equal(hs_ecdsa_sig_from_der(raw, der, len), HS_ERR_BAD_ENCODING);
+	assert_int_equal(ecdsa_sig_from_der(raw, der, len), HS_ERR_BAD_ENCODING);
 }
 
 static void test_der_strict(void **state)
@@ -838,7 +838,7 @@ static void test_der_strict(void **state)
 	static const uint8_t ok_der[] = { 0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02 };
 	uint8_t raw[64];
 
-	assert_int_equal(hs_ecdsa_sig_from_der(raw, ok_der, sizeof(ok_der)), 0);
+	assert_int_equal(ecdsa_sig_from_der(raw, ok_der, sizeof(ok_der)), 0);
 	der_bad("");
 	der_bad("30");
 	der_bad("3000");
@@ -868,13 +868,13 @@ static void test_der_strict(void **state)
 		unhex("3026" "022100"
 		      "80000000000000000000000000000000000000000000000000000000000001" "00"
 		      "020101", der, 40);
-		assert_int_equal(hs_ecdsa_sig_from_der(raw, der, 40), 0);
+		assert_int_equal(ecdsa_sig_from_der(raw, der, 40), 0);
 		assert_int_equal(raw[0], 0x80);
 		assert_int_equal(raw[30], 0x01);
 		assert_int_equal(raw[31], 0x00);
 		assert_int_equal(raw[63], 0x01);
 	}
-	assert_int_equal(hs_ecdsa_sig_from_der(raw, NULL, 0), HS_ERR_BAD_ENCODING);
+	assert_int_equal(ecdsa_sig_from_der(raw, NULL, 0), HS_ERR_BAD_ENCODING);
 }
 
 /* ---- the signature table ---- */
@@ -882,7 +882,7 @@ static void test_der_strict(void **state)
 static void test_sig_table(void **state)
 {
 	(void)state;
-	const struct hs_sig *t = &hs_sig_ecdsa_p256_sha256;
+	const struct sig *t = &sig_ecdsa_p256_sha256;
 	uint8_t d[32], pub[65], sig[HS_SIG_MAX_LEN + 8], raw[64], h[32];
 	size_t len = sizeof(sig);
 	static const char msg[] = "hs P-256 signature table";
@@ -897,9 +897,9 @@ static void test_sig_table(void **state)
 	assert_true(len >= 8 && len <= HS_P256_SIG_DER_MAX);
 	assert_int_equal(t->verify(pub, 65, m, sizeof(msg), sig, len), 0);
 	/* it is DER over SHA-256(msg) */
-	assert_int_equal(hs_ecdsa_sig_from_der(raw, sig, len), 0);
-	hs_sha256(msg, sizeof(msg), h);
-	assert_int_equal(hs_ecdsa_p256_verify(pub, 65, h, 32, raw), 0);
+	assert_int_equal(ecdsa_sig_from_der(raw, sig, len), 0);
+	sha256(msg, sizeof(msg), h);
+	assert_int_equal(ecdsa_p256_verify(pub, 65, h, 32, raw), 0);
 	/* other message, trailing byte, truncated */
 	assert_int_not_equal(t->verify(pub, 65, m, sizeof(msg) - 1, sig, len), 0);
 	sig[len] = 0;
@@ -913,9 +913,9 @@ static void test_sig_table(void **state)
 /* ---- backends ---- */
 
 /* field elements that stress carries: 0, 1, p - 1, p - 2^k, sparse and dense limbs */
-static void edge_fe(hs_p256_fe a, unsigned i, struct test_rng *rng)
+static void edge_fe(p256_fe a, unsigned i, struct test_rng *rng)
 {
-	static const hs_p256_fe edges[] = {
+	static const p256_fe edges[] = {
 		{ 0, 0, 0, 0 },
 		{ 1, 0, 0, 0 },
 		{ 0xfffffffffffffffeull, 0x00000000ffffffffull, 0, 0xffffffff00000001ull },
@@ -927,7 +927,7 @@ static void edge_fe(hs_p256_fe a, unsigned i, struct test_rng *rng)
 		{ 0x00000000ffffffffull, 0xffffffff00000000ull, 0x00000000ffffffffull, 1 },
 	};
 	if (i < sizeof(edges) / sizeof(edges[0])) {
-		hs_p256_fe_copy(a, edges[i]);
+		p256_fe_copy(a, edges[i]);
 		return;
 	}
 	test_rng_bytes(rng, a, 32);
@@ -939,11 +939,11 @@ static void test_backends_agree(void **state)
 {
 	(void)state;
 	struct test_rng rng;
-	hs_p256_fe a, b, r1, r2;
+	p256_fe a, b, r1, r2;
 	uint8_t d[32], e[32], h[32], pe[65], o1[65], o2[65], z1[32], z2[32], s1[64], s2[64];
 	enum { EDGES = 8 };
 
-	if (!hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX)) {
+	if (!cpu_has(HS_CPU_BMI2 | HS_CPU_ADX)) {
 		printf("# p256: no BMI2/ADX here: only the portable field code exists\n");
 		skip();
 	}
@@ -952,35 +952,35 @@ static void test_backends_agree(void **state)
 	for (unsigned i = 0; i < 20000; i++) {
 		edge_fe(a, i % 64 < EDGES ? i % 64 : EDGES, &rng);
 		edge_fe(b, (i / 64) % 64 < EDGES ? (i / 64) % 64 : EDGES, &rng);
-		hs_p256_fe_mul_portable(r1, a, b);
-		hs_p256_fe_mul_adx(r2, a, b);
+		p256_fe_mul_portable(r1, a, b);
+		p256_fe_mul_adx(r2, a, b);
 		assert_memory_equal(r1, r2, 32);
-		hs_p256_fe_sqr_portable(r1, a);
-		hs_p256_fe_sqr_adx(r2, a);
+		p256_fe_sqr_portable(r1, a);
+		p256_fe_sqr_adx(r2, a);
 		assert_memory_equal(r1, r2, 32);
 		/* the same operands mod n (all below n but the top edge ones) */
 		if (a[3] >= 0xffffffff00000000ull)
 			a[3] = 0xfffffffe00000000ull;
 		if (b[3] >= 0xffffffff00000000ull)
 			b[3] = 0xfffffffe00000000ull;
-		hs_p256_sc_mont_mul_portable(r1, a, b);
-		hs_p256_sc_mont_mul_adx(r2, a, b);
+		p256_sc_mont_mul_portable(r1, a, b);
+		p256_sc_mont_mul_adx(r2, a, b);
 		assert_memory_equal(r1, r2, 32);
-		hs_p256_sc_mont_sqr_portable(r1, a);
-		hs_p256_sc_mont_sqr_adx(r2, a);
+		p256_sc_mont_sqr_portable(r1, a);
+		p256_sc_mont_sqr_adx(r2, a);
 		assert_memory_equal(r1, r2, 32);
 	}
 	/* n - 1 and n - 2 squared and multiplied */
 	{
-		static const hs_p256_sc n1 = { 0xf3b9cac2fc632550ull, 0xbce6faada7179e84ull,
+		static const p256_sc n1 = { 0xf3b9cac2fc632550ull, 0xbce6faada7179e84ull,
 					       0xffffffffffffffffull, 0xffffffff00000000ull };
-		static const hs_p256_sc n2 = { 0xf3b9cac2fc63254full, 0xbce6faada7179e84ull,
+		static const p256_sc n2 = { 0xf3b9cac2fc63254full, 0xbce6faada7179e84ull,
 					       0xffffffffffffffffull, 0xffffffff00000000ull };
-		hs_p256_sc_mont_mul_portable(r1, n1, n2);
-		hs_p256_sc_mont_mul_adx(r2, n1, n2);
+		p256_sc_mont_mul_portable(r1, n1, n2);
+		p256_sc_mont_mul_adx(r2, n1, n2);
 		assert_memory_equal(r1, r2, 32);
-		hs_p256_sc_mont_sqr_portable(r1, n1);
-		hs_p256_sc_mont_sqr_adx(r2, n1);
+		p256_sc_mont_sqr_portable(r1, n1);
+		p256_sc_mont_sqr_adx(r2, n1);
 		assert_memory_equal(r1, r2, 32);
 	}
 	/* whole operations, forced portable and not */
@@ -990,17 +990,17 @@ static void test_backends_agree(void **state)
 		test_rng_bytes(&rng, h, 32);
 		d[0] &= 0x7f;
 		e[0] &= 0x7f;
-		assert_int_equal(hs_p256_public(pe, e), 0);
-		hs_cpu_force_portable(1);
-		assert_int_equal(hs_p256_public(o1, d), 0);
-		assert_int_equal(hs_p256_ecdh(z1, d, pe, 65), 0);
-		assert_int_equal(hs_ecdsa_p256_sign(s1, d, h, 32, 0), 0);
-		assert_int_equal(hs_ecdsa_p256_verify(o1, 65, h, 32, s1), 0);
-		hs_cpu_force_portable(0);
-		assert_int_equal(hs_p256_public(o2, d), 0);
-		assert_int_equal(hs_p256_ecdh(z2, d, pe, 65), 0);
-		assert_int_equal(hs_ecdsa_p256_sign(s2, d, h, 32, 0), 0);
-		assert_int_equal(hs_ecdsa_p256_verify(o2, 65, h, 32, s2), 0);
+		assert_int_equal(p256_public(pe, e), 0);
+		cpu_force_portable(1);
+		assert_int_equal(p256_public(o1, d), 0);
+		assert_int_equal(p256_ecdh(z1, d, pe, 65), 0);
+		assert_int_equal(ecdsa_p256_sign(s1, d, h, 32, 0), 0);
+		assert_int_equal(ecdsa_p256_verify(o1, 65, h, 32, s1), 0);
+		cpu_force_portable(0);
+		assert_int_equal(p256_public(o2, d), 0);
+		assert_int_equal(p256_ecdh(z2, d, pe, 65), 0);
+		assert_int_equal(ecdsa_p256_sign(s2, d, h, 32, 0), 0);
+		assert_int_equal(ecdsa_p256_verify(o2, 65, h, 32, s2), 0);
 		assert_memory_equal(o1, o2, 65);
 		assert_memory_equal(z1, z2, 32);
 		assert_memory_equal(s1, s2, 64);

@@ -15,7 +15,7 @@
  * - the point addition's special cases: a valid signature whose first
  *   addition is G + G verifies, and one whose sum is G + (-G) = infinity
  *   fails;
- * - hs_ecdsa_sig_from_der_n: strict DER at any integer size (long form
+ * - ecdsa_sig_from_der_n: strict DER at any integer size (long form
  *   only when needed, no extra zeros, no negative, no trailing bytes), and
  *   the same answers as the P-256 parser at 32 bytes.
  */
@@ -78,7 +78,7 @@ static void der_to_raw(const char *hex, uint8_t raw[96])
 	uint8_t *der = hex_decode(hex, &len);
 
 	assert_non_null(der);
-	assert_int_equal(hs_ecdsa_sig_from_der_n(raw, 48, der, len), 0);
+	assert_int_equal(ecdsa_sig_from_der_n(raw, 48, der, len), 0);
 	free(der);
 }
 
@@ -92,31 +92,31 @@ static void test_kat(void **state)
 
 	load(kat_pub_hex, pub, 97);
 	load(g_hex, g, 97);
-	hs_sha256(m, mlen, d256);
-	hs_sha384(m, mlen, d384);
-	hs_sha512(m, mlen, d512);
+	sha256(m, mlen, d256);
+	sha384(m, mlen, d384);
+	sha512(m, mlen, d512);
 	der = hex_decode(kat_sig384_hex, &len);
 	assert_non_null(der);
-	assert_int_equal(hs_sig_ecdsa_p384_sha384.verify(pub, 97, m, mlen, der, len), 0);
-	assert_int_equal(hs_sig_ecdsa_p384_sha384.verify(pub, 97, m, mlen - 1, der, len),
+	assert_int_equal(sig_ecdsa_p384_sha384.verify(pub, 97, m, mlen, der, len), 0);
+	assert_int_equal(sig_ecdsa_p384_sha384.verify(pub, 97, m, mlen - 1, der, len),
 			 HS_ERR_BAD_SIG);
-	assert_int_equal(hs_sig_ecdsa_p384_sha384.verify(g, 97, m, mlen, der, len), HS_ERR_BAD_SIG);
+	assert_int_equal(sig_ecdsa_p384_sha384.verify(g, 97, m, mlen, der, len), HS_ERR_BAD_SIG);
 	der[len - 1] ^= 1;
-	assert_int_equal(hs_sig_ecdsa_p384_sha384.verify(pub, 97, m, mlen, der, len), HS_ERR_BAD_SIG);
+	assert_int_equal(sig_ecdsa_p384_sha384.verify(pub, 97, m, mlen, der, len), HS_ERR_BAD_SIG);
 	free(der);
 
 	der_to_raw(kat_sig256_hex, raw);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d256, 32, raw), 0);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d384, 48, raw), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d256, 32, raw), 0);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d384, 48, raw), HS_ERR_BAD_SIG);
 	der_to_raw(kat_sig512_hex, raw);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d512, 64, raw), 0);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d512, 64, raw), 0);
 	/* only the first 48 bytes of a 64-byte digest count */
 	d512[63] ^= 0xff;
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d512, 64, raw), 0);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d512, 64, raw), 0);
 	d512[47] ^= 1;
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d512, 64, raw), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d512, 64, raw), HS_ERR_BAD_SIG);
 	raw[95] ^= 0x40;
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d512, 64, raw), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d512, 64, raw), HS_ERR_BAD_SIG);
 }
 
 static void test_public_checks(void **state)
@@ -125,26 +125,26 @@ static void test_public_checks(void **state)
 	uint8_t pub[98], p[48];
 
 	load(kat_pub_hex, pub, 97);
-	assert_int_equal(hs_p384_check_public(pub, 97), 0);
-	assert_int_equal(hs_p384_check_public(pub, 96), HS_ERR_BAD_POINT);
-	assert_int_equal(hs_p384_check_public(pub, 98), HS_ERR_BAD_POINT);
-	assert_int_equal(hs_p384_check_public(NULL, 97), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(pub, 97), 0);
+	assert_int_equal(p384_check_public(pub, 96), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(pub, 98), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(NULL, 97), HS_ERR_BAD_POINT);
 	pub[0] = 0x03;
-	assert_int_equal(hs_p384_check_public(pub, 97), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(pub, 97), HS_ERR_BAD_POINT);
 	pub[0] = 0x04;
 	pub[96] ^= 1; /* off the curve */
-	assert_int_equal(hs_p384_check_public(pub, 97), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(pub, 97), HS_ERR_BAD_POINT);
 	load(g_hex, pub, 97);
-	assert_int_equal(hs_p384_check_public(pub, 97), 0);
+	assert_int_equal(p384_check_public(pub, 97), 0);
 	/* x + p and y + p do not fit; x = p, y = p do, and must fail */
 	load(p_hex, p, 48);
 	memcpy(pub + 1, p, 48);
-	assert_int_equal(hs_p384_check_public(pub, 97), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(pub, 97), HS_ERR_BAD_POINT);
 	load(g_hex, pub, 97);
 	memcpy(pub + 49, p, 48);
-	assert_int_equal(hs_p384_check_public(pub, 97), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(pub, 97), HS_ERR_BAD_POINT);
 	memset(pub + 1, 0, 96); /* (0, 0): not on the curve (b != 0) */
-	assert_int_equal(hs_p384_check_public(pub, 97), HS_ERR_BAD_POINT);
+	assert_int_equal(p384_check_public(pub, 97), HS_ERR_BAD_POINT);
 }
 
 static void test_range(void **state)
@@ -157,23 +157,23 @@ static void test_range(void **state)
 	load(kat_pub_hex, pub, 97);
 	load(n_hex, n, 48);
 	der_to_raw(kat_sig384_hex, good);
-	hs_sha384(kat_msg, strlen(kat_msg), d);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, 48, good), 0);
+	sha384(kat_msg, strlen(kat_msg), d);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d, 48, good), 0);
 	memcpy(raw, good, 96);
 	memset(raw, 0, 48);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
 	memcpy(raw, n, 48);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
 	memcpy(raw, good, 96);
 	memset(raw + 48, 0, 48);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
 	memset(raw + 48, 0xff, 48);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d, 48, raw), HS_ERR_BAD_SIG);
 	pub[96] ^= 1;
-	assert_int_equal(hs_ecdsa_p384_verify(pub, 97, d, 48, good), HS_ERR_BAD_POINT);
-	assert_int_equal(hs_sig_ecdsa_p384_sha384.sign(sig, &sig_len, d, pub, d, 48),
+	assert_int_equal(ecdsa_p384_verify(pub, 97, d, 48, good), HS_ERR_BAD_POINT);
+	assert_int_equal(sig_ecdsa_p384_sha384.sign(sig, &sig_len, d, pub, d, 48),
 			 HS_ERR_UNSUPPORTED);
-	assert_string_equal(hs_sig_ecdsa_p384_sha384.name, "ecdsa_secp384r1_sha384");
+	assert_string_equal(sig_ecdsa_p384_sha384.name, "ecdsa_secp384r1_sha384");
 }
 
 /* from_der_n on hex; returns its error */
@@ -184,7 +184,7 @@ static int parse(const char *hex, uint8_t *raw, size_t n)
 	int err;
 
 	assert_non_null(der);
-	err = hs_ecdsa_sig_from_der_n(raw, n, der, len);
+	err = ecdsa_sig_from_der_n(raw, n, der, len);
 	free(der);
 	return err;
 }
@@ -195,52 +195,52 @@ struct aff {
 };
 
 /* r = a / b mod p, all in Montgomery form */
-static void mdiv(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct hs_bn_mont *c)
+static void mdiv(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c)
 {
 	uint64_t t[6];
 
-	hs_bn_mont_from(t, b, c);
-	assert_true(hs_bn_mod_inv(t, t, c) != 0); /* 1/b */
-	hs_bn_mont_to(t, t, c);
-	hs_bn_mont_mul(r, a, t, c);
+	bn_mont_from(t, b, c);
+	assert_true(bn_mod_inv(t, t, c) != 0); /* 1/b */
+	bn_mont_to(t, t, c);
+	bn_mont_mul(r, a, t, c);
 }
 
 /* r = a + b (a != +-b) or r = 2a (a == b, lam_num/lam_den given by the caller) */
 static void aff_finish(struct aff *r, const struct aff *a, const struct aff *b,
-		       const uint64_t *lam, const struct hs_bn_mont *c)
+		       const uint64_t *lam, const struct bn_mont *c)
 {
 	uint64_t x3[6], y3[6];
 
-	hs_bn_mont_mul(x3, lam, lam, c);
-	hs_bn_mod_sub(x3, x3, a->x, c);
-	hs_bn_mod_sub(x3, x3, b->x, c);
-	hs_bn_mod_sub(y3, a->x, x3, c);
-	hs_bn_mont_mul(y3, lam, y3, c);
-	hs_bn_mod_sub(y3, y3, a->y, c);
+	bn_mont_mul(x3, lam, lam, c);
+	bn_mod_sub(x3, x3, a->x, c);
+	bn_mod_sub(x3, x3, b->x, c);
+	bn_mod_sub(y3, a->x, x3, c);
+	bn_mont_mul(y3, lam, y3, c);
+	bn_mod_sub(y3, y3, a->y, c);
 	memcpy(r->x, x3, sizeof(x3));
 	memcpy(r->y, y3, sizeof(y3));
 }
 
 /* G and 2G (affine, Montgomery form) and the context for p */
-static void g_and_2g(struct aff *g, struct aff *g2, struct hs_bn_mont *c)
+static void g_and_2g(struct aff *g, struct aff *g2, struct bn_mont *c)
 {
 	uint8_t buf[97];
 	uint64_t p[6], num[6], den[6], lam[6], three[6] = { 3 };
 
 	load(p_hex, buf, 48);
-	assert_int_equal(hs_bn_from_bytes(p, 6, buf, 48), 0);
-	assert_int_equal(hs_bn_mont_init_vartime(c, p, 6), 0);
+	assert_int_equal(bn_from_bytes(p, 6, buf, 48), 0);
+	assert_int_equal(bn_mont_init_vartime(c, p, 6), 0);
 	load(g_hex, buf, 97);
-	assert_int_equal(hs_bn_from_bytes(g->x, 6, buf + 1, 48), 0);
-	assert_int_equal(hs_bn_from_bytes(g->y, 6, buf + 49, 48), 0);
-	hs_bn_mont_to(g->x, g->x, c);
-	hs_bn_mont_to(g->y, g->y, c);
-	hs_bn_mont_to(three, three, c);
+	assert_int_equal(bn_from_bytes(g->x, 6, buf + 1, 48), 0);
+	assert_int_equal(bn_from_bytes(g->y, 6, buf + 49, 48), 0);
+	bn_mont_to(g->x, g->x, c);
+	bn_mont_to(g->y, g->y, c);
+	bn_mont_to(three, three, c);
 	/* 2G: lam = (3 x^2 - 3) / (2 y) */
-	hs_bn_mont_mul(num, g->x, g->x, c);
-	hs_bn_mont_mul(num, num, three, c);
-	hs_bn_mod_sub(num, num, three, c);
-	hs_bn_mod_add(den, g->y, g->y, c);
+	bn_mont_mul(num, g->x, g->x, c);
+	bn_mont_mul(num, num, three, c);
+	bn_mod_sub(num, num, three, c);
+	bn_mod_add(den, g->y, g->y, c);
 	mdiv(lam, num, den, c);
 	aff_finish(g2, g, g, lam, c);
 }
@@ -248,18 +248,18 @@ static void g_and_2g(struct aff *g, struct aff *g2, struct hs_bn_mont *c)
 static void test_g_table(void **state)
 {
 	(void)state;
-	struct hs_bn_mont c;
+	struct bn_mont c;
 	struct aff g, g2, pt;
 	uint64_t num[6], den[6], lam[6];
 
 	g_and_2g(&g, &g2, &c);
 	pt = g;
 	for (int j = 0; j < HS_P384_G_ODD; j++) {
-		assert_memory_equal(hs_p384_g_odd[j][0], pt.x, 48);
-		assert_memory_equal(hs_p384_g_odd[j][1], pt.y, 48);
+		assert_memory_equal(p384_g_odd[j][0], pt.x, 48);
+		assert_memory_equal(p384_g_odd[j][1], pt.y, 48);
 		/* pt += 2G: lam = (y2 - y1) / (x2 - x1) */
-		hs_bn_mod_sub(num, g2.y, pt.y, &c);
-		hs_bn_mod_sub(den, g2.x, pt.x, &c);
+		bn_mod_sub(num, g2.y, pt.y, &c);
+		bn_mod_sub(den, g2.x, pt.x, &c);
 		mdiv(lam, num, den, &c);
 		aff_finish(&pt, &pt, &g2, lam, &c);
 	}
@@ -275,7 +275,7 @@ static void test_g_table(void **state)
 static void test_add_special_cases(void **state)
 {
 	(void)state;
-	struct hs_bn_mont c;
+	struct bn_mont c;
 	struct aff g, g2;
 	uint8_t pub[97], sig[96], e[48];
 	uint64_t x[6], n[6], t[6];
@@ -283,19 +283,19 @@ static void test_add_special_cases(void **state)
 	g_and_2g(&g, &g2, &c);
 	load(g_hex, pub, 97);
 	load(n_hex, e, 48);
-	assert_int_equal(hs_bn_from_bytes(n, 6, e, 48), 0);
-	hs_bn_mont_from(x, g2.x, &c);
-	if (!hs_bn_lt_mask(x, n, 6))
-		(void)hs_bn_sub(x, x, n, 6); /* x < p < 2n */
-	hs_bn_to_bytes(sig, 48, x, 6);
-	hs_bn_to_bytes(sig + 48, 48, x, 6);
-	hs_bn_to_bytes(e, 48, x, 6);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), 0);
+	assert_int_equal(bn_from_bytes(n, 6, e, 48), 0);
+	bn_mont_from(x, g2.x, &c);
+	if (!bn_lt_mask(x, n, 6))
+		(void)bn_sub(x, x, n, 6); /* x < p < 2n */
+	bn_to_bytes(sig, 48, x, 6);
+	bn_to_bytes(sig + 48, 48, x, 6);
+	bn_to_bytes(e, 48, x, 6);
+	assert_int_equal(ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), 0);
 	e[47] ^= 1;
-	assert_int_equal(hs_ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), HS_ERR_BAD_SIG);
-	(void)hs_bn_sub(t, n, x, 6);
-	hs_bn_to_bytes(e, 48, t, 6);
-	assert_int_equal(hs_ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), HS_ERR_BAD_SIG);
+	assert_int_equal(ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), HS_ERR_BAD_SIG);
+	(void)bn_sub(t, n, x, 6);
+	bn_to_bytes(e, 48, t, 6);
+	assert_int_equal(ecdsa_p384_verify(pub, sizeof(pub), e, sizeof(e), sig), HS_ERR_BAD_SIG);
 }
 
 static void test_der_n(void **state)
@@ -335,7 +335,7 @@ static void test_der_n(void **state)
 	{
 		size_t len;
 		uint8_t *der = hex_decode("300702020081020102", &len);
-		assert_int_equal(hs_ecdsa_sig_from_der(raw2, der, len), 0);
+		assert_int_equal(ecdsa_sig_from_der(raw2, der, len), 0);
 		assert_memory_equal(raw, raw2, 64);
 		free(der);
 	}

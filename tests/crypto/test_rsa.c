@@ -83,14 +83,14 @@ static void mulmod_ref(uint64_t *r, const uint64_t *a, const uint64_t *b, const 
 	uint64_t acc[HS_BN_LIMBS] = { 0 }, t[HS_BN_LIMBS];
 
 	for (size_t i = 64 * n; i > 0; i--) {
-		uint64_t c = hs_bn_add(acc, acc, acc, n);
-		if (c || !hs_bn_lt_mask(acc, m, n))
-			(void)hs_bn_sub(acc, acc, m, n);
+		uint64_t c = bn_add(acc, acc, acc, n);
+		if (c || !bn_lt_mask(acc, m, n))
+			(void)bn_sub(acc, acc, m, n);
 		if ((b[(i - 1) / 64] >> ((i - 1) % 64)) & 1) {
-			c = hs_bn_add(t, acc, a, n);
+			c = bn_add(t, acc, a, n);
 			memcpy(acc, t, n * 8);
-			if (c || !hs_bn_lt_mask(acc, m, n))
-				(void)hs_bn_sub(acc, acc, m, n);
+			if (c || !bn_lt_mask(acc, m, n))
+				(void)bn_sub(acc, acc, m, n);
 		}
 	}
 	memcpy(r, acc, n * 8);
@@ -102,7 +102,7 @@ static void rand_below(struct test_rng *rng, uint64_t *a, const uint64_t *m, siz
 	do {
 		test_rng_bytes(rng, a, n * 8);
 		a[n - 1] &= m[n - 1] | (m[n - 1] >> 1) | (m[n - 1] >> 2);
-	} while (!hs_bn_lt_mask(a, m, n));
+	} while (!bn_lt_mask(a, m, n));
 }
 
 static void rand_modulus(struct test_rng *rng, uint64_t *m, size_t n)
@@ -123,13 +123,13 @@ static void test_bn_bytes(void **state)
 
 	for (size_t i = 0; i < sizeof(in); i++)
 		in[i] = (uint8_t)(i * 7 + 1);
-	assert_int_equal(hs_bn_from_bytes(a, 5, in, 40), 0);
+	assert_int_equal(bn_from_bytes(a, 5, in, 40), 0);
 	assert_int_equal(a[0], 0xe1e8eff6fd040b12ULL); /* bytes 32..39, big-endian */
-	hs_bn_to_bytes(out, 48, a, 5);
+	bn_to_bytes(out, 48, a, 5);
 	assert_memory_equal(out, (uint8_t[8]){ 0 }, 8);
 	assert_memory_equal(out + 8, in, 40);
-	assert_int_equal(hs_bn_from_bytes(a, 5, in, 41), HS_ERR_TOO_LONG);
-	assert_int_equal(hs_bn_bitlen_vartime(a, 5), 40 * 8 - 7);
+	assert_int_equal(bn_from_bytes(a, 5, in, 41), HS_ERR_TOO_LONG);
+	assert_int_equal(bn_bitlen_vartime(a, 5), 40 * 8 - 7);
 }
 
 static void test_bn_mont(void **state)
@@ -143,44 +143,44 @@ static void test_bn_mont(void **state)
 		size_t n = 1 + test_rng_below(&rng, it < 50 ? 8 : HS_BN_LIMBS);
 		uint64_t m[HS_BN_LIMBS], a[HS_BN_LIMBS], b[HS_BN_LIMBS], r1[HS_BN_LIMBS];
 		uint64_t r2[HS_BN_LIMBS], wide[2 * HS_BN_LIMBS], e[4];
-		struct hs_bn_mont c, cv;
+		struct bn_mont c, cv;
 
 		rand_modulus(&rng, m, n);
 		if (n == 1 && m[0] == 1)
 			continue;
-		assert_int_equal(hs_bn_mont_init(&c, m, n), 0);
-		assert_int_equal(hs_bn_mont_init_vartime(&cv, m, n), 0);
+		assert_int_equal(bn_mont_init(&c, m, n), 0);
+		assert_int_equal(bn_mont_init_vartime(&cv, m, n), 0);
 		assert_memory_equal(&c, &cv, sizeof(c));
 		rand_below(&rng, a, m, n);
 		rand_below(&rng, b, m, n);
 		/* (aR)(b) R^-1 = a b */
-		hs_bn_mont_to(r1, a, &c);
-		hs_bn_mont_mul(r1, r1, b, &c);
+		bn_mont_to(r1, a, &c);
+		bn_mont_mul(r1, r1, b, &c);
 		mulmod_ref(r2, a, b, m, n);
 		assert_memory_equal(r1, r2, n * 8);
-		hs_bn_mont_sqr(r1, a, &c);
-		hs_bn_mont_mul(wide, a, a, &c);
+		bn_mont_sqr(r1, a, &c);
+		bn_mont_mul(wide, a, a, &c);
 		assert_memory_equal(r1, wide, n * 8);
 		/* the wide reduction of the plain product */
-		hs_bn_mul(wide, a, b, n);
-		hs_bn_mod_wide(r1, wide, &c);
+		bn_mul(wide, a, b, n);
+		bn_mod_wide(r1, wide, &c);
 		assert_memory_equal(r1, r2, n * 8);
 		/* exponentiation: both versions, against repeated multiplication */
 		test_rng_bytes(&rng, e, sizeof(e));
 		e[0] &= 0x3f;
-		hs_bn_mod_exp(r1, a, e, 1, &c);
-		hs_bn_mod_exp_vartime(r2, a, e, 1, &c);
+		bn_mod_exp(r1, a, e, 1, &c);
+		bn_mod_exp_vartime(r2, a, e, 1, &c);
 		assert_memory_equal(r1, r2, n * 8);
 		memset(wide, 0, sizeof(wide));
 		wide[0] = 1;
 		for (uint64_t k = 0; k < e[0]; k++)
 			mulmod_ref(wide, wide, a, m, n);
 		assert_memory_equal(r1, wide, n * 8);
-		hs_bn_mod_exp(r1, a, e, 4, &c);
-		hs_bn_mod_exp_vartime(r2, a, e, 4, &c);
+		bn_mod_exp(r1, a, e, 4, &c);
+		bn_mod_exp_vartime(r2, a, e, 4, &c);
 		assert_memory_equal(r1, r2, n * 8);
 		/* the inverse, when there is one */
-		if (hs_bn_mod_inv(r1, a, &c)) {
+		if (bn_mod_inv(r1, a, &c)) {
 			mulmod_ref(r2, r1, a, m, n);
 			assert_int_equal(r2[0], 1);
 			for (size_t i = 1; i < n; i++)
@@ -206,7 +206,7 @@ static void test_bn_rows(void **state)
 	struct test_rng rng;
 
 #if defined(HS_HAVE_BN_ADX)
-	if (!hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
+	if (!cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
 		skip();
 	test_rng_init(&rng, 0x40e5);
 	for (int it = 0; it < 3000; it++) {
@@ -218,8 +218,8 @@ static void test_bn_rows(void **state)
 		y = test_rng_below(&rng, 4) == 0 ? ~(uint64_t)0 : test_rng_next(&rng);
 		cin = test_rng_below(&rng, 2);
 		memcpy(t2, t1, sizeof(t1));
-		assert_int_equal(hs_bn_row_adx(t1, x, y, len, cin),
-				 hs_bn_row_portable(t2, x, y, len, cin));
+		assert_int_equal(bn_row_adx(t1, x, y, len, cin),
+				 bn_row_portable(t2, x, y, len, cin));
 		assert_memory_equal(t1, t2, (len + 1) * 8);
 	}
 #else
@@ -234,46 +234,46 @@ static void test_bn_backends(void **state)
 	struct test_rng rng;
 
 #if defined(HS_HAVE_BN_ADX)
-	if (!hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
+	if (!cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
 		skip();
 	test_rng_init(&rng, 0xad8);
 	for (int it = 0; it < 200; it++) {
 		size_t n = it < HS_BN_LIMBS ? (size_t)it + 1 : 1 + test_rng_below(&rng, HS_BN_LIMBS);
 		uint64_t m[HS_BN_LIMBS], a[HS_BN_LIMBS], b[HS_BN_LIMBS], e[2];
 		uint64_t r1[HS_BN_LIMBS], r2[HS_BN_LIMBS], wide[2 * HS_BN_LIMBS];
-		struct hs_bn_mont ca, cp;
+		struct bn_mont ca, cp;
 
 		rand_modulus(&rng, m, n);
 		if (it % 5 == 0)
 			memset(m, 0xff, n * 8); /* 2^(64n) - 1: the largest modulus, most carries */
 		if (n == 1 && m[0] == 1)
 			continue;
-		assert_int_equal(hs_bn_mont_init(&ca, m, n), 0);
+		assert_int_equal(bn_mont_init(&ca, m, n), 0);
 		assert_int_equal(ca.adx, 1);
 		cp = ca;
 		cp.adx = 0;
-		assert_int_equal(hs_bn_mont_init(&cp, m, n), 0); /* set-up under the ADX row... */
+		assert_int_equal(bn_mont_init(&cp, m, n), 0); /* set-up under the ADX row... */
 		cp.adx = 0;
 		assert_memory_equal(cp.rr, ca.rr, n * 8);          /* ...gives the same constants */
 		rand_below(&rng, a, m, n);
 		rand_below(&rng, b, m, n);
 		if (it % 7 == 0)
-			(void)hs_bn_sub(a, m, (uint64_t[HS_BN_LIMBS]){ 1 }, n); /* m - 1 */
-		hs_bn_mont_mul(r1, a, b, &ca);
-		hs_bn_mont_mul(r2, a, b, &cp);
+			(void)bn_sub(a, m, (uint64_t[HS_BN_LIMBS]){ 1 }, n); /* m - 1 */
+		bn_mont_mul(r1, a, b, &ca);
+		bn_mont_mul(r2, a, b, &cp);
 		assert_memory_equal(r1, r2, n * 8);
-		hs_bn_mont_sqr(r1, a, &ca);
-		hs_bn_mont_sqr(r2, a, &cp);
+		bn_mont_sqr(r1, a, &ca);
+		bn_mont_sqr(r2, a, &cp);
 		assert_memory_equal(r1, r2, n * 8);
-		hs_bn_mul(wide, a, b, n);
-		hs_bn_mod_wide(r1, wide, &ca);
-		hs_bn_mod_wide(r2, wide, &cp);
+		bn_mul(wide, a, b, n);
+		bn_mod_wide(r1, wide, &ca);
+		bn_mod_wide(r2, wide, &cp);
 		assert_memory_equal(r1, r2, n * 8);
 		test_rng_bytes(&rng, e, sizeof(e));
-		hs_bn_mod_exp(r1, a, e, 2, &ca);
-		hs_bn_mod_exp(r2, a, e, 2, &cp);
+		bn_mod_exp(r1, a, e, 2, &ca);
+		bn_mod_exp(r2, a, e, 2, &cp);
 		assert_memory_equal(r1, r2, n * 8);
-		hs_bn_mod_exp_vartime(r2, a, e, 2, &cp);
+		bn_mod_exp_vartime(r2, a, e, 2, &cp);
 		assert_memory_equal(r1, r2, n * 8);
 	}
 #else
@@ -292,7 +292,7 @@ static void test_bn_init_vartime(void **state)
 		size_t n = 1 + test_rng_below(&rng, it < 1000 ? 8 : HS_BN_LIMBS);
 		size_t used = 1 + test_rng_below(&rng, n), b;
 		uint64_t m[HS_BN_LIMBS] = { 0 }, d = test_rng_below(&rng, 1000);
-		struct hs_bn_mont c, cv;
+		struct bn_mont c, cv;
 
 		switch (it % 4) {
 		case 0: /* random, maybe with zero top limbs */
@@ -313,10 +313,10 @@ static void test_bn_init_vartime(void **state)
 			m[used - 1] = ((uint64_t)1 << test_rng_below(&rng, 64)) + (d & 3);
 		}
 		m[0] |= 1;
-		if (hs_bn_bitlen_vartime(m, n) < 2)
+		if (bn_bitlen_vartime(m, n) < 2)
 			continue;
-		assert_int_equal(hs_bn_mont_init(&c, m, n), 0);
-		assert_int_equal(hs_bn_mont_init_vartime(&cv, m, n), 0);
+		assert_int_equal(bn_mont_init(&c, m, n), 0);
+		assert_int_equal(bn_mont_init_vartime(&cv, m, n), 0);
 		assert_memory_equal(c.one, cv.one, n * 8);
 		assert_memory_equal(c.rr, cv.rr, n * 8);
 	}
@@ -329,21 +329,21 @@ static int coprime_ref(const uint64_t *a_in, const uint64_t *m, size_t n)
 
 	memcpy(a, a_in, n * 8);
 	memcpy(b, m, n * 8);
-	while (!hs_bn_is_zero_mask(a, n)) {
+	while (!bn_is_zero_mask(a, n)) {
 		while ((a[0] & 1) == 0) {
 			for (size_t i = 0; i + 1 < n; i++)
 				a[i] = (a[i] >> 1) | (a[i + 1] << 63);
 			a[n - 1] >>= 1;
 		}
-		if (hs_bn_lt_mask(a, b, n)) { /* keep a >= b */
+		if (bn_lt_mask(a, b, n)) { /* keep a >= b */
 			uint64_t t[HS_BN_LIMBS];
 			memcpy(t, a, n * 8);
 			memcpy(a, b, n * 8);
 			memcpy(b, t, n * 8);
 		}
-		(void)hs_bn_sub(a, a, b, n);
+		(void)bn_sub(a, a, b, n);
 	}
-	return hs_bn_eq_mask(b, one, n) != 0;
+	return bn_eq_mask(b, one, n) != 0;
 }
 
 static void test_bn_inv_random(void **state)
@@ -356,7 +356,7 @@ static void test_bn_inv_random(void **state)
 	for (int it = 0; it < 1500; it++) {
 		size_t n = 1 + test_rng_below(&rng, it < 1200 ? 6 : HS_BN_LIMBS);
 		uint64_t m[HS_BN_LIMBS], a[HS_BN_LIMBS], r[HS_BN_LIMBS], p[HS_BN_LIMBS], ok;
-		struct hs_bn_mont c;
+		struct bn_mont c;
 		int want;
 
 		rand_modulus(&rng, m, n);
@@ -364,25 +364,25 @@ static void test_bn_inv_random(void **state)
 			memset(m, 0xff, n * 8);
 		if (n == 1 && m[0] == 1)
 			continue;
-		assert_int_equal(hs_bn_mont_init(&c, m, n), 0);
+		assert_int_equal(bn_mont_init(&c, m, n), 0);
 		rand_below(&rng, a, m, n);
 		if (it % 11 == 0) {
 			memset(a, 0, n * 8);
 			a[0] = 1;
 		} else if (it % 13 == 0) {
-			(void)hs_bn_sub(a, m, (uint64_t[HS_BN_LIMBS]){ 1 }, n);
+			(void)bn_sub(a, m, (uint64_t[HS_BN_LIMBS]){ 1 }, n);
 		} else if (n == 1 && it % 2 == 0) {
 			a[0] &= 0xff; /* small values: common factors with a 64-bit m happen */
 		}
 		want = coprime_ref(a, m, n);
-		ok = hs_bn_mod_inv(r, a, &c);
+		ok = bn_mod_inv(r, a, &c);
 		assert_int_equal(ok, want ? ~(uint64_t)0 : 0);
 		if (!want) {
 			not_coprime++;
 			continue;
 		}
 		coprime++;
-		assert_true(hs_bn_lt_mask(r, m, n) != 0);
+		assert_true(bn_lt_mask(r, m, n) != 0);
 		mulmod_ref(p, r, a, m, n);
 		assert_int_equal(p[0], 1);
 		for (size_t i = 1; i < n; i++)
@@ -396,27 +396,27 @@ static void test_bn_inv_edges(void **state)
 {
 	(void)state;
 	uint64_t m[2] = { 15, 0 }, a[2] = { 5, 0 }, r[2];
-	struct hs_bn_mont c;
+	struct bn_mont c;
 
-	assert_int_equal(hs_bn_mont_init(&c, m, 1), 0);
-	assert_int_equal(hs_bn_mod_inv(r, a, &c), 0); /* gcd(5, 15) = 5 */
+	assert_int_equal(bn_mont_init(&c, m, 1), 0);
+	assert_int_equal(bn_mod_inv(r, a, &c), 0); /* gcd(5, 15) = 5 */
 	a[0] = 0;
-	assert_int_equal(hs_bn_mod_inv(r, a, &c), 0);
+	assert_int_equal(bn_mod_inv(r, a, &c), 0);
 	a[0] = 7;
-	assert_int_not_equal(hs_bn_mod_inv(r, a, &c), 0);
+	assert_int_not_equal(bn_mod_inv(r, a, &c), 0);
 	assert_int_equal(r[0], 13); /* 7 * 13 = 91 = 6 * 15 + 1 */
-	assert_int_equal(hs_bn_mont_init_vartime(&c, (uint64_t[1]){ 14 }, 1), HS_ERR_ARG);
-	assert_int_equal(hs_bn_mont_init(&c, m, 0), HS_ERR_ARG);
+	assert_int_equal(bn_mont_init_vartime(&c, (uint64_t[1]){ 14 }, 1), HS_ERR_ARG);
+	assert_int_equal(bn_mont_init(&c, m, 0), HS_ERR_ARG);
 }
 
 /* ---- RSA ---- */
 
-static void load_2048(struct hs_rsa_private *k, uint8_t **pub_der, size_t *pub_len)
+static void load_2048(struct rsa_private *k, uint8_t **pub_der, size_t *pub_len)
 {
 	size_t len;
 	uint8_t *der = unhex(rsa2048_priv_hex, &len);
 
-	assert_int_equal(hs_rsa_private_from_der(k, der, len), 0);
+	assert_int_equal(rsa_private_from_der(k, der, len), 0);
 	free(der);
 	if (pub_der)
 		*pub_der = unhex(rsa2048_pub_hex, pub_len);
@@ -425,49 +425,49 @@ static void load_2048(struct hs_rsa_private *k, uint8_t **pub_der, size_t *pub_l
 static void test_kat_verify(void **state)
 {
 	(void)state;
-	struct hs_rsa_private k;
-	struct hs_rsa_public pub;
+	struct rsa_private k;
+	struct rsa_public pub;
 	uint8_t *pub_der, *sig1, *sig2, d256[32], d384[48];
 	size_t pub_len, l1, l2;
 
 	load_2048(&k, &pub_der, &pub_len);
-	assert_int_equal(hs_rsa_public_from_der(&pub, pub_der, pub_len), 0);
+	assert_int_equal(rsa_public_from_der(&pub, pub_der, pub_len), 0);
 	assert_memory_equal(&pub, &k.pub, sizeof(pub));
 	assert_int_equal(pub.bits, 2048);
 	sig1 = unhex(kat_pkcs1_sha256_hex, &l1);
 	sig2 = unhex(kat_pss_sha384_hex, &l2);
-	hs_hash_digest(hs_hash_sha256(), kat_msg, strlen(kat_msg), d256);
-	hs_hash_digest(hs_hash_sha384(), kat_msg, strlen(kat_msg), d384);
+	hash_digest(hash_sha256(), kat_msg, strlen(kat_msg), d256);
+	hash_digest(hash_sha384(), kat_msg, strlen(kat_msg), d384);
 
-	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha256(), d256, sig1, l1, 0), 0);
-	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha384(), 48, d384, sig2, l2, 0), 0);
-	assert_int_equal(hs_sig_rsa_pss_rsae_sha384.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
+	assert_int_equal(rsa_pkcs1_verify(&pub, hash_sha256(), d256, sig1, l1, 0), 0);
+	assert_int_equal(rsa_pss_verify(&pub, hash_sha384(), 48, d384, sig2, l2, 0), 0);
+	assert_int_equal(sig_rsa_pss_rsae_sha384.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
 							   strlen(kat_msg), sig2, l2), 0);
 	/* wrong padding type, hash, salt length, length, message, signature */
-	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha256(), 32, d256, sig1, l1, 0),
+	assert_int_equal(rsa_pss_verify(&pub, hash_sha256(), 32, d256, sig1, l1, 0),
 			 HS_ERR_BAD_SIG);
-	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha384(), d384, sig2, l2, 0),
+	assert_int_equal(rsa_pkcs1_verify(&pub, hash_sha384(), d384, sig2, l2, 0),
 			 HS_ERR_BAD_SIG);
-	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha384(), d384, sig1, l1, 0),
+	assert_int_equal(rsa_pkcs1_verify(&pub, hash_sha384(), d384, sig1, l1, 0),
 			 HS_ERR_BAD_SIG);
-	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha384(), 47, d384, sig2, l2, 0),
+	assert_int_equal(rsa_pss_verify(&pub, hash_sha384(), 47, d384, sig2, l2, 0),
 			 HS_ERR_BAD_SIG);
-	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha384(), 48, d384, sig2, l2 - 1, 0),
+	assert_int_equal(rsa_pss_verify(&pub, hash_sha384(), 48, d384, sig2, l2 - 1, 0),
 			 HS_ERR_BAD_SIG);
-	assert_int_equal(hs_sig_rsa_pss_rsae_sha384.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
+	assert_int_equal(sig_rsa_pss_rsae_sha384.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
 							   strlen(kat_msg) - 1, sig2, l2),
 			 HS_ERR_BAD_SIG);
-	assert_int_equal(hs_sig_rsa_pss_rsae_sha256.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
+	assert_int_equal(sig_rsa_pss_rsae_sha256.verify(pub_der, pub_len, (const uint8_t *)kat_msg,
 							   strlen(kat_msg), sig2, l2),
 			 HS_ERR_BAD_SIG);
 	sig1[100] ^= 4;
-	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha256(), d256, sig1, l1, 0),
+	assert_int_equal(rsa_pkcs1_verify(&pub, hash_sha256(), d256, sig1, l1, 0),
 			 HS_ERR_BAD_SIG);
 	/* a signature >= n */
 	memset(sig1, 0xff, l1);
-	assert_int_equal(hs_rsa_pkcs1_verify(&pub, hs_hash_sha256(), d256, sig1, l1, 0),
+	assert_int_equal(rsa_pkcs1_verify(&pub, hash_sha256(), d256, sig1, l1, 0),
 			 HS_ERR_BAD_SIG);
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 	free(pub_der);
 	free(sig1);
 	free(sig2);
@@ -476,23 +476,23 @@ static void test_kat_verify(void **state)
 static void test_sign_roundtrip(void **state)
 {
 	(void)state;
-	const struct hs_sig *tabs[] = { &hs_sig_rsa_pss_rsae_sha256, &hs_sig_rsa_pss_rsae_sha384,
-					&hs_sig_rsa_pss_rsae_sha512 };
-	const struct hs_hash *hs[] = { hs_hash_sha256(), hs_hash_sha384(), hs_hash_sha512() };
-	struct hs_rsa_private k;
+	const struct sig *tabs[] = { &sig_rsa_pss_rsae_sha256, &sig_rsa_pss_rsae_sha384,
+					&sig_rsa_pss_rsae_sha512 };
+	const struct hash *hs[] = { hash_sha256(), hash_sha384(), hash_sha512() };
+	struct rsa_private k;
 	uint8_t *pub_der, *priv_der, sig[HS_RSA_MAX_LEN], sig2[HS_RSA_MAX_LEN], d[64];
 	size_t pub_len, priv_len, sig_len;
 
 	load_2048(&k, &pub_der, &pub_len);
 	priv_der = unhex(rsa2048_priv_hex, &priv_len);
 	for (int i = 0; i < 3; i++) {
-		const struct hs_hash *h = hs[i];
+		const struct hash *h = hs[i];
 
-		hs_hash_digest(h, "abc", 3, d);
+		hash_digest(h, "abc", 3, d);
 		sig_len = sizeof(sig);
-		assert_int_equal(hs_rsa_pss_sign(&k, h, d, sig, &sig_len, 0), 0);
+		assert_int_equal(rsa_pss_sign(&k, h, d, sig, &sig_len, 0), 0);
 		assert_int_equal(sig_len, 256);
-		assert_int_equal(hs_rsa_pss_verify(&k.pub, h, h->digest_len, d, sig, sig_len, 0), 0);
+		assert_int_equal(rsa_pss_verify(&k.pub, h, h->digest_len, d, sig, sig_len, 0), 0);
 		assert_int_equal(tabs[i]->verify(pub_der, pub_len, (const uint8_t *)"abc", 3, sig,
 						 sig_len), 0);
 		/* randomized: a second signature differs and verifies too */
@@ -507,8 +507,8 @@ static void test_sign_roundtrip(void **state)
 		assert_true(tabs[i]->max_sig_len >= sig_len);
 	}
 	sig_len = 255;
-	assert_int_equal(hs_rsa_pss_sign(&k, hs[0], d, sig, &sig_len, 0), HS_ERR_NO_SPACE);
-	hs_rsa_private_wipe(&k);
+	assert_int_equal(rsa_pss_sign(&k, hs[0], d, sig, &sig_len, 0), HS_ERR_NO_SPACE);
+	rsa_private_wipe(&k);
 	free(pub_der);
 	free(priv_der);
 }
@@ -516,53 +516,53 @@ static void test_sign_roundtrip(void **state)
 static void test_small_key(void **state)
 {
 	(void)state;
-	struct hs_rsa_private k;
-	struct hs_rsa_public pub;
+	struct rsa_private k;
+	struct rsa_public pub;
 	uint8_t *der, sig[HS_RSA_MAX_LEN], d[32] = { 1, 2, 3 };
 	size_t len, sig_len = sizeof(sig);
 
 	der = unhex(rsa1024_priv_hex, &len);
-	assert_int_equal(hs_rsa_private_from_der(&k, der, len), 0);
+	assert_int_equal(rsa_private_from_der(&k, der, len), 0);
 	free(der);
 	der = unhex(rsa1024_pub_hex, &len);
-	assert_int_equal(hs_rsa_public_from_der(&pub, der, len), 0);
+	assert_int_equal(rsa_public_from_der(&pub, der, len), 0);
 	free(der);
 	assert_int_equal(pub.bits, 1024);
-	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha256(), d, sig, &sig_len, 0), HS_ERR_BAD_KEY);
-	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha256(), d, sig, &sig_len, HS_RSA_ALLOW_SMALL),
+	assert_int_equal(rsa_pss_sign(&k, hash_sha256(), d, sig, &sig_len, 0), HS_ERR_BAD_KEY);
+	assert_int_equal(rsa_pss_sign(&k, hash_sha256(), d, sig, &sig_len, HS_RSA_ALLOW_SMALL),
 			 0);
 	assert_int_equal(sig_len, 128);
-	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha256(), 32, d, sig, sig_len, 0),
+	assert_int_equal(rsa_pss_verify(&pub, hash_sha256(), 32, d, sig, sig_len, 0),
 			 HS_ERR_BAD_KEY);
-	assert_int_equal(hs_rsa_pss_verify(&pub, hs_hash_sha256(), 32, d, sig, sig_len,
+	assert_int_equal(rsa_pss_verify(&pub, hash_sha256(), 32, d, sig, sig_len,
 					   HS_RSA_ALLOW_SMALL), 0);
 	/* SHA-512 with salt 64 needs emLen >= 130: does not fit 1024 bits */
-	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha512(), d, sig, &sig_len, HS_RSA_ALLOW_SMALL),
+	assert_int_equal(rsa_pss_sign(&k, hash_sha512(), d, sig, &sig_len, HS_RSA_ALLOW_SMALL),
 			 HS_ERR_BAD_KEY);
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 }
 
 static void test_fault_detected(void **state)
 {
 	(void)state;
-	struct hs_rsa_private k;
+	struct rsa_private k;
 	uint8_t sig[HS_RSA_MAX_LEN], d[32] = { 9 };
 	size_t sig_len = sizeof(sig);
 
 	load_2048(&k, NULL, NULL);
 	k.dp[0] ^= 2; /* a wrong s_p: without the check this signature would factor n */
-	assert_int_equal(hs_rsa_pss_sign(&k, hs_hash_sha256(), d, sig, &sig_len, 0), HS_ERR_BAD_KEY);
+	assert_int_equal(rsa_pss_sign(&k, hash_sha256(), d, sig, &sig_len, 0), HS_ERR_BAD_KEY);
 	for (size_t i = 0; i < 256; i++)
 		assert_int_equal(sig[i], 0);
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 }
 
 /* Re-encode a one-byte-length edit of the public key DER and expect refusal. */
 static void test_der_strict(void **state)
 {
 	(void)state;
-	struct hs_rsa_public pub;
-	struct hs_rsa_private k;
+	struct rsa_public pub;
+	struct rsa_private k;
 	uint8_t *der, *b;
 	size_t len;
 
@@ -572,34 +572,34 @@ static void test_der_strict(void **state)
 	/* trailing byte */
 	memcpy(b, der, len);
 	b[len] = 0;
-	assert_int_equal(hs_rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
-	assert_int_equal(hs_rsa_public_from_der(&pub, der, len - 1), HS_ERR_BAD_ENCODING);
+	assert_int_equal(rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
+	assert_int_equal(rsa_public_from_der(&pub, der, len - 1), HS_ERR_BAD_ENCODING);
 	/* 30 82 01 0a 02 82 01 01 00 <n> 02 03 01 00 01: n's positive-sign zero removed -> negative */
 	memcpy(b, der, len);
 	assert_int_equal(b[4], 0x02);
 	assert_int_equal(b[8], 0x00);
 	b[8] = 0x80;
-	assert_int_equal(hs_rsa_public_from_der(&pub, b, len), HS_ERR_BAD_ENCODING);
+	assert_int_equal(rsa_public_from_der(&pub, b, len), HS_ERR_BAD_ENCODING);
 	/* a needless leading zero in e: 02 03 01 00 01 -> 02 04 00 01 00 01 */
 	memcpy(b, der, len - 5);
 	memcpy(b + len - 5, (const uint8_t[]){ 0x02, 0x04, 0x00, 0x01, 0x00, 0x01 }, 6);
 	b[3] = (uint8_t)(b[3] + 1);
-	assert_int_equal(hs_rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
+	assert_int_equal(rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
 	/* the same key with e = 2 (even) and e = 1 */
 	memcpy(b, der, len);
 	b[len - 1] = 0x00;
-	assert_int_equal(hs_rsa_public_from_der(&pub, b, len), HS_ERR_BAD_KEY);
+	assert_int_equal(rsa_public_from_der(&pub, b, len), HS_ERR_BAD_KEY);
 	b[len - 1] = 0x01;
-	assert_int_equal(hs_rsa_public_from_der(&pub, b, len), 0);
+	assert_int_equal(rsa_public_from_der(&pub, b, len), 0);
 	memcpy(b + len - 5, (const uint8_t[]){ 0x02, 0x01, 0x01 }, 3);
 	b[3] = (uint8_t)(b[3] - 2);
-	assert_int_equal(hs_rsa_public_from_der(&pub, b, len - 2), HS_ERR_BAD_KEY);
+	assert_int_equal(rsa_public_from_der(&pub, b, len - 2), HS_ERR_BAD_KEY);
 	/* a non-minimal long-form length on the SEQUENCE: 30 83 00 01 0a */
 	b[0] = 0x30;
 	b[1] = 0x83;
 	b[2] = 0x00;
 	memcpy(b + 3, der + 2, len - 2);
-	assert_int_equal(hs_rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
+	assert_int_equal(rsa_public_from_der(&pub, b, len + 1), HS_ERR_BAD_ENCODING);
 	free(der);
 	free(b);
 
@@ -607,12 +607,12 @@ static void test_der_strict(void **state)
 	der = unhex(rsa2048_priv_hex, &len);
 	assert_int_equal(der[4], 0x02);
 	der[6] = 1;
-	assert_int_equal(hs_rsa_private_from_der(&k, der, len), HS_ERR_BAD_ENCODING);
+	assert_int_equal(rsa_private_from_der(&k, der, len), HS_ERR_BAD_ENCODING);
 	der[6] = 0;
-	assert_int_equal(hs_rsa_private_from_der(&k, der, len), 0);
+	assert_int_equal(rsa_private_from_der(&k, der, len), 0);
 	der[len - 400] ^= 0x10; /* inside the CRT part: q, dp or dq */
-	assert_int_not_equal(hs_rsa_private_from_der(&k, der, len), 0);
-	hs_rsa_private_wipe(&k);
+	assert_int_not_equal(rsa_private_from_der(&k, der, len), 0);
+	rsa_private_wipe(&k);
 	free(der);
 }
 

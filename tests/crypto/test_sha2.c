@@ -1,7 +1,7 @@
 /*
  * Proves SHA-256, SHA-384 and SHA-512 give the FIPS 180 example digests
  * ("abc", the empty string, the 448- and 896-bit messages, one million
- * 'a') through every entry point (one-shot, streaming, the struct hs_hash
+ * 'a') through every entry point (one-shot, streaming, the struct hash
  * tables) and every SHA-256 backend (portable and SHA-NI when the CPU has
  * it); that streaming in odd chunk sizes equals one-shot; that SHA-NI and
  * portable agree bit for bit on every length 0..1100; and that final wipes
@@ -99,13 +99,13 @@ static const uint8_t *msg_bytes(enum msg_id id, size_t *len)
 
 /* Up to two tables per hash: the portable one and the best one (which
  * for SHA-256 is SHA-NI on a CPU with it). Returns how many (1 or 2). */
-static int tables_for(int kat, const struct hs_hash *t[2])
+static int tables_for(int kat, const struct hash *t[2])
 {
-	const struct hs_hash *(*get[3])(void) = { hs_hash_sha256, hs_hash_sha384, hs_hash_sha512 };
+	const struct hash *(*get[3])(void) = { hash_sha256, hash_sha384, hash_sha512 };
 
-	hs_cpu_force_portable(1);
+	cpu_force_portable(1);
 	t[0] = get[kat]();
-	hs_cpu_force_portable(0);
+	cpu_force_portable(0);
 	t[1] = get[kat]();
 	return t[1] == t[0] ? 1 : 2;
 }
@@ -114,11 +114,11 @@ static int tables_for(int kat, const struct hs_hash *t[2])
 static void oneshot(int kat, const void *p, size_t n, uint8_t *out)
 {
 	if (kat == 0)
-		hs_sha256(p, n, out);
+		sha256(p, n, out);
 	else if (kat == 1)
-		hs_sha384(p, n, out);
+		sha384(p, n, out);
 	else
-		hs_sha512(p, n, out);
+		sha512(p, n, out);
 }
 
 static void check_hex(const uint8_t *got, const char *hex, size_t n)
@@ -134,7 +134,7 @@ static void test_fips_vectors(void **state)
 {
 	(void)state;
 	for (int k = 0; k < 3; k++) {
-		const struct hs_hash *t[2];
+		const struct hash *t[2];
 		int nt = tables_for(k, t);
 
 		for (int m = 0; m < M_COUNT; m++) {
@@ -143,13 +143,13 @@ static void test_fips_vectors(void **state)
 			uint8_t out[HS_HASH_MAX_LEN];
 
 			for (int portable = 1; portable >= 0; portable--) {
-				hs_cpu_force_portable(portable);
+				cpu_force_portable(portable);
 				oneshot(k, p, len, out);
 				check_hex(out, KATS[k].digest[m], dl);
 			}
 			for (int i = 0; i < nt; i++) {
 				memset(out, 0, sizeof(out));
-				hs_hash_digest(t[i], p, len, out);
+				hash_digest(t[i], p, len, out);
 				check_hex(out, KATS[k].digest[m], dl);
 			}
 		}
@@ -162,35 +162,35 @@ static void test_million_a_streamed(void **state)
 {
 	(void)state;
 	uint8_t a[1000], out[HS_HASH_MAX_LEN];
-	struct hs_sha256 c256;
-	struct hs_sha512 c512;
+	struct sha256 c256;
+	struct sha512 c512;
 
 	memset(a, 'a', sizeof(a));
-	hs_sha256_init(&c256);
+	sha256_init(&c256);
 	for (int i = 0; i < 1000; i++)
-		hs_sha256_update(&c256, a, sizeof(a));
-	hs_sha256_final(&c256, out);
+		sha256_update(&c256, a, sizeof(a));
+	sha256_final(&c256, out);
 	check_hex(out, KATS[0].digest[M_MILLION_A], 32);
 
-	hs_sha384_init(&c512);
+	sha384_init(&c512);
 	for (int i = 0; i < 1000; i++)
-		hs_sha384_update(&c512, a, sizeof(a));
-	hs_sha384_final(&c512, out);
+		sha384_update(&c512, a, sizeof(a));
+	sha384_final(&c512, out);
 	check_hex(out, KATS[1].digest[M_MILLION_A], 48);
 
-	hs_sha512_init(&c512);
+	sha512_init(&c512);
 	for (int i = 0; i < 1000; i++)
-		hs_sha512_update(&c512, a, sizeof(a));
-	hs_sha512_final(&c512, out);
+		sha512_update(&c512, a, sizeof(a));
+	sha512_final(&c512, out);
 	check_hex(out, KATS[2].digest[M_MILLION_A], 64);
 }
 
 /* Feed msg through table t in chunks: sizes cycle through chunks[] (0 in
  * the list means "a random size up to 300"). */
-static void digest_chunked(const struct hs_hash *t, const uint8_t *msg, size_t len,
+static void digest_chunked(const struct hash *t, const uint8_t *msg, size_t len,
 			   const size_t *chunks, size_t nchunks, struct test_rng *rng, uint8_t *out)
 {
-	union hs_hash_ctx c;
+	union hash_ctx c;
 	size_t off = 0;
 
 	t->init(&c);
@@ -230,7 +230,7 @@ static void test_streaming_odd_chunks(void **state)
 	for (size_t len = 0; len <= 3000; len += 1 + test_rng_below(&rng, 400)) {
 		test_rng_bytes(&rng, msg, len);
 		for (int k = 0; k < 3; k++) {
-			const struct hs_hash *t[2];
+			const struct hash *t[2];
 			int nt = tables_for(k, t);
 			uint8_t want[HS_HASH_MAX_LEN], got[HS_HASH_MAX_LEN];
 
@@ -257,28 +257,28 @@ static void test_public_streaming(void **state)
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 7 + 1);
 	for (size_t split = 0; split <= sizeof(msg); split++) {
-		struct hs_sha256 c;
-		struct hs_sha512 d;
+		struct sha256 c;
+		struct sha512 d;
 
-		hs_sha256_init(&c);
-		hs_sha256_update(&c, msg, split);
-		hs_sha256_update(&c, msg + split, sizeof(msg) - split);
-		hs_sha256_final(&c, a);
-		hs_sha256(msg, sizeof(msg), b);
+		sha256_init(&c);
+		sha256_update(&c, msg, split);
+		sha256_update(&c, msg + split, sizeof(msg) - split);
+		sha256_final(&c, a);
+		sha256(msg, sizeof(msg), b);
 		assert_memory_equal(a, b, 32);
 
-		hs_sha384_init(&d);
-		hs_sha384_update(&d, msg, split);
-		hs_sha384_update(&d, msg + split, sizeof(msg) - split);
-		hs_sha384_final(&d, a);
-		hs_sha384(msg, sizeof(msg), b);
+		sha384_init(&d);
+		sha384_update(&d, msg, split);
+		sha384_update(&d, msg + split, sizeof(msg) - split);
+		sha384_final(&d, a);
+		sha384(msg, sizeof(msg), b);
 		assert_memory_equal(a, b, 48);
 
-		hs_sha512_init(&d);
-		hs_sha512_update(&d, msg, split);
-		hs_sha512_update(&d, msg + split, sizeof(msg) - split);
-		hs_sha512_final(&d, a);
-		hs_sha512(msg, sizeof(msg), b);
+		sha512_init(&d);
+		sha512_update(&d, msg, split);
+		sha512_update(&d, msg + split, sizeof(msg) - split);
+		sha512_final(&d, a);
+		sha512(msg, sizeof(msg), b);
 		assert_memory_equal(a, b, 64);
 	}
 }
@@ -288,7 +288,7 @@ static void test_public_streaming(void **state)
 static void test_shani_equals_portable(void **state)
 {
 	(void)state;
-	const struct hs_hash *t[2];
+	const struct hash *t[2];
 	uint8_t msg[1100], a[32], b[32];
 	struct test_rng rng;
 
@@ -299,8 +299,8 @@ static void test_shani_equals_portable(void **state)
 	test_rng_init(&rng, 0x5a256);
 	test_rng_bytes(&rng, msg, sizeof(msg));
 	for (size_t len = 0; len <= sizeof(msg); len++) {
-		hs_hash_digest(t[0], msg, len, a);
-		hs_hash_digest(t[1], msg, len, b);
+		hash_digest(t[0], msg, len, a);
+		hash_digest(t[1], msg, len, b);
 		assert_memory_equal(a, b, 32);
 	}
 }
@@ -309,24 +309,24 @@ static void test_shani_equals_portable(void **state)
 static void test_final_wipes(void **state)
 {
 	(void)state;
-	static const uint8_t zero[sizeof(union hs_hash_ctx)];
+	static const uint8_t zero[sizeof(union hash_ctx)];
 	uint8_t out[HS_HASH_MAX_LEN];
-	struct hs_sha256 c;
-	struct hs_sha512 d;
+	struct sha256 c;
+	struct sha512 d;
 
-	hs_sha256_init(&c);
-	hs_sha256_update(&c, "secret message", 14);
-	hs_sha256_final(&c, out);
+	sha256_init(&c);
+	sha256_update(&c, "secret message", 14);
+	sha256_final(&c, out);
 	assert_memory_equal(&c, zero, sizeof(c));
 
-	hs_sha384_init(&d);
-	hs_sha384_update(&d, "secret message", 14);
-	hs_sha384_final(&d, out);
+	sha384_init(&d);
+	sha384_update(&d, "secret message", 14);
+	sha384_final(&d, out);
 	assert_memory_equal(&d, zero, sizeof(d));
 
-	hs_sha512_init(&d);
-	hs_sha512_update(&d, "secret message", 14);
-	hs_sha512_final(&d, out);
+	sha512_init(&d);
+	sha512_update(&d, "secret message", 14);
+	sha512_final(&d, out);
 	assert_memory_equal(&d, zero, sizeof(d));
 }
 
@@ -334,22 +334,22 @@ static void test_table_fields(void **state)
 {
 	(void)state;
 	for (int portable = 1; portable >= 0; portable--) {
-		hs_cpu_force_portable(portable);
+		cpu_force_portable(portable);
 		/* "SHA-256" or "SHA-256 (SHA-NI)": the name says which backend */
-		assert_true(strncmp(hs_hash_sha256()->name, "SHA-256", 7) == 0);
+		assert_true(strncmp(hash_sha256()->name, "SHA-256", 7) == 0);
 		if (portable)
-			assert_string_equal(hs_hash_sha256()->name, "SHA-256");
-		assert_int_equal(hs_hash_sha256()->digest_len, 32);
-		assert_int_equal(hs_hash_sha256()->block_len, 64);
-		assert_string_equal(hs_hash_sha384()->name, "SHA-384");
-		assert_int_equal(hs_hash_sha384()->digest_len, 48);
-		assert_int_equal(hs_hash_sha384()->block_len, 128);
-		assert_string_equal(hs_hash_sha512()->name, "SHA-512");
-		assert_int_equal(hs_hash_sha512()->digest_len, 64);
-		assert_int_equal(hs_hash_sha512()->block_len, 128);
+			assert_string_equal(hash_sha256()->name, "SHA-256");
+		assert_int_equal(hash_sha256()->digest_len, 32);
+		assert_int_equal(hash_sha256()->block_len, 64);
+		assert_string_equal(hash_sha384()->name, "SHA-384");
+		assert_int_equal(hash_sha384()->digest_len, 48);
+		assert_int_equal(hash_sha384()->block_len, 128);
+		assert_string_equal(hash_sha512()->name, "SHA-512");
+		assert_int_equal(hash_sha512()->digest_len, 64);
+		assert_int_equal(hash_sha512()->block_len, 128);
 	}
-	assert_true(hs_hash_sha512()->digest_len <= HS_HASH_MAX_LEN);
-	assert_true(hs_hash_sha512()->block_len <= HS_HASH_MAX_BLOCK);
+	assert_true(hash_sha512()->digest_len <= HS_HASH_MAX_LEN);
+	assert_true(hash_sha512()->block_len <= HS_HASH_MAX_BLOCK);
 }
 
 int main(void)

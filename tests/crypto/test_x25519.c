@@ -7,7 +7,7 @@
  * reduced rather than rejected; that every low-order input gives
  * HS_ERR_ZERO_SHARED with zero bytes written; that the public key taken
  * through the Edwards fixed-base table equals the ladder on u = 9; and
- * that the hs_kx_x25519 table checks lengths and agrees with itself.
+ * that the kx_x25519 table checks lengths and agrees with itself.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +34,7 @@ static void check_x25519(const char *k_hex, const char *u_hex, const char *out_h
 	unhex32(k_hex, k);
 	unhex32(u_hex, u);
 	unhex32(out_hex, want);
-	assert_int_equal(hs_x25519(out, k, u), 0);
+	assert_int_equal(x25519(out, k, u), 0);
 	assert_memory_equal(out, want, 32);
 }
 
@@ -63,7 +63,7 @@ static void test_rfc7748_iterated(void **state)
 	unsigned n = (slow && strcmp(slow, "1") == 0) ? 1000000 : 1000;
 
 	for (unsigned i = 1; i <= n; i++) {
-		assert_int_equal(hs_x25519(r, k, u), 0);
+		assert_int_equal(x25519(r, k, u), 0);
 		memcpy(u, k, 32);
 		memcpy(k, r, 32);
 		if (i == 1) {
@@ -90,14 +90,14 @@ static void test_rfc7748_dh(void **state)
 
 	unhex32("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a", a);
 	unhex32("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb", b);
-	assert_int_equal(hs_x25519_public(a_pub, a), 0);
+	assert_int_equal(x25519_public(a_pub, a), 0);
 	unhex32("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a", want);
 	assert_memory_equal(a_pub, want, 32);
-	assert_int_equal(hs_x25519_public(b_pub, b), 0);
+	assert_int_equal(x25519_public(b_pub, b), 0);
 	unhex32("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", want);
 	assert_memory_equal(b_pub, want, 32);
-	assert_int_equal(hs_x25519(s1, a, b_pub), 0);
-	assert_int_equal(hs_x25519(s2, b, a_pub), 0);
+	assert_int_equal(x25519(s1, a, b_pub), 0);
+	assert_int_equal(x25519(s2, b, a_pub), 0);
 	unhex32("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742", want);
 	assert_memory_equal(s1, want, 32);
 	assert_memory_equal(s2, want, 32);
@@ -117,12 +117,12 @@ static void test_noncanonical_u(void **state)
 		memset(u_big, 0xff, 32);
 		u_big[0] = (uint8_t)(0xed + small);
 		u_big[31] = 0x7f;
-		int e1 = hs_x25519(r1, k, u), e2 = hs_x25519(r2, k, u_big);
+		int e1 = x25519(r1, k, u), e2 = x25519(r2, k, u_big);
 		assert_int_equal(e1, e2);
 		assert_memory_equal(r1, r2, 32);
 		/* the ignored top bit changes nothing either */
 		u_big[31] = 0xff;
-		assert_int_equal(hs_x25519(r2, k, u_big), e1);
+		assert_int_equal(x25519(r2, k, u_big), e1);
 		assert_memory_equal(r1, r2, 32);
 	}
 }
@@ -150,7 +150,7 @@ static void test_zero_shared(void **state)
 	for (size_t i = 0; i < sizeof(low_order) / sizeof(low_order[0]); i++) {
 		unhex32(low_order[i], u);
 		memset(out, 0xaa, 32);
-		assert_int_equal(hs_x25519(out, k, u), HS_ERR_ZERO_SHARED);
+		assert_int_equal(x25519(out, k, u), HS_ERR_ZERO_SHARED);
 		assert_memory_equal(out, zero, 32);
 	}
 }
@@ -159,7 +159,7 @@ static void test_zero_shared(void **state)
 static void test_kx_table(void **state)
 {
 	(void)state;
-	const struct hs_kx *kx = &hs_kx_x25519;
+	const struct kx *kx = &kx_x25519;
 	uint8_t a[32], b[32], a_pub[32], b_pub[33], s1[32], s2[32], pub[32];
 
 	assert_string_equal(kx->name, "x25519");
@@ -168,7 +168,7 @@ static void test_kx_table(void **state)
 	assert_int_equal(kx->shared_len, 32);
 	assert_int_equal(kx->keygen(a, a_pub), 0);
 	assert_int_equal(kx->keygen(b, b_pub), 0);
-	assert_int_equal(hs_x25519_public(pub, a), 0);
+	assert_int_equal(x25519_public(pub, a), 0);
 	assert_memory_equal(pub, a_pub, 32);
 	assert_memory_not_equal(a, b, 32);
 	assert_int_equal(kx->shared(s1, a, b_pub, 32), 0);
@@ -194,8 +194,8 @@ static void test_public_matches_ladder(void **state)
 			memset(k, 0, 32);
 		if (i == 1)
 			memset(k, 0xff, 32);
-		assert_int_equal(hs_x25519_public(p1, k), 0);
-		assert_int_equal(hs_x25519(p2, k, nine), 0);
+		assert_int_equal(x25519_public(p1, k), 0);
+		assert_int_equal(x25519(p2, k, nine), 0);
 		assert_memory_equal(p1, p2, 32);
 	}
 }
@@ -212,17 +212,17 @@ static void check_backend(const uint8_t k[32], const uint8_t u[32])
 	int e1, e2;
 
 	/* the public key too (fixed-base backend) */
-	hs_cpu_force_portable(0);
-	assert_int_equal(hs_x25519_public(fast, k), 0);
-	hs_cpu_force_portable(1);
-	assert_int_equal(hs_x25519_public(ref, k), 0);
+	cpu_force_portable(0);
+	assert_int_equal(x25519_public(fast, k), 0);
+	cpu_force_portable(1);
+	assert_int_equal(x25519_public(ref, k), 0);
 	assert_memory_equal(fast, ref, 32);
 
-	hs_cpu_force_portable(0);
-	e1 = hs_x25519(fast, k, u);
-	hs_cpu_force_portable(1);
-	e2 = hs_x25519(ref, k, u);
-	hs_cpu_force_portable(0);
+	cpu_force_portable(0);
+	e1 = x25519(fast, k, u);
+	cpu_force_portable(1);
+	e2 = x25519(ref, k, u);
+	cpu_force_portable(0);
 	assert_int_equal(e1, e2);
 	assert_memory_equal(fast, ref, 32);
 }

@@ -1,10 +1,10 @@
 /*
  * Proves X25519 and Ed25519 against Wycheproof (testvectors_v1):
- * - x25519_test.json through the hs_kx_x25519 table: every vector flagged
+ * - x25519_test.json through the kx_x25519 table: every vector flagged
  *   ZeroSharedSecret must give HS_ERR_ZERO_SHARED; every other valid or
  *   acceptable vector (twist points, non-canonical u, edge scalars) must
  *   succeed with exactly the listed shared secret; an invalid one must fail.
- * - ed25519_test.json through the hs_sig_ed25519 table: every valid
+ * - ed25519_test.json through the sig_ed25519 table: every valid
  *   signature verifies and every invalid one is rejected (wrong lengths,
  *   S >= L, non-canonical R, malleated and unrelated signatures).
  * Any failure fails the test; the counts are printed per file.
@@ -37,7 +37,7 @@ static int x25519_case(const struct json *t)
 	assert_non_null(pub);
 	assert_non_null(shared);
 	assert_int_equal(priv_len, 32);
-	err = hs_kx_x25519.shared(out, priv, pub, pub_len);
+	err = kx_x25519.shared(out, priv, pub, pub_len);
 	if (wp_has_flag(t, "ZeroSharedSecret"))
 		ok = err == HS_ERR_ZERO_SHARED;
 	else if (strcmp(result, "invalid") == 0)
@@ -98,7 +98,7 @@ static int ed25519_case(const uint8_t *pub, size_t pub_len, const struct json *t
 
 	assert_non_null(msg);
 	assert_non_null(sig);
-	err = hs_sig_ed25519.verify(pub, pub_len, msg, msg_len, sig, sig_len);
+	err = sig_ed25519.verify(pub, pub_len, msg, msg_len, sig, sig_len);
 	if (strcmp(result, "valid") == 0)
 		ok = err == 0;
 	else if (strcmp(result, "invalid") == 0)

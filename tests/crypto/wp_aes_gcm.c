@@ -2,7 +2,7 @@
  * Proves every AES-GCM backend this CPU has gets all applicable vectors of
  * Wycheproof's aes_gcm_test.json right: a valid vector seals to exactly
  * ct || tag and opens back to msg (out of place and in place); an invalid
- * one opens to HS_ERR_BAD_TAG with only zeros in out. The hs_aead API has
+ * one opens to HS_ERR_BAD_TAG with only zeros in out. The aead API has
  * 12-byte nonces, 16-byte tags and 128/256-bit keys only, so groups with
  * ivSize != 96, tagSize != 128 or keySize 192 are counted as not
  * applicable. A vector passes only if it passes on every backend.
@@ -68,9 +68,9 @@ static int wp_vec_parse(const struct json *t, struct wp_vec *v)
 }
 
 /* 1 if backend a does what the vector expects. */
-static int wp_check(const struct hs_aead *a, const struct wp_vec *v)
+static int wp_check(const struct aead *a, const struct wp_vec *v)
 {
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	size_t n = v->ct_len + 16;
 	uint8_t *in = malloc(n), *out = malloc(n);
 	int ok = in && out && v->key_len == a->key_len && a->init(&ctx, v->key) == 0;
@@ -108,10 +108,10 @@ static void wp_group(const struct json *g, struct wp_count *c)
 	int ksize = (int)json_get_num(g, "keySize", 0);
 	int applicable = json_get_num(g, "ivSize", 0) == 96 &&
 			 json_get_num(g, "tagSize", 0) == 128 && (ksize == 128 || ksize == 256);
-	const struct hs_aead *backends[] = {
-		ksize == 128 ? hs_aead_aes128gcm_portable() : hs_aead_aes256gcm_portable(),
-		ksize == 128 ? hs_aead_aes128gcm_aesni() : hs_aead_aes256gcm_aesni(),
-		ksize == 128 ? hs_aead_aes128gcm_vaes512() : hs_aead_aes256gcm_vaes512(),
+	const struct aead *backends[] = {
+		ksize == 128 ? aead_aes128gcm_portable() : aead_aes256gcm_portable(),
+		ksize == 128 ? aead_aes128gcm_aesni() : aead_aes256gcm_aesni(),
+		ksize == 128 ? aead_aes128gcm_vaes512() : aead_aes256gcm_vaes512(),
 	};
 
 	assert_non_null(tests);
@@ -149,8 +149,8 @@ static void test_wycheproof_aes_gcm(void **state)
 
 	if (j == NULL)
 		skip();
-	printf("# backends: portable%s%s\n", hs_aead_aes128gcm_aesni() ? ", AES-NI" : "",
-	       hs_aead_aes128gcm_vaes512() ? ", VAES-512" : "");
+	printf("# backends: portable%s%s\n", aead_aes128gcm_aesni() ? ", AES-NI" : "",
+	       aead_aes128gcm_vaes512() ? ", VAES-512" : "");
 	groups = json_get(j, "testGroups");
 	assert_non_null(groups);
 	for (size_t i = 0; i < groups->count; i++)

@@ -4,7 +4,7 @@
  * and opens back to msg (out of place and in place); each invalid vector
  * is rejected with HS_ERR_BAD_TAG and leaves only zeros in out. Groups
  * with ivSize != 96, keySize != 256 or tagSize != 128 cannot be expressed
- * through the hs_aead API (fixed 12-byte nonce, 32-byte key, 16-byte tag)
+ * through the aead API (fixed 12-byte nonce, 32-byte key, 16-byte tag)
  * and are counted as not applicable.
  */
 #include <setjmp.h>
@@ -54,9 +54,9 @@ static void vec_free(struct vec *v)
 }
 
 /* 1 if backend a handles vector v as Wycheproof expects. */
-static int check_one(const struct hs_aead *a, const struct vec *v, int valid, long tc_id)
+static int check_one(const struct aead *a, const struct vec *v, int valid, long tc_id)
 {
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	size_t n = v->ct_len + v->tag_len;
 	uint8_t *in = malloc(n + 1), *out = malloc(n + 1);
 	int ok = 1, r;
@@ -101,11 +101,11 @@ static int check_one(const struct hs_aead *a, const struct vec *v, int valid, lo
 static void run_group(const struct json *g, struct wp_count *c)
 {
 	const struct json *tests = json_get(g, "tests");
-	const struct hs_aead *backends[] = {
-		hs_aead_chacha20poly1305_portable(),
-		hs_aead_chacha20poly1305_avx2(),
-		hs_aead_chacha20poly1305_avx512(),
-		hs_aead_chacha20poly1305_avx512ifma(),
+	const struct aead *backends[] = {
+		aead_chacha20poly1305_portable(),
+		aead_chacha20poly1305_avx2(),
+		aead_chacha20poly1305_avx512(),
+		aead_chacha20poly1305_avx512ifma(),
 	};
 	int applicable = json_get_num(g, "ivSize", 0) == 96 &&
 			 json_get_num(g, "keySize", 0) == 256 &&

@@ -29,7 +29,7 @@ static int is_result(const struct json *t, const char *r)
 }
 
 /* 1 if the test's outcome is what Wycheproof expects. */
-static int hmac_one(const struct hs_hash *h, size_t tag_len, const struct json *t)
+static int hmac_one(const struct hash *h, size_t tag_len, const struct json *t)
 {
 	size_t key_len, msg_len, want_len;
 	uint8_t *key = hex_decode(json_get_str(t, "key"), &key_len);
@@ -41,7 +41,7 @@ static int hmac_one(const struct hs_hash *h, size_t tag_len, const struct json *
 	assert_non_null(key);
 	assert_non_null(msg);
 	assert_non_null(want);
-	hs_hmac(h, key, key_len, msg, msg_len, out);
+	hmac(h, key, key_len, msg, msg_len, out);
 	match = want_len == tag_len && tag_len <= h->digest_len &&
 		memcmp(out, want, tag_len) == 0;
 	ok = is_result(t, "acceptable") || match == is_result(t, "valid");
@@ -51,7 +51,7 @@ static int hmac_one(const struct hs_hash *h, size_t tag_len, const struct json *
 	return ok;
 }
 
-static void run_hmac(const char *file, const char *label, const struct hs_hash *h)
+static void run_hmac(const char *file, const char *label, const struct hash *h)
 {
 	struct json *doc = wp_load(file);
 	const struct json *groups;
@@ -82,7 +82,7 @@ static void run_hmac(const char *file, const char *label, const struct hs_hash *
 	assert_true(c.ran > 0);
 }
 
-static int hkdf_one(const struct hs_hash *h, const struct json *t)
+static int hkdf_one(const struct hash *h, const struct json *t)
 {
 	size_t ikm_len, salt_len, info_len, okm_len;
 	uint8_t *ikm = hex_decode(json_get_str(t, "ikm"), &ikm_len);
@@ -98,8 +98,8 @@ static int hkdf_one(const struct hs_hash *h, const struct json *t)
 	assert_non_null(info);
 	assert_non_null(want);
 	assert_non_null(out);
-	hs_hkdf_extract(h, salt, salt_len, ikm, ikm_len, prk);
-	err = hs_hkdf_expand(h, prk, h->digest_len, info, info_len, out, size);
+	hkdf_extract(h, salt, salt_len, ikm, ikm_len, prk);
+	err = hkdf_expand(h, prk, h->digest_len, info, info_len, out, size);
 	if (is_result(t, "valid"))
 		ok = err == 0 && okm_len == size && memcmp(out, want, size) == 0;
 	else
@@ -112,7 +112,7 @@ static int hkdf_one(const struct hs_hash *h, const struct json *t)
 	return ok;
 }
 
-static void run_hkdf(const char *file, const char *label, const struct hs_hash *h)
+static void run_hkdf(const char *file, const char *label, const struct hash *h)
 {
 	struct json *doc = wp_load(file);
 	const struct json *groups;
@@ -144,20 +144,20 @@ static void run_hkdf(const char *file, const char *label, const struct hs_hash *
 
 /* Runs f once per SHA-256 backend: portable, then SHA-NI if present
  * (the only other SHA-256 table), each reported under its own label. */
-static void per_sha256_backend(void (*f)(const char *, const char *, const struct hs_hash *),
+static void per_sha256_backend(void (*f)(const char *, const char *, const struct hash *),
 			       const char *file)
 {
-	const struct hs_hash *portable;
+	const struct hash *portable;
 	char label[128];
 
-	hs_cpu_force_portable(1);
-	portable = hs_hash_sha256();
+	cpu_force_portable(1);
+	portable = hash_sha256();
 	snprintf(label, sizeof(label), "%s (portable)", file);
 	f(file, label, portable);
-	hs_cpu_force_portable(0);
-	if (hs_hash_sha256() != portable) {
+	cpu_force_portable(0);
+	if (hash_sha256() != portable) {
 		snprintf(label, sizeof(label), "%s (SHA-NI)", file);
-		f(file, label, hs_hash_sha256());
+		f(file, label, hash_sha256());
 	}
 }
 
@@ -170,7 +170,7 @@ static void test_hmac_sha256(void **state)
 static void test_hmac_sha384(void **state)
 {
 	(void)state;
-	run_hmac("hmac_sha384_test.json", "hmac_sha384_test.json", hs_hash_sha384());
+	run_hmac("hmac_sha384_test.json", "hmac_sha384_test.json", hash_sha384());
 }
 
 static void test_hkdf_sha256(void **state)
@@ -182,7 +182,7 @@ static void test_hkdf_sha256(void **state)
 static void test_hkdf_sha384(void **state)
 {
 	(void)state;
-	run_hkdf("hkdf_sha384_test.json", "hkdf_sha384_test.json", hs_hash_sha384());
+	run_hkdf("hkdf_sha384_test.json", "hkdf_sha384_test.json", hash_sha384());
 }
 
 int main(void)

@@ -5,7 +5,7 @@
  *   here with base/reader.h: named curve prime256v1 only);
  * - ecdh_secp256r1_webcrypto_test.json: JWK keys (base64url x, y, d);
  * - ecdsa_secp256r1_sha256_test.json: DER signatures, through the
- *   hs_sig_ecdsa_p256_sha256 table (BER and other bad encodings must fail);
+ *   sig_ecdsa_p256_sha256 table (BER and other bad encodings must fail);
  * - ecdsa_secp256r1_sha256_p1363_test.json: raw r || s (64 bytes only).
  * "valid" must pass (and give the expected secret), "invalid" must fail,
  * "acceptable" may go either way but a success must be right. hs has no
@@ -95,7 +95,7 @@ static void ecdh_case(struct wp_count *c, const struct json *t, const uint8_t *p
 {
 	uint8_t z[32], want[32];
 	const char *shared = json_get_str(t, "shared");
-	int ok = hs_p256_ecdh(z, d, pub, pub_len) == 0;
+	int ok = p256_ecdh(z, d, pub, pub_len) == 0;
 	int right = shared && hex_decode_to(shared, want, 32) == 0 && ok &&
 		    memcmp(z, want, 32) == 0;
 
@@ -139,12 +139,12 @@ static void test_ecdh_ecpoint(void **state)
 /* ---- SubjectPublicKeyInfo (RFC 5480) ---- */
 
 /* A DER TLV with the given tag; definite, minimal length forms only. */
-static int der_tlv(struct hs_reader *r, uint8_t tag, struct hs_reader *body)
+static int der_tlv(struct reader *r, uint8_t tag, struct reader *body)
 {
 	uint8_t t, l0, b;
 	size_t len = 0;
 
-	if (hs_read_u8(r, &t) || t != tag || hs_read_u8(r, &l0))
+	if (read_u8(r, &t) || t != tag || read_u8(r, &l0))
 		return -1;
 	if (l0 < 0x80) {
 		len = l0;
@@ -153,23 +153,23 @@ static int der_tlv(struct hs_reader *r, uint8_t tag, struct hs_reader *body)
 		if (n == 0 || n > 2)
 			return -1; /* indefinite, or larger than any key */
 		for (unsigned i = 0; i < n; i++) {
-			if (hs_read_u8(r, &b) || (i == 0 && b == 0))
+			if (read_u8(r, &b) || (i == 0 && b == 0))
 				return -1;
 			len = (len << 8) | b;
 		}
 		if (len < 0x80)
 			return -1;
 	}
-	return hs_read_sub(r, len, body) ? -1 : 0;
+	return read_sub(r, len, body) ? -1 : 0;
 }
 
-static int der_oid_is(struct hs_reader *r, const uint8_t *oid, size_t oid_len)
+static int der_oid_is(struct reader *r, const uint8_t *oid, size_t oid_len)
 {
-	struct hs_reader o;
+	struct reader o;
 	const uint8_t *p;
 
-	if (der_tlv(r, 0x06, &o) || hs_reader_left(&o) != oid_len ||
-	    hs_read_view(&o, oid_len, &p))
+	if (der_tlv(r, 0x06, &o) || reader_left(&o) != oid_len ||
+	    read_view(&o, oid_len, &p))
 		return 0;
 	return memcmp(p, oid, oid_len) == 0;
 }
@@ -179,20 +179,20 @@ static int spki_point(const uint8_t *der, size_t len, const uint8_t **pt, size_t
 {
 	static const uint8_t ec_public_key[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
 	static const uint8_t prime256v1[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
-	struct hs_reader r = hs_reader_init(der, len), spki, alg, bits;
+	struct reader r = reader_init(der, len), spki, alg, bits;
 	uint8_t unused;
 
-	if (der_tlv(&r, 0x30, &spki) || hs_read_end(&r))
+	if (der_tlv(&r, 0x30, &spki) || read_end(&r))
 		return -1;
 	if (der_tlv(&spki, 0x30, &alg) || !der_oid_is(&alg, ec_public_key, sizeof(ec_public_key)) ||
-	    !der_oid_is(&alg, prime256v1, sizeof(prime256v1)) || hs_read_end(&alg))
+	    !der_oid_is(&alg, prime256v1, sizeof(prime256v1)) || read_end(&alg))
 		return -1;
-	if (der_tlv(&spki, 0x03, &bits) || hs_read_end(&spki))
+	if (der_tlv(&spki, 0x03, &bits) || read_end(&spki))
 		return -1;
-	if (hs_read_u8(&bits, &unused) || unused != 0)
+	if (read_u8(&bits, &unused) || unused != 0)
 		return -1;
-	*pt_len = hs_reader_left(&bits);
-	return hs_read_view(&bits, *pt_len, pt) ? -1 : 0;
+	*pt_len = reader_left(&bits);
+	return read_view(&bits, *pt_len, pt) ? -1 : 0;
 }
 
 static void test_ecdh_spki(void **state)
@@ -357,11 +357,11 @@ static void ecdsa_file(const char *file, int p1363)
 			assert_non_null(msg);
 			assert_non_null(sig);
 			if (p1363) {
-				hs_sha256(msg, msg_len, h);
+				sha256(msg, msg_len, h);
 				ok = sig_len == 64 &&
-				     hs_ecdsa_p256_verify(pub, 65, h, 32, sig) == 0;
+				     ecdsa_p256_verify(pub, 65, h, 32, sig) == 0;
 			} else {
-				ok = hs_sig_ecdsa_p256_sha256.verify(pub, 65, msg, msg_len, sig,
+				ok = sig_ecdsa_p256_sha256.verify(pub, 65, msg, msg_len, sig,
 								     sig_len) == 0;
 			}
 			wp_record(&c, t, ok, 1);

@@ -1,12 +1,12 @@
 /*
  * Proves P-384 ECDSA verification against Wycheproof, every vector:
  * - ecdsa_secp384r1_sha384_test.json: DER signatures through the
- *   hs_sig_ecdsa_p384_sha384 table (BER, wrong types, extra zeros and
+ *   sig_ecdsa_p384_sha384 table (BER, wrong types, extra zeros and
  *   every other bad encoding must fail; so must r, s out of range and
  *   the arithmetic edge cases);
  * - ecdsa_secp384r1_sha384_p1363_test.json: raw r || s (96 bytes only)
- *   through hs_ecdsa_p384_verify.
- * Every group's public key must also pass hs_p384_check_public.
+ *   through ecdsa_p384_verify.
+ * Every group's public key must also pass p384_check_public.
  * "valid" must pass, "invalid" must fail.
  */
 #include <setjmp.h>
@@ -60,7 +60,7 @@ static void ecdsa_file(const char *file, int p1363)
 		assert_string_equal(json_get_str(groups->items[g], "sha"), "SHA-384");
 		assert_non_null(pk);
 		assert_int_equal(hex_decode_to(json_get_str(pk, "uncompressed"), pub, 97), 0);
-		assert_int_equal(hs_p384_check_public(pub, sizeof(pub)), 0);
+		assert_int_equal(p384_check_public(pub, sizeof(pub)), 0);
 		for (size_t i = 0; i < tests->count; i++) {
 			const struct json *t = tests->items[i];
 			size_t msg_len, sig_len;
@@ -72,11 +72,11 @@ static void ecdsa_file(const char *file, int p1363)
 			assert_non_null(msg);
 			assert_non_null(sig);
 			if (p1363) {
-				hs_sha384(msg, msg_len, h);
+				sha384(msg, msg_len, h);
 				ok = sig_len == 96 &&
-				     hs_ecdsa_p384_verify(pub, sizeof(pub), h, 48, sig) == 0;
+				     ecdsa_p384_verify(pub, sizeof(pub), h, 48, sig) == 0;
 			} else {
-				ok = hs_sig_ecdsa_p384_sha384.verify(pub, sizeof(pub), msg, msg_len,
+				ok = sig_ecdsa_p384_sha384.verify(pub, sizeof(pub), msg, msg_len,
 								     sig, sig_len) == 0;
 			}
 			record(&c, t, ok);

@@ -1,8 +1,8 @@
 /*
  * Proves RSA signature verification against Wycheproof, every vector:
  * - rsa_pss_2048_sha256_mgf1_32_test.json: RSASSA-PSS (MGF1-SHA-256, salt
- *   32), through hs_rsa_pss_verify with the group's salt length and also
- *   through the hs_sig_rsa_pss_rsae_sha256 table (DER RSAPublicKey), which
+ *   32), through rsa_pss_verify with the group's salt length and also
+ *   through the sig_rsa_pss_rsae_sha256 table (DER RSAPublicKey), which
  *   must agree with it on every vector;
  * - rsa_signature_2048_sha256_test.json: RSASSA-PKCS1-v1_5 with SHA-256,
  *   including e = 3 keys; the strict DigestInfo comparison must reject
@@ -47,26 +47,26 @@ static void record(struct wp_count *c, const struct json *t, int ok)
 	       (int)json_get_num(t, "tcId", -1), json_get_str(t, "comment"), ok);
 }
 
-static const struct hs_hash *hash_named(const char *name)
+static const struct hash *hash_named(const char *name)
 {
 	assert_non_null(name);
 	if (strcmp(name, "SHA-256") == 0)
-		return hs_hash_sha256();
+		return hash_sha256();
 	if (strcmp(name, "SHA-384") == 0)
-		return hs_hash_sha384();
+		return hash_sha384();
 	if (strcmp(name, "SHA-512") == 0)
-		return hs_hash_sha512();
+		return hash_sha512();
 	fail_msg("unexpected hash %s", name);
 	return NULL;
 }
 
 /* The group's RSAPublicKey, into k; its DER into *der (free it). */
-static void group_key(const struct json *g, struct hs_rsa_public *k, uint8_t **der,
+static void group_key(const struct json *g, struct rsa_public *k, uint8_t **der,
 		      size_t *der_len)
 {
 	*der = hex_decode(json_get_str(g, "publicKeyAsn"), der_len);
 	assert_non_null(*der);
-	assert_int_equal(hs_rsa_public_from_der(k, *der, *der_len), 0);
+	assert_int_equal(rsa_public_from_der(k, *der, *der_len), 0);
 }
 
 static void run_file(const char *file, int pss)
@@ -79,8 +79,8 @@ static void run_file(const char *file, int pss)
 	const struct json *groups = json_get(j, "testGroups");
 	for (size_t g = 0; g < groups->count; g++) {
 		const struct json *grp = groups->items[g], *tests = json_get(grp, "tests");
-		const struct hs_hash *h = hash_named(json_get_str(grp, "sha"));
-		struct hs_rsa_public k;
+		const struct hash *h = hash_named(json_get_str(grp, "sha"));
+		struct rsa_public k;
 		size_t der_len, salt = 0;
 		uint8_t *der;
 
@@ -100,15 +100,15 @@ static void run_file(const char *file, int pss)
 
 			assert_non_null(msg);
 			assert_non_null(sig);
-			hs_hash_digest(h, msg, msg_len, d);
+			hash_digest(h, msg, msg_len, d);
 			if (pss) {
-				ok = hs_rsa_pss_verify(&k, h, salt, d, sig, sig_len, 0) == 0;
+				ok = rsa_pss_verify(&k, h, salt, d, sig, sig_len, 0) == 0;
 				if (salt == h->digest_len && h->digest_len == 32)
-					assert_int_equal(ok, hs_sig_rsa_pss_rsae_sha256.verify(
+					assert_int_equal(ok, sig_rsa_pss_rsae_sha256.verify(
 								     der, der_len, msg, msg_len,
 								     sig, sig_len) == 0);
 			} else {
-				ok = hs_rsa_pkcs1_verify(&k, h, d, sig, sig_len, 0) == 0;
+				ok = rsa_pkcs1_verify(&k, h, d, sig, sig_len, 0) == 0;
 			}
 			record(&c, t, ok);
 			free(msg);

@@ -46,22 +46,22 @@ static void ct_x25519(void)
 	fill(peer, 32, 2);
 	peer[31] &= 0x7f;
 
-	ref_err = hs_x25519(ref, priv, peer);
+	ref_err = x25519(ref, priv, peer);
 	CT_SECRET(priv, 32);
-	err = hs_x25519(out, priv, peer);
+	err = x25519(out, priv, peer);
 	CT_PUBLIC(&err, sizeof(err));
 	CT_PUBLIC(out, 32);
 	expect(err == ref_err && memcmp(out, ref, 32) == 0, "x25519 shared");
 
-	err = hs_x25519(out, priv, low_order); /* priv is still secret */
+	err = x25519(out, priv, low_order); /* priv is still secret */
 	CT_PUBLIC(&err, sizeof(err));
 	CT_PUBLIC(out, 32);
 	expect(err == HS_ERR_ZERO_SHARED, "x25519 zero shared");
 
 	CT_PUBLIC(priv, 32);
-	ref_err = hs_x25519_public(ref, priv);
+	ref_err = x25519_public(ref, priv);
 	CT_SECRET(priv, 32);
-	err = hs_x25519_public(out, priv);
+	err = x25519_public(out, priv);
 	CT_PUBLIC(&err, sizeof(err));
 	CT_PUBLIC(out, 32);
 	CT_PUBLIC(priv, 32);
@@ -75,20 +75,20 @@ static void ct_ed25519(size_t msg_len)
 
 	fill(seed, 32, 3);
 	fill(msg, msg_len, 4);
-	ref_err = hs_ed25519_public(ref_pub, seed);
-	ref_err |= hs_ed25519_sign(ref_sig, seed, ref_pub, msg, msg_len);
+	ref_err = ed25519_public(ref_pub, seed);
+	ref_err |= ed25519_sign(ref_sig, seed, ref_pub, msg, msg_len);
 
 	CT_SECRET(seed, 32);
-	err = hs_ed25519_public(pub, seed);
+	err = ed25519_public(pub, seed);
 	CT_PUBLIC(&err, sizeof(err));
 	CT_PUBLIC(pub, 32);
 	expect(err == 0 && ref_err == 0 && memcmp(pub, ref_pub, 32) == 0, "ed25519 public");
-	err = hs_ed25519_sign(sig, seed, pub, msg, msg_len);
+	err = ed25519_sign(sig, seed, pub, msg, msg_len);
 	CT_PUBLIC(&err, sizeof(err));
 	CT_PUBLIC(sig, 64);
 	CT_PUBLIC(seed, 32);
 	expect(err == 0 && memcmp(sig, ref_sig, 64) == 0, "ed25519 sign");
-	expect(hs_ed25519_verify(pub, msg, msg_len, sig) == 0, "ed25519 verify");
+	expect(ed25519_verify(pub, msg, msg_len, sig) == 0, "ed25519 verify");
 }
 
 int main(void)

@@ -15,10 +15,10 @@
 #include "crypto/aead.h"
 #include "ct.h"
 
-static int check(const struct hs_aead *a, size_t len)
+static int check(const struct aead *a, size_t len)
 {
 	static uint8_t pt[1100], ct[1100 + 16], back[1100 + 16];
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	uint8_t key[32], nonce[12], ad[21];
 	int r1, r2, bad = 0;
 
@@ -60,10 +60,10 @@ static int check(const struct hs_aead *a, size_t len)
 int main(void)
 {
 	static const size_t lens[] = { 0, 1, 16, 77, 128, 300, 1100 };
-	const struct hs_aead *backends[] = {
-		hs_aead_aes128gcm_portable(), hs_aead_aes256gcm_portable(),
-		hs_aead_aes128gcm_aesni(), hs_aead_aes256gcm_aesni(),
-		hs_aead_aes128gcm_vaes512(), hs_aead_aes256gcm_vaes512(), /* NULL under valgrind */
+	const struct aead *backends[] = {
+		aead_aes128gcm_portable(), aead_aes256gcm_portable(),
+		aead_aes128gcm_aesni(), aead_aes256gcm_aesni(),
+		aead_aes128gcm_vaes512(), aead_aes256gcm_vaes512(), /* NULL under valgrind */
 	};
 	int bad = 0;
 

@@ -19,11 +19,11 @@
 #include "crypto/aead.h"
 #include "ct.h"
 
-static int check(const struct hs_aead *a, size_t len)
+static int check(const struct aead *a, size_t len)
 {
 	uint8_t key[32], nonce[12], ad[13];
 	uint8_t *pt = malloc(len + 1), *ct = malloc(len + 16), *out = malloc(len + 1);
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	int r, fails = 0;
 
 	if (!pt || !ct || !out)
@@ -71,11 +71,11 @@ static int check(const struct hs_aead *a, size_t len)
 int main(void)
 {
 	static const size_t lens[] = { 0, 1, 15, 16, 63, 64, 65, 511, 512, 600, 1024, 1500, 2049 };
-	const struct hs_aead *backends[] = {
-		hs_aead_chacha20poly1305_portable(),
-		hs_aead_chacha20poly1305_avx2(),
-		hs_aead_chacha20poly1305_avx512(),
-		hs_aead_chacha20poly1305_avx512ifma(),
+	const struct aead *backends[] = {
+		aead_chacha20poly1305_portable(),
+		aead_chacha20poly1305_avx2(),
+		aead_chacha20poly1305_avx512(),
+		aead_chacha20poly1305_avx512ifma(),
 	};
 	const char *names[] = { "portable", "AVX2", "AVX-512", "AVX-512 IFMA" };
 	int fails = 0;

@@ -37,39 +37,39 @@ static void fill(uint8_t *p, size_t n, uint8_t seed)
 		p[i] = (uint8_t)(seed + 31 * i);
 }
 
-static void ct_hmac_one(const struct hs_hash *h, size_t key_len)
+static void ct_hmac_one(const struct hash *h, size_t key_len)
 {
 	uint8_t key[200], msg[300], out[HS_HASH_MAX_LEN], ref[HS_HASH_MAX_LEN];
 
 	fill(key, key_len, (uint8_t)key_len);
 	fill(msg, sizeof(msg), 7);
-	hs_hmac(h, key, key_len, msg, sizeof(msg), ref);
+	hmac(h, key, key_len, msg, sizeof(msg), ref);
 	CT_SECRET(key, key_len);
-	hs_hmac(h, key, key_len, msg, sizeof(msg), out);
+	hmac(h, key, key_len, msg, sizeof(msg), out);
 	CT_PUBLIC(out, sizeof(out));
 	CT_PUBLIC(key, key_len);
 	expect_same(out, ref, h->digest_len, "hmac");
 }
 
-static void ct_hkdf(const struct hs_hash *h)
+static void ct_hkdf(const struct hash *h)
 {
 	uint8_t ikm[32], salt[32], prk[HS_HASH_MAX_LEN], okm[100], ref[100];
 
 	fill(ikm, sizeof(ikm), 1);
 	fill(salt, sizeof(salt), 2);
-	hs_hkdf_extract(h, salt, sizeof(salt), ikm, sizeof(ikm), prk);
-	if (hs_hkdf_expand(h, prk, h->digest_len, "info", 4, ref, sizeof(ref)) != 0)
+	hkdf_extract(h, salt, sizeof(salt), ikm, sizeof(ikm), prk);
+	if (hkdf_expand(h, prk, h->digest_len, "info", 4, ref, sizeof(ref)) != 0)
 		failures++;
 	CT_SECRET(ikm, sizeof(ikm));
-	hs_hkdf_extract(h, salt, sizeof(salt), ikm, sizeof(ikm), prk);
-	if (hs_hkdf_expand(h, prk, h->digest_len, "info", 4, okm, sizeof(okm)) != 0)
+	hkdf_extract(h, salt, sizeof(salt), ikm, sizeof(ikm), prk);
+	if (hkdf_expand(h, prk, h->digest_len, "info", 4, okm, sizeof(okm)) != 0)
 		failures++;
 	CT_PUBLIC(okm, sizeof(okm));
 	CT_PUBLIC(ikm, sizeof(ikm));
 	expect_same(okm, ref, sizeof(okm), "hkdf");
 }
 
-static void ct_tls13(const struct hs_hash *h)
+static void ct_tls13(const struct hash *h)
 {
 	uint8_t secret[HS_HASH_MAX_LEN], th[HS_HASH_MAX_LEN];
 	uint8_t key[32], iv[12], ds[HS_HASH_MAX_LEN], rkey[32], riv[12], rds[HS_HASH_MAX_LEN];
@@ -77,13 +77,13 @@ static void ct_tls13(const struct hs_hash *h)
 
 	fill(secret, h->digest_len, 3);
 	fill(th, h->digest_len, 4);
-	err |= hs_hkdf_expand_label(h, secret, "key", NULL, 0, rkey, sizeof(rkey));
-	err |= hs_hkdf_expand_label(h, secret, "iv", NULL, 0, riv, sizeof(riv));
-	err |= hs_derive_secret(h, secret, "c ap traffic", th, rds);
+	err |= hkdf_expand_label(h, secret, "key", NULL, 0, rkey, sizeof(rkey));
+	err |= hkdf_expand_label(h, secret, "iv", NULL, 0, riv, sizeof(riv));
+	err |= derive_secret(h, secret, "c ap traffic", th, rds);
 	CT_SECRET(secret, h->digest_len);
-	err |= hs_hkdf_expand_label(h, secret, "key", NULL, 0, key, sizeof(key));
-	err |= hs_hkdf_expand_label(h, secret, "iv", NULL, 0, iv, sizeof(iv));
-	err |= hs_derive_secret(h, secret, "c ap traffic", th, ds);
+	err |= hkdf_expand_label(h, secret, "key", NULL, 0, key, sizeof(key));
+	err |= hkdf_expand_label(h, secret, "iv", NULL, 0, iv, sizeof(iv));
+	err |= derive_secret(h, secret, "c ap traffic", th, ds);
 	CT_PUBLIC(key, sizeof(key));
 	CT_PUBLIC(iv, sizeof(iv));
 	CT_PUBLIC(ds, sizeof(ds));
@@ -97,7 +97,7 @@ static void ct_tls13(const struct hs_hash *h)
 
 static void run_all(void)
 {
-	const struct hs_hash *hs[3] = { hs_hash_sha256(), hs_hash_sha384(), hs_hash_sha512() };
+	const struct hash *hs[3] = { hash_sha256(), hash_sha384(), hash_sha512() };
 	static const size_t key_lens[] = { 0, 1, 32, 64, 128, 129, 200 };
 
 	for (int i = 0; i < 3; i++) {
@@ -110,14 +110,14 @@ static void run_all(void)
 
 int main(void)
 {
-	const struct hs_hash *portable;
+	const struct hash *portable;
 
-	hs_cpu_force_portable(1);
-	portable = hs_hash_sha256();
+	cpu_force_portable(1);
+	portable = hash_sha256();
 	run_all();
-	hs_cpu_force_portable(0);
+	cpu_force_portable(0);
 	printf("ct_hmac: SHA-256 best backend is %s\n",
-	       hs_hash_sha256() == portable ? "portable (no SHA-NI visible)" : "SHA-NI");
+	       hash_sha256() == portable ? "portable (no SHA-NI visible)" : "SHA-NI");
 	run_all();
 	printf("ct_hmac: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;

@@ -2,8 +2,8 @@
  * Proves (under valgrind, via ctgrind) that P-256 public-key computation,
  * ECDH, key generation and ECDSA signing never branch on, or index memory
  * with, the private key, the nonce or its material: the private key (and
- * the digest) are marked undefined, and so is every byte hs_rand_bytes
- * returns (the link wraps it: -Wl,--wrap=hs_rand_bytes), which covers the
+ * the digest) are marked undefined, and so is every byte rand_bytes
+ * returns (the link wraps it: -Wl,--wrap=rand_bytes), which covers the
  * keygen candidates and the hedged-signature randomness. Outputs and
  * return codes are marked public only after the call, then checked
  * against an unmarked run or a verification. Everything runs twice: forced
@@ -14,7 +14,7 @@
  *
  * Accepted leaks, listed in ct_p256.supp (valgrind suppressions, matched
  * by the function holding the branch):
- * - hs_p256_keygen: whether a random candidate was out of [1, n-1]
+ * - p256_keygen: whether a random candidate was out of [1, n-1]
  *   (probability ~2^-32; the candidate is then discarded);
  * - sign_loop (ecdsa_p256.c): whether a nonce candidate was unusable
  *   (k out of range, r = 0 or s = 0; same probability, discarded).
@@ -33,13 +33,13 @@
 #include "crypto/rand.h"
 #include "ct.h"
 
-/* The link redirects the library's calls to hs_rand_bytes here. */
-int __real_hs_rand_bytes(void *buf, size_t len);
-int __wrap_hs_rand_bytes(void *buf, size_t len);
+/* The link redirects the library's calls to rand_bytes here. */
+int __real_rand_bytes(void *buf, size_t len);
+int __wrap_rand_bytes(void *buf, size_t len);
 
-int __wrap_hs_rand_bytes(void *buf, size_t len)
+int __wrap_rand_bytes(void *buf, size_t len)
 {
-	int err = __real_hs_rand_bytes(buf, len);
+	int err = __real_rand_bytes(buf, len);
 
 	CT_SECRET(buf, len);
 	return err;
@@ -68,24 +68,24 @@ static void ct_public_and_ecdh(uint8_t seed)
 
 	fill(d, 32, seed);
 	fill(e, 32, (uint8_t)(seed + 100));
-	expect(hs_p256_public(ref, d) == 0, "public (unmarked)");
-	expect(hs_p256_public(pe, e) == 0, "public e");
+	expect(p256_public(ref, d) == 0, "public (unmarked)");
+	expect(p256_public(pe, e) == 0, "public e");
 
 	CT_SECRET(d, 32);
-	r = hs_p256_public(pd, d);
+	r = p256_public(pd, d);
 	CT_PUBLIC(&r, sizeof(r));
 	CT_PUBLIC(pd, sizeof(pd));
 	expect(r == 0 && memcmp(pd, ref, 65) == 0, "public");
 
-	r = hs_p256_ecdh(z1, d, pe, 65);
+	r = p256_ecdh(z1, d, pe, 65);
 	CT_PUBLIC(&r, sizeof(r));
 	CT_PUBLIC(z1, sizeof(z1));
-	r |= hs_kx_p256.shared(z2, d, pe, 65);
+	r |= kx_p256.shared(z2, d, pe, 65);
 	CT_PUBLIC(&r, sizeof(r));
 	CT_PUBLIC(z2, sizeof(z2));
 	CT_PUBLIC(d, 32);
 	expect(r == 0 && memcmp(z1, z2, 32) == 0, "ecdh");
-	expect(hs_p256_ecdh(z2, e, pd, 65) == 0 && memcmp(z1, z2, 32) == 0, "ecdh agrees");
+	expect(p256_ecdh(z2, e, pd, 65) == 0 && memcmp(z1, z2, 32) == 0, "ecdh agrees");
 }
 
 /* A bad key goes through the same code, masked: no branch on its validity. */
@@ -95,13 +95,13 @@ static void ct_bad_key(void)
 	int r1, r2, r3;
 
 	fill(peer, 32, 9);
-	expect(hs_p256_public(peer, peer) == 0, "peer");
+	expect(p256_public(peer, peer) == 0, "peer");
 	memset(d, 0xff, 32); /* >= n */
 	fill(h, 32, 3);
 	CT_SECRET(d, 32);
-	r1 = hs_p256_public(pub, d);
-	r2 = hs_p256_ecdh(z, d, peer, 65);
-	r3 = hs_ecdsa_p256_sign(sig, d, h, 32, 0);
+	r1 = p256_public(pub, d);
+	r2 = p256_ecdh(z, d, peer, 65);
+	r3 = ecdsa_p256_sign(sig, d, h, 32, 0);
 	CT_PUBLIC(&r1, sizeof(r1));
 	CT_PUBLIC(&r2, sizeof(r2));
 	CT_PUBLIC(&r3, sizeof(r3));
@@ -111,13 +111,13 @@ static void ct_bad_key(void)
 static void ct_keygen(void)
 {
 	uint8_t d[32], pub[65], ref[65];
-	int r = hs_p256_keygen(d, pub);
+	int r = p256_keygen(d, pub);
 
 	CT_PUBLIC(&r, sizeof(r));
 	CT_PUBLIC(pub, sizeof(pub));
 	CT_PUBLIC(d, sizeof(d));
 	expect(r == 0, "keygen");
-	expect(hs_p256_public(ref, d) == 0 && memcmp(ref, pub, 65) == 0, "keygen public");
+	expect(p256_public(ref, d) == 0 && memcmp(ref, pub, 65) == 0, "keygen public");
 }
 
 static void ct_sign(uint8_t seed, size_t hash_len, int hedged)
@@ -127,17 +127,17 @@ static void ct_sign(uint8_t seed, size_t hash_len, int hedged)
 
 	fill(d, 32, seed);
 	fill(h, hash_len, (uint8_t)(seed + 1));
-	expect(hs_p256_public(pub, d) == 0, "sign key");
-	expect(hs_ecdsa_p256_sign(ref, d, h, hash_len, 0) == 0, "sign (unmarked)");
+	expect(p256_public(pub, d) == 0, "sign key");
+	expect(ecdsa_p256_sign(ref, d, h, hash_len, 0) == 0, "sign (unmarked)");
 	CT_SECRET(d, 32);
 	CT_SECRET(h, hash_len);
-	r = hs_ecdsa_p256_sign(sig, d, h, hash_len, hedged);
+	r = ecdsa_p256_sign(sig, d, h, hash_len, hedged);
 	CT_PUBLIC(&r, sizeof(r));
 	CT_PUBLIC(sig, sizeof(sig));
 	CT_PUBLIC(d, 32);
 	CT_PUBLIC(h, hash_len);
 	expect(r == 0, "sign");
-	expect(hs_ecdsa_p256_verify(pub, 65, h, hash_len, sig) == 0, "sign verifies");
+	expect(ecdsa_p256_verify(pub, 65, h, hash_len, sig) == 0, "sign verifies");
 	if (!hedged)
 		expect(memcmp(sig, ref, 64) == 0, "deterministic sign");
 	else
@@ -171,7 +171,7 @@ static int host_has_bmi2_adx(void)
 
 static void ct_adx_kernels(void)
 {
-	hs_p256_fe a, b, r, ref;
+	p256_fe a, b, r, ref;
 
 	if (!host_has_bmi2_adx()) {
 		printf("ct_p256: host without BMI2/ADX: kernels not checked\n");
@@ -181,16 +181,16 @@ static void ct_adx_kernels(void)
 	fill((uint8_t *)b, 32, 12);
 	a[3] >>= 1;
 	b[3] >>= 1;
-	hs_p256_fe_mul_portable(ref, a, b);
-	hs_p256_fe_sqr_portable(ref, ref);
-	hs_p256_sc_mont_mul_portable(ref, ref, b);
-	hs_p256_sc_mont_sqr_portable(ref, ref);
+	p256_fe_mul_portable(ref, a, b);
+	p256_fe_sqr_portable(ref, ref);
+	p256_sc_mont_mul_portable(ref, ref, b);
+	p256_sc_mont_sqr_portable(ref, ref);
 	CT_SECRET(a, sizeof(a));
 	CT_SECRET(b, sizeof(b));
-	hs_p256_fe_mul_adx(r, a, b);
-	hs_p256_fe_sqr_adx(r, r);
-	hs_p256_sc_mont_mul_adx(r, r, b);
-	hs_p256_sc_mont_sqr_adx(r, r);
+	p256_fe_mul_adx(r, a, b);
+	p256_fe_sqr_adx(r, r);
+	p256_sc_mont_mul_adx(r, r, b);
+	p256_sc_mont_sqr_adx(r, r);
 	CT_PUBLIC(r, sizeof(r));
 	CT_PUBLIC(a, sizeof(a));
 	CT_PUBLIC(b, sizeof(b));
@@ -203,9 +203,9 @@ int main(void)
 {
 	/* once forced portable, once with the best field backend (MULX/ADX) */
 	for (int pass = 0; pass < 2; pass++) {
-		hs_cpu_force_portable(pass == 0);
+		cpu_force_portable(pass == 0);
 		printf("ct_p256: field backend %s\n",
-		       hs_cpu_has(HS_CPU_BMI2 | HS_CPU_ADX) ? "mulx/adx" : "portable");
+		       cpu_has(HS_CPU_BMI2 | HS_CPU_ADX) ? "mulx/adx" : "portable");
 		ct_public_and_ecdh(1);
 		ct_public_and_ecdh(2);
 		ct_bad_key();

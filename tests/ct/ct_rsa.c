@@ -4,7 +4,7 @@
  * values: the 2048-bit test key's d, p, q, dp, dq and qinv are marked
  * undefined after parsing (the DER parse itself is documented as not
  * constant time in the integers' lengths and top bytes), and so is every
- * byte hs_rand_bytes returns (the link wraps it: -Wl,--wrap=hs_rand_bytes),
+ * byte rand_bytes returns (the link wraps it: -Wl,--wrap=rand_bytes),
  * which covers the blinding value r and the salt. The signature and the
  * return code are marked public only after the call, then checked by
  * verification. n and e are public.
@@ -21,19 +21,19 @@
 #include "testutil.h"
 #include "../crypto/rsa_test_keys.h"
 
-/* The link redirects the library's calls to hs_rand_bytes here. */
-int __real_hs_rand_bytes(void *buf, size_t len);
-int __wrap_hs_rand_bytes(void *buf, size_t len);
+/* The link redirects the library's calls to rand_bytes here. */
+int __real_rand_bytes(void *buf, size_t len);
+int __wrap_rand_bytes(void *buf, size_t len);
 
-int __wrap_hs_rand_bytes(void *buf, size_t len)
+int __wrap_rand_bytes(void *buf, size_t len)
 {
-	int err = __real_hs_rand_bytes(buf, len);
+	int err = __real_rand_bytes(buf, len);
 
 	CT_SECRET(buf, len);
 	return err;
 }
 
-static void mark_key_secret(struct hs_rsa_private *k)
+static void mark_key_secret(struct rsa_private *k)
 {
 	CT_SECRET(k->d, sizeof(k->d));
 	CT_SECRET(k->p, sizeof(k->p));
@@ -45,14 +45,14 @@ static void mark_key_secret(struct hs_rsa_private *k)
 
 int main(void)
 {
-	const struct hs_hash *hs[] = { hs_hash_sha256(), hs_hash_sha384() };
-	struct hs_rsa_private k;
+	const struct hash *hs[] = { hash_sha256(), hash_sha384() };
+	struct rsa_private k;
 	uint8_t *der, sig[HS_RSA_MAX_LEN], d[HS_HASH_MAX_LEN];
 	size_t len;
 	int failures = 0;
 
 	der = hex_decode(rsa2048_priv_hex, &len);
-	if (der == NULL || hs_rsa_private_from_der(&k, der, len) != 0) {
+	if (der == NULL || rsa_private_from_der(&k, der, len) != 0) {
 		printf("FAILED: key\n");
 		return 1;
 	}
@@ -61,18 +61,18 @@ int main(void)
 		size_t sig_len = sizeof(sig);
 		int r;
 
-		hs_hash_digest(hs[i], "ct_rsa", 6, d);
+		hash_digest(hs[i], "ct_rsa", 6, d);
 		mark_key_secret(&k);
-		r = hs_rsa_pss_sign(&k, hs[i], d, sig, &sig_len, 0);
+		r = rsa_pss_sign(&k, hs[i], d, sig, &sig_len, 0);
 		CT_PUBLIC(&r, sizeof(r));
 		CT_PUBLIC(sig, sizeof(sig));
 		if (r != 0 || sig_len != 256 ||
-		    hs_rsa_pss_verify(&k.pub, hs[i], hs[i]->digest_len, d, sig, sig_len, 0) != 0) {
+		    rsa_pss_verify(&k.pub, hs[i], hs[i]->digest_len, d, sig, sig_len, 0) != 0) {
 			printf("FAILED: sign %d (r=%d)\n", i, r);
 			failures++;
 		}
 	}
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 	printf("ct_rsa: %s\n", failures ? "FAILED" : "ok");
 	return failures != 0;
 }

@@ -21,14 +21,14 @@
 
 int main(void)
 {
-	const struct hs_hash *hs[] = { hs_hash_sha256(), hs_hash_sha384() };
-	struct hs_rsa_private k;
+	const struct hash *hs[] = { hash_sha256(), hash_sha384() };
+	struct rsa_private k;
 	uint8_t *der, sig[HS_RSA_MAX_LEN], d[HS_HASH_MAX_LEN], salt[HS_HASH_MAX_LEN];
 	size_t len;
 	int failures = 0;
 
 	der = hex_decode(rsa2048_priv_hex, &len);
-	if (der == NULL || hs_rsa_private_from_der(&k, der, len) != 0) {
+	if (der == NULL || rsa_private_from_der(&k, der, len) != 0) {
 		printf("FAILED: key\n");
 		return 1;
 	}
@@ -37,22 +37,22 @@ int main(void)
 		size_t sig_len = sizeof(sig), hl = hs[i]->digest_len;
 		int r;
 
-		hs_hash_digest(hs[i], "ct_rsa_pss_salt", 15, d);
+		hash_digest(hs[i], "ct_rsa_pss_salt", 15, d);
 		memset(salt, 0x40 + i, sizeof(salt));
 		CT_SECRET(k.d, sizeof(k.d));
 		CT_SECRET(d, hl);
 		CT_SECRET(salt, hl);
-		r = hs_rsa_pss_sign_salt(&k, hs[i], d, salt, hl, sig, &sig_len, 0);
+		r = rsa_pss_sign_salt(&k, hs[i], d, salt, hl, sig, &sig_len, 0);
 		CT_PUBLIC(&r, sizeof(r));
 		CT_PUBLIC(sig, sizeof(sig));
 		CT_PUBLIC(d, hl);
 		if (r != 0 || sig_len != 256 ||
-		    hs_rsa_pss_verify(&k.pub, hs[i], hl, d, sig, sig_len, 0) != 0) {
+		    rsa_pss_verify(&k.pub, hs[i], hl, d, sig, sig_len, 0) != 0) {
 			printf("FAILED: sign %d (r=%d)\n", i, r);
 			failures++;
 		}
 	}
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 	printf("ct_rsa_pss_salt: %s\n", failures ? "FAILED" : "ok");
 	return failures != 0;
 }

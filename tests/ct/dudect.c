@@ -208,7 +208,7 @@ static void x25519_run(const uint8_t *in)
 {
 	uint8_t out[32];
 
-	sink = hs_x25519(out, in, x_point);
+	sink = x25519(out, in, x_point);
 }
 
 /* the fixed-base path: Edwards table scan and the IFMA additions */
@@ -216,7 +216,7 @@ static void x25519_public_run(const uint8_t *in)
 {
 	uint8_t out[32];
 
-	sink = hs_x25519_public(out, in);
+	sink = x25519_public(out, in);
 }
 
 /* ---- P-256: ECDH with a secret private key, ECDSA sign with it ---- */
@@ -239,7 +239,7 @@ static void ecdh_run(const uint8_t *in)
 {
 	uint8_t out[32];
 
-	sink = hs_p256_ecdh(out, in, p_peer, sizeof(p_peer));
+	sink = p256_ecdh(out, in, p_peer, sizeof(p_peer));
 }
 
 static void sign_run(const uint8_t *in)
@@ -247,22 +247,22 @@ static void sign_run(const uint8_t *in)
 	static const uint8_t hash[32] = { 1, 2, 3 };
 	uint8_t sig[64];
 
-	sink = hs_ecdsa_p256_sign(sig, in, hash, sizeof(hash), 0);
+	sink = ecdsa_p256_sign(sig, in, hash, sizeof(hash), 0);
 }
 
 /* ---- AEADs: secret key (first 32 bytes) and 1 KiB plaintext ---- */
 
 #define AEAD_MSG 1024
 
-static const struct hs_aead *aead_gcm, *aead_chacha;
+static const struct aead *aead_gcm, *aead_chacha;
 
 static void aead_fixed(uint8_t *in) { memset(in, 0x42, 32 + AEAD_MSG); }
 static void aead_random(uint8_t *in) { rng_bytes(in, 32 + AEAD_MSG); }
 
-static void aead_run(const struct hs_aead *a, const uint8_t *in)
+static void aead_run(const struct aead *a, const uint8_t *in)
 {
 	static const uint8_t nonce[12], ad[5] = { 23, 3, 3, 4, 0 };
-	struct hs_aead_ctx ctx;
+	struct aead_ctx ctx;
 	uint8_t out[AEAD_MSG + 16];
 
 	if (a->init(ctx.buf, in) != 0)
@@ -294,14 +294,14 @@ int main(void)
 
 	if (samples < 1000)
 		samples = 1000;
-	printf("dudect: CPU features 0x%x, |t| > %.0f is a leak\n", hs_cpu_features(), T_LEAK);
+	printf("dudect: CPU features 0x%x, |t| > %.0f is a leak\n", cpu_features(), T_LEAK);
 	rng_bytes(ref512, sizeof(ref512));
 	rng_bytes(x_point, sizeof(x_point));
 	x_point[31] &= 0x7f;
-	if (hs_p256_keygen(priv, p_peer) != 0)
+	if (p256_keygen(priv, p_peer) != 0)
 		return 1;
-	aead_gcm = hs_aead_aes128gcm();
-	aead_chacha = hs_aead_chacha20poly1305();
+	aead_gcm = aead_aes128gcm();
+	aead_chacha = aead_chacha20poly1305();
 	targets[4].name = aead_gcm->name;
 	targets[5].name = aead_chacha->name;
 

@@ -52,7 +52,7 @@ struct op {
 };
 
 struct dir {
-	struct hs_rec_key open, seal; /* first: aligned AEAD contexts */
+	struct rec_key open, seal; /* first: aligned AEAD contexts */
 	int keyed, done;
 	unsigned n_rec;
 };
@@ -177,8 +177,8 @@ static void key_dir(const struct hs_conn *server, int d)
 		return;
 	const struct suite *su = server->suite;
 
-	if (hs_rec_key_set(&x->open, su->aead(), su->hash(), su->key_len, secret) != 0 ||
-	    hs_rec_key_set(&x->seal, su->aead(), su->hash(), su->key_len, secret) != 0) {
+	if (rec_key_set(&x->open, su->aead(), su->hash(), su->key_len, secret) != 0 ||
+	    rec_key_set(&x->seal, su->aead(), su->hash(), su->key_len, secret) != 0) {
 		x->done = 1;
 		return;
 	}
@@ -235,22 +235,22 @@ static int mutate(const struct op *ops, size_t n_ops, int d, unsigned idx, uint8
 
 static void emit(struct dir *x, int sealed, uint8_t type, uint16_t version, size_t len)
 {
-	struct hs_writer w = hs_writer_init(scratch.buf + scratch.len,
+	struct writer w = writer_init(scratch.buf + scratch.len,
 					   FUZZ_WIRE_CAP - scratch.len);
 
 	if (sealed) {
-		if (len > REC_MAX_PLAIN || hs_rec_seal(&x->seal, type, TLS12_VERSION, plain, len, 0,
+		if (len > REC_MAX_PLAIN || rec_seal(&x->seal, type, TLS12_VERSION, plain, len, 0,
 						       &w) != 0)
 			return;
 	} else {
 		if (len > 0xffff)
 			return;
-		hs_write_u8(&w, type);
-		hs_write_u16(&w, version);
-		hs_write_u16(&w, (uint16_t)len);
-		hs_write_bytes(&w, plain, len);
+		write_u8(&w, type);
+		write_u16(&w, version);
+		write_u16(&w, (uint16_t)len);
+		write_bytes(&w, plain, len);
 	}
-	if (hs_writer_error(&w) == 0)
+	if (writer_error(&w) == 0)
 		scratch.len += w.len;
 }
 
@@ -267,7 +267,7 @@ static void one_record(const struct hs_conn *server, int d, const uint8_t *r, si
 		key_dir(server, d);
 	if (type == CT_APP && !x->done && x->keyed) {
 		memcpy(rec_copy, r, REC_HDR + body);
-		if (hs_rec_open(&x->open, rec_copy, body, &inner, &len) == 0) {
+		if (rec_open(&x->open, rec_copy, body, &inner, &len) == 0) {
 			sealed = 1;
 			type = inner;
 			memcpy(plain, rec_copy + REC_HDR, len);
@@ -393,8 +393,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hs_conn_free(cl);
 	hs_conn_free(sv);
 	for (int d = 0; d < 2; d++) {
-		hs_rec_key_wipe(&dirs[d].open);
-		hs_rec_key_wipe(&dirs[d].seal);
+		rec_key_wipe(&dirs[d].open);
+		rec_key_wipe(&dirs[d].seal);
 	}
 	return 0;
 }

@@ -26,8 +26,8 @@ static uint64_t next64(void)
 	return z ^ (z >> 31);
 }
 
-int __wrap_hs_rand_bytes(void *buf, size_t len);
-int __wrap_hs_rand_bytes(void *buf, size_t len)
+int __wrap_rand_bytes(void *buf, size_t len);
+int __wrap_rand_bytes(void *buf, size_t len)
 {
 	uint8_t *p = buf;
 

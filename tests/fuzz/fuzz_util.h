@@ -1,7 +1,7 @@
 /*
  * What the engine fuzz targets (fuzz_tls.c, fuzz_pair.c) share: a
- * deterministic hs_rand_bytes (the targets link with
- * -Wl,--wrap=hs_rand_bytes, so every random byte the engine and crypto/
+ * deterministic rand_bytes (the targets link with
+ * -Wl,--wrap=rand_bytes, so every random byte the engine and crypto/
  * draw comes from a counter reset per input: the same input always takes
  * the same path, whatever the test hooks), the test credentials loaded
  * once, and byte pumps that never block and always terminate.

@@ -122,8 +122,8 @@ void kt_sender_join(struct kt_sender *s)
 int kt_receive(struct hs_ktls *k, uint64_t seed, size_t max_read, size_t *got, int *mismatch)
 {
 	struct test_rng rng = { .s = seed * 17 + 3 };
-	const struct hs_hash *h = hs_hash_sha256();
-	union hs_hash_ctx hc, he;
+	const struct hash *h = hash_sha256();
+	union hash_ctx hc, he;
 	uint8_t *buf = malloc(max_read), *exp = malloc(max_read);
 	uint8_t d1[32], d2[32];
 	int err = 0;

@@ -1,6 +1,6 @@
 /*
- * kTLS diagnostics: hs_ktls_list (sock_diag, INET_DIAG_ULP_INFO via libmnl),
- * hs_ktls_stat (/proc/net/tls_stat) and the hs-ktls-stat tool.
+ * kTLS diagnostics: ktls_list (sock_diag, INET_DIAG_ULP_INFO via libmnl),
+ * ktls_stat (/proc/net/tls_stat) and the hs-ktls-stat tool.
  *
  * Proves, on a kernel with kTLS (inside UML): with one kTLS connection per
  * suite open (made-up secrets, both ends on the kernel, the receiving end
@@ -61,7 +61,7 @@ static void sock_name(int fd, int peer, char *out, size_t cap)
 	snprintf(out, cap, "%s:%u", ip, ntohs(a.sin_port));
 }
 
-static int on_sock(void *arg, const struct hs_ktls_sock *s)
+static int on_sock(void *arg, const struct ktls_sock *s)
 {
 	struct want *w = arg;
 
@@ -69,8 +69,8 @@ static int on_sock(void *arg, const struct hs_ktls_sock *s)
 		if (strcmp(s->local, w[i].local) != 0 || strcmp(s->peer, w[i].peer) != 0)
 			continue;
 		printf("# %s -> %s: version %#x cipher %s tx %s rx %s%s\n", s->local, s->peer,
-		       s->version, hs_ktls_cipher_name(s->cipher), hs_ktls_conf_name(s->txconf),
-		       hs_ktls_conf_name(s->rxconf), s->rx_no_pad ? " rx-no-pad" : "");
+		       s->version, ktls_cipher_name(s->cipher), ktls_conf_name(s->txconf),
+		       ktls_conf_name(s->rxconf), s->rx_no_pad ? " rx-no-pad" : "");
 		if (s->version == TLS_1_3_VERSION && s->cipher == w[i].cipher &&
 		    s->txconf == TLS_CONF_SW && s->rxconf == TLS_CONF_SW &&
 		    s->rx_no_pad == w[i].no_pad)
@@ -147,10 +147,10 @@ static void test_list(void **state)
 		hs_secrets_wipe(&a);
 		hs_secrets_wipe(&b);
 	}
-	assert_int_equal(hs_ktls_list(on_sock, w), 0);
+	assert_int_equal(ktls_list(on_sock, w), 0);
 	for (size_t i = 0; i < 2 * N; i++)
 		assert_int_equal(w[i].seen, 1);
-	assert_int_equal(hs_ktls_stat(sum_curr, &curr), 0);
+	assert_int_equal(ktls_stat(sum_curr, &curr), 0);
 	assert_true(curr >= 4 * N); /* TX and RX of each of our 2N sockets */
 
 	/* the tool lists the same sockets */
@@ -161,7 +161,7 @@ static void test_list(void **state)
 	for (size_t i = 0; i < 2 * N; i++) {
 		char line[1024];
 		snprintf(line, sizeof(line), "%s %s TLS1.3 %s tx sw rx sw%s\n", w[i].local,
-			 w[i].peer, hs_ktls_cipher_name(w[i].cipher), w[i].no_pad ? " rx-no-pad" : "");
+			 w[i].peer, ktls_cipher_name(w[i].cipher), w[i].no_pad ? " rx-no-pad" : "");
 		assert_non_null(strstr(out, line));
 	}
 	for (size_t i = 0; i < 2 * N; i++) {

@@ -20,7 +20,7 @@
  * - post-handshake messages split across records (a NewSessionTicket in
  *   three pieces, a KeyUpdate in two) are reassembled: the callback gets the
  *   whole ticket, the KeyUpdate rekeys RX; a record of another type inside a
- *   split message, or a message body over HS_REC_MSG_MAX (the engine's
+ *   split message, or a message body over REC_MSG_MAX (the engine's
  *   limit), fails;
  * - hs_conn_post_handshake: the engine keeps a ticket given to it (also
  *   through ktls's reassembly), raises its events, queues no answer to
@@ -363,12 +363,12 @@ static void test_control_records(void **state)
 static void next_keys(const struct hs_dir_secrets *d, size_t hlen, size_t klen, uint8_t *key,
 		      uint8_t *iv)
 {
-	const struct hs_hash *h = hlen == 48 ? hs_hash_sha384() : hs_hash_sha256();
+	const struct hash *h = hlen == 48 ? hash_sha384() : hash_sha256();
 	uint8_t s[48];
 
-	assert_int_equal(hs_hkdf_expand_label(h, d->secret, "traffic upd", NULL, 0, s, hlen), 0);
-	assert_int_equal(hs_hkdf_expand_label(h, s, "key", NULL, 0, key, klen), 0);
-	assert_int_equal(hs_hkdf_expand_label(h, s, "iv", NULL, 0, iv, 12), 0);
+	assert_int_equal(hkdf_expand_label(h, d->secret, "traffic upd", NULL, 0, s, hlen), 0);
+	assert_int_equal(hkdf_expand_label(h, s, "key", NULL, 0, key, klen), 0);
+	assert_int_equal(hkdf_expand_label(h, s, "iv", NULL, 0, iv, 12), 0);
 }
 
 static void test_key_update_received(void **state)
@@ -581,7 +581,7 @@ static void test_fragmented_handshake(void **state)
 	script(&f, 0, nst, 5, HS_KTLS_HANDSHAKE);
 	script(&f, 1, (const uint8_t *)"ok", 2, HS_KTLS_DATA);
 	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_UNEXPECTED_MSG);
-	/* a message longer than the engine's limit (HS_REC_MSG_MAX) */
+	/* a message longer than the engine's limit (REC_MSG_MAX) */
 	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
 	memset(&f, 0, sizeof(f));
 	f.tx_set = f.rx_set = 1;

@@ -13,7 +13,7 @@
  * seq: key and IV derived here from k->secret (RFC 8446 7.3), sealed with
  * k->aead directly. No limit is checked. Returns the record's length.
  */
-size_t rec_raw(const struct hs_rec_key *k, uint64_t seq, const uint8_t *inner, size_t n,
+size_t rec_raw(const struct rec_key *k, uint64_t seq, const uint8_t *inner, size_t n,
 	       uint8_t *out);
 
 #endif

@@ -6,8 +6,8 @@
  *   records open and seal byte for byte as in RFC 8448 (client application
  *   data, seq 0; the close_notify alert, seq 1);
  * - the nonce is the IV XOR the left-padded sequence number (5.3);
- * - KeyUpdate (7.2): hs_rec_next_secret is HKDF-Expand-Label(secret,
- *   "traffic upd", "", Hash.length) computed here on its own; hs_rec_key_next
+ * - KeyUpdate (7.2): rec_next_secret is HKDF-Expand-Label(secret,
+ *   "traffic upd", "", Hash.length) computed here on its own; rec_key_next
  *   moves secret, key and IV, restarts seq at 0, and its raw key out matches;
  * - limits: content 2^14 (2^14 + 1 refused), inner plaintext 2^14 + 1 with
  *   padding (one more refused), header lengths, an inner plaintext over
@@ -43,14 +43,14 @@ static uint8_t *hx(const char *s, size_t *n)
 	return p;
 }
 
-static void key_from_hex(struct hs_rec_key *k, const char *secret_hex)
+static void key_from_hex(struct rec_key *k, const char *secret_hex)
 {
 	size_t n;
 	uint8_t *secret = hx(secret_hex, &n);
 
 	memset(k, 0, sizeof(*k));
 	assert_int_equal(n, 32);
-	assert_int_equal(hs_rec_key_set(k, hs_aead_aes128gcm(), hs_hash_sha256(), 16, secret), 0);
+	assert_int_equal(rec_key_set(k, aead_aes128gcm(), hash_sha256(), 16, secret), 0);
 	free(secret);
 }
 
@@ -66,7 +66,7 @@ static void test_rfc8448_keys(void **state)
 		uint8_t *s = hx(secrets[i], &sn), *k = hx(keys[i], &kn), *iv = hx(ivs[i], &in);
 		uint8_t key[16], iv2[12];
 
-		assert_int_equal(hs_rec_traffic_key(hs_hash_sha256(), s, 16, key, iv2), 0);
+		assert_int_equal(rec_traffic_key(hash_sha256(), s, 16, key, iv2), 0);
 		assert_memory_equal(key, k, 16);
 		assert_memory_equal(iv2, iv, 12);
 		free(s);
@@ -76,20 +76,20 @@ static void test_rfc8448_keys(void **state)
 }
 
 /* Open an RFC 8448 record, check it, and seal its content again to the same bytes. */
-static void rfc_record(struct hs_rec_key *k, const char *rec_hex, uint8_t want_type,
+static void rfc_record(struct rec_key *k, const char *rec_hex, uint8_t want_type,
 		       uint64_t seq)
 {
 	size_t n, len;
 	uint8_t *rec = hx(rec_hex, &n), *copy = malloc(n), type, out[256];
-	struct hs_writer w = hs_writer_init(out, sizeof(out));
+	struct writer w = writer_init(out, sizeof(out));
 
 	memcpy(copy, rec, n);
 	k->seq = seq;
-	assert_int_equal(hs_rec_open(k, rec, n - HS_REC_HDR, &type, &len), 0);
+	assert_int_equal(rec_open(k, rec, n - REC_HDR, &type, &len), 0);
 	assert_int_equal(type, want_type);
 	assert_int_equal(k->seq, seq + 1);
 	k->seq = seq;
-	assert_int_equal(hs_rec_seal(k, type, HS_REC_LEGACY_VERSION, rec + HS_REC_HDR, len, 0, &w),
+	assert_int_equal(rec_seal(k, type, REC_LEGACY_VERSION, rec + REC_HDR, len, 0, &w),
 			 0);
 	assert_int_equal(w.len, n);
 	assert_memory_equal(out, copy, n);
@@ -99,18 +99,18 @@ static void rfc_record(struct hs_rec_key *k, const char *rec_hex, uint8_t want_t
 
 static void test_rfc8448_records(void **state)
 {
-	struct hs_rec_key k;
+	struct rec_key k;
 
 	(void)state;
 	key_from_hex(&k, C_AP);
-	rfc_record(&k, C_APP_REC, HS_REC_APP, 0);
-	rfc_record(&k, C_ALERT_REC, HS_REC_ALERT, 1);
-	hs_rec_key_wipe(&k);
+	rfc_record(&k, C_APP_REC, REC_APP, 0);
+	rfc_record(&k, C_ALERT_REC, REC_ALERT, 1);
+	rec_key_wipe(&k);
 	key_from_hex(&k, S_AP);
-	rfc_record(&k, NST_REC, HS_REC_HANDSHAKE, 0);
-	rfc_record(&k, S_APP_REC, HS_REC_APP, 1);
-	rfc_record(&k, S_ALERT_REC, HS_REC_ALERT, 2);
-	hs_rec_key_wipe(&k);
+	rfc_record(&k, NST_REC, REC_HANDSHAKE, 0);
+	rfc_record(&k, S_APP_REC, REC_APP, 1);
+	rfc_record(&k, S_ALERT_REC, REC_ALERT, 2);
+	rec_key_wipe(&k);
 }
 
 static void test_nonce(void **state)
@@ -122,41 +122,41 @@ static void test_nonce(void **state)
 	uint8_t out[12];
 
 	(void)state;
-	hs_rec_nonce(iv, 0, out);
+	rec_nonce(iv, 0, out);
 	assert_memory_equal(out, iv, 12);
-	hs_rec_nonce(iv, 0x0102030405060708ull, out);
+	rec_nonce(iv, 0x0102030405060708ull, out);
 	assert_memory_equal(out, want, 12);
 }
 
 static void test_key_update(void **state)
 {
-	const struct hs_hash *hashes[2] = { hs_hash_sha256(), hs_hash_sha384() };
-	const struct hs_aead *aeads[2] = { hs_aead_aes128gcm(), hs_aead_aes256gcm() };
+	const struct hash *hashes[2] = { hash_sha256(), hash_sha384() };
+	const struct aead *aeads[2] = { aead_aes128gcm(), aead_aes256gcm() };
 	const size_t key_lens[2] = { 16, 32 };
 
 	(void)state;
 	for (int i = 0; i < 2; i++) {
-		const struct hs_hash *h = hashes[i];
+		const struct hash *h = hashes[i];
 		uint8_t secret[48], next[48], key[32], iv[12], key_out[32], rec[64];
-		struct hs_rec_key a, b;
-		struct hs_writer w = hs_writer_init(rec, sizeof(rec));
+		struct rec_key a, b;
+		struct writer w = writer_init(rec, sizeof(rec));
 		size_t len;
 		uint8_t type;
 
 		for (size_t j = 0; j < sizeof(secret); j++)
 			secret[j] = (uint8_t)(j * 7 + i);
 		/* on its own: the 7.2 label, then 7.3 */
-		assert_int_equal(hs_hkdf_expand_label(h, secret, "traffic upd", NULL, 0, next,
+		assert_int_equal(hkdf_expand_label(h, secret, "traffic upd", NULL, 0, next,
 						      h->digest_len),
 				 0);
-		assert_int_equal(hs_hkdf_expand_label(h, next, "key", NULL, 0, key, key_lens[i]),
+		assert_int_equal(hkdf_expand_label(h, next, "key", NULL, 0, key, key_lens[i]),
 				 0);
-		assert_int_equal(hs_hkdf_expand_label(h, next, "iv", NULL, 0, iv, 12), 0);
+		assert_int_equal(hkdf_expand_label(h, next, "iv", NULL, 0, iv, 12), 0);
 
 		memset(&a, 0, sizeof(a));
-		assert_int_equal(hs_rec_key_set(&a, aeads[i], h, key_lens[i], secret), 0);
+		assert_int_equal(rec_key_set(&a, aeads[i], h, key_lens[i], secret), 0);
 		a.seq = 41;
-		assert_int_equal(hs_rec_key_next(&a, key_out), 0);
+		assert_int_equal(rec_key_next(&a, key_out), 0);
 		assert_memory_equal(a.secret, next, h->digest_len);
 		assert_memory_equal(a.iv, iv, 12);
 		assert_memory_equal(key_out, key, key_lens[i]);
@@ -165,47 +165,47 @@ static void test_key_update(void **state)
 
 		/* a record under the new key opens with a key set from next */
 		memset(&b, 0, sizeof(b));
-		assert_int_equal(hs_rec_key_set(&b, aeads[i], h, key_lens[i], next), 0);
-		assert_int_equal(hs_rec_seal(&a, HS_REC_APP, HS_REC_LEGACY_VERSION,
+		assert_int_equal(rec_key_set(&b, aeads[i], h, key_lens[i], next), 0);
+		assert_int_equal(rec_seal(&a, REC_APP, REC_LEGACY_VERSION,
 					     (const uint8_t *)"hi", 2, 0, &w),
 				 0);
-		assert_int_equal(hs_rec_open(&b, rec, w.len - HS_REC_HDR, &type, &len), 0);
+		assert_int_equal(rec_open(&b, rec, w.len - REC_HDR, &type, &len), 0);
 		assert_int_equal(len, 2);
-		assert_memory_equal(rec + HS_REC_HDR, "hi", 2);
+		assert_memory_equal(rec + REC_HDR, "hi", 2);
 
 		/* the in-place form of the same step */
 		memcpy(next, secret, sizeof(next));
-		assert_int_equal(hs_rec_next_secret(h, next), 0);
+		assert_int_equal(rec_next_secret(h, next), 0);
 		assert_memory_equal(next, a.secret, h->digest_len);
 
 		/* a key without AEAD (the kernel has it) moves too and stays off */
-		assert_int_equal(hs_rec_key_load(&b, NULL, h, key_lens[i], secret, key, iv, 9), 0);
+		assert_int_equal(rec_key_load(&b, NULL, h, key_lens[i], secret, key, iv, 9), 0);
 		assert_false(b.on);
-		assert_int_equal(hs_rec_key_next(&b, key_out), 0);
+		assert_int_equal(rec_key_next(&b, key_out), 0);
 		assert_false(b.on);
 		assert_memory_equal(b.secret, a.secret, h->digest_len);
 		assert_memory_equal(key_out, key, key_lens[i]);
-		hs_rec_key_wipe(&a);
-		hs_rec_key_wipe(&b);
+		rec_key_wipe(&a);
+		rec_key_wipe(&b);
 	}
 }
 
-/* A keyed hs_rec_key is not copied (its AEAD context sits at an address-dependent offset). */
-static void test_key(struct hs_rec_key *k)
+/* A keyed rec_key is not copied (its AEAD context sits at an address-dependent offset). */
+static void test_key(struct rec_key *k)
 {
 	static const uint8_t secret[32] = { 1, 2, 3 };
 
 	memset(k, 0, sizeof(*k));
-	assert_int_equal(hs_rec_key_set(k, hs_aead_chacha20poly1305(), hs_hash_sha256(), 32,
+	assert_int_equal(rec_key_set(k, aead_chacha20poly1305(), hash_sha256(), 32,
 					secret),
 			 0);
 }
 
 static void test_seal_limits(void **state)
 {
-	static uint8_t pt[HS_REC_MAX_PLAIN + 2], rec[HS_REC_MAX_WIRE + 64];
-	struct hs_rec_key k, r;
-	struct hs_writer w;
+	static uint8_t pt[REC_MAX_PLAIN + 2], rec[REC_MAX_WIRE + 64];
+	struct rec_key k, r;
+	struct writer w;
 	uint8_t type;
 	size_t len;
 
@@ -214,32 +214,32 @@ static void test_seal_limits(void **state)
 	test_key(&r);
 	memset(pt, 'x', sizeof(pt));
 	/* 5.1: content up to 2^14 */
-	w = hs_writer_init(rec, sizeof(rec));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, pt, HS_REC_MAX_PLAIN, 0, &w), 0);
-	assert_int_equal(w.len, hs_rec_wire_len(&k, HS_REC_MAX_PLAIN, 0));
-	assert_int_equal(w.len, HS_REC_HDR + HS_REC_MAX_PLAIN + 1 + 16);
-	assert_int_equal(hs_rec_open(&r, rec, w.len - HS_REC_HDR, &type, &len), 0);
-	assert_int_equal(len, HS_REC_MAX_PLAIN);
-	w = hs_writer_init(rec, sizeof(rec));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, pt, HS_REC_MAX_PLAIN + 1, 0, &w),
+	w = writer_init(rec, sizeof(rec));
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, pt, REC_MAX_PLAIN, 0, &w), 0);
+	assert_int_equal(w.len, rec_wire_len(&k, REC_MAX_PLAIN, 0));
+	assert_int_equal(w.len, REC_HDR + REC_MAX_PLAIN + 1 + 16);
+	assert_int_equal(rec_open(&r, rec, w.len - REC_HDR, &type, &len), 0);
+	assert_int_equal(len, REC_MAX_PLAIN);
+	w = writer_init(rec, sizeof(rec));
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, pt, REC_MAX_PLAIN + 1, 0, &w),
 			 HS_ERR_ARG);
 	/* 5.2/5.4: content + type + padding up to 2^14 + 1 */
-	w = hs_writer_init(rec, sizeof(rec));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, pt, 100, HS_REC_MAX_PLAIN - 100, &w),
+	w = writer_init(rec, sizeof(rec));
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, pt, 100, REC_MAX_PLAIN - 100, &w),
 			 0);
-	assert_int_equal(hs_rec_open(&r, rec, w.len - HS_REC_HDR, &type, &len), 0);
+	assert_int_equal(rec_open(&r, rec, w.len - REC_HDR, &type, &len), 0);
 	assert_int_equal(len, 100);
-	assert_int_equal(type, HS_REC_APP);
-	w = hs_writer_init(rec, sizeof(rec));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, pt, 100, HS_REC_MAX_PLAIN - 99, &w),
+	assert_int_equal(type, REC_APP);
+	w = writer_init(rec, sizeof(rec));
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, pt, 100, REC_MAX_PLAIN - 99, &w),
 			 HS_ERR_ARG);
 	assert_int_equal(w.len, 0);
 	/* a writer without room: nothing written, the sequence number kept */
-	w = hs_writer_init(rec, 20);
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, pt, 10, 0, &w), HS_ERR_NO_SPACE);
+	w = writer_init(rec, 20);
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, pt, 10, 0, &w), HS_ERR_NO_SPACE);
 	assert_int_equal(k.seq, 2);
-	hs_rec_key_wipe(&k);
-	hs_rec_key_wipe(&r);
+	rec_key_wipe(&k);
+	rec_key_wipe(&r);
 }
 
 static void test_headers(void **state)
@@ -247,42 +247,42 @@ static void test_headers(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x00", 1, &n), 0);
-	assert_int_equal(n, HS_REC_MAX_CIPHER);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x01", 1, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x00", 1, &n), 0);
+	assert_int_equal(n, REC_MAX_CIPHER);
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x01", 1, &n),
 			 HS_ERR_TLS_RECORD_OVERFLOW);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x16\x03\x01\x40\x00", 0, &n), 0);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x16\x03\x01\x40\x01", 1, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x16\x03\x01\x40\x00", 0, &n), 0);
+	assert_int_equal(rec_check_header((const uint8_t *)"\x16\x03\x01\x40\x01", 1, &n),
 			 HS_ERR_TLS_RECORD_OVERFLOW);
 	/* legacy_record_version is ignored, but the major byte must be 3 */
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x03\x99\x00\x20", 1, &n), 0);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x02\x03\x00\x20", 1, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x03\x99\x00\x20", 1, &n), 0);
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x02\x03\x00\x20", 1, &n),
 			 HS_ERR_TLS_RECORD_HEADER);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x18\x03\x03\x00\x20", 1, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x18\x03\x03\x00\x20", 1, &n),
 			 HS_ERR_TLS_UNEXPECTED_RECORD);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x13\x03\x03\x00\x20", 1, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x13\x03\x03\x00\x20", 1, &n),
 			 HS_ERR_TLS_UNEXPECTED_RECORD);
 }
 
 /* Seal inner[0..n) as one record at seq (no limits applied: tests/record/record_util.c). */
 static int open_raw(const uint8_t *inner, size_t n, uint64_t seq, uint8_t *type, size_t *len)
 {
-	static uint8_t rec[HS_REC_MAX_WIRE + 64];
-	struct hs_rec_key k;
+	static uint8_t rec[REC_MAX_WIRE + 64];
+	struct rec_key k;
 	size_t rn;
 	int err;
 
 	test_key(&k);
 	rn = rec_raw(&k, seq, inner, n, rec);
 	k.seq = seq;
-	err = hs_rec_open(&k, rec, rn - HS_REC_HDR, type, len);
-	hs_rec_key_wipe(&k);
+	err = rec_open(&k, rec, rn - REC_HDR, type, len);
+	rec_key_wipe(&k);
 	return err;
 }
 
 static void test_open_inner(void **state)
 {
-	static uint8_t inner[HS_REC_MAX_INNER + 1];
+	static uint8_t inner[REC_MAX_INNER + 1];
 	uint8_t type;
 	size_t len;
 
@@ -290,35 +290,35 @@ static void test_open_inner(void **state)
 	/* padding stripped: content, type, zeros */
 	memcpy(inner, "abc\x17\0\0\0\0", 8);
 	assert_int_equal(open_raw(inner, 8, 0, &type, &len), 0);
-	assert_int_equal(type, HS_REC_APP);
+	assert_int_equal(type, REC_APP);
 	assert_int_equal(len, 3);
 	/* 5.4: all padding */
 	memset(inner, 0, 40);
 	assert_int_equal(open_raw(inner, 40, 0, &type, &len), HS_ERR_TLS_EMPTY_RECORD);
 	/* 5.1: empty handshake and alert content; empty application data is fine */
-	inner[0] = HS_REC_HANDSHAKE;
+	inner[0] = REC_HANDSHAKE;
 	assert_int_equal(open_raw(inner, 5, 0, &type, &len), HS_ERR_TLS_EMPTY_RECORD);
-	inner[0] = HS_REC_ALERT;
+	inner[0] = REC_ALERT;
 	assert_int_equal(open_raw(inner, 1, 0, &type, &len), HS_ERR_TLS_EMPTY_RECORD);
-	inner[0] = HS_REC_APP;
+	inner[0] = REC_APP;
 	assert_int_equal(open_raw(inner, 3, 0, &type, &len), 0);
 	assert_int_equal(len, 0);
 	/* 5.2: the inner plaintext at 2^14 + 1 is fine, one more is not */
 	memset(inner, 'y', sizeof(inner));
-	inner[HS_REC_MAX_INNER - 1] = HS_REC_APP;
-	assert_int_equal(open_raw(inner, HS_REC_MAX_INNER, 0, &type, &len), 0);
-	assert_int_equal(len, HS_REC_MAX_PLAIN);
-	inner[HS_REC_MAX_INNER] = 0; /* within 2^14 + 1 of content + type, but padded past it */
-	assert_int_equal(open_raw(inner, HS_REC_MAX_INNER + 1, 0, &type, &len),
+	inner[REC_MAX_INNER - 1] = REC_APP;
+	assert_int_equal(open_raw(inner, REC_MAX_INNER, 0, &type, &len), 0);
+	assert_int_equal(len, REC_MAX_PLAIN);
+	inner[REC_MAX_INNER] = 0; /* within 2^14 + 1 of content + type, but padded past it */
+	assert_int_equal(open_raw(inner, REC_MAX_INNER + 1, 0, &type, &len),
 			 HS_ERR_TLS_RECORD_OVERFLOW);
 }
 
 static void test_seq_and_tag(void **state)
 {
-	static const uint8_t inner[] = { 'o', 'k', HS_REC_APP };
+	static const uint8_t inner[] = { 'o', 'k', REC_APP };
 	uint8_t rec[64], type;
-	struct hs_rec_key k, r;
-	struct hs_writer w = hs_writer_init(rec, sizeof(rec));
+	struct rec_key k, r;
+	struct writer w = writer_init(rec, sizeof(rec));
 	size_t len;
 
 	(void)state;
@@ -326,60 +326,60 @@ static void test_seq_and_tag(void **state)
 	test_key(&r);
 	/* the second-to-last number works, the last is never used */
 	k.seq = r.seq = UINT64_MAX - 1;
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, (const uint8_t *)"ok", 2, 0, &w), 0);
-	assert_int_equal(hs_rec_open(&r, rec, w.len - HS_REC_HDR, &type, &len), 0);
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, (const uint8_t *)"ok", 2, 0, &w), 0);
+	assert_int_equal(rec_open(&r, rec, w.len - REC_HDR, &type, &len), 0);
 	assert_int_equal(k.seq, UINT64_MAX);
 	assert_int_equal(r.seq, UINT64_MAX);
-	w = hs_writer_init(rec, sizeof(rec));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, (const uint8_t *)"ok", 2, 0, &w),
+	w = writer_init(rec, sizeof(rec));
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, (const uint8_t *)"ok", 2, 0, &w),
 			 HS_ERR_TLS_SEQ_EXHAUSTED);
 	assert_int_equal(w.len, 0);
 	assert_int_equal(open_raw(inner, sizeof(inner), UINT64_MAX, &type, &len),
 			 HS_ERR_TLS_SEQ_EXHAUSTED);
 	/* a bad tag, a wrong sequence number, a body shorter than tag + 1 */
 	k.seq = r.seq = 5;
-	w = hs_writer_init(rec, sizeof(rec));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, (const uint8_t *)"ok", 2, 0, &w), 0);
+	w = writer_init(rec, sizeof(rec));
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, (const uint8_t *)"ok", 2, 0, &w), 0);
 	rec[w.len - 1] ^= 1;
-	assert_int_equal(hs_rec_open(&r, rec, w.len - HS_REC_HDR, &type, &len),
+	assert_int_equal(rec_open(&r, rec, w.len - REC_HDR, &type, &len),
 			 HS_ERR_TLS_BAD_RECORD_MAC);
 	assert_int_equal(r.seq, 5);
 	rec[w.len - 1] ^= 1;
 	r.seq = 6;
-	assert_int_equal(hs_rec_open(&r, rec, w.len - HS_REC_HDR, &type, &len),
+	assert_int_equal(rec_open(&r, rec, w.len - REC_HDR, &type, &len),
 			 HS_ERR_TLS_BAD_RECORD_MAC);
-	assert_int_equal(hs_rec_open(&r, rec, 16, &type, &len), HS_ERR_TLS_BAD_RECORD_MAC);
-	hs_rec_key_wipe(&k);
-	hs_rec_key_wipe(&r);
+	assert_int_equal(rec_open(&r, rec, 16, &type, &len), HS_ERR_TLS_BAD_RECORD_MAC);
+	rec_key_wipe(&k);
+	rec_key_wipe(&r);
 }
 
 static void test_in_place(void **state)
 {
 	uint8_t a[64], b[64];
-	struct hs_rec_key k, k2;
-	struct hs_writer wa = hs_writer_init(a, sizeof(a)), wb = hs_writer_init(b, sizeof(b));
+	struct rec_key k, k2;
+	struct writer wa = writer_init(a, sizeof(a)), wb = writer_init(b, sizeof(b));
 
 	(void)state;
 	test_key(&k);
 	test_key(&k2);
-	memcpy(b + HS_REC_HDR, "zero copy", 9); /* the plaintext already where the body goes */
-	assert_int_equal(hs_rec_seal(&k, HS_REC_APP, 0x0303, (const uint8_t *)"zero copy", 9, 3,
+	memcpy(b + REC_HDR, "zero copy", 9); /* the plaintext already where the body goes */
+	assert_int_equal(rec_seal(&k, REC_APP, 0x0303, (const uint8_t *)"zero copy", 9, 3,
 				     &wa),
 			 0);
-	assert_int_equal(hs_rec_seal(&k2, HS_REC_APP, 0x0303, b + HS_REC_HDR, 9, 3, &wb), 0);
+	assert_int_equal(rec_seal(&k2, REC_APP, 0x0303, b + REC_HDR, 9, 3, &wb), 0);
 	assert_int_equal(wa.len, wb.len);
 	assert_memory_equal(a, b, wa.len);
 	/* plaintext records (before keys): header with the legacy version given */
 	k.on = 0;
-	wa = hs_writer_init(a, sizeof(a));
-	assert_int_equal(hs_rec_seal(&k, HS_REC_HANDSHAKE, 0x0301, (const uint8_t *)"hello", 5, 0,
+	wa = writer_init(a, sizeof(a));
+	assert_int_equal(rec_seal(&k, REC_HANDSHAKE, 0x0301, (const uint8_t *)"hello", 5, 0,
 				     &wa),
 			 0);
-	assert_int_equal(wa.len, hs_rec_wire_len(&k, 5, 0));
+	assert_int_equal(wa.len, rec_wire_len(&k, 5, 0));
 	assert_memory_equal(a, "\x16\x03\x01\x00\x05hello", 10);
 	k.on = 1;
-	hs_rec_key_wipe(&k);
-	hs_rec_key_wipe(&k2);
+	rec_key_wipe(&k);
+	rec_key_wipe(&k2);
 }
 
 int main(void)

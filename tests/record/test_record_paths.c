@@ -14,7 +14,7 @@
  * - a change_cipher_spec after the handshake: HS_ERR_TLS_BAD_CCS (5);
  * - an unprotected handshake record after the keys: HS_ERR_TLS_UNEXPECTED_RECORD;
  * - an unknown inner content type: HS_ERR_TLS_UNEXPECTED_RECORD;
- * - a post-handshake message body over HS_REC_MSG_MAX: HS_ERR_TLS_MSG_TOO_LARGE.
+ * - a post-handshake message body over REC_MSG_MAX: HS_ERR_TLS_MSG_TOO_LARGE.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -52,16 +52,16 @@ struct bad {
 };
 
 static const struct bad bads[] = {
-	{ "bad tag", SEALED_FLIP, { 'h', 'i', HS_REC_APP }, 3, 3, 0, 0, 0,
+	{ "bad tag", SEALED_FLIP, { 'h', 'i', REC_APP }, 3, 3, 0, 0, 0,
 	  HS_ERR_TLS_BAD_RECORD_MAC },
-	{ "content over 2^14", SEALED, { 0 }, HS_REC_MAX_INNER + 1, 0, 'a', HS_REC_APP, 0,
+	{ "content over 2^14", SEALED, { 0 }, REC_MAX_INNER + 1, 0, 'a', REC_APP, 0,
 	  HS_ERR_TLS_RECORD_OVERFLOW },
-	{ "padding over 2^14 + 1", SEALED, { 'a', HS_REC_APP }, HS_REC_MAX_INNER + 1, 2, 0, 0, 0,
+	{ "padding over 2^14 + 1", SEALED, { 'a', REC_APP }, REC_MAX_INNER + 1, 2, 0, 0, 0,
 	  HS_ERR_TLS_RECORD_OVERFLOW },
 	{ "all padding", SEALED, { 0 }, 40, 0, 0, 0, 0, HS_ERR_TLS_EMPTY_RECORD },
-	{ "empty handshake", SEALED, { HS_REC_HANDSHAKE, 0, 0 }, 3, 3, 0, 0, 0,
+	{ "empty handshake", SEALED, { REC_HANDSHAKE, 0, 0 }, 3, 3, 0, 0, 0,
 	  HS_ERR_TLS_EMPTY_RECORD },
-	{ "sequence number exhausted", SEALED, { 'h', 'i', HS_REC_APP }, 3, 3, 0, 0, 1,
+	{ "sequence number exhausted", SEALED, { 'h', 'i', REC_APP }, 3, 3, 0, 0, 1,
 	  HS_ERR_TLS_SEQ_EXHAUSTED },
 	{ "ciphertext length over 2^14 + 256", RAW, { 23, 3, 3, 0x41, 0x01, 0 }, 6, 0, 0, 0, 0,
 	  HS_ERR_TLS_RECORD_OVERFLOW },
@@ -71,8 +71,8 @@ static const struct bad bads[] = {
 	  HS_ERR_TLS_UNEXPECTED_RECORD },
 	{ "unknown inner content type", SEALED, { 'x', 24 }, 2, 2, 0, 0, 0,
 	  HS_ERR_TLS_UNEXPECTED_RECORD },
-	{ "post-handshake message over HS_REC_MSG_MAX", SEALED,
-	  { 4, 0x00, 0x80, 0x01, 0, 0, 0, 0, HS_REC_HANDSHAKE }, 9, 9, 0, 0, 0,
+	{ "post-handshake message over REC_MSG_MAX", SEALED,
+	  { 4, 0x00, 0x80, 0x01, 0, 0, 0, 0, REC_HANDSHAKE }, 9, 9, 0, 0, 0,
 	  HS_ERR_TLS_MSG_TOO_LARGE },
 };
 
@@ -113,9 +113,9 @@ static ssize_t fake_recvmsg(void *user, int fd, struct msghdr *m, int flags)
 /* The record of b, as the server would send it to the client at seq. */
 static size_t build(const struct bad *b, const struct hs_secrets *s, uint64_t seq, uint8_t *out)
 {
-	static uint8_t inner[HS_REC_MAX_INNER + 64];
+	static uint8_t inner[REC_MAX_INNER + 64];
 	const struct hs_ktls_cipher *c = hs_ktls_cipher_for_suite(s->suite);
-	struct hs_rec_key peer;
+	struct rec_key peer;
 	size_t n = b->inner_len, len;
 
 	if (b->kind == RAW) {
@@ -127,17 +127,17 @@ static size_t build(const struct bad *b, const struct hs_secrets *s, uint64_t se
 	if (n > b->prefix)
 		inner[n - 1] = b->last;
 	memset(&peer, 0, sizeof(peer));
-	assert_int_equal(hs_rec_key_set(&peer, ktls_cipher_aead(c), ktls_cipher_hash(c), c->key_len, s->rx->secret), 0);
+	assert_int_equal(rec_key_set(&peer, ktls_cipher_aead(c), ktls_cipher_hash(c), c->key_len, s->rx->secret), 0);
 	len = rec_raw(&peer, seq, inner, n, out);
 	if (b->kind == SEALED_FLIP)
 		out[len - 1] ^= 0x40;
-	hs_rec_key_wipe(&peer);
+	rec_key_wipe(&peer);
 	return len;
 }
 
 static void one(const struct bad *b)
 {
-	static uint8_t rec[HS_REC_MAX_WIRE + 128];
+	static uint8_t rec[REC_MAX_WIRE + 128];
 	struct pair p;
 	struct hs_secrets s;
 	struct hs_ktls *k = calloc(1, sizeof(*k));

@@ -51,7 +51,7 @@ static int setup(void **state)
 {
 	uint8_t priv[32];
 	(void)state;
-	assert_int_equal(hs_x25519_keygen(priv, ch_pub), 0);
+	assert_int_equal(x25519_keygen(priv, ch_pub), 0);
 	return hs_cred_load_pem(&cred, EC_CERT, strlen(EC_CERT), EC_KEY_PKCS8, strlen(EC_KEY_PKCS8));
 }
 
@@ -92,8 +92,8 @@ static struct hs_conn *new_server(struct hs_config *cfg)
 /* Seal one record of type under x's write key onto w. */
 static void seal(struct hs_conn *x, uint8_t type, const uint8_t *p, size_t n, struct wire *w)
 {
-	struct hs_writer wr = hs_writer_init(w->buf + w->len, WIRE_CAP - w->len);
-	assert_int_equal(hs_rec_seal(&x->wr, type, 0x0303, p, n, 0, &wr), 0);
+	struct writer wr = writer_init(w->buf + w->len, WIRE_CAP - w->len);
+	assert_int_equal(rec_seal(&x->wr, type, 0x0303, p, n, 0, &wr), 0);
 	w->len += wr.len;
 }
 
@@ -214,7 +214,7 @@ static void test_key_update_cap(void **state)
 	 * record sealed under the client's next key */
 	handshake(&p);
 	for (int i = 0; i <= MAX_KEY_UPDATES; i++) {
-		assert_int_equal(hs_send_key_update(p.c, 0), 0);
+		assert_int_equal(send_key_update(p.c, 0), 0);
 		wire_take(p.c, &p.c2s);
 		int err = wire_feed(&p.c2s, p.s, 0);
 		assert_int_equal(err, i < MAX_KEY_UPDATES ? 0 : HS_ERR_TLS_TOO_MANY_RECORDS);
@@ -233,7 +233,7 @@ static void test_key_update_answers_coalesce(void **state)
 	(void)state;
 	handshake(&p);
 	for (int i = 0; i < 4000; i++) {
-		assert_int_equal(hs_send_key_update(p.c, 1), 0);
+		assert_int_equal(send_key_update(p.c, 1), 0);
 		if (i % 16 == 15)
 			assert_int_equal(hs_conn_write(p.c, (const uint8_t *)"x", 1, &n), 0);
 		wire_take(p.c, &p.c2s);
@@ -301,7 +301,7 @@ static void test_fd_handshake_deadline(void **state)
 }
 
 /* A handshake refused mid-message (a Certificate-sized message past
- * HS_IN_MAX): the peer, still sending, gets our alert and a clean end, not
+ * HANDSHAKE_IN_MAX): the peer, still sending, gets our alert and a clean end, not
  * a reset (the fd helper drains before the caller closes). TCP loopback. */
 static void test_refused_handshake_no_reset(void **state)
 {
@@ -367,14 +367,14 @@ static void test_refused_handshake_no_reset(void **state)
 static void test_secrets_wiped(void **state)
 {
 	struct pair p;
-	struct hs_test_secrets s;
+	struct test_secrets s;
 	struct hs_secrets k;
 	uint8_t old_tx[HASH_MAX], old_rx[HASH_MAX];
 	(void)state;
 	handshake(&p);
 	for (int side = 0; side < 2; side++) {
 		struct hs_conn *x = side ? p.s : p.c;
-		hs_conn_test_secrets(x, &s);
+		conn_test_secrets(x, &s);
 		assert_true(all_zero(s.client_hs, sizeof(s.client_hs)));
 		assert_true(all_zero(s.server_hs, sizeof(s.server_hs)));
 		assert_true(all_zero(s.client_ap, sizeof(s.client_ap)));
@@ -416,64 +416,64 @@ static uint8_t *build_ch(const struct ch *o, size_t *len)
 {
 	size_t cap = 300000;
 	uint8_t *buf = malloc(cap), random[32] = { 7 };
-	struct hs_writer w = hs_writer_init(buf, cap);
-	struct hs_writer_vec msg, v, e, x, l, k;
+	struct writer w = writer_init(buf, cap);
+	struct writer_vec msg, v, e, x, l, k;
 
 	assert_non_null(buf);
-	hs_write_u8(&w, HT_CLIENT_HELLO);
-	hs_write_vec_open(&w, 3, &msg);
-	hs_write_u16(&w, 0x0303);
-	hs_write_bytes(&w, random, 32);
-	hs_write_u8(&w, 0);
-	hs_write_vec_open(&w, 2, &v);
-	hs_write_u16(&w, 0x1301);
-	hs_write_vec_close(&w, &v);
-	hs_write_u16(&w, 0x0100);
-	hs_write_vec_open(&w, 2, &e);
-	hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 1, (const uint8_t[]){ 3, 4 }, 2);
-	hs_write_u16(&w, EXT_SIG_ALGS);
-	hs_write_vec_open(&w, 2, &x);
-	hs_write_vec_open(&w, 2, &l);
+	write_u8(&w, HT_CLIENT_HELLO);
+	write_vec_open(&w, 3, &msg);
+	write_u16(&w, 0x0303);
+	write_bytes(&w, random, 32);
+	write_u8(&w, 0);
+	write_vec_open(&w, 2, &v);
+	write_u16(&w, 0x1301);
+	write_vec_close(&w, &v);
+	write_u16(&w, 0x0100);
+	write_vec_open(&w, 2, &e);
+	ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 1, (const uint8_t[]){ 3, 4 }, 2);
+	write_u16(&w, EXT_SIG_ALGS);
+	write_vec_open(&w, 2, &x);
+	write_vec_open(&w, 2, &l);
 	for (int i = 0; i < o->n_sigs; i++)
-		hs_write_u16(&w, (uint16_t)(i == o->sig_pos ? 0x0403 : 0x0e00 + i));
-	hs_write_vec_close(&w, &l);
-	hs_write_vec_close(&w, &x);
-	hs_write_u16(&w, EXT_SUPPORTED_GROUPS);
-	hs_write_vec_open(&w, 2, &x);
-	hs_write_vec_open(&w, 2, &l);
+		write_u16(&w, (uint16_t)(i == o->sig_pos ? 0x0403 : 0x0e00 + i));
+	write_vec_close(&w, &l);
+	write_vec_close(&w, &x);
+	write_u16(&w, EXT_SUPPORTED_GROUPS);
+	write_vec_open(&w, 2, &x);
+	write_vec_open(&w, 2, &l);
 	for (int i = 0; i < o->extra_shares; i++)
-		hs_write_u16(&w, (uint16_t)(0x0100 + i));
+		write_u16(&w, (uint16_t)(0x0100 + i));
 	for (int i = 0; i < o->n_groups; i++)
-		hs_write_u16(&w, (uint16_t)(i == o->group_pos ? 0x001d : 0x0200 + i));
-	hs_write_vec_close(&w, &l);
-	hs_write_vec_close(&w, &x);
-	hs_write_u16(&w, EXT_KEY_SHARE);
-	hs_write_vec_open(&w, 2, &x);
-	hs_write_vec_open(&w, 2, &l);
+		write_u16(&w, (uint16_t)(i == o->group_pos ? 0x001d : 0x0200 + i));
+	write_vec_close(&w, &l);
+	write_vec_close(&w, &x);
+	write_u16(&w, EXT_KEY_SHARE);
+	write_vec_open(&w, 2, &x);
+	write_vec_open(&w, 2, &l);
 	for (int i = 0; i < o->extra_shares; i++) {
-		hs_write_u16(&w, (uint16_t)(0x0100 + i));
-		hs_write_vec_open(&w, 2, &k);
-		hs_write_u8(&w, 1);
-		hs_write_vec_close(&w, &k);
+		write_u16(&w, (uint16_t)(0x0100 + i));
+		write_vec_open(&w, 2, &k);
+		write_u8(&w, 1);
+		write_vec_close(&w, &k);
 	}
-	hs_write_u16(&w, 0x001d);
-	hs_write_vec_open(&w, 2, &k);
-	hs_write_bytes(&w, ch_pub, o->share_len ? o->share_len : 32);
-	hs_write_vec_close(&w, &k);
-	hs_write_vec_close(&w, &l);
-	hs_write_vec_close(&w, &x);
+	write_u16(&w, 0x001d);
+	write_vec_open(&w, 2, &k);
+	write_bytes(&w, ch_pub, o->share_len ? o->share_len : 32);
+	write_vec_close(&w, &k);
+	write_vec_close(&w, &l);
+	write_vec_close(&w, &x);
 	for (int i = 0; i < o->extra_exts; i++)
-		hs_ext_w_opaque(&w, (uint16_t)(1000 + i), 0, NULL, 0);
+		ext_w_opaque(&w, (uint16_t)(1000 + i), 0, NULL, 0);
 	if (o->early)
-		hs_ext_w_opaque(&w, EXT_EARLY_DATA, 0, NULL, 0);
+		ext_w_opaque(&w, EXT_EARLY_DATA, 0, NULL, 0);
 	if (o->pad > 0) {
 		uint8_t *zeros = calloc(1, o->pad);
-		hs_ext_w_opaque(&w, 21, 0, zeros, o->pad);
+		ext_w_opaque(&w, 21, 0, zeros, o->pad);
 		free(zeros);
 	}
-	hs_write_vec_close(&w, &e);
-	hs_write_vec_close(&w, &msg);
-	assert_int_equal(hs_writer_error(&w), 0);
+	write_vec_close(&w, &e);
+	write_vec_close(&w, &msg);
+	assert_int_equal(writer_error(&w), 0);
 	*len = w.len;
 	return buf;
 }
@@ -558,7 +558,7 @@ static void test_message_size_limit(void **state)
 	struct hs_config cfg;
 	struct hs_conn *s = new_server(&cfg);
 	uint8_t rec[9] = { 0x16, 3, 1, 0, 4, HT_CLIENT_HELLO };
-	size_t used, big = HS_IN_MAX + 1;
+	size_t used, big = HANDSHAKE_IN_MAX + 1;
 	(void)state;
 	rec[6] = (uint8_t)(big >> 16);
 	rec[7] = (uint8_t)(big >> 8);
@@ -584,8 +584,8 @@ static void test_client_big_cookie(void **state)
 		struct hs_conn *c;
 		struct wire out = { .buf = malloc(WIRE_CAP) };
 		uint8_t *msg = malloc(70000), *cookie = malloc(sizes[t]);
-		struct hs_writer w = hs_writer_init(msg, 70000);
-		struct hs_writer_vec m, v, e;
+		struct writer w = writer_init(msg, 70000);
+		struct writer_vec m, v, e;
 		size_t n;
 
 		assert_int_equal(hs_conn_new(&c, &cfg), 0);
@@ -593,21 +593,21 @@ static void test_client_big_cookie(void **state)
 		out.len = 0;
 		for (size_t i = 0; i < sizes[t]; i++)
 			cookie[i] = (uint8_t)(i * 7 + 1);
-		hs_write_u8(&w, HT_SERVER_HELLO);
-		hs_write_vec_open(&w, 3, &m);
-		hs_write_u16(&w, 0x0303);
-		hs_write_bytes(&w, hrr_rand, 32);
-		hs_write_vec_open(&w, 1, &v);
-		hs_write_bytes(&w, c->sid, c->sid_len);
-		hs_write_vec_close(&w, &v);
-		hs_write_u16(&w, 0x1301);
-		hs_write_u8(&w, 0);
-		hs_write_vec_open(&w, 2, &e);
-		hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, (const uint8_t[]){ 3, 4 }, 2);
-		hs_ext_w_opaque(&w, EXT_COOKIE, 2, cookie, sizes[t]);
-		hs_write_vec_close(&w, &e);
-		hs_write_vec_close(&w, &m);
-		assert_int_equal(hs_writer_error(&w), 0);
+		write_u8(&w, HT_SERVER_HELLO);
+		write_vec_open(&w, 3, &m);
+		write_u16(&w, 0x0303);
+		write_bytes(&w, hrr_rand, 32);
+		write_vec_open(&w, 1, &v);
+		write_bytes(&w, c->sid, c->sid_len);
+		write_vec_close(&w, &v);
+		write_u16(&w, 0x1301);
+		write_u8(&w, 0);
+		write_vec_open(&w, 2, &e);
+		ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, (const uint8_t[]){ 3, 4 }, 2);
+		ext_w_opaque(&w, EXT_COOKIE, 2, cookie, sizes[t]);
+		write_vec_close(&w, &e);
+		write_vec_close(&w, &m);
+		assert_int_equal(writer_error(&w), 0);
 		assert_int_equal(feed_msg(c, msg, w.len), 0);
 		wire_take(c, &out); /* CCS + ClientHello 2, which carries the cookie */
 		assert_true(find(out.buf, out.len, cookie, sizes[t] < 16000 ? sizes[t] : 16000));
@@ -642,7 +642,7 @@ static void test_early_data_skipped(void **state)
 	struct wire w = { .buf = malloc(WIRE_CAP) };
 	size_t len;
 	uint8_t *msg = build_ch(&(struct ch){ .n_sigs = 1, .n_groups = 1, .early = 1 }, &len);
-	struct hs_rec_key k;
+	struct rec_key k;
 	static const uint8_t fin[4 + 32] = { HT_FINISHED, 0, 0, 32 };
 	(void)state;
 
@@ -654,15 +654,15 @@ static void test_early_data_skipped(void **state)
 	junk(&w, 16000, 2);
 	assert_int_equal(wire_feed(&w, s, 0), 0);
 	memset(&k, 0, sizeof(k));
-	assert_int_equal(hs_rec_key_set(&k, s->suite->aead(), s->suite->hash(), s->suite->key_len,
+	assert_int_equal(rec_key_set(&k, s->suite->aead(), s->suite->hash(), s->suite->key_len,
 					 s->ks.c_hs), 0);
 	{
-		struct hs_writer wr = hs_writer_init(w.buf, WIRE_CAP);
-		assert_int_equal(hs_rec_seal(&k, CT_HANDSHAKE, 0x0303, fin, sizeof(fin), 0, &wr), 0);
+		struct writer wr = writer_init(w.buf, WIRE_CAP);
+		assert_int_equal(rec_seal(&k, CT_HANDSHAKE, 0x0303, fin, sizeof(fin), 0, &wr), 0);
 		w.len = wr.len;
 	}
 	assert_int_equal(wire_feed(&w, s, 0), HS_ERR_TLS_BAD_FINISHED);
-	hs_rec_key_wipe(&k);
+	rec_key_wipe(&k);
 	hs_conn_free(s);
 	free(w.buf);
 	free(msg);
@@ -780,33 +780,33 @@ static void test_certificate_entry_exts(void **state)
 	struct hs_conn *c;
 	uint8_t der[4096], msg[5000], out[4096];
 	size_t der_len, n;
-	struct hs_writer w;
-	struct hs_writer_vec m, v, l, x;
+	struct writer w;
+	struct writer_vec m, v, l, x;
 	(void)state;
 	assert_int_equal(hs_pem_cert_to_der(EC_CERT, strlen(EC_CERT), der, sizeof(der), &der_len), 0);
 	for (int ext = 0; ext < 2; ext++) {
 		assert_int_equal(hs_conn_new(&c, &cfg), 0);
 		assert_int_equal(hs_conn_pull(c, out, sizeof(out), &n), 0);
-		w = hs_writer_init(msg, sizeof(msg));
-		hs_write_u8(&w, HT_CERTIFICATE);
-		hs_write_vec_open(&w, 3, &m);
-		hs_write_u8(&w, 0);
-		hs_write_vec_open(&w, 3, &l);
-		hs_write_vec_open(&w, 3, &v);
-		hs_write_bytes(&w, der, der_len);
-		hs_write_vec_close(&w, &v);
-		hs_write_vec_open(&w, 2, &x);
+		w = writer_init(msg, sizeof(msg));
+		write_u8(&w, HT_CERTIFICATE);
+		write_vec_open(&w, 3, &m);
+		write_u8(&w, 0);
+		write_vec_open(&w, 3, &l);
+		write_vec_open(&w, 3, &v);
+		write_bytes(&w, der, der_len);
+		write_vec_close(&w, &v);
+		write_vec_open(&w, 2, &x);
 		if (ext) /* status_request: we never asked */
-			hs_ext_w_opaque(&w, 5, 0, NULL, 0);
-		hs_write_vec_close(&w, &x);
-		hs_write_vec_close(&w, &l);
-		hs_write_vec_close(&w, &m);
-		assert_int_equal(hs_writer_error(&w), 0);
-		assert_int_equal(hs_parse_certificate(c, msg, w.len, &n),
+			ext_w_opaque(&w, 5, 0, NULL, 0);
+		write_vec_close(&w, &x);
+		write_vec_close(&w, &l);
+		write_vec_close(&w, &m);
+		assert_int_equal(writer_error(&w), 0);
+		assert_int_equal(parse_certificate(c, msg, w.len, &n),
 				 ext ? HS_ERR_TLS_UNSOLICITED_EXT : 0);
 		hs_conn_free(c);
 	}
-	assert_int_equal(hs_alert_for(HS_ERR_TLS_UNSOLICITED_EXT), A_UNSUPPORTED_EXT);
+	assert_int_equal(alert_for(HS_ERR_TLS_UNSOLICITED_EXT), A_UNSUPPORTED_EXT);
 }
 
 /* CertificateRequest in the handshake: the context must be empty */
@@ -816,26 +816,26 @@ static void test_cr_context(void **state)
 	struct hs_conn *c;
 	uint8_t msg[512], out[4096];
 	size_t n;
-	struct hs_writer w;
-	struct hs_writer_vec m, v, x;
+	struct writer w;
+	struct writer_vec m, v, x;
 	(void)state;
 	for (int ctx = 0; ctx < 2; ctx++) {
 		assert_int_equal(hs_conn_new(&c, &cfg), 0);
 		assert_int_equal(hs_conn_pull(c, out, sizeof(out), &n), 0);
 		c->state = C_WAIT_CERT_CR;
-		w = hs_writer_init(msg, sizeof(msg));
-		hs_write_u8(&w, HT_CERTIFICATE_REQUEST);
-		hs_write_vec_open(&w, 3, &m);
-		hs_write_vec_open(&w, 1, &v);
+		w = writer_init(msg, sizeof(msg));
+		write_u8(&w, HT_CERTIFICATE_REQUEST);
+		write_vec_open(&w, 3, &m);
+		write_vec_open(&w, 1, &v);
 		if (ctx)
-			hs_write_u16(&w, 0x0107);
-		hs_write_vec_close(&w, &v);
-		hs_write_vec_open(&w, 2, &x);
-		hs_ext_w_u16_list(&w, EXT_SIG_ALGS, 2, (const uint16_t[]){ 0x0403 }, 1);
-		hs_write_vec_close(&w, &x);
-		hs_write_vec_close(&w, &m);
-		assert_int_equal(hs_writer_error(&w), 0);
-		assert_int_equal(hs_client_handle(c, msg, w.len), ctx ? HS_ERR_TLS_ILLEGAL_PARAM : 0);
+			write_u16(&w, 0x0107);
+		write_vec_close(&w, &v);
+		write_vec_open(&w, 2, &x);
+		ext_w_u16_list(&w, EXT_SIG_ALGS, 2, (const uint16_t[]){ 0x0403 }, 1);
+		write_vec_close(&w, &x);
+		write_vec_close(&w, &m);
+		assert_int_equal(writer_error(&w), 0);
+		assert_int_equal(client_handle(c, msg, w.len), ctx ? HS_ERR_TLS_ILLEGAL_PARAM : 0);
 		hs_conn_free(c);
 	}
 }

@@ -44,56 +44,56 @@ static uint8_t ch_pub[32];
 
 static size_t build_ch(const struct ch_opts *o, uint8_t *buf, size_t cap)
 {
-	struct hs_writer w = hs_writer_init(buf, cap);
-	struct hs_writer_vec rec, msg, v, e, l;
+	struct writer w = writer_init(buf, cap);
+	struct writer_vec rec, msg, v, e, l;
 	uint8_t random[32] = { 1, 2, 3 };
 
-	hs_write_u8(&w, 22);
-	hs_write_u16(&w, 0x0301);
-	hs_write_vec_open(&w, 2, &rec);
-	hs_write_u8(&w, 1);
-	hs_write_vec_open(&w, 3, &msg);
-	hs_write_u16(&w, 0x0303);
-	hs_write_bytes(&w, random, 32);
-	hs_write_vec_open(&w, 1, &v);
+	write_u8(&w, 22);
+	write_u16(&w, 0x0301);
+	write_vec_open(&w, 2, &rec);
+	write_u8(&w, 1);
+	write_vec_open(&w, 3, &msg);
+	write_u16(&w, 0x0303);
+	write_bytes(&w, random, 32);
+	write_vec_open(&w, 1, &v);
 	for (int i = 0; i < o->sid_len; i++)
-		hs_write_u8(&w, (uint8_t)i);
-	hs_write_vec_close(&w, &v);
-	hs_write_vec_open(&w, 2, &v);
+		write_u8(&w, (uint8_t)i);
+	write_vec_close(&w, &v);
+	write_vec_open(&w, 2, &v);
 	if (o->grease)
-		hs_write_u16(&w, 0x3a3a);
-	hs_write_u16(&w, o->bad_suites ? 0x00ff : 0x1301);
-	hs_write_vec_close(&w, &v);
-	hs_write_u16(&w, o->comp1 ? 0x0101 : 0x0100);
-	hs_write_vec_open(&w, 2, &e);
+		write_u16(&w, 0x3a3a);
+	write_u16(&w, o->bad_suites ? 0x00ff : 0x1301);
+	write_vec_close(&w, &v);
+	write_u16(&w, o->comp1 ? 0x0101 : 0x0100);
+	write_vec_open(&w, 2, &e);
 	if (o->grease)
-		hs_write_u32(&w, 0x0a0a0000); /* empty GREASE extension */
+		write_u32(&w, 0x0a0a0000); /* empty GREASE extension */
 	if (!o->no_sv) {
 		uint16_t sv[2] = { 0x2a2a, (uint16_t)(o->sv12 ? 0x0303 : 0x0304) };
-		hs_ext_w_u16_list(&w, EXT_SUPPORTED_VERSIONS, 1, sv + !o->grease, 1 + !!o->grease);
+		ext_w_u16_list(&w, EXT_SUPPORTED_VERSIONS, 1, sv + !o->grease, 1 + !!o->grease);
 	}
 	uint16_t groups[2] = { 0x1a1a, (uint16_t)(o->bad_groups ? 0x0019 : 0x001d) };
-	hs_ext_w_u16_list(&w, EXT_SUPPORTED_GROUPS, 2, groups + !o->grease, 1 + !!o->grease);
+	ext_w_u16_list(&w, EXT_SUPPORTED_GROUPS, 2, groups + !o->grease, 1 + !!o->grease);
 	if (o->dup)
-		hs_ext_w_u16_list(&w, EXT_SUPPORTED_GROUPS, 2, groups + 1, 1);
+		ext_w_u16_list(&w, EXT_SUPPORTED_GROUPS, 2, groups + 1, 1);
 	if (!o->no_sig) {
 		uint16_t sigs[2] = { 0x0403, 0x0807 };
-		hs_ext_w_u16_list(&w, EXT_SIG_ALGS, 2, sigs, 2);
+		ext_w_u16_list(&w, EXT_SIG_ALGS, 2, sigs, 2);
 	}
 	if (!o->no_ks) {
-		hs_write_u16(&w, EXT_KEY_SHARE);
-		hs_write_vec_open(&w, 2, &l);
-		hs_write_vec_open(&w, 2, &v);
-		hs_write_u16(&w, o->share_outside ? 0x0017 : groups[1]);
-		hs_write_u16(&w, 32);
-		hs_write_bytes(&w, ch_pub, 32);
-		hs_write_vec_close(&w, &v);
-		hs_write_vec_close(&w, &l);
+		write_u16(&w, EXT_KEY_SHARE);
+		write_vec_open(&w, 2, &l);
+		write_vec_open(&w, 2, &v);
+		write_u16(&w, o->share_outside ? 0x0017 : groups[1]);
+		write_u16(&w, 32);
+		write_bytes(&w, ch_pub, 32);
+		write_vec_close(&w, &v);
+		write_vec_close(&w, &l);
 	}
-	hs_write_vec_close(&w, &e);
-	hs_write_vec_close(&w, &msg);
-	hs_write_vec_close(&w, &rec);
-	assert_int_equal(hs_writer_error(&w), 0);
+	write_vec_close(&w, &e);
+	write_vec_close(&w, &msg);
+	write_vec_close(&w, &rec);
+	assert_int_equal(writer_error(&w), 0);
 	return w.len;
 }
 
@@ -151,7 +151,7 @@ static int setup(void **state)
 {
 	uint8_t priv[32];
 	(void)state;
-	assert_int_equal(hs_x25519_keygen(priv, ch_pub), 0);
+	assert_int_equal(x25519_keygen(priv, ch_pub), 0);
 	return hs_cred_load_pem(&cred, EC_CERT, strlen(EC_CERT), EC_KEY_PKCS8, strlen(EC_KEY_PKCS8));
 }
 
@@ -274,42 +274,42 @@ static size_t build_sh(struct hs_conn *c, const struct sh_opts *o, uint8_t *buf,
 					      0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
 					      0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e,
 					      0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c };
-	struct hs_writer w = hs_writer_init(buf, cap);
-	struct hs_writer_vec rec, msg, v, e;
+	struct writer w = writer_init(buf, cap);
+	struct writer_vec rec, msg, v, e;
 	uint8_t random[32] = { 9 }, priv[32], pub[32] = { 0 };
 	uint16_t sv = (uint16_t)(o->sv ? o->sv : 0x0304);
 
-	assert_int_equal(hs_x25519_keygen(priv, pub), 0);
+	assert_int_equal(x25519_keygen(priv, pub), 0);
 	if (o->zero_pub)
 		memset(pub, 0, 32);
-	hs_write_u8(&w, 22);
-	hs_write_u16(&w, 0x0303);
-	hs_write_vec_open(&w, 2, &rec);
-	hs_write_u8(&w, 2);
-	hs_write_vec_open(&w, 3, &msg);
-	hs_write_u16(&w, (uint16_t)(o->legacy ? o->legacy : 0x0303));
-	hs_write_bytes(&w, o->hrr ? hrr_rand : random, 32);
-	hs_write_vec_open(&w, 1, &v);
-	hs_write_u8(&w, (uint8_t)(c->sid[0] ^ (o->bad_sid ? 1 : 0)));
-	hs_write_bytes(&w, c->sid + 1, c->sid_len - 1);
-	hs_write_vec_close(&w, &v);
-	hs_write_u16(&w, (uint16_t)(o->suite ? o->suite : 0x1301));
-	hs_write_u8(&w, (uint8_t)o->comp);
-	hs_write_vec_open(&w, 2, &e);
+	write_u8(&w, 22);
+	write_u16(&w, 0x0303);
+	write_vec_open(&w, 2, &rec);
+	write_u8(&w, 2);
+	write_vec_open(&w, 3, &msg);
+	write_u16(&w, (uint16_t)(o->legacy ? o->legacy : 0x0303));
+	write_bytes(&w, o->hrr ? hrr_rand : random, 32);
+	write_vec_open(&w, 1, &v);
+	write_u8(&w, (uint8_t)(c->sid[0] ^ (o->bad_sid ? 1 : 0)));
+	write_bytes(&w, c->sid + 1, c->sid_len - 1);
+	write_vec_close(&w, &v);
+	write_u16(&w, (uint16_t)(o->suite ? o->suite : 0x1301));
+	write_u8(&w, (uint8_t)o->comp);
+	write_vec_open(&w, 2, &e);
 	if (!o->no_ks && o->hrr)
-		hs_ext_w_key_share(&w, (uint16_t)o->hrr_group, NULL, 0, 0);
+		ext_w_key_share(&w, (uint16_t)o->hrr_group, NULL, 0, 0);
 	else if (!o->no_ks)
-		hs_ext_w_key_share(&w, (uint16_t)(o->ks_group ? o->ks_group : 0x001d), pub, 32, 0);
+		ext_w_key_share(&w, (uint16_t)(o->ks_group ? o->ks_group : 0x001d), pub, 32, 0);
 	if (!o->no_sv)
-		hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, (uint8_t[]){ sv >> 8, sv & 0xff }, 2);
+		ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, (uint8_t[]){ sv >> 8, sv & 0xff }, 2);
 	if (o->dup)
-		hs_ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, (uint8_t[]){ 3, 4 }, 2);
+		ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, (uint8_t[]){ 3, 4 }, 2);
 	if (o->extra_ext)
-		hs_ext_w_opaque(&w, (uint16_t)o->extra_ext, 0, NULL, 0);
-	hs_write_vec_close(&w, &e);
-	hs_write_vec_close(&w, &msg);
-	hs_write_vec_close(&w, &rec);
-	assert_int_equal(hs_writer_error(&w), 0);
+		ext_w_opaque(&w, (uint16_t)o->extra_ext, 0, NULL, 0);
+	write_vec_close(&w, &e);
+	write_vec_close(&w, &msg);
+	write_vec_close(&w, &rec);
+	assert_int_equal(writer_error(&w), 0);
 	return w.len;
 }
 
@@ -498,8 +498,8 @@ static void test_after_handshake(void **state)
 {
 	struct pair p;
 	size_t n;
-	struct hs_writer w;
-	struct hs_writer_vec v;
+	struct writer w;
+	struct writer_vec v;
 	(void)state;
 	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
 	pair_start(&p);
@@ -514,10 +514,10 @@ static void test_after_handshake(void **state)
 	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
 	pair_start(&p);
 	assert_int_equal(pair_handshake(&p, 0), 0);
-	hs_msg_begin(p.c, HT_KEY_UPDATE, &w, &v);
-	hs_write_u8(&w, 2); /* neither 0 nor 1 */
-	assert_int_equal(hs_msg_end_notr(p.c, &w, &v), 0);
-	assert_int_equal(hs_flush_hs(p.c, 0x0303), 0);
+	msg_begin(p.c, HT_KEY_UPDATE, &w, &v);
+	write_u8(&w, 2); /* neither 0 nor 1 */
+	assert_int_equal(msg_end_notr(p.c, &w, &v), 0);
+	assert_int_equal(flush_handshake(p.c, 0x0303), 0);
 	wire_take(p.c, &p.c2s);
 	assert_int_equal(wire_feed(&p.c2s, p.s, 0), HS_ERR_TLS_BAD_KEY_UPDATE);
 	assert_int_equal(hs_conn_alert(p.s, 0), A_ILLEGAL);
@@ -527,10 +527,10 @@ static void test_after_handshake(void **state)
 	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
 	pair_start(&p);
 	assert_int_equal(pair_handshake(&p, 0), 0);
-	hs_msg_begin(p.c, HT_CLIENT_HELLO, &w, &v);
-	hs_write_u16(&w, 0x0303);
-	assert_int_equal(hs_msg_end_notr(p.c, &w, &v), 0);
-	assert_int_equal(hs_flush_hs(p.c, 0x0303), 0);
+	msg_begin(p.c, HT_CLIENT_HELLO, &w, &v);
+	write_u16(&w, 0x0303);
+	assert_int_equal(msg_end_notr(p.c, &w, &v), 0);
+	assert_int_equal(flush_handshake(p.c, 0x0303), 0);
 	wire_take(p.c, &p.c2s);
 	assert_int_equal(wire_feed(&p.c2s, p.s, 0), HS_ERR_TLS_UNEXPECTED_MSG);
 	assert_int_equal(hs_conn_alert(p.s, 0), A_UNEXPECTED);

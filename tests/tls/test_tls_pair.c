@@ -375,8 +375,8 @@ static void test_close_notify(void **state)
 static void test_client_parses_ticket(void **state)
 {
 	struct pair p;
-	struct hs_writer w;
-	struct hs_writer_vec v, sub;
+	struct writer w;
+	struct writer_vec v, sub;
 	const uint8_t *t;
 	size_t len;
 	uint32_t life;
@@ -385,18 +385,18 @@ static void test_client_parses_ticket(void **state)
 	p.ccfg.keep_tickets = 1;
 	pair_start(&p);
 	assert_int_equal(pair_handshake(&p, 0), 0);
-	hs_msg_begin(p.s, HT_NEW_SESSION_TICKET, &w, &v);
-	hs_write_u32(&w, 7200);
-	hs_write_u32(&w, 12345);
-	hs_write_vec_open(&w, 1, &sub);
-	hs_write_u8(&w, 0);
-	hs_write_vec_close(&w, &sub);
-	hs_write_vec_open(&w, 2, &sub);
-	hs_write_bytes(&w, "TICKETDATA", 10);
-	hs_write_vec_close(&w, &sub);
-	hs_write_u16(&w, 0);
-	assert_int_equal(hs_msg_end_notr(p.s, &w, &v), 0);
-	assert_int_equal(hs_flush_hs(p.s, 0x0303), 0);
+	msg_begin(p.s, HT_NEW_SESSION_TICKET, &w, &v);
+	write_u32(&w, 7200);
+	write_u32(&w, 12345);
+	write_vec_open(&w, 1, &sub);
+	write_u8(&w, 0);
+	write_vec_close(&w, &sub);
+	write_vec_open(&w, 2, &sub);
+	write_bytes(&w, "TICKETDATA", 10);
+	write_vec_close(&w, &sub);
+	write_u16(&w, 0);
+	assert_int_equal(msg_end_notr(p.s, &w, &v), 0);
+	assert_int_equal(flush_handshake(p.s, 0x0303), 0);
 	wire_take(p.s, &p.s2c);
 	assert_int_equal(wire_feed(&p.s2c, p.c, 0), 0);
 	t = hs_conn_ticket(p.c, &len, &life);
@@ -413,7 +413,7 @@ static void test_client_parses_ticket(void **state)
 static void test_padding_accepted(void **state)
 {
 	struct pair p;
-	struct hs_writer w;
+	struct writer w;
 	uint8_t buf[16];
 	size_t n;
 	(void)state;
@@ -421,8 +421,8 @@ static void test_padding_accepted(void **state)
 	pair_start(&p);
 	assert_int_equal(pair_handshake(&p, 0), 0);
 	/* a padded application record (1000 zero bytes of padding) */
-	w = hs_writer_init(p.s2c.buf, WIRE_CAP);
-	assert_int_equal(hs_rec_seal(&p.s->wr, 23, 0x0303, (const uint8_t *)"padded", 6, 1000, &w), 0);
+	w = writer_init(p.s2c.buf, WIRE_CAP);
+	assert_int_equal(rec_seal(&p.s->wr, 23, 0x0303, (const uint8_t *)"padded", 6, 1000, &w), 0);
 	p.s2c.len = w.len;
 	assert_int_equal(wire_feed(&p.s2c, p.c, 0), 0);
 	assert_int_equal(hs_conn_read(p.c, buf, sizeof(buf), &n), 0);

@@ -87,23 +87,23 @@ static void test_key_schedule(void **state)
 	uint8_t key[16], iv[12];
 	(void)state;
 
-	assert_int_equal(hs_ks_start(&ks, hs_hash_sha256()), 0);
+	assert_int_equal(keysched_start(&ks, hash_sha256()), 0);
 	assert_hex(ks.stage, 32, EARLY);
-	assert_int_equal(hs_ks_handshake(&ks, ecdhe, 32, th), 0);
-	assert_hex(ks.hs_secret, 32, HS);
+	assert_int_equal(keysched_handshake(&ks, ecdhe, 32, th), 0);
+	assert_hex(ks.handshake_secret, 32, HS);
 	assert_hex(ks.c_hs, 32, C_HS);
 	assert_hex(ks.s_hs, 32, S_HS);
-	assert_int_equal(hs_rec_traffic_key(hs_hash_sha256(), ks.s_hs, 16, key, iv), 0);
+	assert_int_equal(rec_traffic_key(hash_sha256(), ks.s_hs, 16, key, iv), 0);
 	assert_hex(key, 16, S_HS_KEY);
 	assert_hex(iv, 12, S_HS_IV);
-	assert_int_equal(hs_ks_master(&ks, th2), 0);
+	assert_int_equal(keysched_master(&ks, th2), 0);
 	assert_hex(ks.stage, 32, MASTER);
 	assert_hex(ks.c_ap, 32, C_AP);
 	assert_hex(ks.s_ap, 32, S_AP);
-	assert_int_equal(hs_rec_traffic_key(hs_hash_sha256(), ks.c_ap, 16, key, iv), 0);
+	assert_int_equal(rec_traffic_key(hash_sha256(), ks.c_ap, 16, key, iv), 0);
 	assert_hex(key, 16, C_AP_KEY);
 	assert_hex(iv, 12, C_AP_IV);
-	hs_ks_wipe(&ks);
+	keysched_wipe(&ks);
 	free(ecdhe);
 	free(th);
 	free(th2);
@@ -137,9 +137,9 @@ static void pull_expect(struct hs_conn *c, const char *prefix_hex, const char *r
 static void test_client(void **state)
 {
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT };
-	struct hs_test_hooks hooks = { 0 };
+	struct test_hooks hooks = { 0 };
 	struct hs_conn *c;
-	struct hs_test_secrets s;
+	struct test_secrets s;
 	size_t ch_len, priv_len, n, anchor_len;
 	uint8_t *ch = hx(CH, &ch_len), *priv = hx(CLIENT_PRIV, &priv_len);
 	uint8_t *anchor = hx(SERVER_CERT, &anchor_len);
@@ -159,7 +159,7 @@ static void test_client(void **state)
 	hooks.verify = rsa_pss_verify;
 	hooks.capture = &s; /* each secret as it is derived: the connection wipes them */
 	assert_int_equal(hs_conn_new(&c, &cfg), 0);
-	assert_int_equal(hs_conn_test_hooks(c, &hooks), 0);
+	assert_int_equal(conn_test_hooks(c, &hooks), 0);
 	/* ClientHello record: 16 03 01 00 c4 || ClientHello */
 	pull_expect(c, "16030100c4", CH);
 	feed_all(c, SH_REC);
@@ -203,16 +203,16 @@ static void test_client(void **state)
 static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, int want_alert)
 {
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT };
-	struct hs_test_hooks hooks = { 0 };
+	struct test_hooks hooks = { 0 };
 	struct hs_conn *c;
-	struct hs_rec_key k;
+	struct rec_key k;
 	size_t anchor_len;
 	uint8_t *anchor = hx(SERVER_CERT, &anchor_len);
 	size_t ch_len, priv_len, n, used, plen, off = 0;
 	uint8_t *ch = hx(CH, &ch_len), *priv = hx(CLIENT_PRIV, &priv_len);
 	uint8_t *secret = hx(S_HS, &n), *flight = hx(FLIGHT_REC, &n);
 	uint8_t out[4096], type;
-	struct hs_writer w;
+	struct writer w;
 
 	hooks.client_hello = ch;
 	hooks.client_hello_len = ch_len;
@@ -224,15 +224,15 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 	cfg.anchor_der = anchor;
 	cfg.anchor_len = anchor_len;
 	assert_int_equal(hs_conn_new(&c, &cfg), 0);
-	assert_int_equal(hs_conn_test_hooks(c, &hooks), 0);
+	assert_int_equal(conn_test_hooks(c, &hooks), 0);
 	assert_int_equal(hs_conn_pull(c, out, sizeof(out), &used), 0);
 	feed_all(c, SH_REC);
 	if (raw) {
 		flight[100] ^= 1;
 	} else {
 		memset(&k, 0, sizeof(k));
-		assert_int_equal(hs_rec_key_set(&k, hs_aead_aes128gcm(), hs_hash_sha256(), 16, secret), 0);
-		assert_int_equal(hs_rec_open(&k, flight, n - 5, &type, &plen), 0);
+		assert_int_equal(rec_key_set(&k, aead_aes128gcm(), hash_sha256(), 16, secret), 0);
+		assert_int_equal(rec_open(&k, flight, n - 5, &type, &plen), 0);
 		while (off < plen && flight[5 + off] != target)
 			off += 4 + (((size_t)flight[5 + off + 2] << 8) | flight[5 + off + 3]);
 		assert_true(off < plen);
@@ -240,10 +240,10 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 		flight[5 + off - from_end] ^= 0x01;
 		memcpy(out, flight + 5, plen);
 		k.seq = 0;
-		w = hs_writer_init(flight, n + 64);
-		assert_int_equal(hs_rec_seal(&k, type, 0x0303, out, plen, 0, &w), 0);
+		w = writer_init(flight, n + 64);
+		assert_int_equal(rec_seal(&k, type, 0x0303, out, plen, 0, &w), 0);
 		n = w.len;
-		hs_rec_key_wipe(&k);
+		rec_key_wipe(&k);
 	}
 	assert_int_equal(hs_conn_feed(c, flight, n, &used), want_err);
 	assert_int_equal(hs_conn_alert(c, 0), want_alert);
@@ -270,9 +270,9 @@ static void test_server(void **state)
 {
 	struct hs_cred *cred;
 	struct hs_config cfg = { .role = HS_ROLE_SERVER };
-	struct hs_test_hooks hooks = { 0 };
+	struct test_hooks hooks = { 0 };
 	struct hs_conn *c;
-	struct hs_test_secrets s;
+	struct test_secrets s;
 	size_t ch_len, priv_len, rnd_len, used, n;
 	uint8_t *ch = hx(CH, &ch_len), *priv = hx(SERVER_PRIV, &priv_len);
 	uint8_t *rnd = hx(SERVER_RANDOM, &rnd_len);
@@ -291,7 +291,7 @@ static void test_server(void **state)
 	hooks.kx_group = HS_GROUP_X25519;
 	hooks.capture = &s;
 	assert_int_equal(hs_conn_new(&c, &cfg), 0);
-	assert_int_equal(hs_conn_test_hooks(c, &hooks), 0);
+	assert_int_equal(conn_test_hooks(c, &hooks), 0);
 	memcpy(rec, "\x16\x03\x01\x00\xc4", 5);
 	memcpy(rec + 5, ch, ch_len);
 	assert_int_equal(hs_conn_feed(c, rec, 5 + ch_len, &used), 0);

@@ -22,7 +22,7 @@
  *   flight (so the byte-for-byte match is not vacuous);
  * - crypto/rsa_pss_salt.h on its own refuses the 1024-bit key without
  *   HS_RSA_ALLOW_SMALL and a short output buffer, what it signs passes
- *   hs_rsa_pss_verify with the salt length used (32 and 0) and only that,
+ *   rsa_pss_verify with the salt length used (32 and 0) and only that,
  *   and a wrong d gives HS_ERR_BAD_KEY and an all-zero output.
  */
 #include <setjmp.h>
@@ -184,7 +184,7 @@ static struct hs_cred *rfc_cred(void)
 	assert_int_equal(hs_cred_load_pem(&cred, cert_pem, strlen(cert_pem), key_pem,
 					  strlen(key_pem)),
 			 HS_ERR_BAD_KEY);
-	assert_int_equal(hs_cred_load_pem_flags(&cred, cert_pem, strlen(cert_pem), key_pem,
+	assert_int_equal(cred_load_pem_flags(&cred, cert_pem, strlen(cert_pem), key_pem,
 						strlen(key_pem), CRED_ALLOW_SMALL_RSA),
 			 0);
 	assert_int_equal(hs_cred_sig_scheme(cred), HS_SIG_RSA_PSS_RSAE_SHA256);
@@ -197,16 +197,16 @@ static struct hs_cred *rfc_cred(void)
 /* The RFC's server flight, decrypted with its server handshake key. */
 static size_t rfc_flight_plain(uint8_t *out)
 {
-	struct hs_rec_key k;
+	struct rec_key k;
 	size_t n, plen, sn;
 	uint8_t *secret = hx(S_HS, &sn), *rec = hx(FLIGHT_REC, &n), type;
 
 	memset(&k, 0, sizeof(k));
-	assert_int_equal(hs_rec_key_set(&k, hs_aead_aes128gcm(), hs_hash_sha256(), 16, secret), 0);
-	assert_int_equal(hs_rec_open(&k, rec, n - 5, &type, &plen), 0);
+	assert_int_equal(rec_key_set(&k, aead_aes128gcm(), hash_sha256(), 16, secret), 0);
+	assert_int_equal(rec_open(&k, rec, n - 5, &type, &plen), 0);
 	assert_int_equal(type, CT_HANDSHAKE);
 	memcpy(out, rec + 5, plen);
-	hs_rec_key_wipe(&k);
+	rec_key_wipe(&k);
 	free(secret);
 	free(rec);
 	return plen;
@@ -226,7 +226,7 @@ static size_t msg_at(const uint8_t *f, size_t len, uint8_t t)
 /* out[0..len) ^= MGF1-SHA-256(seed) (RFC 8017 B.2.1) */
 static void mgf1(uint8_t *out, size_t len, const uint8_t *seed)
 {
-	const struct hs_hash *h = hs_hash_sha256();
+	const struct hash *h = hash_sha256();
 	uint8_t in[36], t[32];
 
 	memcpy(in, seed, 32);
@@ -235,7 +235,7 @@ static void mgf1(uint8_t *out, size_t len, const uint8_t *seed)
 		in[33] = (uint8_t)(i >> 16);
 		in[34] = (uint8_t)(i >> 8);
 		in[35] = (uint8_t)i;
-		hs_hash_digest(h, in, sizeof(in), t);
+		hash_digest(h, in, sizeof(in), t);
 		for (size_t j = 0; j < 32 && 32 * i + j < len; j++)
 			out[32 * i + j] ^= t[j];
 	}
@@ -251,17 +251,17 @@ static void rfc_salt(const uint8_t *flight, size_t len, uint8_t salt[32])
 	const uint8_t *sig = flight + cv + 8;
 	uint8_t *n_bytes = hx(RSA_PARTS[0], &n_len), em[128];
 	uint64_t n[16] = { 0 }, s[16], m[16], e[1] = { 65537 };
-	struct hs_bn_mont mont;
+	struct bn_mont mont;
 
 	/* 08 04 (rsa_pss_rsae_sha256), then a 128-byte signature */
 	assert_int_equal(flight[cv + 4], 0x08);
 	assert_int_equal(flight[cv + 5], 0x04);
 	assert_int_equal(((size_t)flight[cv + 6] << 8) | flight[cv + 7], 128);
-	assert_int_equal(hs_bn_from_bytes(n, 16, n_bytes, n_len), 0);
-	assert_int_equal(hs_bn_from_bytes(s, 16, sig, 128), 0);
-	assert_int_equal(hs_bn_mont_init_vartime(&mont, n, 16), 0);
-	hs_bn_mod_exp_vartime(m, s, e, 1, &mont);
-	hs_bn_to_bytes(em, sizeof(em), m, 16);
+	assert_int_equal(bn_from_bytes(n, 16, n_bytes, n_len), 0);
+	assert_int_equal(bn_from_bytes(s, 16, sig, 128), 0);
+	assert_int_equal(bn_mont_init_vartime(&mont, n, 16), 0);
+	bn_mod_exp_vartime(m, s, e, 1, &mont);
+	bn_to_bytes(em, sizeof(em), m, 16);
 	assert_int_equal(em[127], 0xbc);
 	mgf1(em, 95, em + 95); /* dbLen = 128 - 32 - 1 */
 	em[0] &= 0x7f;         /* the bit above emBits */
@@ -275,12 +275,12 @@ static void rfc_salt(const uint8_t *flight, size_t len, uint8_t salt[32])
 struct rfc_server {
 	struct hs_cred *cred;
 	struct hs_config cfg;
-	struct hs_test_hooks hooks;
+	struct test_hooks hooks;
 	struct hs_conn *c;
 	uint8_t flight[2048], salt[32];
 	size_t flight_len;
 	uint8_t *priv, *rnd;
-	struct hs_test_secrets cap; /* each secret as it was derived */
+	struct test_secrets cap; /* each secret as it was derived */
 };
 
 static void server_start(struct rfc_server *t, const uint8_t *salt)
@@ -307,7 +307,7 @@ static void server_start(struct rfc_server *t, const uint8_t *salt)
 	t->hooks.ee_exts = t->flight + ee + 6;
 	t->hooks.ee_exts_len = ((size_t)t->flight[ee + 4] << 8) | t->flight[ee + 5];
 	assert_int_equal(hs_conn_new(&t->c, &t->cfg), 0);
-	assert_int_equal(hs_conn_test_hooks(t->c, &t->hooks), 0);
+	assert_int_equal(conn_test_hooks(t->c, &t->hooks), 0);
 }
 
 static void server_free(struct rfc_server *t)
@@ -347,8 +347,8 @@ static void test_salt_and_key(void **state)
 		size_t cv = msg_at(t.flight, t.flight_len, HT_CERTIFICATE_VERIFY), ch_len;
 		uint8_t *ch = hx(CH, &ch_len), *sh, content[64 + 34 + 32], sig[512];
 		size_t sh_len, sig_len = sizeof(sig);
-		union hs_hash_ctx h;
-		const struct hs_hash *sha = hs_hash_sha256();
+		union hash_ctx h;
+		const struct hash *sha = hash_sha256();
 		uint8_t *shrec = hx(SH_REC, &sh_len);
 
 		sh = shrec + 5;
@@ -359,14 +359,14 @@ static void test_salt_and_key(void **state)
 		memset(content, 0x20, 64);
 		memcpy(content + 64, "TLS 1.3, server CertificateVerify", 34);
 		sha->final(&h, content + 98);
-		assert_int_equal(hs_cred_sign_salt(t.cred, HS_SIG_RSA_PSS_RSAE_SHA256, t.salt, 32,
+		assert_int_equal(cred_sign_salt(t.cred, HS_SIG_RSA_PSS_RSAE_SHA256, t.salt, 32,
 						   content, sizeof(content), sig, &sig_len),
 				 0);
 		assert_int_equal(sig_len, 128);
 		assert_memory_equal(sig, t.flight + cv + 8, 128);
 		/* a different salt, a different signature */
 		t.salt[0] ^= 1;
-		assert_int_equal(hs_cred_sign_salt(t.cred, HS_SIG_RSA_PSS_RSAE_SHA256, t.salt, 32,
+		assert_int_equal(cred_sign_salt(t.cred, HS_SIG_RSA_PSS_RSAE_SHA256, t.salt, 32,
 						   content, sizeof(content), sig, &sig_len),
 				 0);
 		assert_memory_not_equal(sig, t.flight + cv + 8, 128);
@@ -381,49 +381,49 @@ static void test_sign_salt_api(void **state)
 {
 	uint8_t der[1024], digest[32] = { 1, 2, 3 }, salt[32] = { 9 }, sig[128];
 	size_t der_len = rfc_key_der(der), sig_len;
-	struct hs_rsa_private k;
-	const struct hs_hash *h = hs_hash_sha256();
+	struct rsa_private k;
+	const struct hash *h = hash_sha256();
 	(void)state;
 
-	assert_int_equal(hs_rsa_private_from_der(&k, der, der_len), 0);
+	assert_int_equal(rsa_private_from_der(&k, der, der_len), 0);
 	assert_int_equal(k.pub.bits, 1024);
 	sig_len = sizeof(sig);
 	/* 1024 bits: only with HS_RSA_ALLOW_SMALL */
-	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len, 0),
+	assert_int_equal(rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len, 0),
 			 HS_ERR_BAD_KEY);
 	sig_len = 127;
-	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
+	assert_int_equal(rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
 					      HS_RSA_ALLOW_SMALL),
 			 HS_ERR_NO_SPACE);
 	sig_len = sizeof(sig);
-	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
+	assert_int_equal(rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
 					      HS_RSA_ALLOW_SMALL),
 			 0);
 	assert_int_equal(sig_len, 128);
-	assert_int_equal(hs_rsa_pss_verify(&k.pub, h, 32, digest, sig, 128, HS_RSA_ALLOW_SMALL), 0);
+	assert_int_equal(rsa_pss_verify(&k.pub, h, 32, digest, sig, 128, HS_RSA_ALLOW_SMALL), 0);
 	/* any salt length the encoding has room for: 0 bytes too */
-	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 0, sig, &sig_len,
+	assert_int_equal(rsa_pss_sign_salt(&k, h, digest, salt, 0, sig, &sig_len,
 					      HS_RSA_ALLOW_SMALL),
 			 0);
-	assert_int_equal(hs_rsa_pss_verify(&k.pub, h, 0, digest, sig, 128, HS_RSA_ALLOW_SMALL), 0);
-	assert_int_not_equal(hs_rsa_pss_verify(&k.pub, h, 32, digest, sig, 128,
+	assert_int_equal(rsa_pss_verify(&k.pub, h, 0, digest, sig, 128, HS_RSA_ALLOW_SMALL), 0);
+	assert_int_not_equal(rsa_pss_verify(&k.pub, h, 32, digest, sig, 128,
 					       HS_RSA_ALLOW_SMALL),
 			     0);
 	/* a d that does not match e: the check refuses, the output is zeros */
 	k.d[0] ^= 2;
 	memset(sig, 0xee, sizeof(sig));
-	assert_int_equal(hs_rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
+	assert_int_equal(rsa_pss_sign_salt(&k, h, digest, salt, 32, sig, &sig_len,
 					      HS_RSA_ALLOW_SMALL),
 			 HS_ERR_BAD_KEY);
 	for (size_t i = 0; i < sizeof(sig); i++)
 		assert_int_equal(sig[i], 0);
-	hs_rsa_private_wipe(&k);
+	rsa_private_wipe(&k);
 }
 
 static void test_server_flight(void **state)
 {
 	struct rfc_server t;
-	struct hs_test_secrets s;
+	struct test_secrets s;
 	uint8_t out[8192], buf[64], payload[50];
 	size_t n, sh_len, fl_len;
 	uint8_t *sh = hx(SH_REC, &sh_len), *fl = hx(FLIGHT_REC, &fl_len);

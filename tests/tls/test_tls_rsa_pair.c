@@ -132,9 +132,9 @@ static void test_sig_algs_cert(void **state)
 	assert_true(at + sizeof(want) <= p.c2s.len);
 	/* signature_algorithms only lists schemes with a row, and rsa_pkcs1_*
 	 * have none (so a CertificateVerify with one is illegal_parameter) */
-	assert_null(hs_sigscheme_find(HS_SIG_RSA_PKCS1_SHA256));
-	assert_null(hs_sigscheme_find(HS_SIG_RSA_PKCS1_SHA384));
-	assert_null(hs_sigscheme_find(HS_SIG_RSA_PKCS1_SHA512));
+	assert_null(sigscheme_find(HS_SIG_RSA_PKCS1_SHA256));
+	assert_null(sigscheme_find(HS_SIG_RSA_PKCS1_SHA384));
+	assert_null(sigscheme_find(HS_SIG_RSA_PKCS1_SHA512));
 	assert_int_equal(pair_handshake(&p, 0), 0);
 	pair_free(&p);
 }
@@ -142,7 +142,7 @@ static void test_sig_algs_cert(void **state)
 static void test_rsa_refused(void **state)
 {
 	static const uint8_t salt[32] = { 1 };
-	struct hs_test_hooks hooks = { .pss_salt = salt, .pss_salt_len = 32 };
+	struct test_hooks hooks = { .pss_salt = salt, .pss_salt_len = 32 };
 	struct hs_cred *cred;
 	struct pair p;
 	(void)state;
@@ -165,7 +165,7 @@ static void test_rsa_refused(void **state)
 	memset(&p, 0, sizeof(p));
 	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
 	hs_cred_free(p.cred);
-	assert_int_equal(hs_cred_load_pem_flags(&p.cred, RSA1024_CERT, strlen(RSA1024_CERT),
+	assert_int_equal(cred_load_pem_flags(&p.cred, RSA1024_CERT, strlen(RSA1024_CERT),
 						RSA1024_KEY_PKCS8, strlen(RSA1024_KEY_PKCS8),
 						CRED_ALLOW_SMALL_RSA),
 			 0);
@@ -174,7 +174,7 @@ static void test_rsa_refused(void **state)
 	p.ccfg.insecure = 1;
 	pair_start(&p);
 	/* the real signer refuses 1024 bits too: sign through the salt hook */
-	assert_int_equal(hs_conn_test_hooks(p.s, &hooks), 0);
+	assert_int_equal(conn_test_hooks(p.s, &hooks), 0);
 	assert_int_equal(pair_handshake(&p, 0), HS_ERR_TLS_UNSUPPORTED_CERT);
 	assert_int_equal(hs_conn_alert(p.c, 0), AL_UNSUPPORTED_CERTIFICATE);
 	pair_free(&p);

@@ -43,56 +43,56 @@ static struct hs_cred *ec, *other, *rsa, *ed;
 static size_t build_ch(const uint8_t *sni, size_t sni_len, uint8_t *buf, size_t cap)
 {
 	static const uint16_t sv[] = { 0x0304 }, groups[] = { 0x001d }, sigs[] = { 0x0403 };
-	struct hs_writer w = hs_writer_init(buf, cap);
-	struct hs_writer_vec rec, msg, v, e, l;
+	struct writer w = writer_init(buf, cap);
+	struct writer_vec rec, msg, v, e, l;
 	uint8_t random[32] = { 7 };
 
-	hs_write_u8(&w, 22);
-	hs_write_u16(&w, 0x0301);
-	hs_write_vec_open(&w, 2, &rec);
-	hs_write_u8(&w, 1);
-	hs_write_vec_open(&w, 3, &msg);
-	hs_write_u16(&w, 0x0303);
-	hs_write_bytes(&w, random, 32);
-	hs_write_u8(&w, 0); /* legacy_session_id */
-	hs_write_vec_open(&w, 2, &v);
-	hs_write_u16(&w, 0x1301);
-	hs_write_vec_close(&w, &v);
-	hs_write_u16(&w, 0x0100);
-	hs_write_vec_open(&w, 2, &e);
+	write_u8(&w, 22);
+	write_u16(&w, 0x0301);
+	write_vec_open(&w, 2, &rec);
+	write_u8(&w, 1);
+	write_vec_open(&w, 3, &msg);
+	write_u16(&w, 0x0303);
+	write_bytes(&w, random, 32);
+	write_u8(&w, 0); /* legacy_session_id */
+	write_vec_open(&w, 2, &v);
+	write_u16(&w, 0x1301);
+	write_vec_close(&w, &v);
+	write_u16(&w, 0x0100);
+	write_vec_open(&w, 2, &e);
 	if (sni != NULL)
-		hs_ext_w_opaque(&w, EXT_SERVER_NAME, 0, sni, sni_len);
-	hs_ext_w_u16_list(&w, EXT_SUPPORTED_VERSIONS, 1, sv, 1);
-	hs_ext_w_u16_list(&w, EXT_SUPPORTED_GROUPS, 2, groups, 1);
-	hs_ext_w_u16_list(&w, EXT_SIG_ALGS, 2, sigs, 1);
-	hs_write_u16(&w, EXT_KEY_SHARE);
-	hs_write_vec_open(&w, 2, &l);
-	hs_write_vec_open(&w, 2, &v);
-	hs_write_u16(&w, 0x001d);
-	hs_write_u16(&w, 32);
-	hs_write_bytes(&w, ch_pub, 32);
-	hs_write_vec_close(&w, &v);
-	hs_write_vec_close(&w, &l);
-	hs_write_vec_close(&w, &e);
-	hs_write_vec_close(&w, &msg);
-	hs_write_vec_close(&w, &rec);
-	assert_int_equal(hs_writer_error(&w), 0);
+		ext_w_opaque(&w, EXT_SERVER_NAME, 0, sni, sni_len);
+	ext_w_u16_list(&w, EXT_SUPPORTED_VERSIONS, 1, sv, 1);
+	ext_w_u16_list(&w, EXT_SUPPORTED_GROUPS, 2, groups, 1);
+	ext_w_u16_list(&w, EXT_SIG_ALGS, 2, sigs, 1);
+	write_u16(&w, EXT_KEY_SHARE);
+	write_vec_open(&w, 2, &l);
+	write_vec_open(&w, 2, &v);
+	write_u16(&w, 0x001d);
+	write_u16(&w, 32);
+	write_bytes(&w, ch_pub, 32);
+	write_vec_close(&w, &v);
+	write_vec_close(&w, &l);
+	write_vec_close(&w, &e);
+	write_vec_close(&w, &msg);
+	write_vec_close(&w, &rec);
+	assert_int_equal(writer_error(&w), 0);
 	return w.len;
 }
 
 /* A ServerNameList with one host_name entry of name[0..n). */
 static size_t sni_body(const char *name, size_t n, uint8_t *out, size_t cap)
 {
-	struct hs_writer w = hs_writer_init(out, cap);
-	struct hs_writer_vec l, h;
+	struct writer w = writer_init(out, cap);
+	struct writer_vec l, h;
 
-	hs_write_vec_open(&w, 2, &l);
-	hs_write_u8(&w, 0);
-	hs_write_vec_open(&w, 2, &h);
-	hs_write_bytes(&w, name, n);
-	hs_write_vec_close(&w, &h);
-	hs_write_vec_close(&w, &l);
-	assert_int_equal(hs_writer_error(&w), 0);
+	write_vec_open(&w, 2, &l);
+	write_u8(&w, 0);
+	write_vec_open(&w, 2, &h);
+	write_bytes(&w, name, n);
+	write_vec_close(&w, &h);
+	write_vec_close(&w, &l);
+	assert_int_equal(writer_error(&w), 0);
 	return w.len;
 }
 
@@ -391,7 +391,7 @@ static int setup(void **state)
 {
 	uint8_t priv[32];
 	(void)state;
-	if (hs_x25519_keygen(priv, ch_pub) != 0)
+	if (x25519_keygen(priv, ch_pub) != 0)
 		return -1;
 	ec = load(EC_CERT, EC_KEY_PKCS8);
 	other = load(OTHER_CERT, OTHER_KEY);

@@ -45,23 +45,23 @@ static void test_ext_parse(void **state)
 	static const uint8_t over[] = { 0, 5, 0, 43, 0, 2, 1 };
 	static const uint8_t groups[] = { 0, 6, 0x2a, 0x2a, 0, 0x1d, 0, 0x17 };
 	struct ext_list l;
-	struct hs_reader r = hs_reader_init(ok, sizeof(ok));
+	struct reader r = reader_init(ok, sizeof(ok));
 	uint16_t v[4];
 	size_t n;
 	(void)state;
-	assert_int_equal(hs_ext_parse(&r, &l), 0);
+	assert_int_equal(ext_parse(&r, &l), 0);
 	assert_int_equal(l.n, 3);
-	assert_non_null(hs_ext_find(&l, 43));
-	assert_int_equal(hs_ext_find(&l, 43)->body.len, 1);
-	r = hs_reader_init(dup, sizeof(dup));
-	assert_int_equal(hs_ext_parse(&r, &l), HS_ERR_TLS_DUP_EXT);
-	r = hs_reader_init(over, sizeof(over));
-	assert_int_equal(hs_ext_parse(&r, &l), HS_ERR_TRUNCATED);
-	assert_int_equal(hs_ext_u16_list(hs_reader_init(groups, sizeof(groups)), v, 4, &n), 0);
+	assert_non_null(ext_find(&l, 43));
+	assert_int_equal(ext_find(&l, 43)->body.len, 1);
+	r = reader_init(dup, sizeof(dup));
+	assert_int_equal(ext_parse(&r, &l), HS_ERR_TLS_DUP_EXT);
+	r = reader_init(over, sizeof(over));
+	assert_int_equal(ext_parse(&r, &l), HS_ERR_TRUNCATED);
+	assert_int_equal(ext_u16_list(reader_init(groups, sizeof(groups)), v, 4, &n), 0);
 	assert_int_equal(n, 2); /* GREASE 0x2a2a skipped */
 	assert_int_equal(v[0], 0x1d);
 	/* too many for the caller's array: an error, not a silent cut */
-	assert_int_equal(hs_ext_u16_list(hs_reader_init(groups, sizeof(groups)), v, 1, &n),
+	assert_int_equal(ext_u16_list(reader_init(groups, sizeof(groups)), v, 1, &n),
 			 HS_ERR_NO_SPACE);
 }
 
@@ -69,15 +69,15 @@ static void test_record_header(void **state)
 {
 	size_t n;
 	(void)state;
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x03\x03\x40\x00", 0, &n), 0);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x03\x03\x40\x01", 0, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x03\x03\x40\x00", 0, &n), 0);
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x03\x03\x40\x01", 0, &n),
 			 HS_ERR_TLS_RECORD_OVERFLOW);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x00", 1, &n), 0);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x01", 1, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x00", 1, &n), 0);
+	assert_int_equal(rec_check_header((const uint8_t *)"\x17\x03\x03\x41\x01", 1, &n),
 			 HS_ERR_TLS_RECORD_OVERFLOW);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x16\x03\x03\x41\x00", 1, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x16\x03\x03\x41\x00", 1, &n),
 			 HS_ERR_TLS_RECORD_OVERFLOW);
-	assert_int_equal(hs_rec_check_header((const uint8_t *)"\x18\x03\x03\x00\x01", 0, &n),
+	assert_int_equal(rec_check_header((const uint8_t *)"\x18\x03\x03\x00\x01", 0, &n),
 			 HS_ERR_TLS_UNEXPECTED_RECORD);
 }
 
@@ -112,18 +112,18 @@ static void test_names(void **state)
 	struct leaf_key k;
 	(void)state;
 	assert_int_equal(hs_pem_cert_to_der(EC_CERT, strlen(EC_CERT), der, sizeof(der), &n), 0);
-	assert_int_equal(hs_x509_cert_parse(&cert, der, n), 0);
-	assert_int_equal(hs_x509_leaf_key(&cert, &k), 0);
+	assert_int_equal(x509_cert_parse(&cert, der, n), 0);
+	assert_int_equal(x509_leaf_key(&cert, &k), 0);
 	assert_int_equal(k.type, KEY_P256);
-	assert_int_equal(hs_x509_match_host(&cert, "localhost"), 0);
-	assert_int_equal(hs_x509_match_host(&cert, "LocalHost"), 0);
-	assert_int_equal(hs_x509_match_host(&cert, "a.example.com"), 0);
-	assert_int_not_equal(hs_x509_match_host(&cert, "a.b.example.com"), 0);
-	assert_int_not_equal(hs_x509_match_host(&cert, "example.com"), 0);
-	assert_int_not_equal(hs_x509_match_host(&cert, "localhost.evil"), 0);
+	assert_int_equal(x509_match_host(&cert, "localhost"), 0);
+	assert_int_equal(x509_match_host(&cert, "LocalHost"), 0);
+	assert_int_equal(x509_match_host(&cert, "a.example.com"), 0);
+	assert_int_not_equal(x509_match_host(&cert, "a.b.example.com"), 0);
+	assert_int_not_equal(x509_match_host(&cert, "example.com"), 0);
+	assert_int_not_equal(x509_match_host(&cert, "localhost.evil"), 0);
 	/* truncated DER: an error, not a crash */
 	for (size_t cut = 0; cut < n; cut += 7)
-		assert_int_not_equal(hs_x509_cert_parse(&cert, der, cut), 0);
+		assert_int_not_equal(x509_cert_parse(&cert, der, cut), 0);
 }
 
 static void serve(int fd)

@@ -33,7 +33,7 @@ static void test_bundle_roots_parse(void **state)
 {
 	char *pem;
 	size_t pem_len, der_len, n = 0, bad = 0;
-	struct hs_reader text;
+	struct reader text;
 	struct x509_cert c;
 
 	(void)state;
@@ -41,9 +41,9 @@ static void test_bundle_roots_parse(void **state)
 		skip(); /* no ca-certificates here: scripts/deps.sh installs it */
 		return;
 	}
-	text = hs_reader_init(pem, pem_len);
-	while (hs_pem_next(&text, "CERTIFICATE", der, sizeof(der), &der_len) == 0) {
-		int err = hs_x509_cert_parse(&c, der, der_len);
+	text = reader_init(pem, pem_len);
+	while (pem_next(&text, "CERTIFICATE", der, sizeof(der), &der_len) == 0) {
+		int err = x509_cert_parse(&c, der, der_len);
 		n++;
 		if (err != 0) {
 			bad++;
@@ -74,19 +74,19 @@ static void test_truncation(void **state)
 	}
 	assert_int_equal(hs_pem_cert_to_der(pem, pem_len, der, sizeof(der) - 1, &der_len), 0);
 	free(pem);
-	assert_int_equal(hs_x509_cert_parse(&c, der, der_len), 0);
+	assert_int_equal(x509_cert_parse(&c, der, der_len), 0);
 	for (size_t n = 0; n < der_len; n++)
-		assert_int_equal(hs_x509_cert_parse(&c, der, n), HS_ERR_X509_MALFORMED);
+		assert_int_equal(x509_cert_parse(&c, der, n), HS_ERR_X509_MALFORMED);
 	der[der_len] = 0;
-	assert_int_equal(hs_x509_cert_parse(&c, der, der_len + 1), HS_ERR_X509_MALFORMED);
+	assert_int_equal(x509_cert_parse(&c, der, der_len + 1), HS_ERR_X509_MALFORMED);
 }
 
 static int64_t t(uint8_t tag, const char *s)
 {
 	int64_t v = -1;
-	struct hs_reader r = hs_reader_init(s, strlen(s));
+	struct reader r = reader_init(s, strlen(s));
 
-	if (hs_x509_time(tag, r, &v) != 0)
+	if (x509_time(tag, r, &v) != 0)
 		return -1;
 	return v;
 }
@@ -228,8 +228,8 @@ static int match_one(const struct match_case *mc)
 		san[1] = 16;
 		n = 16;
 	}
-	c.san = hs_reader_init(san, n + 2);
-	return hs_x509_match_host(&c, mc->reference);
+	c.san = reader_init(san, n + 2);
+	return x509_match_host(&c, mc->reference);
 }
 
 static void test_host_match_table(void **state)
@@ -260,13 +260,13 @@ static void test_dns_name_syntax(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		assert_true(hs_x509_dns_name_ok((const uint8_t *)good[i], strlen(good[i])));
+		assert_true(x509_dns_name_ok((const uint8_t *)good[i], strlen(good[i])));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_false(hs_x509_dns_name_ok((const uint8_t *)bad[i], strlen(bad[i])));
+		assert_false(x509_dns_name_ok((const uint8_t *)bad[i], strlen(bad[i])));
 	/* labels of 63 octets at most */
 	memset(label, 'a', sizeof(label));
-	assert_true(hs_x509_dns_name_ok((const uint8_t *)label, 63));
-	assert_false(hs_x509_dns_name_ok((const uint8_t *)label, 64));
+	assert_true(x509_dns_name_ok((const uint8_t *)label, 63));
+	assert_false(x509_dns_name_ok((const uint8_t *)label, 64));
 }
 
 int main(void)

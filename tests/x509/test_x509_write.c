@@ -95,26 +95,26 @@ static void test_own_parser_reads_it(void **state)
 
 	(void)state;
 	fixed_key(priv);
-	assert_int_equal(hs_p256_public(pub, priv), 0);
-	assert_int_equal(hs_x509_cert_parse(&cert, der, len), 0);
-	assert_int_equal(hs_x509_leaf_key(&cert, &k), 0);
+	assert_int_equal(p256_public(pub, priv), 0);
+	assert_int_equal(x509_cert_parse(&cert, der, len), 0);
+	assert_int_equal(x509_leaf_key(&cert, &k), 0);
 	assert_int_equal(k.type, KEY_P256);
 	assert_int_equal(k.pub_len, 65);
 	assert_memory_equal(k.pub, pub, 65);
-	assert_int_equal(hs_x509_match_host(&cert, "host.example"), 0);
-	assert_int_equal(hs_x509_match_host(&cert, "localhost"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_match_host(&cert, "host.example"), 0);
+	assert_int_equal(x509_match_host(&cert, "localhost"), HS_ERR_X509_HOSTNAME);
 	/* an IP address matches an iPAddress entry only, never a dNSName */
-	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.1"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_match_host(&cert, "127.0.0.1"), HS_ERR_X509_HOSTNAME);
 	spec.ipv4 = loopback;
 	len = make_cert(der, sizeof(der), &spec);
-	assert_int_equal(hs_x509_cert_parse(&cert, der, len), 0);
-	assert_int_equal(hs_x509_leaf_key(&cert, &k), 0);
-	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.1"), 0);
-	assert_int_equal(hs_x509_match_host(&cert, "host.example"), 0);
-	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.2"), HS_ERR_X509_HOSTNAME);
-	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.1.5"), HS_ERR_X509_HOSTNAME);
-	assert_int_equal(hs_x509_match_host(&cert, "127.0.0"), HS_ERR_X509_HOSTNAME);
-	assert_int_equal(hs_x509_match_host(&cert, "127.0.0.256"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_cert_parse(&cert, der, len), 0);
+	assert_int_equal(x509_leaf_key(&cert, &k), 0);
+	assert_int_equal(x509_match_host(&cert, "127.0.0.1"), 0);
+	assert_int_equal(x509_match_host(&cert, "host.example"), 0);
+	assert_int_equal(x509_match_host(&cert, "127.0.0.2"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_match_host(&cert, "127.0.0.1.5"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_match_host(&cert, "127.0.0"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_match_host(&cert, "127.0.0.256"), HS_ERR_X509_HOSTNAME);
 }
 
 static void test_times(void **state)
