@@ -501,19 +501,16 @@ static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256
 	jac_add_tail(r, p->x, p->y, h, rr);
 }
 
-/* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
-static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
+/*
+ * The first half of "add-1998-cmo-2", shared by both additions:
+ * u1 = X1 Z2^2, s1 = Y1 Z2^3, h = X2 Z1^2 - u1, rr = Y2 Z1^3 - s1. The
+ * temporaries are wiped (the constant-time caller handles secret points).
+ */
+static void jac_add_start(const struct jac *p, const struct jac *q, p256_fe u1, p256_fe s1,
+			  p256_fe h, p256_fe rr)
 {
-	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
+	p256_fe z1z1, z2z2, u2, s2;
 
-	if (jac_is_infinity(p)) {
-		*r = *q;
-		return;
-	}
-	if (jac_is_infinity(q)) {
-		*r = *p;
-		return;
-	}
 	fsqr(z1z1, p->z);
 	fsqr(z2z2, q->z);
 	fmul(u1, p->x, z2z2);
@@ -524,6 +521,26 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 	fmul(s2, s2, z1z1);
 	fsub(h, u2, u1);
 	fsub(rr, s2, s1);
+	wipe(z1z1, sizeof(z1z1));
+	wipe(z2z2, sizeof(z2z2));
+	wipe(u2, sizeof(u2));
+	wipe(s2, sizeof(s2));
+}
+
+/* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
+static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
+{
+	p256_fe z1z1, u1, s1, h, rr;
+
+	if (jac_is_infinity(p)) {
+		*r = *q;
+		return;
+	}
+	if (jac_is_infinity(q)) {
+		*r = *p;
+		return;
+	}
+	jac_add_start(p, q, u1, s1, h, rr);
 	if (p256_fe_is_zero(h)) {
 		if (p256_fe_is_zero(rr))
 			jac_double(r, p);
@@ -669,20 +686,11 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
  */
 static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal)
 {
-	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr;
+	p256_fe z1z1, u1, s1, h, rr;
 	struct jac sum, dbl;
 	uint64_t p_inf, q_inf, same;
 
-	fsqr(z1z1, p->z);
-	fsqr(z2z2, q->z);
-	fmul(u1, p->x, z2z2);
-	fmul(u2, q->x, z1z1);
-	fmul(s1, p->y, q->z);
-	fmul(s1, s1, z2z2);
-	fmul(s2, q->y, p->z);
-	fmul(s2, s2, z1z1);
-	fsub(h, u2, u1);
-	fsub(rr, s2, s1);
+	jac_add_start(p, q, u1, s1, h, rr);
 	fmul(z1z1, p->z, q->z);
 	fmul(sum.z, z1z1, h); /* 0 when p = -q: the sum is then infinity, rightly */
 	jac_add_tail(&sum, u1, s1, h, rr);
@@ -701,8 +709,7 @@ static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, 
 	wipe(&sum, sizeof(sum));
 	wipe(u1, sizeof(u1));
 	wipe(s1, sizeof(s1));
-	wipe(u2, sizeof(u2));
-	wipe(s2, sizeof(s2));
+	wipe(z1z1, sizeof(z1z1));
 	wipe(h, sizeof(h));
 	wipe(rr, sizeof(rr));
 }

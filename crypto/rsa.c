@@ -25,6 +25,7 @@
 
 #include <string.h>
 
+#include "base/der.h"
 #include "base/reader.h"
 #include "base/wipe.h"
 #include "crypto/ct.h"
@@ -349,27 +350,12 @@ int rsa_pss_sign(const struct rsa_private *k, const struct hash *h,
 
 /* ---- the signature tables ---- */
 
-/* Length of the DER element at p (header + contents), read from its header. */
-static size_t der_total_len(const uint8_t *p)
-{
-	struct reader r = reader_init(p, 4);
-	uint8_t tag, l0, b;
-	size_t len = 0, nb;
-
-	if (read_u8(&r, &tag) || tag != 0x30 || read_u8(&r, &l0))
-		return 0;
-	if (l0 < 0x80)
-		return 2 + (size_t)l0;
-	nb = l0 & 0x7f;
-	if (nb == 0 || nb > 2)
-		return 0;
-	for (size_t i = 0; i < nb; i++) {
-		if (read_u8(&r, &b))
-			return 0;
-		len = (len << 8) | b;
-	}
-	return 2 + nb + len;
-}
+/*
+ * The table's priv is an RSAPrivateKey DER without a length beside it
+ * (crypto/rsa.h): its SEQUENCE header says how long it is, read with a
+ * 2-byte length at most (4096-bit keys are about 2.4 KB).
+ */
+#define RSA_PRIV_DER_MAX (4 + 0xffff)
 
 static int pss_sign_with(const struct hash *h, uint8_t *sig, size_t *sig_len,
 			 const uint8_t *priv, const uint8_t *msg, size_t msg_len)
@@ -380,7 +366,7 @@ static int pss_sign_with(const struct hash *h, uint8_t *sig, size_t *sig_len,
 
 	if (priv == NULL)
 		return HS_ERR_ARG;
-	err = rsa_private_from_der(&k, priv, der_total_len(priv));
+	err = rsa_private_from_der(&k, priv, der_seq_len(priv, RSA_PRIV_DER_MAX));
 	if (err)
 		return err;
 	hash_digest(h, msg, msg_len, digest);

@@ -180,16 +180,6 @@ static int load_chain(struct hs_cred *cred, const char *pem, size_t len)
 	return cred->n_certs > 0 ? 0 : HS_ERR_BAD_ENCODING;
 }
 
-/* Length of the DER SEQUENCE at p (header + contents); 0 if malformed. */
-static size_t der_seq_len(const uint8_t *p, size_t cap)
-{
-	struct reader r = reader_init(p, cap), seq, raw;
-
-	if (der_read_raw(&r, DER_SEQUENCE, &seq, &raw) != 0)
-		return 0;
-	return raw.len;
-}
-
 /* The leaf's n and e must be the private key's. */
 static int check_rsa_pair(const struct hs_cred *cred, const struct leaf_key *leaf)
 {
