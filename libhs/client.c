@@ -40,21 +40,6 @@ static void note_offered(struct hs_conn *c, uint16_t type)
 		c->offered[c->n_offered++] = type;
 }
 
-static int is_ip_literal(const char *s)
-{
-	/* RFC 6066 3: literal IPv4 and IPv6 addresses are not permitted */
-	int dots = 0, digits = 1;
-	for (; *s; s++) {
-		if (*s == ':')
-			return 1;
-		if (*s == '.')
-			dots++;
-		else if (*s < '0' || *s > '9')
-			digits = 0;
-	}
-	return digits && dots == 3;
-}
-
 static void write_available(struct writer *w, const uint16_t *v, size_t n,
 			    const void *(*find)(uint16_t))
 {
@@ -90,7 +75,7 @@ static void write_ch_exts(struct hs_conn *c, struct writer *w)
 	size_t n;
 	static const uint16_t versions[] = { TLS13_VERSION };
 
-	if (cfg->server_name != NULL && !is_ip_literal(cfg->server_name)) {
+	if (cfg->server_name != NULL && !sni_is_ip_literal(cfg->server_name)) {
 		ext_w_sni(w, cfg->server_name);
 		note_offered(c, EXT_SERVER_NAME);
 	}

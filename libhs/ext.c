@@ -167,7 +167,7 @@ static int is_ipv6_shape(const char *s)
 }
 
 /* IPv4 dotted quad (four decimal parts, 0..255) or an IPv6 literal. */
-static int is_ip_literal(const char *s)
+int sni_is_ip_literal(const char *s)
 {
 	int parts = 0, digits = 0;
 	unsigned v = 0;
@@ -198,7 +198,7 @@ static int is_ip_literal(const char *s)
  */
 int sni_config_check(const char *name)
 {
-	if (is_ip_literal(name))
+	if (sni_is_ip_literal(name))
 		return 0;
 	ENSURE(sni_check((const uint8_t *)name, strlen(name)) == 0, HS_ERR_ARG);
 	return 0;

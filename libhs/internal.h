@@ -224,6 +224,8 @@ HS_MUST_CHECK int ext_sni(struct reader body, char *name, size_t cap);
 HS_MUST_CHECK int sni_check(const uint8_t *p, size_t n);
 /* client config: a valid host name or an IP literal (no SNI), else HS_ERR_ARG */
 HS_MUST_CHECK int sni_config_check(const char *name);
+/* RFC 6066 3: an IPv4 dotted quad or an IPv6 literal (sent as no SNI at all). */
+int sni_is_ip_literal(const char *s);
 HS_MUST_CHECK int ext_alpn_pick(struct reader body, const char *const *ours, size_t n_ours,
 				   const char **pick);
 HS_MUST_CHECK int ext_alpn_one(struct reader body, const uint8_t **p, size_t *n);
