@@ -14,6 +14,17 @@
 #define HS_MUST_CHECK
 #endif
 
+/*
+ * HS_API marks every public declaration: libhs is compiled with hidden
+ * visibility, so only what carries it is exported from libhs.so (with the
+ * version script libhs.map as a second fence). ABI rules: include/hs/README.md.
+ */
+#ifdef __GNUC__
+#define HS_API __attribute__((visibility("default")))
+#else
+#define HS_API
+#endif
+
 enum hs_err {
 	HS_OK = 0,
 	HS_ERR_INTERNAL = -1,      /* a bug in hs: should never happen */
@@ -102,6 +113,6 @@ enum hs_err {
 };
 
 /* A short English message for err; never NULL. */
-const char *hs_strerror(int err);
+HS_API const char *hs_strerror(int err);
 
 #endif

@@ -24,25 +24,25 @@ struct hs_conn;
  * up to 200 ms / 256 KiB, so that closing fd does not reset the
  * connection before the peer reads the alert.
  */
-HS_MUST_CHECK int hs_fd_handshake(struct hs_conn *c, int fd);
+HS_API HS_MUST_CHECK int hs_fd_handshake(struct hs_conn *c, int fd);
 /*
  * The same, but the whole handshake must finish within timeout_ms
  * milliseconds (0 = no deadline), however the peer spaces its bytes:
  * HS_ERR_TLS_TIMEOUT otherwise (nothing more is sent). Either role.
  */
-HS_MUST_CHECK int hs_fd_handshake_deadline(struct hs_conn *c, int fd, unsigned timeout_ms);
+HS_API HS_MUST_CHECK int hs_fd_handshake_deadline(struct hs_conn *c, int fd, unsigned timeout_ms);
 /* Client role: handshake on a connected socket (same as hs_fd_handshake). */
-HS_MUST_CHECK int hs_fd_connect(struct hs_conn *c, int fd);
+HS_API HS_MUST_CHECK int hs_fd_connect(struct hs_conn *c, int fd);
 /* Server role: handshake on an accepted socket (same as hs_fd_handshake). */
-HS_MUST_CHECK int hs_fd_accept(struct hs_conn *c, int fd);
+HS_API HS_MUST_CHECK int hs_fd_accept(struct hs_conn *c, int fd);
 /*
  * Read application data: blocks until some arrives. *n = 0 means the peer
  * sent close_notify (or closed the socket after it).
  */
-HS_MUST_CHECK int hs_fd_read(struct hs_conn *c, int fd, void *buf, size_t cap, size_t *n);
+HS_API HS_MUST_CHECK int hs_fd_read(struct hs_conn *c, int fd, void *buf, size_t cap, size_t *n);
 /* Write all len bytes. */
-HS_MUST_CHECK int hs_fd_write(struct hs_conn *c, int fd, const void *buf, size_t len);
+HS_API HS_MUST_CHECK int hs_fd_write(struct hs_conn *c, int fd, const void *buf, size_t len);
 /* Send close_notify and flush it (the fd stays open: the caller closes). */
-HS_MUST_CHECK int hs_fd_close(struct hs_conn *c, int fd);
+HS_API HS_MUST_CHECK int hs_fd_close(struct hs_conn *c, int fd);
 
 #endif
