@@ -625,6 +625,20 @@ int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
 	return avail > 0 ? 0 : c->err;
 }
 
+const uint8_t *conn_out_view(struct hs_conn *c, size_t *n)
+{
+	*n = hs_conn_output_pending(c);
+	return c->out + c->out_off;
+}
+
+void conn_out_ack(struct hs_conn *c, size_t n)
+{
+	c->out_off += n;
+	c->out_pulled += n;
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+}
+
 int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
 {
 	size_t k = c->app_len < cap ? c->app_len : cap;

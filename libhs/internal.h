@@ -418,6 +418,9 @@ HS_MUST_CHECK int msg_end_notr(struct hs_conn *c, struct writer *w, struct write
 HS_MUST_CHECK int set_read_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int set_write_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int hello_random(struct hs_conn *c, uint8_t out[32]);
+/* fd.c: the queued output in place (nothing removed), then how much was sent */
+const uint8_t *conn_out_view(struct hs_conn *c, size_t *n);
+void conn_out_ack(struct hs_conn *c, size_t n);
 /* Test hook: copy the secrets just derived (handshake or master stage)
  * to hooks.capture, if set. */
 void keysched_note(struct hs_conn *c, int master);
