@@ -114,13 +114,17 @@ static int check_leaf(struct hs_conn *c, const struct x509_cert *leaf)
 	if (c->role == HS_ROLE_SERVER || cfg->insecure)
 		return 0;
 	/* the pin: the leaf must be exactly the configured certificate */
-	if (cfg->anchor_der != NULL)
-		ENSURE(cfg->anchor_len == leaf->der.len &&
-			       memcmp(cfg->anchor_der, leaf->der.p, leaf->der.len) == 0,
-		       HS_ERR_TLS_CERT_UNTRUSTED);
+	if (cfg->anchor_der != NULL && (cfg->anchor_len != leaf->der.len ||
+					memcmp(cfg->anchor_der, leaf->der.p, leaf->der.len) != 0)) {
+		conn_detail(c, "the server's certificate is not the pinned one (anchor_der)");
+		return HS_ERR_TLS_CERT_UNTRUSTED;
+	}
 	/* with a trust store, verify_chain() checks the name */
-	if (cfg->server_name != NULL && cfg->trust == NULL)
-		ENSURE(x509_match_host(leaf, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
+	if (cfg->server_name != NULL && cfg->trust == NULL &&
+	    x509_match_host(leaf, cfg->server_name) != 0) {
+		conn_detail(c, "the server's certificate is not valid for %s", cfg->server_name);
+		return HS_ERR_TLS_CERT_NAME;
+	}
 	return 0;
 }
 
@@ -142,10 +146,12 @@ static int verify_chain(struct hs_conn *c, const struct x509_cert *leaf,
 	if (c->role == HS_ROLE_SERVER) {
 		o.purpose = HS_X509_CLIENT_AUTH;
 		o.host = NULL;
+		if (cfg->client_trust == NULL)
+			return HS_ERR_X509_NO_ANCHORS; /* verify_cert decides */
 		return x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o);
 	}
 	if (cfg->insecure || cfg->trust == NULL)
-		return 0;
+		return cfg->insecure || cfg->anchor_der != NULL ? 0 : HS_ERR_X509_NO_ANCHORS;
 	return x509_verify_leaf(cfg->trust, leaf, der, len, n, &o);
 }
 
@@ -241,6 +247,8 @@ int parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t 
 	}
 	TRY(read_leaf(c, &list, &cert, &leaf));
 	keep_cert(c, 0, &cert);
+	der[0] = cert.p;
+	der_len[0] = cert.len;
 	for (size_t i = 1; reader_left(&list) > 0; i++) {
 		TRY(read_entry(&list, &cert));
 		keep_cert(c, i, &cert);
@@ -250,7 +258,7 @@ int parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t 
 		}
 	}
 	*n_certs = n;
-	return verify_chain(c, &leaf, der + 1, der_len + 1, n - 1);
+	return verify_hook(c, verify_chain(c, &leaf, der + 1, der_len + 1, n - 1), der, der_len, n);
 }
 
 /* ---- CertificateVerify (4.4.3) ---- */
@@ -361,8 +369,11 @@ int check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int ser
 	ss = sigscheme_find(scheme);
 	ENSURE(ss != NULL && u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
 	ENSURE(ss->key == c->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
-	if (peer_verify(c, ss, content, n, sig.p, sig.len) != 0)
+	if (peer_verify(c, ss, content, n, sig.p, sig.len) != 0) {
+		conn_detail(c, "the %s's CertificateVerify (%s) does not verify with its"
+			    " certificate's key", server ? "server" : "client", ss->name);
 		return HS_ERR_TLS_BAD_CERT_VERIFY;
+	}
 	if (server) /* hs_conn_sig_scheme() names the server's scheme */
 		c->sig = ss;
 	c->peer_verified = 1;

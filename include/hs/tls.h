@@ -143,7 +143,47 @@ struct hs_config {
 	 * AEAD's limit from RFC 8446 5.5 (2^24 for AES-GCM, 2^60 otherwise).
 	 */
 	uint64_t key_update_after;
+	/*
+	 * Application callbacks (NULL: none). arg is passed back as is.
+	 *
+	 * keylog: each traffic secret as a line of the NSS key log format
+	 * (no newline): "<LABEL> <ClientHello.random hex> <secret hex>" with
+	 * LABEL CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET,
+	 * CLIENT_TRAFFIC_SECRET_0, SERVER_TRAFFIC_SECRET_0, what Wireshark and
+	 * tshark read to decrypt a capture. Whoever holds these lines can read
+	 * the connection: for debugging only. The library logs nothing unless
+	 * this is set (the programs set it when SSLKEYLOGFILE is).
+	 */
+	void (*keylog)(void *arg, const char *line);
+	void *keylog_arg;
+	/*
+	 * server: choose the ALPN protocol (instead of the alpn list). offered
+	 * holds the client's protocols in its order, NUL-terminated (the
+	 * first HS_ALPN_OFFER_MAX; names holding a NUL byte are left out).
+	 * Return the index picked, -1 to go on without ALPN, or any other
+	 * value to refuse the handshake (no_application_protocol).
+	 */
+	int (*alpn_select)(void *arg, const char *const *offered, size_t n);
+	void *alpn_arg;
+	/*
+	 * both: custom certificate verification, called once the peer's
+	 * Certificate is read, with the chain as sent (certs[0] the leaf, DER)
+	 * and result, the built-in validation's verdict: 0 if the configured
+	 * checks (trust / client_trust path validation, server_name) passed,
+	 * else their error (HS_ERR_X509_NO_ANCHORS when none is configured).
+	 * Return 0 to accept or a negative hs_err to refuse (its alert is
+	 * sent; any other value refuses with HS_ERR_TLS_CERT_UNTRUSTED). To
+	 * add a check, return result when it is not 0; to replace the
+	 * built-in validation, ignore it. With it set, a client needs no
+	 * trust/anchor/insecure and a server verifying clients no
+	 * client_trust. The peer's CertificateVerify is always checked.
+	 */
+	int (*verify_cert)(void *arg, const uint8_t *const *certs, const size_t *lens, size_t n,
+			   int result);
+	void *verify_arg;
 };
+/* How many of the client's ALPN protocols alpn_select sees. */
+#define HS_ALPN_OFFER_MAX 16
 
 struct hs_conn;
 
@@ -197,6 +237,14 @@ HS_API int hs_conn_handshake_done(const struct hs_conn *c);
 HS_API int hs_conn_peer_closed(const struct hs_conn *c);
 /* The sticky error (0 if none). */
 HS_API int hs_conn_error(const struct hs_conn *c);
+/*
+ * What failed, in words, for a person: the check and its subject (the
+ * certificate and the X.509 error, the alert the peer sent, the
+ * protocols that did not match), or hs_strerror() of the error when there
+ * is nothing more to say. NULL while there is no error. Valid until the
+ * next call on c.
+ */
+HS_API const char *hs_conn_error_detail(const struct hs_conn *c);
 /* Alert description sent (from_peer 0) or received (1); -1 if none. */
 HS_API int hs_conn_alert(const struct hs_conn *c, int from_peer);
 
