@@ -128,6 +128,25 @@ static int check_leaf(struct hs_conn *c, const struct x509_cert *leaf)
 	return 0;
 }
 
+/* Say which certificate of the path failed path validation, and why. */
+static int chain_detail(struct hs_conn *c, int err, int depth)
+{
+	const char *who = c->role == HS_ROLE_CLIENT ? "server" : "client";
+
+	if (err == 0)
+		return 0;
+	if (depth < 0)
+		conn_detail(c, "the %s's certificate chain leads to no trusted root: %s", who,
+			    hs_strerror(err));
+	else if (err == HS_ERR_X509_HOSTNAME)
+		conn_detail(c, "the %s's certificate (depth 0) is not valid for %s", who,
+			    c->cfg->server_name);
+	else
+		conn_detail(c, "the %s's certificate at depth %d (0 = its own, 1 = its issuer, ...)"
+			    " failed validation: %s", who, depth, hs_strerror(err));
+	return err;
+}
+
 /*
  * Path validation against the configured trust store (include/hs/x509.h):
  * a client checks the server's chain (serverAuth, server_name) against
@@ -142,17 +161,20 @@ static int verify_chain(struct hs_conn *c, const struct x509_cert *leaf,
 		.host = cfg->server_name,
 		.time = cfg->verify_time,
 	};
+	int depth, err;
 
 	if (c->role == HS_ROLE_SERVER) {
 		o.purpose = HS_X509_CLIENT_AUTH;
 		o.host = NULL;
 		if (cfg->client_trust == NULL)
 			return HS_ERR_X509_NO_ANCHORS; /* verify_cert decides */
-		return x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o);
+		err = x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o, &depth);
+		return chain_detail(c, err, depth);
 	}
 	if (cfg->insecure || cfg->trust == NULL)
 		return cfg->insecure || cfg->anchor_der != NULL ? 0 : HS_ERR_X509_NO_ANCHORS;
-	return x509_verify_leaf(cfg->trust, leaf, der, len, n, &o);
+	err = x509_verify_leaf(cfg->trust, leaf, der, len, n, &o, &depth);
+	return chain_detail(c, err, depth);
 }
 
 /* Copy certificate number i of the peer's chain into the connection

@@ -36,7 +36,9 @@
 
 #include "hs/fd.h"
 #include "hs/version.h"
+#include "hs/x509.h"
 #include "pair.h"
+#include "mtls_certs.h"
 #include "tls_certs.h"
 
 static void test_version(void **state)
@@ -247,6 +249,46 @@ static void test_error_detail(void **state)
 	pair_free(&p);
 }
 
+/* the server validates the client's chain: the detail names the depth */
+static void client_chain_case(const char *cert, const char *key, int64_t when, int want_err,
+			      const char *want)
+{
+	struct hs_x509_store *ca;
+	struct hs_cred *cred;
+	struct pair p;
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	assert_int_equal(hs_x509_store_new(&ca), 0);
+	assert_int_equal(hs_x509_store_add_pem(ca, MTLS_CA, strlen(MTLS_CA), NULL), 0);
+	assert_int_equal(hs_cred_load_pem(&cred, cert, strlen(cert), key, strlen(key)), 0);
+	p.scfg.verify_client = HS_VERIFY_REQUIRE;
+	p.scfg.client_trust = ca;
+	p.scfg.verify_time = when;
+	p.ccfg.cred = cred;
+	pair_start(&p);
+	(void)pair_handshake(&p, 0);
+	assert_int_equal(hs_conn_error(p.s), want_err);
+	assert_string_equal(hs_conn_error_detail(p.s), want);
+	pair_free(&p);
+	hs_cred_free(cred);
+	hs_x509_store_free(ca);
+}
+
+static void test_error_detail_chain(void **state)
+{
+	(void)state;
+	client_chain_case(MTLS_EC_CERT, MTLS_EC_KEY, (int64_t)5000000000, HS_ERR_X509_EXPIRED,
+			  "the client's certificate at depth 0 (0 = its own, 1 = its issuer, ...)"
+			  " failed validation: certificate has expired");
+	client_chain_case(MTLS_OTHER_CERT, MTLS_OTHER_KEY, 0, HS_ERR_X509_UNKNOWN_ISSUER,
+			  "the client's certificate chain leads to no trusted root: certificate"
+			  " issuer unknown: no path to a trusted root");
+	client_chain_case(MTLS_EKU_CERT, MTLS_EKU_KEY, 0, HS_ERR_X509_EKU,
+			  "the client's certificate at depth 0 (0 = its own, 1 = its issuer, ...)"
+			  " failed validation: certificate extended key usage does not allow this"
+			  " purpose");
+}
+
 /* ---- fd helpers ---- */
 
 static void connected_pair(struct pair *p, int sv[2], int nonblock)
@@ -400,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_alpn_select),
 		cmocka_unit_test(test_verify_cert),
 		cmocka_unit_test(test_error_detail),
+		cmocka_unit_test(test_error_detail_chain),
 		cmocka_unit_test(test_fd_closed_peer),
 		cmocka_unit_test(test_fd_timeout),
 		cmocka_unit_test(test_fd_nonblocking),
