@@ -169,6 +169,9 @@ struct hs_cred {
  * changes nothing.
  */
 #define CRED_ALLOW_SMALL_RSA 1u
+/* cred.c: hs_load_error_detail()'s text for this thread (printf format), and clearing it */
+void x509_load_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void x509_load_detail_clear(void);
 HS_MUST_CHECK int cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
 					 size_t chain_len, const char *key_pem, size_t key_len,
 					 unsigned flags);

@@ -51,6 +51,17 @@ HS_API const uint8_t *hs_cred_leaf(const struct hs_cred *cred, size_t *len);
 HS_API HS_MUST_CHECK int hs_pem_cert_to_der(const char *pem, size_t pem_len, uint8_t *der, size_t cap,
 				     size_t *der_len);
 
+/*
+ * What the last failed loader of this thread (hs_cred_load_pem,
+ * hs_cred_load_files, hs_read_file, hs_x509_store_load_file / _dir) failed
+ * on, for a person: the file and why ("key.pem: No such file or
+ * directory", "key.pem: the private key is encrypted ...", "key.pem and
+ * cert.pem: the private key does not match the certificate ..."). NULL
+ * when the last call succeeded; valid until the next loader call on this
+ * thread.
+ */
+HS_API const char *hs_load_error_detail(void);
+
 /* Read a whole (small) file into a malloc'd buffer; *len gets its size. */
 HS_API HS_MUST_CHECK int hs_read_file(const char *path, char **buf, size_t *len);
 

@@ -16,7 +16,9 @@
  *   EPIPE and no SIGPIPE (the test would die); EOF without close_notify is
  *   HS_ERR_TLS_CLOSED; SO_RCVTIMEO is HS_ERR_TLS_TIMEOUT; non-blocking
  *   sockets give WANT_READ / WANT_WRITE and lose no byte, handshake
- *   included.
+ *   included;
+ * - hs_load_error_detail() names the file and the reason (missing,
+ *   encrypted key, key not matching the certificate, no certificate).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -289,6 +291,59 @@ static void test_error_detail_chain(void **state)
 			  " purpose");
 }
 
+/* ---- loaders: which file, and why ---- */
+
+static void write_tmp(char *path, const char *text)
+{
+	int fd;
+
+	strcpy(path, "/tmp/hs-api-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void test_load_detail(void **state)
+{
+	static const char enc[] = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIBvTBXBgkqhkiG9w0BBQ0w\n"
+				  "-----END ENCRYPTED PRIVATE KEY-----\n";
+	char cert[32], key[32], other[32], want[256];
+	struct hs_cred *cred;
+	struct hs_x509_store *st;
+
+	(void)state;
+	write_tmp(cert, EC_CERT);
+	write_tmp(key, enc);
+	write_tmp(other, MTLS_EC_KEY);
+	assert_int_not_equal(hs_cred_load_files(&cred, "/nonexistent/c.pem", key), 0);
+	assert_string_equal(hs_load_error_detail(), "/nonexistent/c.pem: No such file or directory");
+	assert_int_not_equal(hs_cred_load_files(&cred, cert, key), 0);
+	snprintf(want, sizeof(want), "%s: the private key is encrypted", key);
+	assert_memory_equal(hs_load_error_detail(), want, strlen(want));
+	assert_int_not_equal(hs_cred_load_files(&cred, cert, other), 0);
+	snprintf(want, sizeof(want), "%s and %s: the private key does not match", other, cert);
+	assert_memory_equal(hs_load_error_detail(), want, strlen(want));
+	assert_int_not_equal(hs_cred_load_files(&cred, key, key), 0);
+	snprintf(want, sizeof(want), "%s: no certificate", key);
+	assert_memory_equal(hs_load_error_detail(), want, strlen(want));
+	assert_int_equal(hs_x509_store_new(&st), 0);
+	assert_int_not_equal(hs_x509_store_load_file(st, key), 0);
+	snprintf(want, sizeof(want), "%s: no certificate could be loaded", key);
+	assert_memory_equal(hs_load_error_detail(), want, strlen(want));
+	assert_int_equal(hs_x509_store_load_file(st, cert), 0);
+	assert_null(hs_load_error_detail());
+	hs_x509_store_free(st);
+	unlink(key);
+	write_tmp(key, EC_KEY_PKCS8);
+	assert_int_equal(hs_cred_load_files(&cred, cert, key), 0);
+	assert_null(hs_load_error_detail());
+	hs_cred_free(cred);
+	unlink(cert);
+	unlink(key);
+	unlink(other);
+}
+
 /* ---- fd helpers ---- */
 
 static void connected_pair(struct pair *p, int sv[2], int nonblock)
@@ -443,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_verify_cert),
 		cmocka_unit_test(test_error_detail),
 		cmocka_unit_test(test_error_detail_chain),
+		cmocka_unit_test(test_load_detail),
 		cmocka_unit_test(test_fd_closed_peer),
 		cmocka_unit_test(test_fd_timeout),
 		cmocka_unit_test(test_fd_nonblocking),
