@@ -90,6 +90,14 @@ unexported=$(comm -23 "$tmp/declared" "$tmp/exported")
 [ -z "$unexported" ] && [ "$(wc -l <"$tmp/declared")" -gt 50 ] && ok "all $(wc -l <"$tmp/declared") declared names exported" ||
 	bad "declared but not exported: $unexported"
 
+# ---- README.md shows example.c as it is
+if awk '/^<!-- tests\/install\/example.c/ {f = 1; next} f && /^```c$/ {p = 1; next}
+	p && /^```$/ {exit} p' "$src/README.md" | cmp -s - "$src/tests/install/example.c"; then
+	ok "README.md's example is tests/install/example.c"
+else
+	bad "README.md's example differs from tests/install/example.c"
+fi
+
 # ---- an external program, shared and static
 ex=$src/tests/install/example.c
 # shellcheck disable=SC2046 # pkg-config's words are separate arguments
