@@ -8,32 +8,14 @@
 set -u
 client=$1 server=$2
 command -v tshark >/dev/null || { echo "skipped: no tshark (scripts/deps.sh installs it)"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hs-keylog.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-ok() { echo "ok   $*"; }
-bad() {
-	echo "FAIL $*"
-	fails=$((fails + 1))
-}
+# shellcheck source=../interop/lib.sh
+. "$(dirname "$0")/../interop/lib.sh" # $tmp, $pids, cleanup, pass / bad / finish, hs_port
 
 SSLKEYLOGFILE=$tmp/server.keys "$server" --listen 127.0.0.1:0 --print-cert "$tmp/ca.pem" --echo \
 	--max-conns 1 2>"$tmp/srv.err" &
 pids+=($!)
-port=
-for _ in $(seq 100); do
-	port=$(sed -n 's/.*listening on .* port \([0-9]*\).*/\1/p' "$tmp/srv.err" 2>/dev/null)
-	[ -n "$port" ] && break
-	sleep 0.05
-done
-[ -n "$port" ] || { echo "FAIL hs-server did not start: $(cat "$tmp/srv.err")"; exit 1; }
-grep -q "WARNING: SSLKEYLOGFILE" "$tmp/srv.err" && ok "hs-server warns about SSLKEYLOGFILE" ||
+port=$(hs_port "$tmp/srv.err") || { echo "FAIL hs-server did not start: $(cat "$tmp/srv.err")"; exit 1; }
+grep -q "WARNING: SSLKEYLOGFILE" "$tmp/srv.err" && pass "hs-server warns about SSLKEYLOGFILE" ||
 	bad "hs-server does not warn about SSLKEYLOGFILE"
 
 tshark -i lo -f "tcp port $port" -w "$tmp/cap.pcapng" >"$tmp/tshark.out" 2>"$tmp/tshark.err" &
@@ -53,7 +35,7 @@ marker="hs-keylog-marker-$RANDOM$RANDOM"
 echo "$marker" >"$tmp/req"
 if SSLKEYLOGFILE=$tmp/client.keys timeout 20 "$client" "localhost:$port" --ca "$tmp/ca.pem" \
 	<"$tmp/req" >"$tmp/resp" 2>"$tmp/cli.err" && grep -q "$marker" "$tmp/resp"; then
-	ok "hs-client <-> hs-server echo"
+	pass "hs-client <-> hs-server echo"
 else
 	bad "hs-client: $(cat "$tmp/cli.err")"
 fi
@@ -66,7 +48,7 @@ for side in client server; do
 	f=$tmp/$side.keys
 	[ -f "$f" ] || { bad "$side wrote no key log"; continue; }
 	mode=$(stat -c %a "$f")
-	[ "$mode" = 600 ] && ok "$side key log is mode 0600" || bad "$side key log mode $mode"
+	[ "$mode" = 600 ] && pass "$side key log is mode 0600" || bad "$side key log mode $mode"
 	for l in CLIENT_HANDSHAKE_TRAFFIC_SECRET SERVER_HANDSHAKE_TRAFFIC_SECRET \
 		CLIENT_TRAFFIC_SECRET_0 SERVER_TRAFFIC_SECRET_0; do
 		grep -Eq "^$l [0-9a-f]{64} [0-9a-f]{64}([0-9a-f]{32})?$" "$f" ||
@@ -75,7 +57,7 @@ for side in client server; do
 done
 if [ -f "$tmp/client.keys" ] && [ -f "$tmp/server.keys" ] &&
 	[ "$(sort "$tmp/client.keys")" = "$(sort "$tmp/server.keys")" ]; then
-	ok "client and server logged the same four secrets"
+	pass "client and server logged the same four secrets"
 else
 	bad "client and server key logs differ"
 fi
@@ -86,18 +68,13 @@ follow >"$tmp/plain.txt"
 if grep -q "$marker" "$tmp/plain.txt" || strings "$tmp/cap.pcapng" | grep -q "$marker"; then
 	bad "the application data is visible without the key log"
 else
-	ok "without the key log the capture shows no application data"
+	pass "without the key log the capture shows no application data"
 fi
 follow -o "tls.keylog_file:$tmp/client.keys" >"$tmp/dec.txt"
 n=$(grep -c "$marker" "$tmp/dec.txt")
 if [ "$n" -ge 2 ]; then
-	ok "tshark decrypts both directions with the key log ($n copies of the marker)"
+	pass "tshark decrypts both directions with the key log ($n copies of the marker)"
 else
 	bad "tshark did not decrypt the application data: $(head -n 20 "$tmp/dec.txt")"
 fi
-
-if [ "$fails" -ne 0 ]; then
-	echo "$fails failure(s)"
-	exit 1
-fi
-echo "all passed"
+finish

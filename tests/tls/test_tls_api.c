@@ -356,6 +356,13 @@ static void connected_pair(struct pair *p, int sv[2], int nonblock)
 		assert_int_equal(fcntl(sv[i], F_SETFL, fcntl(sv[i], F_GETFL) | O_NONBLOCK), 0);
 }
 
+static void disconnect(struct pair *p, int sv[2])
+{
+	close(sv[0]);
+	close(sv[1]);
+	pair_free(p);
+}
+
 static void test_fd_closed_peer(void **state)
 {
 	struct pair p;
@@ -378,18 +385,14 @@ static void test_fd_closed_peer(void **state)
 	shutdown(sv[1], SHUT_WR);
 	assert_int_equal(hs_fd_read(p.c, sv[0], buf, sizeof(buf), &n), HS_ERR_TLS_CLOSED);
 	assert_int_equal(errno, 0);
-	close(sv[0]);
-	close(sv[1]);
-	pair_free(&p);
+	disconnect(&p, sv);
 
 	/* a close_notify is no error: 0 bytes */
 	connected_pair(&p, sv, 0);
 	assert_int_equal(hs_fd_close(p.s, sv[1]), 0);
 	assert_int_equal(hs_fd_read(p.c, sv[0], buf, sizeof(buf), &n), 0);
 	assert_int_equal(n, 0);
-	close(sv[0]);
-	close(sv[1]);
-	pair_free(&p);
+	disconnect(&p, sv);
 }
 
 static void test_fd_timeout(void **state)
@@ -404,9 +407,7 @@ static void test_fd_timeout(void **state)
 	connected_pair(&p, sv, 0);
 	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
 	assert_int_equal(hs_fd_read(p.c, sv[0], buf, sizeof(buf), &n), HS_ERR_TLS_TIMEOUT);
-	close(sv[0]);
-	close(sv[1]);
-	pair_free(&p);
+	disconnect(&p, sv);
 }
 
 static void test_fd_nonblocking(void **state)
@@ -448,9 +449,7 @@ static void test_fd_nonblocking(void **state)
 		received += n;
 	}
 	assert_int_equal(received, sent);
-	close(sv[0]);
-	close(sv[1]);
-	pair_free(&p);
+	disconnect(&p, sv);
 }
 
 static void test_fd_nonblocking_handshake(void **state)
@@ -484,9 +483,7 @@ static void test_fd_nonblocking_handshake(void **state)
 	assert_int_equal(err, 0);
 	assert_int_equal(n, 4);
 	assert_memory_equal(buf, "ping", 4);
-	close(sv[0]);
-	close(sv[1]);
-	pair_free(&p);
+	disconnect(&p, sv);
 }
 
 int main(void)
