@@ -363,8 +363,9 @@ static void disconnect(struct pair *p, int sv[2])
 	pair_free(p);
 }
 
-static void test_fd_closed_peer(void **state)
+static void test_fd_results(void **state)
 {
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 50000 };
 	struct pair p;
 	uint8_t buf[64];
 	size_t n;
@@ -393,17 +394,8 @@ static void test_fd_closed_peer(void **state)
 	assert_int_equal(hs_fd_read(p.c, sv[0], buf, sizeof(buf), &n), 0);
 	assert_int_equal(n, 0);
 	disconnect(&p, sv);
-}
 
-static void test_fd_timeout(void **state)
-{
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 50000 };
-	struct pair p;
-	uint8_t buf[64];
-	size_t n;
-	int sv[2];
-
-	(void)state;
+	/* SO_RCVTIMEO on a blocking socket: a timeout */
 	connected_pair(&p, sv, 0);
 	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
 	assert_int_equal(hs_fd_read(p.c, sv[0], buf, sizeof(buf), &n), HS_ERR_TLS_TIMEOUT);
@@ -496,8 +488,7 @@ int main(void)
 		cmocka_unit_test(test_error_detail),
 		cmocka_unit_test(test_error_detail_chain),
 		cmocka_unit_test(test_load_detail),
-		cmocka_unit_test(test_fd_closed_peer),
-		cmocka_unit_test(test_fd_timeout),
+		cmocka_unit_test(test_fd_results),
 		cmocka_unit_test(test_fd_nonblocking),
 		cmocka_unit_test(test_fd_nonblocking_handshake),
 	};
