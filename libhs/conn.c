@@ -103,6 +103,9 @@ static int fail(struct hs_conn *c, int err)
 	if (c->err != 0)
 		return c->err;
 	c->err = err;
+	if (err == HS_ERR_TLS_PEER_ALERT && c->alert_recv >= 0)
+		conn_detail(c, "the peer sent the fatal alert %s (%d)", hs_alert_name(c->alert_recv),
+			    c->alert_recv);
 	if (err != HS_ERR_TLS_PEER_ALERT) {
 		send_alert(c, (uint8_t)alert_for(err));
 		conn_event(c, HS_EVENT_ALERT);
@@ -237,10 +240,13 @@ static int check_config(const struct hs_config *cfg)
 			ENSURE(cfg->creds[i] != NULL, HS_ERR_ARG);
 		ENSURE(cfg->verify_client <= HS_VERIFY_REQUIRE, HS_ERR_ARG);
 		/* a client certificate is only ever accepted after validation */
-		ENSURE(cfg->verify_client == HS_VERIFY_NONE || cfg->client_trust != NULL,
+		ENSURE(cfg->verify_client == HS_VERIFY_NONE || cfg->client_trust != NULL ||
+			       cfg->verify_cert != NULL,
 		       HS_ERR_ARG);
 	} else
-		ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure, HS_ERR_ARG);
+		ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure ||
+			       cfg->verify_cert != NULL,
+		       HS_ERR_ARG);
 	if (cfg->server_name != NULL)
 		ENSURE(strlen(cfg->server_name) <= NAME_MAX_LEN, HS_ERR_ARG);
 	if (cfg->server_name != NULL && cfg->role == HS_ROLE_CLIENT)
@@ -625,6 +631,20 @@ int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
 	return avail > 0 ? 0 : c->err;
 }
 
+const uint8_t *conn_out_view(struct hs_conn *c, size_t *n)
+{
+	*n = hs_conn_output_pending(c);
+	return c->out + c->out_off;
+}
+
+void conn_out_ack(struct hs_conn *c, size_t n)
+{
+	c->out_off += n;
+	c->out_pulled += n;
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+}
+
 int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
 {
 	size_t k = c->app_len < cap ? c->app_len : cap;
@@ -818,6 +838,7 @@ void keysched_note(struct hs_conn *c, int master)
 {
 	struct test_secrets *s = test_hooks(c) != NULL ? test_hooks(c)->capture : NULL;
 
+	keylog_note(c, master);
 	if (s == NULL)
 		return;
 	s->len = c->ks.len;

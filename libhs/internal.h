@@ -367,6 +367,11 @@ struct hs_conn {
 	size_t ticket_len;
 	uint32_t ticket_lifetime;
 
+	/* hooks.c: what failed, in words (hs_conn_error_detail), and the
+	 * ClientHello's random for the key log (a server's random[] is its own) */
+	char detail[320];
+	uint8_t client_random[32];
+
 #ifdef HS_TEST_HOOKS
 	struct test_hooks hooks;
 	int has_hooks;
@@ -420,6 +425,16 @@ HS_MUST_CHECK int msg_end_notr(struct hs_conn *c, struct writer *w, struct write
 HS_MUST_CHECK int set_read_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int set_write_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int hello_random(struct hs_conn *c, uint8_t out[32]);
+/* hooks.c: the application's callbacks (include/hs/tls.h) and the error detail */
+void keylog_note(const struct hs_conn *c, int master);
+HS_MUST_CHECK int alpn_select_run(struct hs_conn *c, struct reader body);
+HS_MUST_CHECK int verify_hook(struct hs_conn *c, int result, const uint8_t *const *der,
+			      const size_t *len, size_t n);
+void conn_detail(struct hs_conn *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* fd.c: the queued output in place (nothing removed), then how much was sent */
+const uint8_t *conn_out_view(struct hs_conn *c, size_t *n);
+void conn_out_ack(struct hs_conn *c, size_t n);
 /* Test hook: copy the secrets just derived (handshake or master stage)
  * to hooks.capture, if set. */
 void keysched_note(struct hs_conn *c, int master);

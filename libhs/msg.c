@@ -114,14 +114,37 @@ static int check_leaf(struct hs_conn *c, const struct x509_cert *leaf)
 	if (c->role == HS_ROLE_SERVER || cfg->insecure)
 		return 0;
 	/* the pin: the leaf must be exactly the configured certificate */
-	if (cfg->anchor_der != NULL)
-		ENSURE(cfg->anchor_len == leaf->der.len &&
-			       memcmp(cfg->anchor_der, leaf->der.p, leaf->der.len) == 0,
-		       HS_ERR_TLS_CERT_UNTRUSTED);
+	if (cfg->anchor_der != NULL && (cfg->anchor_len != leaf->der.len ||
+					memcmp(cfg->anchor_der, leaf->der.p, leaf->der.len) != 0)) {
+		conn_detail(c, "the server's certificate is not the pinned one (anchor_der)");
+		return HS_ERR_TLS_CERT_UNTRUSTED;
+	}
 	/* with a trust store, verify_chain() checks the name */
-	if (cfg->server_name != NULL && cfg->trust == NULL)
-		ENSURE(x509_match_host(leaf, cfg->server_name) == 0, HS_ERR_TLS_CERT_NAME);
+	if (cfg->server_name != NULL && cfg->trust == NULL &&
+	    x509_match_host(leaf, cfg->server_name) != 0) {
+		conn_detail(c, "the server's certificate is not valid for %s", cfg->server_name);
+		return HS_ERR_TLS_CERT_NAME;
+	}
 	return 0;
+}
+
+/* Say which certificate of the path failed path validation, and why. */
+static int chain_detail(struct hs_conn *c, int err, int depth)
+{
+	const char *who = c->role == HS_ROLE_CLIENT ? "server" : "client";
+
+	if (err == 0)
+		return 0;
+	if (depth < 0)
+		conn_detail(c, "the %s's certificate chain leads to no trusted root: %s", who,
+			    hs_strerror(err));
+	else if (err == HS_ERR_X509_HOSTNAME)
+		conn_detail(c, "the %s's certificate (depth 0) is not valid for %s", who,
+			    c->cfg->server_name);
+	else
+		conn_detail(c, "the %s's certificate at depth %d (0 = its own, 1 = its issuer, ...)"
+			    " failed validation: %s", who, depth, hs_strerror(err));
+	return err;
 }
 
 /*
@@ -138,15 +161,20 @@ static int verify_chain(struct hs_conn *c, const struct x509_cert *leaf,
 		.host = cfg->server_name,
 		.time = cfg->verify_time,
 	};
+	int depth, err;
 
 	if (c->role == HS_ROLE_SERVER) {
 		o.purpose = HS_X509_CLIENT_AUTH;
 		o.host = NULL;
-		return x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o);
+		if (cfg->client_trust == NULL)
+			return HS_ERR_X509_NO_ANCHORS; /* verify_cert decides */
+		err = x509_verify_leaf(cfg->client_trust, leaf, der, len, n, &o, &depth);
+		return chain_detail(c, err, depth);
 	}
 	if (cfg->insecure || cfg->trust == NULL)
-		return 0;
-	return x509_verify_leaf(cfg->trust, leaf, der, len, n, &o);
+		return cfg->insecure || cfg->anchor_der != NULL ? 0 : HS_ERR_X509_NO_ANCHORS;
+	err = x509_verify_leaf(cfg->trust, leaf, der, len, n, &o, &depth);
+	return chain_detail(c, err, depth);
 }
 
 /* Copy certificate number i of the peer's chain into the connection
@@ -241,6 +269,8 @@ int parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t 
 	}
 	TRY(read_leaf(c, &list, &cert, &leaf));
 	keep_cert(c, 0, &cert);
+	der[0] = cert.p;
+	der_len[0] = cert.len;
 	for (size_t i = 1; reader_left(&list) > 0; i++) {
 		TRY(read_entry(&list, &cert));
 		keep_cert(c, i, &cert);
@@ -250,7 +280,7 @@ int parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t 
 		}
 	}
 	*n_certs = n;
-	return verify_chain(c, &leaf, der + 1, der_len + 1, n - 1);
+	return verify_hook(c, verify_chain(c, &leaf, der + 1, der_len + 1, n - 1), der, der_len, n);
 }
 
 /* ---- CertificateVerify (4.4.3) ---- */
@@ -361,8 +391,11 @@ int check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int ser
 	ss = sigscheme_find(scheme);
 	ENSURE(ss != NULL && u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
 	ENSURE(ss->key == c->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
-	if (peer_verify(c, ss, content, n, sig.p, sig.len) != 0)
+	if (peer_verify(c, ss, content, n, sig.p, sig.len) != 0) {
+		conn_detail(c, "the %s's CertificateVerify (%s) does not verify with its"
+			    " certificate's key", server ? "server" : "client", ss->name);
 		return HS_ERR_TLS_BAD_CERT_VERIFY;
+	}
 	if (server) /* hs_conn_sig_scheme() names the server's scheme */
 		c->sig = ss;
 	c->peer_verified = 1;

@@ -270,10 +270,14 @@ static int read_alpn(struct hs_conn *c, const struct client_hello *ch)
 	const struct ext *e = ext_find(&ch->exts, EXT_ALPN);
 	const char *pick;
 
+	if (e != NULL && c->cfg->alpn_select != NULL)
+		return alpn_select_run(c, e->body);
 	if (e == NULL || c->cfg->n_alpn == 0)
 		return 0;
 	TRY(ext_alpn_pick(e->body, c->cfg->alpn, c->cfg->n_alpn, &pick));
 	/* RFC 7301 3.2: no overlap -> no_application_protocol */
+	if (pick == NULL)
+		conn_detail(c, "no ALPN protocol in common: the client offered none of ours");
 	ENSURE(pick != NULL, HS_ERR_TLS_NO_ALPN);
 	memcpy(c->alpn, pick, strlen(pick) + 1);
 	return 0;
@@ -513,6 +517,7 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	transcript_update(&c->tr, msg, len);
 	if (!c->hrr_done) {
 		memcpy(c->random, ch.random, 32);
+		memcpy(c->client_random, ch.random, 32); /* the key log's */
 		c->sid_len = ch.sid.len;
 		memcpy(c->sid, ch.sid.p, ch.sid.len);
 		if (!have_share || c->cfg->hrr_cookie)

@@ -8,10 +8,14 @@
  */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 const char *prog_name = "hs";
 int prog_verbosity = 2;
@@ -282,6 +286,42 @@ int parse_alpn(struct algs *a, const char *list)
 	return 0;
 }
 
+/*
+ * SSLKEYLOGFILE: every connection's traffic secrets appended to that file
+ * (NSS key log format, created 0600) for Wireshark and tshark. Whoever
+ * reads the file can decrypt the traffic, so it is said loudly once.
+ */
+static void keylog_write(void *arg, const char *line)
+{
+	FILE *f = arg;
+
+	fprintf(f, "%s\n", line);
+	fflush(f);
+}
+
+static void keylog_from_env(struct hs_config *cfg)
+{
+	static FILE *f;
+	const char *path = getenv("SSLKEYLOGFILE");
+
+	if (path == NULL || path[0] == 0)
+		return;
+	if (f == NULL) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		if (fd < 0 || (f = fdopen(fd, "a")) == NULL) {
+			fprintf(stderr, "warning: SSLKEYLOGFILE %s: %s: no key log\n", path,
+				strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		fprintf(stderr, "WARNING: SSLKEYLOGFILE is set: the TLS secrets of every connection"
+			" go to %s; whoever reads it can decrypt the traffic\n", path);
+	}
+	cfg->keylog = keylog_write;
+	cfg->keylog_arg = f;
+}
+
 void algs_apply(const struct algs *a, struct hs_config *cfg)
 {
 	if (a->n_suites > 0) {
@@ -300,6 +340,7 @@ void algs_apply(const struct algs *a, struct hs_config *cfg)
 		cfg->alpn = a->alpn;
 		cfg->n_alpn = a->n_alpn;
 	}
+	keylog_from_env(cfg);
 }
 
 void describe(const struct hs_conn *c, char *out, size_t cap)

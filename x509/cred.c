@@ -24,6 +24,8 @@
  */
 #include "x509/x509.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +148,39 @@ static int load_key(struct hs_cred *cred, const char *pem, size_t len, unsigned 
 	return err;
 }
 
+/*
+ * hs_load_error_detail(): what the last loader of this thread failed on, in
+ * words. Per thread, so loaders on several threads do not mix their
+ * messages; a loader clears it when it starts.
+ */
+static _Thread_local char load_detail[512];
+/* which input the last cred_load_pem_flags failure is about */
+enum { BLAME_CHAIN, BLAME_KEY, BLAME_BOTH };
+static _Thread_local int load_blame;
+
+void x509_load_detail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(load_detail, sizeof(load_detail), fmt, ap);
+	va_end(ap);
+}
+
+void x509_load_detail_clear(void) { load_detail[0] = 0; }
+
+const char *hs_load_error_detail(void) { return load_detail[0] != 0 ? load_detail : NULL; }
+
+static int has_text(const char *p, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(p + i, s, k) == 0)
+			return 1;
+	return 0;
+}
+
 static int derive_public(struct hs_cred *cred)
 {
 	switch (cred->type) {
@@ -230,15 +265,32 @@ int cred_load_pem_flags(struct hs_cred **out, const char *chain_pem, size_t chai
 	int err;
 
 	*out = NULL;
+	load_detail[0] = 0;
 	if (cred == NULL)
 		return HS_ERR_NOMEM;
 	err = load_chain(cred, chain_pem, chain_len);
-	if (err == 0)
+	if (err != 0) {
+		load_blame = BLAME_CHAIN;
+		x509_load_detail("no certificate (no CERTIFICATE PEM block) in the chain");
+	}
+	if (err == 0) {
 		err = load_key(cred, key_pem, key_len, flags);
-	if (err == 0)
+		load_blame = BLAME_KEY;
+		if (err != 0 && has_text(key_pem, key_len, "ENCRYPTED"))
+			x509_load_detail("the private key is encrypted: hs reads only unencrypted"
+					 " keys (PKCS#8, SEC1, PKCS#1)");
+		else if (err != 0)
+			x509_load_detail("the private key cannot be read: %s", hs_strerror(err));
+	}
+	if (err == 0) {
 		err = derive_public(cred);
-	if (err == 0)
-		err = check_pair(cred);
+		if (err == 0)
+			err = check_pair(cred);
+		load_blame = BLAME_BOTH;
+		if (err != 0)
+			x509_load_detail("the private key does not match the certificate"
+					 " (the chain's first): %s", hs_strerror(err));
+	}
 	if (err) {
 		hs_cred_free(cred);
 		return err;
@@ -256,8 +308,13 @@ int hs_read_file(const char *path, char **buf, size_t *len)
 
 	*buf = NULL;
 	*len = 0;
-	if (f == NULL)
+	load_detail[0] = 0;
+	if (f == NULL) {
+		int e = errno;
+		x509_load_detail("%s: %s", path, strerror(e));
+		errno = e;
 		return HS_ERR_ARG;
+	}
 	do {
 		if (n == cap) {
 			char *nb = cap < (1u << 24) ? realloc(b, cap ? 2 * cap : 4096) : NULL;
@@ -285,13 +342,26 @@ int hs_cred_load_files(struct hs_cred **out, const char *chain_path, const char 
 {
 	char *chain = NULL, *key = NULL;
 	size_t chain_len = 0, key_len = 0;
-	int err = hs_read_file(chain_path, &chain, &chain_len);
+	int err;
 
+	load_detail[0] = 0;
+	err = hs_read_file(chain_path, &chain, &chain_len);
 	*out = NULL;
 	if (err == 0)
 		err = hs_read_file(key_path, &key, &key_len);
 	if (err == 0)
 		err = hs_cred_load_pem(out, chain, chain_len, key, key_len);
+	if (err != 0 && chain != NULL && (key != NULL || err == HS_ERR_NOMEM)) {
+		char what[sizeof(load_detail)];
+
+		memcpy(what, load_detail, sizeof(what));
+		if (load_blame == BLAME_CHAIN)
+			x509_load_detail("%s: %s", chain_path, what);
+		else if (load_blame == BLAME_KEY)
+			x509_load_detail("%s: %s", key_path, what);
+		else
+			x509_load_detail("%s and %s: %s", key_path, chain_path, what);
+	}
 	if (key != NULL)
 		wipe(key, key_len);
 	free(key);

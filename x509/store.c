@@ -154,13 +154,16 @@ int hs_x509_store_load_file(struct hs_x509_store *s, const char *path)
 	int err;
 
 	ENSURE(s != NULL && path != NULL, HS_ERR_ARG);
-	err = hs_read_file(path, &buf, &len);
+	x509_load_detail_clear();
+	err = hs_read_file(path, &buf, &len); /* says which file and why */
 	if (err != 0)
 		return err == HS_ERR_NOMEM ? err : HS_ERR_X509_NO_ANCHORS;
 	err = hs_x509_store_add_pem(s, buf, len, &added);
 	free(buf);
 	if (err == 0 && added == 0)
 		err = HS_ERR_X509_NO_ANCHORS; /* no certificate in the file */
+	if (err != 0)
+		x509_load_detail("%s: no certificate could be loaded: %s", path, hs_strerror(err));
 	return err;
 }
 

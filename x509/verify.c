@@ -56,6 +56,7 @@ struct build {
 	const struct x509_cert *path[MAX_PATH];
 	int err;      /* error of the longest failing path so far */
 	size_t err_len;
+	int fail_at, err_depth; /* the failing certificate's place in the path (0: leaf) */
 	unsigned attempts; /* extend() calls and complete paths validated */
 };
 
@@ -127,27 +128,33 @@ static int check_eku(const struct x509_cert *c, enum hs_x509_purpose p)
 }
 
 /* path[0 .. n): the last one is the anchor. Top-down, as RFC 5280 6.1. */
-static int validate(const struct build *b, size_t n)
+static int validate_at(const struct build *b, size_t n, int *at)
 {
 	const struct x509_cert *const *path = b->path;
 
 	for (size_t j = n - 1; j >= 1; j--) {
 		const struct x509_cert *c = path[j - 1];
+		*at = (int)j; /* the issuer's own checks */
 		TRY(check_issuer(path[j], j == n - 1));
 		TRY(check_path_len(path, j));
+		*at = (int)j - 1; /* c's, under that issuer */
 		TRY(x509_check_sig(c, path[j]));
 		TRY(check_time(c, b->now));
 		TRY(check_eku(c, b->opts->purpose));
 		TRY(check_nc(path, j));
 	}
+	*at = 0;
 	return check_leaf(path[0], b->opts);
 }
+
+static int validate(struct build *b, size_t n) { return validate_at(b, n, &b->fail_at); }
 
 static void note_failure(struct build *b, int err, size_t len)
 {
 	if (b->err == 0 || len > b->err_len) {
 		b->err = err;
 		b->err_len = len;
+		b->err_depth = b->fail_at;
 	}
 }
 
@@ -215,7 +222,9 @@ static int run(struct build *b, const uint8_t *const *certs, const size_t *lens,
 	b->n_pool = n + 1;
 	b->path[0] = &b->pool[0];
 	/* the leaf itself trusted (a self-signed certificate, say) */
+	b->err_depth = -1; /* no certificate to blame: no path to an anchor */
 	if (is_anchor(b, &b->pool[0])) {
+		b->err_depth = 0;
 		TRY(check_time(&b->pool[0], b->now));
 		TRY(check_eku(&b->pool[0], b->opts->purpose));
 		return check_leaf(&b->pool[0], b->opts);
@@ -224,14 +233,16 @@ static int run(struct build *b, const uint8_t *const *certs, const size_t *lens,
 		return 0;
 	if (b->err != 0)
 		return b->err;
+	b->err_depth = -1;
 	return b->pool_err != 0 ? b->pool_err : HS_ERR_X509_UNKNOWN_ISSUER;
 }
 
 int x509_verify_leaf(const struct hs_x509_store *s, const struct x509_cert *leaf,
 			const uint8_t *const *certs, const size_t *lens, size_t n,
-			const struct hs_x509_verify_opts *opts)
+			const struct hs_x509_verify_opts *opts, int *depth)
 {
 	struct build b;
+	int err;
 
 	ENSURE(s != NULL && leaf != NULL && opts != NULL && (n == 0 || (certs != NULL && lens != NULL)),
 	       HS_ERR_ARG);
@@ -241,7 +252,10 @@ int x509_verify_leaf(const struct hs_x509_store *s, const struct x509_cert *leaf
 	b.opts = opts;
 	b.now = opts->time != 0 ? opts->time : (int64_t)time(NULL);
 	b.pool[0] = *leaf;
-	return run(&b, certs, lens, n);
+	err = run(&b, certs, lens, n);
+	if (depth != NULL)
+		*depth = err != 0 ? b.err_depth : -1;
+	return err;
 }
 
 int hs_x509_verify(const struct hs_x509_store *s, const uint8_t *const *certs, const size_t *lens,
@@ -253,5 +267,5 @@ int hs_x509_verify(const struct hs_x509_store *s, const uint8_t *const *certs, c
 	       HS_ERR_ARG);
 	ENSURE(n <= HS_X509_MAX_CHAIN, HS_ERR_X509_CHAIN_TOO_LONG);
 	TRY(x509_cert_parse(&leaf, certs[0], lens[0]));
-	return x509_verify_leaf(s, &leaf, certs + 1, lens + 1, n - 1, opts);
+	return x509_verify_leaf(s, &leaf, certs + 1, lens + 1, n - 1, opts, NULL);
 }

@@ -112,11 +112,13 @@ int x509_dns_name_ok(const uint8_t *p, size_t n);
 HS_MUST_CHECK int x509_check_nc(const struct x509_cert *ca, const struct x509_cert *c);
 
 /* verify.c: hs_x509_verify with the leaf already parsed; certs[0 .. n)
- * are the candidate intermediates (n may be 0). */
+ * are the candidate intermediates (n may be 0). On failure *depth (may be
+ * NULL) gets the place in the built path of the certificate that failed
+ * (0: the leaf, 1: its issuer, ...), -1 when no path reached an anchor. */
 HS_MUST_CHECK int x509_verify_leaf(const struct hs_x509_store *s,
 				      const struct x509_cert *leaf, const uint8_t *const *certs,
 				      const size_t *lens, size_t n,
-				      const struct hs_x509_verify_opts *opts);
+				      const struct hs_x509_verify_opts *opts, int *depth);
 
 /* ---- leaf.c: a leaf's key as the TLS engine keeps it ---- */
 
@@ -167,6 +169,9 @@ struct hs_cred {
  * changes nothing.
  */
 #define CRED_ALLOW_SMALL_RSA 1u
+/* cred.c: hs_load_error_detail()'s text for this thread (printf format), and clearing it */
+void x509_load_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void x509_load_detail_clear(void);
 HS_MUST_CHECK int cred_load_pem_flags(struct hs_cred **out, const char *chain_pem,
 					 size_t chain_len, const char *key_pem, size_t key_len,
 					 unsigned flags);

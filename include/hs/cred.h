@@ -31,27 +31,38 @@
 
 struct hs_cred;
 
-HS_MUST_CHECK int hs_cred_load_pem(struct hs_cred **out, const char *chain_pem, size_t chain_len,
+HS_API HS_MUST_CHECK int hs_cred_load_pem(struct hs_cred **out, const char *chain_pem, size_t chain_len,
 				   const char *key_pem, size_t key_len);
-HS_MUST_CHECK int hs_cred_load_files(struct hs_cred **out, const char *chain_path,
+HS_API HS_MUST_CHECK int hs_cred_load_files(struct hs_cred **out, const char *chain_path,
 				     const char *key_path);
 /* Wipes the private key. NULL is fine. */
-void hs_cred_free(struct hs_cred *cred);
+HS_API void hs_cred_free(struct hs_cred *cred);
 
 /* The signature scheme the key signs with (HS_SIG_...); for RSA the preferred
  * one, rsa_pss_rsae_sha256 (a server picks per ClientHello among rsa_pss_rsae_*). */
-uint16_t hs_cred_sig_scheme(const struct hs_cred *cred);
+HS_API uint16_t hs_cred_sig_scheme(const struct hs_cred *cred);
 /* The leaf certificate, DER. */
-const uint8_t *hs_cred_leaf(const struct hs_cred *cred, size_t *len);
+HS_API const uint8_t *hs_cred_leaf(const struct hs_cred *cred, size_t *len);
 
 /*
  * Decode the first "CERTIFICATE" PEM block of pem into der (cap bytes);
  * *der_len gets its length. For loading a trust anchor to pin.
  */
-HS_MUST_CHECK int hs_pem_cert_to_der(const char *pem, size_t pem_len, uint8_t *der, size_t cap,
+HS_API HS_MUST_CHECK int hs_pem_cert_to_der(const char *pem, size_t pem_len, uint8_t *der, size_t cap,
 				     size_t *der_len);
 
+/*
+ * What the last failed loader of this thread (hs_cred_load_pem,
+ * hs_cred_load_files, hs_read_file, hs_x509_store_load_file / _dir) failed
+ * on, for a person: the file and why ("key.pem: No such file or
+ * directory", "key.pem: the private key is encrypted ...", "key.pem and
+ * cert.pem: the private key does not match the certificate ..."). NULL
+ * when the last call succeeded; valid until the next loader call on this
+ * thread.
+ */
+HS_API const char *hs_load_error_detail(void);
+
 /* Read a whole (small) file into a malloc'd buffer; *len gets its size. */
-HS_MUST_CHECK int hs_read_file(const char *path, char **buf, size_t *len);
+HS_API HS_MUST_CHECK int hs_read_file(const char *path, char **buf, size_t *len);
 
 #endif

@@ -14,6 +14,17 @@
 #define HS_MUST_CHECK
 #endif
 
+/*
+ * HS_API marks every public declaration: libhs is compiled with hidden
+ * visibility, so only what carries it is exported from libhs.so (with the
+ * version script libhs.map as a second fence). ABI rules: include/hs/README.md.
+ */
+#ifdef __GNUC__
+#define HS_API __attribute__((visibility("default")))
+#else
+#define HS_API
+#endif
+
 enum hs_err {
 	HS_OK = 0,
 	HS_ERR_INTERNAL = -1,      /* a bug in hs: should never happen */
@@ -79,8 +90,10 @@ enum hs_err {
 	HS_ERR_TLS_INSUFFICIENT_SECURITY = -139, /* peer offered only parameters below our minimum */
 	HS_ERR_TLS_CERT_REQUIRED = -140,      /* client certificate required but none sent */
 	HS_ERR_TLS_TOO_MANY_RECORDS = -141,   /* too many records in a row without data */
-	HS_ERR_TLS_TIMEOUT = -142,            /* handshake deadline passed (fd helpers) */
-	HS_ERR_TLS_LAST = -142,
+	HS_ERR_TLS_TIMEOUT = -142,            /* deadline or SO_RCVTIMEO/SO_SNDTIMEO passed (fd helpers) */
+	HS_ERR_TLS_RESET = -143,              /* the peer reset the connection (fd helpers) */
+	HS_ERR_TLS_IO = -144,                 /* another socket error: errno says which (fd helpers) */
+	HS_ERR_TLS_LAST = -144,
 	/* X.509 certificate errors (x509/): from -200 down */
 	HS_ERR_X509_FIRST = -200,
 	HS_ERR_X509_MALFORMED = -200,        /* certificate is not valid DER / RFC 5280 */
@@ -102,6 +115,6 @@ enum hs_err {
 };
 
 /* A short English message for err; never NULL. */
-const char *hs_strerror(int err);
+HS_API const char *hs_strerror(int err);
 
 #endif

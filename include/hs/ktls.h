@@ -94,8 +94,8 @@ struct hs_ktls_cipher {
 };
 
 /* Which row serves suite (NULL: not a suite we can hand to the kernel). */
-const struct hs_ktls_cipher *hs_ktls_cipher_for_suite(uint16_t suite);
-const struct hs_ktls_cipher *hs_ktls_cipher_by_id(enum hs_ktls_cipher_id id);
+HS_API const struct hs_ktls_cipher *hs_ktls_cipher_for_suite(uint16_t suite);
+HS_API const struct hs_ktls_cipher *hs_ktls_cipher_by_id(enum hs_ktls_cipher_id id);
 
 /*
  * Fill buf (at least c->info_size bytes) with the crypto_info the kernel
@@ -103,7 +103,7 @@ const struct hs_ktls_cipher *hs_ktls_cipher_by_id(enum hs_ktls_cipher_id id);
  * iv = the rest of the 12-byte IV, key, rec_seq = seq big-endian.
  * The caller wipes buf once setsockopt has copied it.
  */
-HS_MUST_CHECK int hs_ktls_crypto_info(const struct hs_ktls_cipher *c, const uint8_t *key,
+HS_API HS_MUST_CHECK int hs_ktls_crypto_info(const struct hs_ktls_cipher *c, const uint8_t *key,
 				      const uint8_t *iv, uint64_t seq, uint8_t *buf,
 				      size_t cap);
 
@@ -118,7 +118,7 @@ enum hs_ktls_why {
 	HS_KTLS_WHY_SYSCALL,    /* another setsockopt error (see hs_ktls_errno) */
 	HS_KTLS_WHY_NO_REKEY,   /* on the kernel, but it cannot rekey (Linux < 6.14) */
 };
-const char *hs_ktls_why_str(enum hs_ktls_why why);
+HS_API const char *hs_ktls_why_str(enum hs_ktls_why why);
 
 /* What the running kernel can do, found by trying it on loopback sockets. */
 struct hs_ktls_caps {
@@ -133,7 +133,7 @@ struct hs_ktls_caps {
 };
 
 /* Probe this kernel (real syscalls, a few loopback connections). */
-HS_MUST_CHECK int hs_ktls_probe(struct hs_ktls_caps *caps);
+HS_API HS_MUST_CHECK int hs_ktls_probe(struct hs_ktls_caps *caps);
 
 /*
  * Replaceable syscalls, so that tests can check the exact bytes given to the
@@ -147,7 +147,7 @@ struct hs_ktls_ops {
 	void *user;
 };
 /* The real ones. */
-extern const struct hs_ktls_ops hs_ktls_sys_ops;
+extern HS_API const struct hs_ktls_ops hs_ktls_sys_ops;
 
 /* Flags for hs_ktls_attach / hs_ktls_init. */
 #define HS_KTLS_F_USER 1u         /* userspace path for both directions */
@@ -170,59 +170,59 @@ typedef int (*hs_ktls_handshake_fn)(void *arg, const uint8_t *msg, size_t len);
  * numbers of both directions) and install what the kernel takes. ops NULL:
  * the real syscalls. The secrets stay the caller's (wipe them after).
  */
-HS_MUST_CHECK int hs_ktls_init(struct hs_ktls *k, int fd, const struct hs_secrets *s,
+HS_API HS_MUST_CHECK int hs_ktls_init(struct hs_ktls *k, int fd, const struct hs_secrets *s,
 			       unsigned flags, const struct hs_ktls_ops *ops);
 
 /* Route post-handshake messages (NewSessionTicket...) to fn. */
-void hs_ktls_on_handshake(struct hs_ktls *k, hs_ktls_handshake_fn fn, void *arg);
+HS_API void hs_ktls_on_handshake(struct hs_ktls *k, hs_ktls_handshake_fn fn, void *arg);
 
 /*
  * Plaintext that was decrypted before the hand-off (the engine read it): it
  * is returned by hs_ktls_read before anything from the socket. At most one
  * record's worth (2^14 bytes) in all.
  */
-HS_MUST_CHECK int hs_ktls_push_plaintext(struct hs_ktls *k, const uint8_t *p, size_t len);
+HS_API HS_MUST_CHECK int hs_ktls_push_plaintext(struct hs_ktls *k, const uint8_t *p, size_t len);
 
-enum hs_ktls_path hs_ktls_tx_path(const struct hs_ktls *k);
-enum hs_ktls_path hs_ktls_rx_path(const struct hs_ktls *k);
+HS_API enum hs_ktls_path hs_ktls_tx_path(const struct hs_ktls *k);
+HS_API enum hs_ktls_path hs_ktls_rx_path(const struct hs_ktls *k);
 /* Both directions on the kernel? */
-int hs_ktls_is_kernel(const struct hs_ktls *k);
+HS_API int hs_ktls_is_kernel(const struct hs_ktls *k);
 /* Why TX (or RX) is not on the kernel, as a sentence ("" when it is). */
-const char *hs_ktls_reason(const struct hs_ktls *k, int rx);
-int hs_ktls_errno(const struct hs_ktls *k);
-int hs_ktls_error(const struct hs_ktls *k);
+HS_API const char *hs_ktls_reason(const struct hs_ktls *k, int rx);
+HS_API int hs_ktls_errno(const struct hs_ktls *k);
+HS_API int hs_ktls_error(const struct hs_ktls *k);
 /* Received alert description, -1 if none. */
-int hs_ktls_peer_alert(const struct hs_ktls *k);
-int hs_ktls_fd(const struct hs_ktls *k);
-uint16_t hs_ktls_suite(const struct hs_ktls *k);
+HS_API int hs_ktls_peer_alert(const struct hs_ktls *k);
+HS_API int hs_ktls_fd(const struct hs_ktls *k);
+HS_API uint16_t hs_ktls_suite(const struct hs_ktls *k);
 
 /* Write all len bytes of application data (records of at most 16 KiB). */
-HS_MUST_CHECK int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len);
+HS_API HS_MUST_CHECK int hs_ktls_write(struct hs_ktls *k, const void *buf, size_t len);
 /*
  * Read application data: blocks until some arrives. Handles the records of
  * other types on the way (KeyUpdate: rekey RX, and if the peer asked for
  * ours, the next write sends it; alerts; other handshake messages to the
  * callback). *n = 0: the peer sent close_notify. Reading never sends.
  */
-HS_MUST_CHECK int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n);
+HS_API HS_MUST_CHECK int hs_ktls_read(struct hs_ktls *k, void *buf, size_t cap, size_t *n);
 
 /* One record of any content type: send (len <= 16 KiB) / receive. */
-HS_MUST_CHECK int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const void *buf,
+HS_API HS_MUST_CHECK int hs_ktls_send_record(struct hs_ktls *k, uint8_t type, const void *buf,
 				      size_t len);
 /*
  * Receive the next record's content (at most cap bytes; application data may
  * come as several records merged) and its type. EOF gives HS_ERR_TLS_CLOSED.
  */
-HS_MUST_CHECK int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, void *buf, size_t cap,
+HS_API HS_MUST_CHECK int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, void *buf, size_t cap,
 				      size_t *n);
 
 /*
  * Send an alert (level 1 warning, 2 fatal). After a sticky error: sends the
  * fatal alert that error calls for (once) instead, and returns the error.
  */
-HS_MUST_CHECK int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc);
+HS_API HS_MUST_CHECK int hs_ktls_send_alert(struct hs_ktls *k, uint8_t level, uint8_t desc);
 /* Send close_notify (the socket stays open); after an error, see hs_ktls_send_alert. */
-HS_MUST_CHECK int hs_ktls_close(struct hs_ktls *k);
+HS_API HS_MUST_CHECK int hs_ktls_close(struct hs_ktls *k);
 
 /*
  * Send a KeyUpdate (request_peer: ask the peer to update too) and move TX to
@@ -230,10 +230,10 @@ HS_MUST_CHECK int hs_ktls_close(struct hs_ktls *k);
  * rekey (Linux < 6.14) this fails with HS_ERR_UNSUPPORTED before sending
  * anything, and the connection stays usable on the old keys.
  */
-HS_MUST_CHECK int hs_ktls_key_update(struct hs_ktls *k, int request_peer);
+HS_API HS_MUST_CHECK int hs_ktls_key_update(struct hs_ktls *k, int request_peer);
 
 /* Wipe every secret in k (the fd is not closed). */
-void hs_ktls_wipe(struct hs_ktls *k);
+HS_API void hs_ktls_wipe(struct hs_ktls *k);
 
 /* ---- hand-off from the engine (ktls/handoff.c) ---- */
 struct hs_conn;
@@ -246,12 +246,12 @@ struct hs_conn;
  * KeyUpdate) are also given to c (hs_conn_post_handshake), so c must outlive
  * k's reads (or call hs_ktls_detach_engine first). Only the reader touches c.
  */
-HS_MUST_CHECK int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
+HS_API HS_MUST_CHECK int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
 /* Stop giving post-handshake messages to the engine (before freeing it). */
-void hs_ktls_detach_engine(struct hs_ktls *k);
+HS_API void hs_ktls_detach_engine(struct hs_ktls *k);
 /* Handshake on a connected (client) / accepted (server) socket, then attach. */
-HS_MUST_CHECK int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd,
+HS_API HS_MUST_CHECK int hs_ktls_connect(struct hs_ktls *k, struct hs_conn *c, int fd,
 				  unsigned flags);
-HS_MUST_CHECK int hs_ktls_accept(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
+HS_API HS_MUST_CHECK int hs_ktls_accept(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
 
 #endif

@@ -41,7 +41,7 @@ struct hs_secrets {
  * Fill s after the handshake (HS_ERR_TLS_STATE before). The engine keeps
  * working; after a kTLS install the caller stops using it for records.
  */
-HS_MUST_CHECK int hs_conn_secrets(const struct hs_conn *c, struct hs_secrets *s);
-void hs_secrets_wipe(struct hs_secrets *s);
+HS_API HS_MUST_CHECK int hs_conn_secrets(const struct hs_conn *c, struct hs_secrets *s);
+HS_API void hs_secrets_wipe(struct hs_secrets *s);
 
 #endif

@@ -143,7 +143,47 @@ struct hs_config {
 	 * AEAD's limit from RFC 8446 5.5 (2^24 for AES-GCM, 2^60 otherwise).
 	 */
 	uint64_t key_update_after;
+	/*
+	 * Application callbacks (NULL: none). arg is passed back as is.
+	 *
+	 * keylog: each traffic secret as a line of the NSS key log format
+	 * (no newline): "<LABEL> <ClientHello.random hex> <secret hex>" with
+	 * LABEL CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET,
+	 * CLIENT_TRAFFIC_SECRET_0, SERVER_TRAFFIC_SECRET_0, what Wireshark and
+	 * tshark read to decrypt a capture. Whoever holds these lines can read
+	 * the connection: for debugging only. The library logs nothing unless
+	 * this is set (the programs set it when SSLKEYLOGFILE is).
+	 */
+	void (*keylog)(void *arg, const char *line);
+	void *keylog_arg;
+	/*
+	 * server: choose the ALPN protocol (instead of the alpn list). offered
+	 * holds the client's protocols in its order, NUL-terminated (the
+	 * first HS_ALPN_OFFER_MAX; names holding a NUL byte are left out).
+	 * Return the index picked, -1 to go on without ALPN, or any other
+	 * value to refuse the handshake (no_application_protocol).
+	 */
+	int (*alpn_select)(void *arg, const char *const *offered, size_t n);
+	void *alpn_arg;
+	/*
+	 * both: custom certificate verification, called once the peer's
+	 * Certificate is read, with the chain as sent (certs[0] the leaf, DER)
+	 * and result, the built-in validation's verdict: 0 if the configured
+	 * checks (trust / client_trust path validation, server_name) passed,
+	 * else their error (HS_ERR_X509_NO_ANCHORS when none is configured).
+	 * Return 0 to accept or a negative hs_err to refuse (its alert is
+	 * sent; any other value refuses with HS_ERR_TLS_CERT_UNTRUSTED). To
+	 * add a check, return result when it is not 0; to replace the
+	 * built-in validation, ignore it. With it set, a client needs no
+	 * trust/anchor/insecure and a server verifying clients no
+	 * client_trust. The peer's CertificateVerify is always checked.
+	 */
+	int (*verify_cert)(void *arg, const uint8_t *const *certs, const size_t *lens, size_t n,
+			   int result);
+	void *verify_arg;
 };
+/* How many of the client's ALPN protocols alpn_select sees. */
+#define HS_ALPN_OFFER_MAX 16
 
 struct hs_conn;
 
@@ -151,34 +191,34 @@ struct hs_conn;
  * Allocate a connection. A client builds its ClientHello lazily, on the
  * first hs_conn_pull / hs_conn_output_pending / hs_conn_feed.
  */
-HS_MUST_CHECK int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg);
+HS_API HS_MUST_CHECK int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg);
 /*
  * Wipe every secret and every buffer (application data included), then
  * free. NULL is fine. Freeing the same connection twice aborts the
  * process (caught from a magic number in the object; under
  * AddressSanitizer, which sees every free, ASan reports it instead).
  */
-void hs_conn_free(struct hs_conn *c);
+HS_API void hs_conn_free(struct hs_conn *c);
 
 /* Feed received bytes; *used gets how many were taken (0..len). */
-HS_MUST_CHECK int hs_conn_feed(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used);
+HS_API HS_MUST_CHECK int hs_conn_feed(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used);
 /* Bytes that would complete the record being received (>= 1). */
-size_t hs_conn_input_wanted(const struct hs_conn *c);
+HS_API size_t hs_conn_input_wanted(const struct hs_conn *c);
 /* Bytes queued for sending. */
-size_t hs_conn_output_pending(struct hs_conn *c);
+HS_API size_t hs_conn_output_pending(struct hs_conn *c);
 /* Copy up to cap queued bytes to out (removing them); *n gets the count. */
-HS_MUST_CHECK int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n);
+HS_API HS_MUST_CHECK int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n);
 /* Copy up to cap bytes of received application data; *n = 0 if none. */
-HS_MUST_CHECK int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n);
+HS_API HS_MUST_CHECK int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n);
 /*
  * Protect application data; *n gets how many bytes were taken (fewer than
  * len when the output queue is full: pull, then write the rest).
  */
-HS_MUST_CHECK int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n);
+HS_API HS_MUST_CHECK int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n);
 /* Send our KeyUpdate; request_peer asks the peer to update too. */
-HS_MUST_CHECK int hs_conn_key_update(struct hs_conn *c, int request_peer);
+HS_API HS_MUST_CHECK int hs_conn_key_update(struct hs_conn *c, int request_peer);
 /* Queue close_notify; afterwards writes fail with HS_ERR_TLS_CLOSED. */
-HS_MUST_CHECK int hs_conn_close(struct hs_conn *c);
+HS_API HS_MUST_CHECK int hs_conn_close(struct hs_conn *c);
 /*
  * After the handshake, when another layer holds the records (ktls/: kernel
  * TLS): hand over one decrypted post-handshake message, msg = the whole
@@ -189,26 +229,34 @@ HS_MUST_CHECK int hs_conn_close(struct hs_conn *c);
  * holding the keys rekeys and answers update_requested. Anything else is
  * HS_ERR_TLS_UNEXPECTED_MSG. Errors are sticky; no alert is queued.
  */
-HS_MUST_CHECK int hs_conn_post_handshake(struct hs_conn *c, uint8_t type, const uint8_t *msg,
+HS_API HS_MUST_CHECK int hs_conn_post_handshake(struct hs_conn *c, uint8_t type, const uint8_t *msg,
 					 size_t len);
 
-enum hs_event hs_conn_next_event(struct hs_conn *c);
-int hs_conn_handshake_done(const struct hs_conn *c);
-int hs_conn_peer_closed(const struct hs_conn *c);
+HS_API enum hs_event hs_conn_next_event(struct hs_conn *c);
+HS_API int hs_conn_handshake_done(const struct hs_conn *c);
+HS_API int hs_conn_peer_closed(const struct hs_conn *c);
 /* The sticky error (0 if none). */
-int hs_conn_error(const struct hs_conn *c);
+HS_API int hs_conn_error(const struct hs_conn *c);
+/*
+ * What failed, in words, for a person: the check and its subject (the
+ * certificate and the X.509 error, the alert the peer sent, the
+ * protocols that did not match), or hs_strerror() of the error when there
+ * is nothing more to say. NULL while there is no error. Valid until the
+ * next call on c.
+ */
+HS_API const char *hs_conn_error_detail(const struct hs_conn *c);
 /* Alert description sent (from_peer 0) or received (1); -1 if none. */
-int hs_conn_alert(const struct hs_conn *c, int from_peer);
+HS_API int hs_conn_alert(const struct hs_conn *c, int from_peer);
 
 /* Negotiated parameters (0 / NULL before they are known). */
-uint16_t hs_conn_suite(const struct hs_conn *c);
-uint16_t hs_conn_group(const struct hs_conn *c);
-uint16_t hs_conn_sig_scheme(const struct hs_conn *c);
-const char *hs_conn_alpn(const struct hs_conn *c);
+HS_API uint16_t hs_conn_suite(const struct hs_conn *c);
+HS_API uint16_t hs_conn_group(const struct hs_conn *c);
+HS_API uint16_t hs_conn_sig_scheme(const struct hs_conn *c);
+HS_API const char *hs_conn_alpn(const struct hs_conn *c);
 /* server: the SNI the client sent (NULL if none). */
-const char *hs_conn_server_name(const struct hs_conn *c);
+HS_API const char *hs_conn_server_name(const struct hs_conn *c);
 /* Did the handshake use a HelloRetryRequest? */
-int hs_conn_used_hrr(const struct hs_conn *c);
+HS_API int hs_conn_used_hrr(const struct hs_conn *c);
 /*
  * The peer's certificate chain as it sent it (i = 0 is the leaf), DER,
  * once its CertificateVerify has checked out: on a server, the client's
@@ -217,20 +265,20 @@ int hs_conn_used_hrr(const struct hs_conn *c);
  * client sent no certificate. Valid until hs_conn_free(). Certificates
  * beyond HS_PEER_CERTS_MAX bytes in all are not kept.
  */
-const uint8_t *hs_conn_peer_cert(const struct hs_conn *c, size_t i, size_t *len);
-size_t hs_conn_peer_cert_count(const struct hs_conn *c);
+HS_API const uint8_t *hs_conn_peer_cert(const struct hs_conn *c, size_t i, size_t *len);
+HS_API size_t hs_conn_peer_cert_count(const struct hs_conn *c);
 #define HS_PEER_CERTS_MAX 16384
 
 /* client: the last NewSessionTicket kept (keep_tickets), or NULL. */
-const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *lifetime);
+HS_API const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *lifetime);
 
 /* Names for printing ("TLS_AES_128_GCM_SHA256", "x25519", ...; "?" if unknown). */
-const char *hs_suite_name(uint16_t suite);
-const char *hs_group_name(uint16_t group);
-const char *hs_sig_scheme_name(uint16_t scheme);
+HS_API const char *hs_suite_name(uint16_t suite);
+HS_API const char *hs_group_name(uint16_t group);
+HS_API const char *hs_sig_scheme_name(uint16_t scheme);
 /* Alert description name ("decode_error", ...). */
-const char *hs_alert_name(int alert);
+HS_API const char *hs_alert_name(int alert);
 /* The alert an error maps to (the one table in libhs/alert.c). */
-int hs_err_alert(int err);
+HS_API int hs_err_alert(int err);
 
 #endif

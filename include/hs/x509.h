@@ -33,27 +33,27 @@
 
 struct hs_x509_store;
 
-HS_MUST_CHECK int hs_x509_store_new(struct hs_x509_store **out);
-void hs_x509_store_free(struct hs_x509_store *s);
+HS_API HS_MUST_CHECK int hs_x509_store_new(struct hs_x509_store **out);
+HS_API void hs_x509_store_free(struct hs_x509_store *s);
 /* Add one DER certificate (copied). Duplicates are ignored. */
-HS_MUST_CHECK int hs_x509_store_add_der(struct hs_x509_store *s, const uint8_t *der, size_t len);
+HS_API HS_MUST_CHECK int hs_x509_store_add_der(struct hs_x509_store *s, const uint8_t *der, size_t len);
 /*
  * Add every "CERTIFICATE" block of a PEM text. Certificates that do not
  * parse are skipped; *n_added (may be NULL) counts the ones accepted (new
  * or already present). Returns
  * the first parse error if none was added, else 0.
  */
-HS_MUST_CHECK int hs_x509_store_add_pem(struct hs_x509_store *s, const char *pem, size_t len,
+HS_API HS_MUST_CHECK int hs_x509_store_add_pem(struct hs_x509_store *s, const char *pem, size_t len,
 					size_t *n_added);
 /* A PEM file (a bundle or a single certificate); same rules as add_pem,
  * and HS_ERR_X509_NO_ANCHORS for a missing file or one without any. */
-HS_MUST_CHECK int hs_x509_store_load_file(struct hs_x509_store *s, const char *path);
+HS_API HS_MUST_CHECK int hs_x509_store_load_file(struct hs_x509_store *s, const char *path);
 /* Every regular file of a directory (e.g. /etc/ssl/certs); files without
  * certificates are skipped. HS_ERR_X509_NO_ANCHORS if nothing was added. */
-HS_MUST_CHECK int hs_x509_store_load_dir(struct hs_x509_store *s, const char *dir);
+HS_API HS_MUST_CHECK int hs_x509_store_load_dir(struct hs_x509_store *s, const char *dir);
 /* The system bundle (HS_X509_DEFAULT_BUNDLE). */
-HS_MUST_CHECK int hs_x509_store_load_default(struct hs_x509_store *s);
-size_t hs_x509_store_count(const struct hs_x509_store *s);
+HS_API HS_MUST_CHECK int hs_x509_store_load_default(struct hs_x509_store *s);
+HS_API size_t hs_x509_store_count(const struct hs_x509_store *s);
 
 enum hs_x509_purpose {
 	HS_X509_SERVER_AUTH = 0, /* id-kp-serverAuth: a TLS server's leaf */
@@ -74,11 +74,11 @@ struct hs_x509_verify_opts {
  * candidate intermediates against the anchors of s. n is 1 to
  * HS_X509_MAX_CHAIN (HS_ERR_X509_CHAIN_TOO_LONG above). 0 if valid.
  */
-HS_MUST_CHECK int hs_x509_verify(const struct hs_x509_store *s, const uint8_t *const *certs,
+HS_API HS_MUST_CHECK int hs_x509_verify(const struct hs_x509_store *s, const uint8_t *const *certs,
 				 const size_t *lens, size_t n,
 				 const struct hs_x509_verify_opts *opts);
 
 /* Parse one DER certificate as the verifier would; 0 or the error. */
-HS_MUST_CHECK int hs_x509_check_der(const uint8_t *der, size_t len);
+HS_API HS_MUST_CHECK int hs_x509_check_der(const uint8_t *der, size_t len);
 
 #endif

@@ -34,12 +34,12 @@ struct hs_cert_spec {
  * DER of a self-signed certificate for spec whose key is the P-256 private
  * scalar priv; *len gets its length. HS_ERR_NO_SPACE if cap is too small.
  */
-HS_MUST_CHECK int hs_x509_write_selfsigned_p256(uint8_t *der, size_t cap, size_t *len,
+HS_API HS_MUST_CHECK int hs_x509_write_selfsigned_p256(uint8_t *der, size_t cap, size_t *len,
 						const struct hs_cert_spec *spec,
 						const uint8_t priv[32]);
 
 /* SEC1 ECPrivateKey (RFC 5915) DER for priv, with curve and public key. */
-HS_MUST_CHECK int hs_p256_key_to_der(uint8_t *der, size_t cap, size_t *len,
+HS_API HS_MUST_CHECK int hs_p256_key_to_der(uint8_t *der, size_t cap, size_t *len,
 				     const uint8_t priv[32]);
 
 /*
@@ -48,7 +48,7 @@ HS_MUST_CHECK int hs_p256_key_to_der(uint8_t *der, size_t cap, size_t *len,
  * (*len excludes the NUL). The encoding does not branch on or index by the
  * data, so private keys may pass through.
  */
-HS_MUST_CHECK int hs_pem_write(char *out, size_t cap, size_t *len, const char *label,
+HS_API HS_MUST_CHECK int hs_pem_write(char *out, size_t cap, size_t *len, const char *label,
 			       const uint8_t *der, size_t der_len);
 
 /*
@@ -57,7 +57,7 @@ HS_MUST_CHECK int hs_pem_write(char *out, size_t cap, size_t *len, const char *l
  * certificate's PEM to cert_pem (cap bytes, NUL-terminated, *pem_len
  * without the NUL). The private key exists only inside the credential.
  */
-HS_MUST_CHECK int hs_cred_generate_p256(struct hs_cred **out, const struct hs_cert_spec *spec,
+HS_API HS_MUST_CHECK int hs_cred_generate_p256(struct hs_cred **out, const struct hs_cert_spec *spec,
 					char *cert_pem, size_t cap, size_t *pem_len);
 
 #endif
