@@ -65,6 +65,7 @@ static const char *const messages[] = {
 	[-HS_ERR_TLS_CERT_REQUIRED] = "client certificate required but none sent",
 	[-HS_ERR_TLS_TOO_MANY_RECORDS] = "too many records in a row without data (empty, warning, KeyUpdate)",
 	[-HS_ERR_TLS_TIMEOUT] = "handshake deadline passed",
+	[-HS_ERR_TLS_BAD_BINDER] = "PSK binder does not verify",
 	[-HS_ERR_X509_MALFORMED] = "certificate is malformed",
 	[-HS_ERR_X509_UNKNOWN_CRITICAL] = "certificate has an unknown critical extension",
 	[-HS_ERR_X509_UNSUPPORTED_ALG] = "certificate signature algorithm or key not supported",

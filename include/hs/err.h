@@ -80,7 +80,8 @@ enum hs_err {
 	HS_ERR_TLS_CERT_REQUIRED = -140,      /* client certificate required but none sent */
 	HS_ERR_TLS_TOO_MANY_RECORDS = -141,   /* too many records in a row without data */
 	HS_ERR_TLS_TIMEOUT = -142,            /* handshake deadline passed (fd helpers) */
-	HS_ERR_TLS_LAST = -142,
+	HS_ERR_TLS_BAD_BINDER = -143,         /* PSK binder does not verify */
+	HS_ERR_TLS_LAST = -143,
 	/* X.509 certificate errors (x509/): from -200 down */
 	HS_ERR_X509_FIRST = -200,
 	HS_ERR_X509_MALFORMED = -200,        /* certificate is not valid DER / RFC 5280 */
