@@ -1,0 +1,318 @@
+/*
+ * Resumption (RFC 8446 2.2, 4.2.11, 4.6.1) between the engine's client and
+ * server in memory: tickets issued (n_tickets), a session kept, saved and
+ * loaded, resumed in psk_dhe_ke and psk_ke for every suite, after a
+ * HelloRetryRequest (binders over the HRR transcript); each ticket used
+ * once unless reuse_tickets; a tampered ticket, a ticket under a rotated-out
+ * key and an expired ticket give a full handshake; a binder that does not
+ * verify is decrypt_error.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hs/tls.h"
+#include "libhs/internal.h"
+#include "pair.h"
+#include "tls_certs.h"
+
+static const uint16_t all_suites[] = { HS_TLS_AES_128_GCM_SHA256, HS_TLS_AES_256_GCM_SHA384,
+				       HS_TLS_CHACHA20_POLY1305_SHA256 };
+
+struct opts {
+	uint16_t suite;
+	int psk_ke, reuse;
+	unsigned n_tickets;
+	const uint16_t *cgroups, *sgroups;
+	size_t n_cgroups, n_sgroups;
+	struct test_hooks *shooks, *chooks;
+};
+
+/* One handshake; *resumed gets hs_conn_resumed(); the new session (if
+ * out) from the tickets the client got. Returns the handshake's result. */
+static int connect_once(struct hs_ticket_keys *k, struct hs_session *sess, const struct opts *o,
+			int *resumed, struct hs_session **out, int *salert)
+{
+	struct pair p;
+	int err;
+	static const uint8_t data[] = "resumed data";
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.suites = &o->suite;
+	p.ccfg.n_suites = 1;
+	p.ccfg.keep_tickets = 1;
+	p.ccfg.session = sess;
+	p.ccfg.psk_ke = o->psk_ke;
+	p.ccfg.reuse_tickets = o->reuse;
+	p.ccfg.groups = o->cgroups;
+	p.ccfg.n_groups = o->n_cgroups;
+	p.scfg.groups = o->sgroups;
+	p.scfg.n_groups = o->n_sgroups;
+	p.scfg.ticket_keys = k;
+	p.scfg.n_tickets = o->n_tickets;
+	pair_start(&p);
+	if (o->shooks != NULL)
+		assert_int_equal(conn_test_hooks(p.s, o->shooks), 0);
+	if (o->chooks != NULL)
+		assert_int_equal(conn_test_hooks(p.c, o->chooks), 0);
+	err = pair_handshake(&p, 0);
+	*resumed = hs_conn_resumed(p.c);
+	if (salert != NULL)
+		*salert = hs_conn_alert(p.s, 0);
+	if (err == 0) {
+		assert_int_equal(hs_conn_resumed(p.s), *resumed);
+		assert_int_equal(hs_conn_suite(p.c), o->suite);
+		if (*resumed) /* 2.2: no certificate on resumption */
+			assert_int_equal(hs_conn_peer_cert_count(p.c), 0);
+		assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
+		assert_int_equal(pair_transfer(&p, 0, data, sizeof(data), 0), 0);
+		if (out != NULL)
+			assert_int_equal(hs_conn_session(p.c, out), 0);
+	}
+	pair_free(&p);
+	return err;
+}
+
+static struct hs_session *first_session(struct hs_ticket_keys *k, const struct opts *o)
+{
+	struct hs_session *s = NULL;
+	int resumed;
+
+	assert_int_equal(connect_once(k, NULL, o, &resumed, &s, NULL), 0);
+	assert_int_equal(resumed, 0);
+	assert_non_null(s);
+	return s;
+}
+
+static void test_resume_all_suites(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		for (int ke = 0; ke < 2; ke++) {
+			struct hs_ticket_keys *k;
+			struct opts o = { .suite = all_suites[i], .psk_ke = ke };
+			struct hs_session *s, *s2 = NULL;
+			int resumed;
+
+			assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+			s = first_session(k, &o);
+			assert_int_equal(hs_session_tickets(s), 2); /* default n_tickets */
+			assert_int_equal(connect_once(k, s, &o, &resumed, &s2, NULL), 0);
+			assert_int_equal(resumed, ke ? 2 : 1);
+			/* a resumed connection issues tickets too, and they resume */
+			assert_int_equal(hs_session_tickets(s2), 2);
+			assert_int_equal(connect_once(k, s2, &o, &resumed, NULL, NULL), 0);
+			assert_int_equal(resumed, ke ? 2 : 1);
+			hs_session_free(s);
+			hs_session_free(s2);
+			hs_ticket_keys_free(k);
+		}
+	}
+}
+
+static void test_ticket_used_once(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256, .n_tickets = 3 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	assert_int_equal(hs_session_tickets(s), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+		assert_int_equal(resumed, 1);
+	}
+	assert_int_equal(hs_session_tickets(s), 0);
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0); /* none left: full handshake */
+	hs_session_free(s);
+	/* reuse_tickets: the application opts in */
+	o.reuse = 1;
+	o.n_tickets = 1;
+	s = first_session(k, &o);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+		assert_int_equal(resumed, 1);
+	}
+	assert_int_equal(hs_session_tickets(s), 1);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_session_save_load(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_256_GCM_SHA384 };
+	struct hs_session *s, *l;
+	uint8_t buf[HS_SESSION_MAX];
+	size_t n;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	assert_int_equal(hs_session_save(s, buf, sizeof(buf), &n), 0);
+	hs_session_free(s);
+	assert_int_equal(hs_session_load(&l, buf, n), 0);
+	assert_int_equal(hs_session_tickets(l), 2);
+	assert_int_equal(connect_once(k, l, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 1);
+	hs_session_free(l);
+	/* truncated or bent: refused */
+	assert_int_not_equal(hs_session_load(&l, buf, n - 1), 0);
+	assert_null(l);
+	buf[0] ^= 1;
+	assert_int_not_equal(hs_session_load(&l, buf, n), 0);
+	hs_ticket_keys_free(k);
+}
+
+static void test_tampered_ticket(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	/* a byte of the key name, the nonce, the sealed body, the tag */
+	const size_t where[] = { 0, 20, 40, 1000 };
+	for (size_t i = 0; i < 4; i++) {
+		struct hs_session *s = first_session(k, &o);
+		struct session_ticket *t = &s->t[s->n - 1];
+		t->ticket[where[i] < t->len ? where[i] : t->len - 1] ^= 0x40;
+		assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+		assert_int_equal(resumed, 0);
+		hs_session_free(s);
+	}
+	hs_ticket_keys_free(k);
+}
+
+static void test_rotated_out_key(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256, .n_tickets = 1 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	assert_int_equal(hs_ticket_keys_rotate(k), 0); /* now the previous key: accepted */
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 1);
+	hs_session_free(s);
+	s = first_session(k, &o);
+	assert_int_equal(hs_ticket_keys_rotate(k), 0);
+	assert_int_equal(hs_ticket_keys_rotate(k), 0); /* wiped */
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_bad_binder(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_CHACHA20_POLY1305_SHA256 };
+	struct hs_session *s;
+	int resumed, alert;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	s->t[s->n - 1].psk[3] ^= 1; /* the client's binder is now wrong */
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, &alert),
+			 HS_ERR_TLS_PEER_ALERT);
+	assert_int_equal(alert, 51); /* decrypt_error (6.2: "a PSK binder") */
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_expired_ticket(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct test_hooks late = { .clock_skew_ms = 3601 * 1000 };
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256, .n_tickets = 1 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 3600, 0), 0);
+	/* the server finds it expired: full handshake */
+	s = first_session(k, &o);
+	o.shooks = &late;
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	hs_session_free(s);
+	/* the client finds it expired: not offered */
+	o.shooks = NULL;
+	s = first_session(k, &o);
+	o.chooks = &late;
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	assert_int_equal(hs_session_tickets(s), 1); /* not used */
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_resume_after_hrr(void **state)
+{
+	static const uint16_t cg[] = { HS_GROUP_X25519, HS_GROUP_SECP256R1 };
+	static const uint16_t sg[] = { HS_GROUP_SECP256R1 };
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_256_GCM_SHA384 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	/* the server wants P-256: HelloRetryRequest, then the binder over
+	 * message_hash(CH1) || HRR || CH2 */
+	o.cgroups = cg;
+	o.n_cgroups = 2;
+	o.sgroups = sg;
+	o.n_sgroups = 1;
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 1);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_no_ticket_keys(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	/* a server without ticket keys ignores the offer */
+	assert_int_equal(connect_once(NULL, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+	assert_int_not_equal(hs_ticket_keys_new(&k, 604801, 0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resume_all_suites), cmocka_unit_test(test_ticket_used_once),
+		cmocka_unit_test(test_session_save_load), cmocka_unit_test(test_tampered_ticket),
+		cmocka_unit_test(test_rotated_out_key),   cmocka_unit_test(test_bad_binder),
+		cmocka_unit_test(test_expired_ticket),    cmocka_unit_test(test_resume_after_hrr),
+		cmocka_unit_test(test_no_ticket_keys),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
