@@ -44,6 +44,10 @@ struct server {
 	size_t n_cert, n_key;
 	enum hs_verify_mode verify_client;
 	int echo, help, hrr_cookie;
+	/* resumption: tickets after each handshake (--tickets N, default 2;
+	 * --no-tickets: none), sealed with keys made at start */
+	long n_tickets;
+	int no_tickets;
 	enum relay_ktls ktls;
 	long max_conns;
 	struct algs algs;
@@ -145,6 +149,23 @@ static int set_help(void *ctx, const char *a)
 	return 0;
 }
 
+static int set_tickets(void *ctx, const char *a)
+{
+	char *end;
+	long n = strtol(a, &end, 10);
+
+	if (*a == 0 || *end != 0 || n < 1 || n > 16)
+		return fail(EXIT_USAGE, "--tickets: want 1 to 16");
+	S(ctx)->n_tickets = n;
+	return 0;
+}
+static int set_no_tickets(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->no_tickets = 1;
+	return 0;
+}
+
 static const struct opt options[] = {
 	{ "--listen -accept", "ADDR:PORT", set_listen,
 	  "where to listen (default 127.0.0.1:4433; port 0 picks a free one)" },
@@ -171,6 +192,8 @@ static const struct opt options[] = {
 	{ "--brief -brief", NULL, set_brief, "one status line per connection" },
 	{ "--ktls", "[=require]", set_ktls,
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
+	{ "--tickets", "N", set_tickets, "session tickets after each handshake (default 2)" },
+	{ "--no-tickets -no_ticket", NULL, set_no_tickets, "send no session tickets (no resumption)" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -320,6 +343,10 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 	note(1, "%s sni=%s client-cert=%s", desc,
 	     escape_peer(hs_conn_server_name(c), sni, sizeof(sni)),
 	     hs_conn_peer_cert_count(c) > 0 ? "verified" : "none");
+	if (cfg->ticket_keys != NULL)
+		note(1, "session: %s", hs_conn_resumed(c) == 2   ? "resumed (psk_ke)"
+				       : hs_conn_resumed(c) == 1 ? "resumed (psk_dhe_ke)"
+								 : "new (full handshake)");
 	rc = relay_run(&r, c, sock);
 	note(2, "connection done: %llu bytes received, %llu sent",
 	     (unsigned long long)r.bytes_in, (unsigned long long)r.bytes_out);
@@ -396,6 +423,7 @@ int main(int argc, char **argv)
 	struct hs_cred *creds[MAX_CREDS] = { NULL };
 	size_t n_creds = 0;
 	struct hs_x509_store *client_cas = NULL;
+	struct hs_ticket_keys *tkeys = NULL;
 	char host[256], port[32];
 	unsigned bound;
 	int rc, lsock;
@@ -429,6 +457,12 @@ int main(int argc, char **argv)
 	cfg.verify_client = sv.verify_client;
 	cfg.client_trust = client_cas;
 	cfg.send_ca_names = client_cas != NULL; /* as s_server does with -CAfile */
+	if (!sv.no_tickets && hs_ticket_keys_new(&tkeys, 0, 0) != 0) {
+		rc = fail(EXIT_TLS, "cannot make the ticket keys");
+		goto out;
+	}
+	cfg.ticket_keys = tkeys;
+	cfg.n_tickets = (unsigned)sv.n_tickets;
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
 		note(1, "listening on %s port %u", host[0] ? host : "*", bound);
@@ -436,6 +470,7 @@ int main(int argc, char **argv)
 		close(lsock);
 	}
 out:
+	hs_ticket_keys_free(tkeys);
 	hs_x509_store_free(client_cas);
 	for (size_t i = 0; i < n_creds; i++)
 		hs_cred_free(creds[i]);
