@@ -394,6 +394,16 @@ static size_t count_binders(struct reader r)
 }
 
 /*
+ * Tickets carry no client identity: with client certificates asked for, a
+ * resumed connection could not say who the client is (hs_conn_peer_cert),
+ * so such a server neither issues nor accepts tickets.
+ */
+static int tickets_on(const struct hs_conn *c)
+{
+	return c->cfg->ticket_keys != NULL && c->cfg->verify_client == HS_VERIFY_NONE;
+}
+
+/*
  * Resumption: take the first identity that is a live ticket of ours, in
  * psk_dhe_ke when the client allows it (psk_ke otherwise), once its binder
  * checks out. c->resumed, c->psk, c->psk_index set; nothing taken: 0 and
@@ -411,7 +421,7 @@ static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const ui
 	if (ext_find(&ch->exts, EXT_PRE_SHARED_KEY) == NULL)
 		return 0;
 	TRY(read_psk_offer(ch, len, &o));
-	if (c->cfg->ticket_keys == NULL || (!o.dhe && !o.ke))
+	if (!tickets_on(c) || (!o.dhe && !o.ke))
 		return 0;
 	i = find_ticket(c, &o, &st, &n_ids);
 	if (i < 0)
@@ -707,7 +717,7 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	transcript_update(&c->tr, msg, len);
 	/* 4.6.1: resumption_master_secret (CH..client Finished) before the
 	 * master goes; it lives only until our tickets are sealed */
-	if (c->cfg->ticket_keys != NULL) {
+	if (tickets_on(c)) {
 		transcript_hash(&c->tr, th);
 		err = keysched_resumption(&c->ks, th);
 	}
@@ -718,7 +728,7 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	keysched_forget(c->ks.c_ap); /* the read key holds it */
 	c->handshake_done = 1;
 	conn_event(c, HS_EVENT_HANDSHAKE_DONE);
-	if (c->cfg->ticket_keys != NULL) {
+	if (tickets_on(c)) {
 		err = send_tickets(c);
 		keysched_forget(c->ks.res_master);
 	}

@@ -151,7 +151,9 @@ struct hs_config {
 	 * hs_session_load) offers one of its unused tickets, which is then
 	 * marked used unless reuse_tickets; psk_ke offers psk_ke alone (no
 	 * (EC)DHE on resumption; a full handshake still works); default is
-	 * psk_dhe_ke. A rejected ticket gives a full handshake.
+	 * psk_dhe_ke. A rejected ticket gives a full handshake. A server
+	 * with verify_client set neither issues nor accepts tickets (they
+	 * carry no client identity).
 	 */
 	struct hs_ticket_keys *ticket_keys;
 	unsigned n_tickets;
