@@ -476,7 +476,8 @@ static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	shared_len = c->suite->hash()->digest_len;
 	if (c->resumed != 2) {
 		err = sh_key_exchange(c, &sh, shared);
-		shared_len = c->group->kx->shared_len;
+		if (err == 0)
+			shared_len = c->group->kx->shared_len;
 	} else {
 		wipe(c->kx_priv, sizeof(c->kx_priv));
 	}
