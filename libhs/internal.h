@@ -183,6 +183,9 @@ struct keysched {
 	/* resumption_master_secret: server until its tickets are sealed,
 	 * client until free (tickets may come at any time) */
 	uint8_t res_master[HASH_MAX];
+	/* exporter_master_secret (7.5): kept until free, exporters may be
+	 * asked for at any time */
+	uint8_t exp_master[HASH_MAX];
 };
 
 HS_MUST_CHECK int keysched_start(struct keysched *ks, const struct hash *h);
@@ -195,6 +198,9 @@ HS_MUST_CHECK int keysched_start_psk(struct keysched *ks, const struct hash *h,
 HS_MUST_CHECK int keysched_binder_key(const struct keysched *ks, uint8_t *out);
 /* res_master from the master secret in stage; th = CH..client Finished */
 HS_MUST_CHECK int keysched_resumption(struct keysched *ks, const uint8_t *th);
+/* 7.5 TLS-Exporter from exp_master */
+HS_MUST_CHECK int keysched_export(const struct keysched *ks, const char *label,
+				  const uint8_t *ctx, size_t ctx_len, uint8_t *out, size_t out_len);
 HS_MUST_CHECK int keysched_master(struct keysched *ks, const uint8_t *th);
 HS_MUST_CHECK int keysched_finished(const struct hash *h, const uint8_t *base, const uint8_t *th,
 				 uint8_t *out);

@@ -7,6 +7,7 @@
  *     c/s hs traffic = Derive-Secret(handshake, "c hs traffic"/"s hs traffic", CH..SH)
  *   master    = HKDF-Extract(Derive-Secret(handshake, "derived", ""), 0)
  *     c/s ap traffic = Derive-Secret(master, "c ap traffic"/"s ap traffic", CH..server Fin)
+ *     exp master = Derive-Secret(master, "exp master", CH..server Fin)
  *     res master = Derive-Secret(master, "res master", CH..client Fin)
  *
  * With psk_ke the (EC)DHE input of the handshake secret is Hash.length
@@ -102,6 +103,8 @@ int keysched_master(struct keysched *ks, const uint8_t *th)
 	}
 	if (err == 0)
 		err = derive_secret(ks->h, ks->stage, "s ap traffic", th, ks->s_ap);
+	if (err == 0)
+		err = derive_secret(ks->h, ks->stage, "exp master", th, ks->exp_master);
 	wipe(salt, sizeof(salt));
 	/* the handshake secret's last use was the salt above */
 	wipe(ks->handshake_secret, sizeof(ks->handshake_secret));
@@ -117,6 +120,26 @@ int keysched_finished(const struct hash *h, const uint8_t *base, const uint8_t *
 	if (err == 0)
 		hmac(h, key, h->digest_len, th, h->digest_len, out);
 	wipe(key, sizeof(key));
+	return err;
+}
+
+/*
+ * 7.5: TLS-Exporter(label, context, length) = HKDF-Expand-Label(
+ * Derive-Secret(exporter_master_secret, label, ""), "exporter",
+ * Hash(context), length).
+ */
+int keysched_export(const struct keysched *ks, const char *label, const uint8_t *ctx,
+		    size_t ctx_len, uint8_t *out, size_t out_len)
+{
+	uint8_t empty[HASH_MAX], hctx[HASH_MAX], secret[HASH_MAX];
+	int err;
+
+	hash_digest(ks->h, "", 0, empty);
+	hash_digest(ks->h, ctx, ctx_len, hctx);
+	err = derive_secret(ks->h, ks->exp_master, label, empty, secret);
+	if (err == 0)
+		err = hkdf_expand_label(ks->h, secret, "exporter", hctx, ks->len, out, out_len);
+	wipe(secret, sizeof(secret));
 	return err;
 }
 

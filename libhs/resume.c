@@ -472,6 +472,14 @@ void hs_session_free(struct hs_session *s)
 	free(s);
 }
 
+int hs_conn_export(const struct hs_conn *c, const char *label, const uint8_t *context,
+		   size_t context_len, uint8_t *out, size_t out_len)
+{
+	ENSURE(c->handshake_done && c->err == 0, HS_ERR_TLS_STATE);
+	ENSURE(label != NULL && strlen(label) <= 255 - 6, HS_ERR_ARG);
+	return keysched_export(&c->ks, label, context, context_len, out, out_len);
+}
+
 int hs_conn_resumed(const struct hs_conn *c)
 {
 	return c->resumed;

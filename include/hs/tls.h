@@ -276,6 +276,15 @@ size_t hs_session_tickets(const struct hs_session *s);
 void hs_session_free(struct hs_session *s);
 /* Did this handshake resume (a PSK accepted)? 1 = psk_dhe_ke, 2 = psk_ke. */
 int hs_conn_resumed(const struct hs_conn *c);
+/*
+ * Keying material exporter (RFC 8446 7.5, RFC 5705 labels): out_len
+ * bytes (at most 255 * the suite's hash length) for label and context,
+ * the same on both sides. Once the handshake is done; HS_ERR_TLS_STATE
+ * before. The exporter_master_secret stays in the connection until free.
+ */
+HS_MUST_CHECK int hs_conn_export(const struct hs_conn *c, const char *label,
+				 const uint8_t *context, size_t context_len, uint8_t *out,
+				 size_t out_len);
 #define HS_SESSION_MAX 8192 /* bytes of a serialised session, at most */
 
 /* Names for printing ("TLS_AES_128_GCM_SHA256", "x25519", ...; "?" if unknown). */

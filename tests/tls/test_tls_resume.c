@@ -5,7 +5,8 @@
  * HelloRetryRequest (binders over the HRR transcript); each ticket used
  * once unless reuse_tickets; a tampered ticket, a ticket under a rotated-out
  * key and an expired ticket give a full handshake; a binder that does not
- * verify is decrypt_error.
+ * verify is decrypt_error. Exporters (7.5) agree on both sides of every
+ * connection here, full or resumed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,6 +33,24 @@ struct opts {
 	size_t n_cgroups, n_sgroups;
 	struct test_hooks *shooks, *chooks;
 };
+
+/* 7.5: both sides export the same bytes; label, context and length matter */
+static void check_exporters(struct pair *p)
+{
+	static const uint8_t ctx[] = { 1, 2, 3 };
+	uint8_t a[64], b[64], d[64];
+
+	assert_int_equal(hs_conn_export(p->c, "EXPORTER-hs-test", ctx, 3, a, 64), 0);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-test", ctx, 3, b, 64), 0);
+	assert_memory_equal(a, b, 64);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-other", ctx, 3, d, 64), 0);
+	assert_memory_not_equal(a, d, 64);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-test", ctx, 2, d, 64), 0);
+	assert_memory_not_equal(a, d, 64);
+	assert_int_equal(hs_conn_export(p->c, "EXPORTER-hs-test", NULL, 0, d, 32), 0);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-test", NULL, 0, b, 32), 0);
+	assert_memory_equal(b, d, 32);
+}
 
 /* One handshake; *resumed gets hs_conn_resumed(); the new session (if
  * out) from the tickets the client got. Returns the handshake's result. */
@@ -69,6 +88,7 @@ static int connect_once(struct hs_ticket_keys *k, struct hs_session *sess, const
 		assert_int_equal(hs_conn_suite(p.c), o->suite);
 		if (*resumed) /* 2.2: no certificate on resumption */
 			assert_int_equal(hs_conn_peer_cert_count(p.c), 0);
+		check_exporters(&p);
 		assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
 		assert_int_equal(pair_transfer(&p, 0, data, sizeof(data), 0), 0);
 		if (out != NULL)
@@ -305,6 +325,18 @@ static void test_no_ticket_keys(void **state)
 	assert_int_not_equal(hs_ticket_keys_new(&k, 604801, 0), 0);
 }
 
+static void test_exporter_before_handshake(void **state)
+{
+	struct pair p;
+	uint8_t out[16];
+
+	(void)state;
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	pair_start(&p);
+	assert_int_equal(hs_conn_export(p.c, "EXPORTER-x", NULL, 0, out, 16), HS_ERR_TLS_STATE);
+	pair_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,7 +344,7 @@ int main(void)
 		cmocka_unit_test(test_session_save_load), cmocka_unit_test(test_tampered_ticket),
 		cmocka_unit_test(test_rotated_out_key),   cmocka_unit_test(test_bad_binder),
 		cmocka_unit_test(test_expired_ticket),    cmocka_unit_test(test_resume_after_hrr),
-		cmocka_unit_test(test_no_ticket_keys),
+		cmocka_unit_test(test_no_ticket_keys),    cmocka_unit_test(test_exporter_before_handshake),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
