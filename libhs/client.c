@@ -92,11 +92,9 @@ static void write_list_ext(struct hs_conn *c, struct writer *w, uint16_t type,
  */
 static void write_psk_exts(struct hs_conn *c, struct writer *w)
 {
-	const struct session_ticket *t = c->psk_offer;
 	uint8_t mode = c->cfg->psk_ke ? 0 : 1;
 	uint8_t zeros[HASH_MAX] = { 0 };
 	struct writer_vec e, l, one;
-	uint32_t age = (uint32_t)(resume_now_ms(c) - t->recv_ms) + t->age_add;
 
 	ext_w_opaque(w, EXT_PSK_MODES, 1, &mode, 1);
 	note_offered(c, EXT_PSK_MODES);
@@ -104,9 +102,9 @@ static void write_psk_exts(struct hs_conn *c, struct writer *w)
 	write_vec_open(w, 2, &e);
 	write_vec_open(w, 2, &l);
 	write_vec_open(w, 2, &one);
-	write_bytes(w, t->ticket, t->len);
+	write_bytes(w, c->psk_id, c->psk_id_len);
 	write_vec_close(w, &one);
-	write_u32(w, age);
+	write_u32(w, c->psk_age); /* 4.2.11: 0 for an external PSK */
 	write_vec_close(w, &l);
 	write_vec_open(w, 2, &l);
 	write_vec_open(w, 1, &one);
@@ -131,7 +129,8 @@ static int fill_binder(struct hs_conn *c, uint8_t *msg, size_t len)
 	struct writer w;
 
 	ENSURE(len > tail, HS_ERR_INTERNAL);
-	TRY(psk_binder(&c->tr, h, c->psk, msg, len - tail, binder));
+	TRY(psk_binder(&c->tr, h, c->psk_key, c->psk_key_len, c->psk_external, msg, len - tail,
+		       binder));
 	w = writer_init(msg + len - h->digest_len, h->digest_len);
 	write_bytes(&w, binder, h->digest_len);
 	return writer_error(&w);
@@ -240,6 +239,9 @@ static int send_verbatim_hello(struct hs_conn *c)
  * still offer; marked used (a ticket goes out once, 2.2's privacy advice,
  * C.4) unless reuse_tickets. None: a full handshake.
  */
+/* psk_offer of an external PSK: no ticket behind it */
+static const struct session_ticket external_offer;
+
 static int pick_ticket(struct hs_conn *c)
 {
 	struct hs_session *s = c->cfg->session;
@@ -247,6 +249,16 @@ static int pick_ticket(struct hs_conn *c)
 	const uint16_t *suites;
 	size_t n;
 
+	if (c->cfg->psk != NULL) { /* external: SHA-256, identity as given */
+		c->psk_suite = suite_find(HS_TLS_AES_128_GCM_SHA256);
+		c->psk_key = c->cfg->psk;
+		c->psk_key_len = c->cfg->psk_len;
+		c->psk_external = 1;
+		c->psk_id = c->cfg->psk_identity;
+		c->psk_id_len = c->cfg->psk_identity_len;
+		c->psk_offer = &external_offer;
+		return 0;
+	}
 	if (s == NULL)
 		return 0;
 	cfg_suites(c->cfg, &suites, &n);
@@ -258,7 +270,13 @@ static int pick_ticket(struct hs_conn *c)
 	c->psk_suite = suite_find(s->suite);
 	ENSURE(t->psk_len == c->psk_suite->hash()->digest_len, HS_ERR_ARG);
 	memcpy(c->psk, t->psk, t->psk_len);
+	c->psk_key = c->psk;
+	c->psk_key_len = t->psk_len;
 	c->psk_offer = t;
+	c->psk_id = t->ticket;
+	c->psk_id_len = t->len;
+	/* 4.2.11.1: the age in ms plus ticket_age_add, modulo 2^32 */
+	c->psk_age = (uint32_t)(resume_now_ms(c) - t->recv_ms) + t->age_add;
 	if (!c->cfg->reuse_tickets)
 		t->used = 1;
 	return 0;
@@ -484,8 +502,8 @@ static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	if (err == 0) {
 		transcript_update(&c->tr, msg, len);
 		transcript_hash(&c->tr, th);
-		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk,
-						      c->suite->hash()->digest_len)
+		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk_key,
+						      c->psk_key_len)
 				 : keysched_start(&c->ks, c->suite->hash());
 	}
 	wipe(c->psk, sizeof(c->psk));
@@ -600,8 +618,12 @@ static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t 
 
 static int on_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
+	const struct hs_config *cfg = c->cfg;
 	size_t n;
 
+	/* an external-PSK client without trust settings takes no certificate */
+	ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure,
+	       HS_ERR_TLS_CERT_UNTRUSTED);
 	TRY(parse_certificate(c, msg, len, &n));
 	transcript_update(&c->tr, msg, len);
 	return 0;

@@ -195,7 +195,7 @@ HS_MUST_CHECK int keysched_handshake(struct keysched *ks, const uint8_t *shared,
 HS_MUST_CHECK int keysched_start_psk(struct keysched *ks, const struct hash *h,
 				     const uint8_t *psk, size_t psk_len);
 /* binder_key (7.1, "res binder") from the early secret in stage */
-HS_MUST_CHECK int keysched_binder_key(const struct keysched *ks, uint8_t *out);
+HS_MUST_CHECK int keysched_binder_key(const struct keysched *ks, int external, uint8_t *out);
 /* res_master from the master secret in stage; th = CH..client Finished */
 HS_MUST_CHECK int keysched_resumption(struct keysched *ks, const uint8_t *th);
 /* 7.5 TLS-Exporter from exp_master */
@@ -248,7 +248,8 @@ HS_MUST_CHECK int ticket_open(struct hs_ticket_keys *k, const uint8_t *t, size_t
 HS_MUST_CHECK int ticket_psk(const struct hash *h, const uint8_t *res_master,
 			     const uint8_t *nonce, size_t nonce_len, uint8_t *psk);
 HS_MUST_CHECK int psk_binder(const struct transcript *tr, const struct hash *h,
-			     const uint8_t *psk, const uint8_t *partial, size_t n, uint8_t *out);
+			     const uint8_t *psk, size_t psk_len, int external,
+			     const uint8_t *partial, size_t n, uint8_t *out);
 /* server: n_tickets NewSessionTickets from ks.res_master, flushed */
 HS_MUST_CHECK int send_tickets(struct hs_conn *c);
 void session_add(struct hs_session *s, const struct session_ticket *t, uint16_t suite);
@@ -438,6 +439,12 @@ struct hs_conn {
 	const struct suite *psk_suite; /* client: the offered ticket's suite */
 	const struct session_ticket *psk_offer; /* client: in our ClientHello */
 	uint16_t psk_index; /* server: the identity accepted */
+	const uint8_t *psk_key; /* c->psk, or hs_config.psk (external) */
+	size_t psk_key_len;
+	int psk_external;
+	const uint8_t *psk_id; /* client: the identity offered, its age */
+	size_t psk_id_len;
+	uint32_t psk_age;
 	struct hs_session got; /* client: tickets received (keep_tickets) */
 
 #ifdef HS_TEST_HOOKS

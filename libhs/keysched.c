@@ -2,7 +2,7 @@
  * The TLS 1.3 key schedule (RFC 8446 7.1):
  *
  *   early     = HKDF-Extract(0, PSK or 0)
- *     binder key = Derive-Secret(early, "res binder", "")   (resumption PSKs)
+ *     binder key = Derive-Secret(early, "res binder" / "ext binder", "")
  *   handshake = HKDF-Extract(Derive-Secret(early, "derived", ""), ECDHE)
  *     c/s hs traffic = Derive-Secret(handshake, "c hs traffic"/"s hs traffic", CH..SH)
  *   master    = HKDF-Extract(Derive-Secret(handshake, "derived", ""), 0)
@@ -62,12 +62,13 @@ int keysched_start_psk(struct keysched *ks, const struct hash *h, const uint8_t 
 	return 0;
 }
 
-int keysched_binder_key(const struct keysched *ks, uint8_t *out)
+int keysched_binder_key(const struct keysched *ks, int external, uint8_t *out)
 {
 	uint8_t empty[HASH_MAX];
 
 	hash_digest(ks->h, "", 0, empty);
-	return derive_secret(ks->h, ks->stage, "res binder", empty, out);
+	return derive_secret(ks->h, ks->stage, external ? "ext binder" : "res binder", empty,
+			     out);
 }
 
 int keysched_resumption(struct keysched *ks, const uint8_t *th)

@@ -272,15 +272,15 @@ int ticket_psk(const struct hash *h, const uint8_t *res_master, const uint8_t *n
 }
 
 int psk_binder(const struct transcript *tr, const struct hash *h, const uint8_t *psk,
-	       const uint8_t *partial, size_t n, uint8_t *out)
+	       size_t psk_len, int external, const uint8_t *partial, size_t n, uint8_t *out)
 {
 	struct keysched ks;
 	uint8_t key[HASH_MAX], th[HASH_MAX];
 	int err;
 
-	err = keysched_start_psk(&ks, h, psk, h->digest_len);
+	err = keysched_start_psk(&ks, h, psk, psk_len);
 	if (err == 0)
-		err = keysched_binder_key(&ks, key);
+		err = keysched_binder_key(&ks, external, key);
 	transcript_hash_plus(tr, h, partial, n, th);
 	if (err == 0)
 		err = keysched_finished(h, key, th, out);

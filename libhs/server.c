@@ -337,19 +337,37 @@ static int read_psk_offer(const struct client_hello *ch, size_t msg_len, struct 
 /* The index of the first identity that opens as one of our live tickets
  * for this suite, or -1. A ticket that does not open is no error: a full
  * handshake. Other negative values: a malformed list. */
+static int tickets_on(const struct hs_conn *c);
+
+/* Our external PSK's identity, usable with this suite (SHA-256)? */
+static int is_external(const struct hs_conn *c, struct reader id)
+{
+	const struct hs_config *cfg = c->cfg;
+
+	return cfg->psk != NULL && c->suite->hash() == hash_sha256() &&
+	       id.len == cfg->psk_identity_len && memcmp(id.p, cfg->psk_identity, id.len) == 0;
+}
+
 static int find_ticket(struct hs_conn *c, struct psk_offer *o, struct ticket_state *st,
-		       size_t *n_ids)
+		       size_t *n_ids, int *external)
 {
 	int found = -1;
 	int64_t now = resume_now_ms(c);
 
 	*n_ids = 0;
+	*external = 0;
 	for (struct reader r = o->ids; reader_left(&r) > 0; (*n_ids)++) {
 		struct reader id;
 		uint32_t age;
 		TRY(read_vec(&r, 2, 1, 0xffff, &id));
 		TRY(read_u32(&r, &age));
-		if (found >= 0 || ticket_open(c->cfg->ticket_keys, id.p, id.len, st) != 0)
+		if (found < 0 && is_external(c, id)) {
+			*external = 1;
+			found = (int)*n_ids;
+			continue;
+		}
+		if (found >= 0 || !tickets_on(c) ||
+		    ticket_open(c->cfg->ticket_keys, id.p, id.len, st) != 0)
 			continue;
 		/* 4.2.11: the PSK's hash must be the suite's; the ticket unexpired */
 		if (suite_find(st->suite) == NULL ||
@@ -367,7 +385,7 @@ static int find_ticket(struct hs_conn *c, struct psk_offer *o, struct ticket_sta
 /* 4.2.11.2: "If this value does not validate, the server MUST abort the
  * handshake" (6.2: decrypt_error covers "a PSK binder"). */
 static int check_binder(struct hs_conn *c, const struct psk_offer *o, size_t index,
-			const uint8_t *msg, const uint8_t *psk)
+			const uint8_t *msg, const uint8_t *psk, size_t psk_len, int external)
 {
 	const struct hash *h = c->suite->hash();
 	struct reader r = o->binders, b;
@@ -377,7 +395,7 @@ static int check_binder(struct hs_conn *c, const struct psk_offer *o, size_t ind
 	for (size_t i = 0; i <= index; i++)
 		TRY(read_vec(&r, 1, 32, 255, &b));
 	ENSURE(b.len == h->digest_len, HS_ERR_TLS_BAD_BINDER);
-	TRY(psk_binder(&c->tr, h, psk, msg, o->partial_len, want));
+	TRY(psk_binder(&c->tr, h, psk, psk_len, external, msg, o->partial_len, want));
 	diff = ct_memneq(want, b.p, h->digest_len);
 	wipe(want, sizeof(want));
 	return diff ? HS_ERR_TLS_BAD_BINDER : 0;
@@ -415,23 +433,33 @@ static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const ui
 	struct psk_offer o;
 	struct ticket_state st;
 	size_t n_ids;
-	int i, err;
+	int i, err, external;
 
 	c->resumed = 0;
 	if (ext_find(&ch->exts, EXT_PRE_SHARED_KEY) == NULL)
 		return 0;
 	TRY(read_psk_offer(ch, len, &o));
-	if (!tickets_on(c) || (!o.dhe && !o.ke))
+	if ((!tickets_on(c) && c->cfg->psk == NULL) || (!o.dhe && !o.ke))
 		return 0;
-	i = find_ticket(c, &o, &st, &n_ids);
+	i = find_ticket(c, &o, &st, &n_ids, &external);
 	if (i < 0)
 		return i == -1 ? 0 : i;
 	/* 4.2.11: as many binders as identities */
 	err = count_binders(o.binders) == n_ids ? 0 : HS_ERR_TLS_ILLEGAL_PARAM;
-	if (err == 0)
-		err = check_binder(c, &o, (size_t)i, msg, st.psk);
-	if (err == 0) {
+	if (err == 0 && external)
+		err = check_binder(c, &o, (size_t)i, msg, c->cfg->psk, c->cfg->psk_len, 1);
+	else if (err == 0)
+		err = check_binder(c, &o, (size_t)i, msg, st.psk, st.psk_len, 0);
+	if (err == 0 && external) {
+		c->psk_key = c->cfg->psk;
+		c->psk_key_len = c->cfg->psk_len;
+		c->psk_external = 1;
+	} else if (err == 0) {
 		memcpy(c->psk, st.psk, st.psk_len);
+		c->psk_key = c->psk;
+		c->psk_key_len = st.psk_len;
+	}
+	if (err == 0) {
 		c->psk_index = (uint16_t)i;
 		c->resumed = o.dhe ? 1 : 2;
 	}
@@ -532,7 +560,8 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 		err = send_server_hello(c);
 	if (err == 0) {
 		transcript_hash(&c->tr, th);
-		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk, hlen)
+		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk_key,
+						      c->psk_key_len)
 				 : keysched_start(&c->ks, c->suite->hash());
 	}
 	wipe(c->psk, sizeof(c->psk)); /* the early secret holds it */

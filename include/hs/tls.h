@@ -160,6 +160,19 @@ struct hs_config {
 	struct hs_session *session;
 	int psk_ke;
 	int reuse_tickets;
+	/*
+	 * External PSK (RFC 8446 2.2, as NVMe/TCP and openssl -psk use it):
+	 * a key and its identity, bound to SHA-256 (usable with the
+	 * SHA-256 suites). client: offered (before any session ticket), in
+	 * psk_dhe_ke or psk_ke as above; trust settings become optional, and
+	 * without them a server that does not take the PSK is refused.
+	 * server: accepted for that identity; cred becomes optional (without
+	 * one a client without the PSK gets handshake_failure).
+	 */
+	const uint8_t *psk;
+	size_t psk_len;
+	const uint8_t *psk_identity;
+	size_t psk_identity_len;
 };
 
 struct hs_conn;

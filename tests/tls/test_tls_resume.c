@@ -5,7 +5,8 @@
  * HelloRetryRequest (binders over the HRR transcript); each ticket used
  * once unless reuse_tickets; a tampered ticket, a ticket under a rotated-out
  * key and an expired ticket give a full handshake; a binder that does not
- * verify is decrypt_error. Exporters (7.5) agree on both sides of every
+ * verify is decrypt_error. External PSKs (with and without (EC)DHE, with
+ * and without a server certificate; wrong key, unknown identity). Exporters (7.5) agree on both sides of every
  * connection here, full or resumed.
  */
 #include <setjmp.h>
@@ -325,6 +326,79 @@ static void test_no_ticket_keys(void **state)
 	assert_int_not_equal(hs_ticket_keys_new(&k, 604801, 0), 0);
 }
 
+/* External PSK: key k, identity id on each side; the client trusts nothing
+ * else, the server has no certificate unless with_cert. */
+static int ext_psk_once(const char *ckey, const char *cid, const char *skey, const char *sid,
+			int psk_ke, int with_cert, int *resumed, int *calert, int *salert)
+{
+	static const uint16_t suite = HS_TLS_CHACHA20_POLY1305_SHA256;
+	struct pair p;
+	int err;
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.anchor_der = NULL;
+	p.ccfg.anchor_len = 0;
+	p.ccfg.suites = &suite;
+	p.ccfg.n_suites = 1;
+	p.ccfg.psk = (const uint8_t *)ckey;
+	p.ccfg.psk_len = strlen(ckey);
+	p.ccfg.psk_identity = (const uint8_t *)cid;
+	p.ccfg.psk_identity_len = strlen(cid);
+	p.ccfg.psk_ke = psk_ke;
+	p.scfg.psk = (const uint8_t *)skey;
+	p.scfg.psk_len = strlen(skey);
+	p.scfg.psk_identity = (const uint8_t *)sid;
+	p.scfg.psk_identity_len = strlen(sid);
+	if (!with_cert)
+		p.scfg.cred = NULL;
+	pair_start(&p);
+	err = pair_handshake(&p, 0);
+	*resumed = hs_conn_resumed(p.s);
+	*calert = hs_conn_alert(p.c, 0);
+	*salert = hs_conn_alert(p.s, 0);
+	if (err == 0) {
+		static const uint8_t data[] = "external psk";
+		assert_int_equal(hs_conn_resumed(p.c), *resumed);
+		assert_int_equal(hs_conn_peer_cert_count(p.c), 0);
+		check_exporters(&p);
+		assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
+	}
+	pair_free(&p);
+	return err;
+}
+
+static void test_external_psk(void **state)
+{
+	const char *key = "0123456789abcdef0123456789abcdef";
+	int resumed, ca, sa;
+
+	(void)state;
+	for (int ke = 0; ke < 2; ke++) {
+		for (int cert = 0; cert < 2; cert++) {
+			assert_int_equal(ext_psk_once(key, "nvme-host", key, "nvme-host", ke, cert,
+						      &resumed, &ca, &sa),
+					 0);
+			assert_int_equal(resumed, ke ? 2 : 1);
+		}
+	}
+	/* another key: the binder does not verify, decrypt_error */
+	assert_int_equal(ext_psk_once(key, "nvme-host", "another key of 32 bytes........", "nvme-host",
+				      0, 0, &resumed, &ca, &sa),
+			 HS_ERR_TLS_PEER_ALERT);
+	assert_int_equal(sa, 51);
+	/* an identity the server does not know: a certificate handshake, which
+	 * a server without one cannot do (handshake_failure) ... */
+	assert_int_equal(ext_psk_once(key, "stranger", key, "nvme-host", 0, 0, &resumed, &ca, &sa),
+			 HS_ERR_TLS_PEER_ALERT);
+	assert_int_equal(sa, 40);
+	/* ... and a client with no trust settings refuses (bad_certificate or
+	 * the like: anything but success) */
+	assert_int_not_equal(ext_psk_once(key, "stranger", key, "nvme-host", 0, 1, &resumed, &ca,
+					  &sa),
+			     0);
+	assert_int_equal(resumed, 0);
+}
+
 static void test_exporter_before_handshake(void **state)
 {
 	struct pair p;
@@ -345,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_rotated_out_key),   cmocka_unit_test(test_bad_binder),
 		cmocka_unit_test(test_expired_ticket),    cmocka_unit_test(test_resume_after_hrr),
 		cmocka_unit_test(test_no_ticket_keys),    cmocka_unit_test(test_exporter_before_handshake),
+		cmocka_unit_test(test_external_psk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
