@@ -480,6 +480,11 @@ int hs_conn_export(const struct hs_conn *c, const char *label, const uint8_t *co
 	return keysched_export(&c->ks, label, context, context_len, out, out_len);
 }
 
+int hs_conn_external_psk(const struct hs_conn *c)
+{
+	return c->resumed != 0 && c->psk_external;
+}
+
 int hs_conn_resumed(const struct hs_conn *c)
 {
 	return c->resumed;

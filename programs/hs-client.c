@@ -34,6 +34,10 @@ struct client {
 	 * --psk-ke resumes without (EC)DHE */
 	const char *sess_in, *sess_out;
 	int psk_ke;
+	/* external PSK: --psk HEX --psk-identity ID (openssl -psk/-psk_identity) */
+	const char *psk_identity;
+	uint8_t psk[256];
+	size_t psk_len;
 	enum relay_ktls ktls;
 	struct algs algs;
 	uint8_t anchor[ANCHOR_MAX];
@@ -126,6 +130,17 @@ static int set_psk_ke(void *ctx, const char *a)
 	((struct client *)ctx)->psk_ke = 1;
 	return 0;
 }
+static int set_psk(void *ctx, const char *a)
+{
+	struct client *cl = ctx;
+
+	return parse_psk_hex(a, cl->psk, sizeof(cl->psk), &cl->psk_len);
+}
+static int set_psk_identity(void *ctx, const char *a)
+{
+	((struct client *)ctx)->psk_identity = a;
+	return 0;
+}
 static int set_help(void *ctx, const char *a)
 {
 	(void)a;
@@ -160,6 +175,9 @@ static const struct opt options[] = {
 	{ "--sess-out -sess_out", "FILE", set_sess_out,
 	  "save the session (the server's tickets, secret: mode 0600) when done" },
 	{ "--psk-ke", NULL, set_psk_ke, "resume in psk_ke mode (no (EC)DHE; default psk_dhe_ke)" },
+	{ "--psk -psk", "HEX", set_psk,
+	  "external PSK (SHA-256 suites); without --ca/--capath/--pin only the PSK authenticates" },
+	{ "--psk-identity -psk_identity", "ID", set_psk_identity, "its identity (default Client_identity)" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -349,10 +367,10 @@ static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 	}
 	describe(c, desc, sizeof(desc));
 	note(1, "%s verify=%s%s", desc, verify_desc(cl), cfg->cred != NULL ? " client-cert=offered" : "");
-	if (cfg->session != NULL || cl->sess_out != NULL)
-		note(1, "session: %s", hs_conn_resumed(c) == 2   ? "resumed (psk_ke)"
-				       : hs_conn_resumed(c) == 1 ? "resumed (psk_dhe_ke)"
-								 : "new (full handshake)");
+	if (cfg->psk != NULL)
+		note(1, "psk: %s", psk_desc(c, 1));
+	else if (cfg->session != NULL || cl->sess_out != NULL)
+		note(1, "session: %s", psk_desc(c, 0));
 	rc = relay_run(&r, c, sock);
 	note(2, "done: %llu bytes sent, %llu received", (unsigned long long)r.bytes_out,
 	     (unsigned long long)r.bytes_in);
@@ -387,7 +405,9 @@ int main(int argc, char **argv)
 		return rc;
 	if (!cl.insecure && cl.pin != NULL && (rc = load_pin(&cl)) != 0)
 		return rc;
-	if (!cl.insecure && (rc = load_trust(&cl, &trust)) != 0)
+	/* --psk alone: no roots, the PSK is the only way the server is trusted */
+	if (!cl.insecure && !(cl.psk_len > 0 && cl.ca == NULL && cl.capath == NULL && cl.pin == NULL) &&
+	    (rc = load_trust(&cl, &trust)) != 0)
 		goto out;
 	if ((rc = load_client_cred(&cl, &cred)) != 0)
 		goto out;
@@ -403,6 +423,13 @@ int main(int argc, char **argv)
 	cfg.session = sess;
 	cfg.psk_ke = cl.psk_ke;
 	cfg.keep_tickets = cl.sess_out != NULL;
+	if (cl.psk_len > 0) {
+		const char *id = cl.psk_identity ? cl.psk_identity : "Client_identity";
+		cfg.psk = cl.psk;
+		cfg.psk_len = cl.psk_len;
+		cfg.psk_identity = (const uint8_t *)id;
+		cfg.psk_identity_len = strlen(id);
+	}
 	if ((rc = check_config(&cfg)) != 0)
 		goto out;
 	if ((rc = net_connect(host, port, &sock)) != 0)
@@ -411,6 +438,7 @@ int main(int argc, char **argv)
 	rc = run(&cl, &cfg, sock);
 	close(sock);
 out:
+	wipe(cl.psk, sizeof(cl.psk));
 	hs_session_free(sess);
 	hs_cred_free(cred);
 	hs_x509_store_free(trust);

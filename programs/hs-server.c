@@ -48,6 +48,10 @@ struct server {
 	 * --no-tickets: none), sealed with keys made at start */
 	long n_tickets;
 	int no_tickets;
+	/* external PSK: --psk HEX --psk-identity ID (openssl -psk/-psk_identity) */
+	const char *psk_identity;
+	uint8_t psk[256];
+	size_t psk_len;
 	enum relay_ktls ktls;
 	long max_conns;
 	struct algs algs;
@@ -166,6 +170,16 @@ static int set_no_tickets(void *ctx, const char *a)
 	return 0;
 }
 
+static int set_psk(void *ctx, const char *a)
+{
+	return parse_psk_hex(a, S(ctx)->psk, sizeof(S(ctx)->psk), &S(ctx)->psk_len);
+}
+static int set_psk_identity(void *ctx, const char *a)
+{
+	S(ctx)->psk_identity = a;
+	return 0;
+}
+
 static const struct opt options[] = {
 	{ "--listen -accept", "ADDR:PORT", set_listen,
 	  "where to listen (default 127.0.0.1:4433; port 0 picks a free one)" },
@@ -194,6 +208,9 @@ static const struct opt options[] = {
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--tickets", "N", set_tickets, "session tickets after each handshake (default 2)" },
 	{ "--no-tickets -no_ticket", NULL, set_no_tickets, "send no session tickets (no resumption)" },
+	{ "--psk -psk", "HEX", set_psk, "accept this external PSK (SHA-256 suites)" },
+	{ "--psk-identity -psk_identity", "ID", set_psk_identity,
+	  "the PSK's identity (default Client_identity)" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -343,10 +360,10 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 	note(1, "%s sni=%s client-cert=%s", desc,
 	     escape_peer(hs_conn_server_name(c), sni, sizeof(sni)),
 	     hs_conn_peer_cert_count(c) > 0 ? "verified" : "none");
-	if (cfg->ticket_keys != NULL)
-		note(1, "session: %s", hs_conn_resumed(c) == 2   ? "resumed (psk_ke)"
-				       : hs_conn_resumed(c) == 1 ? "resumed (psk_dhe_ke)"
-								 : "new (full handshake)");
+	if (cfg->psk != NULL && hs_conn_resumed(c) && hs_conn_external_psk(c))
+		note(1, "psk: %s", psk_desc(c, 1));
+	else if (cfg->ticket_keys != NULL)
+		note(1, "session: %s", psk_desc(c, 0));
 	rc = relay_run(&r, c, sock);
 	note(2, "connection done: %llu bytes received, %llu sent",
 	     (unsigned long long)r.bytes_in, (unsigned long long)r.bytes_out);
@@ -462,6 +479,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	cfg.ticket_keys = tkeys;
+	if (sv.psk_len > 0) {
+		const char *id = sv.psk_identity ? sv.psk_identity : "Client_identity";
+		cfg.psk = sv.psk;
+		cfg.psk_len = sv.psk_len;
+		cfg.psk_identity = (const uint8_t *)id;
+		cfg.psk_identity_len = strlen(id);
+	}
 	cfg.n_tickets = (unsigned)sv.n_tickets;
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {

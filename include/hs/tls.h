@@ -289,6 +289,8 @@ size_t hs_session_tickets(const struct hs_session *s);
 void hs_session_free(struct hs_session *s);
 /* Did this handshake resume (a PSK accepted)? 1 = psk_dhe_ke, 2 = psk_ke. */
 int hs_conn_resumed(const struct hs_conn *c);
+/* Was the PSK taken the external one (hs_config.psk) rather than a ticket? */
+int hs_conn_external_psk(const struct hs_conn *c);
 /*
  * Keying material exporter (RFC 8446 7.5, RFC 5705 labels): out_len
  * bytes (at most 255 * the suite's hash length) for label and context,

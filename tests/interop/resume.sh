@@ -5,7 +5,9 @@
 #   server restarted since (new ticket keys) gives a full handshake;
 # - hs-client --sess-out, then --sess-in against openssl s_server: resumed
 #   in psk_dhe_ke, and with --psk-ke in psk_ke (s_server -allow_no_dhe_kex);
-#   each time the data comes back.
+#   each time the data comes back;
+# - external PSK: hs-client --psk against openssl s_server -nocert -psk, and
+#   openssl s_client -psk against hs-server --psk.
 #   resume.sh HS_CLIENT HS_SERVER
 set -u
 client=$(realpath "$1")
@@ -83,5 +85,31 @@ if grep -q "session: resumed (psk_ke)" "$tmp/h3.out" && grep -q olleh "$tmp/h3.o
 	pass "hs-client --psk-ke resumes against openssl s_server (psk_ke)"
 else
 	bad "hs-client psk_ke: $(cat "$tmp/h3.out")"
+fi
+
+# --- external PSK both ways (openssl -psk/-psk_identity)
+key=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+port=$(free_port)
+timeout 60 openssl s_server -accept "$port" -nocert -psk "$key" -psk_identity nvme-host -naccept 1 \
+	-rev >"$tmp/ossp.out" 2>&1 &
+pid=$!
+pids+=($pid)
+wait_listen "$pid" "$port" || { bad "openssl s_server -psk did not start"; finish; }
+hs --psk "$key" --psk-identity nvme-host >"$tmp/p1.out"
+if grep -q "psk: external PSK (psk_dhe_ke)" "$tmp/p1.out" && grep -q olleh "$tmp/p1.out"; then
+	pass "hs-client --psk against openssl s_server -nocert -psk"
+else
+	bad "hs-client --psk: $(cat "$tmp/p1.out")"
+fi
+"$server" --listen 127.0.0.1:0 --echo --max-conns 1 --psk "$key" --psk-identity nvme-host \
+	2>"$tmp/srvp.err" &
+pids+=($!)
+port=$(hs_port "$tmp/srvp.err") || { bad "hs-server --psk did not start"; finish; }
+s_client -psk "$key" -psk_identity nvme-host >"$tmp/p2.out"
+sleep 0.3
+if grep -q "resume-me" "$tmp/p2.out" && grep -q "psk: external PSK" "$tmp/srvp.err"; then
+	pass "openssl s_client -psk against hs-server --psk"
+else
+	bad "openssl s_client -psk: $(tail -3 "$tmp/p2.out") / $(cat "$tmp/srvp.err")"
 fi
 finish
