@@ -5,7 +5,8 @@
  * HelloRetryRequest (binders over the HRR transcript); each ticket used
  * once unless reuse_tickets; a tampered ticket, a ticket under a rotated-out
  * key and an expired ticket give a full handshake; a binder that does not
- * verify is decrypt_error. External PSKs (with and without (EC)DHE, with
+ * verify is decrypt_error; pre_shared_key not last is illegal_parameter,
+ * without psk_key_exchange_modes missing_extension. External PSKs (with and without (EC)DHE, with
  * and without a server certificate; wrong key, unknown identity). Exporters (7.5) agree on both sides of every
  * connection here, full or resumed.
  */
@@ -399,6 +400,85 @@ static void test_external_psk(void **state)
 	assert_int_equal(resumed, 0);
 }
 
+/*
+ * The client's ClientHello with a ticket, rebuilt with its extensions
+ * reordered or one dropped, fed to the server as a plaintext record.
+ * mode 0: drop psk_key_exchange_modes; 1: pre_shared_key first.
+ * Returns the alert the server sends.
+ */
+static int bent_hello(struct hs_ticket_keys *k, struct hs_session *s, int mode)
+{
+	struct pair p;
+	uint8_t rec[4096], out[4096];
+	size_t n = 0, pos, ext_start, o, used;
+	size_t ext_off[64], ext_len[64], n_ext = 0, psk = 64;
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.session = s;
+	p.ccfg.reuse_tickets = 1;
+	p.scfg.ticket_keys = k;
+	pair_start(&p);
+	assert_int_equal(hs_conn_pull(p.c, rec, sizeof(rec), &n), 0);
+	assert_true(n > 5 && rec[0] == 22);
+	/* record(5) type(1) len(3) version(2) random(32) sid, suites, comp */
+	pos = 5 + 4 + 2 + 32;
+	pos += 1 + rec[pos];
+	pos += 2 + (size_t)(rec[pos] << 8 | rec[pos + 1]);
+	pos += 1 + rec[pos];
+	ext_start = pos + 2;
+	for (size_t e = ext_start; e < n; n_ext++) {
+		size_t len = 4 + (size_t)(rec[e + 2] << 8 | rec[e + 3]);
+		if ((rec[e] << 8 | rec[e + 1]) == 41)
+			psk = n_ext;
+		ext_off[n_ext] = e;
+		ext_len[n_ext] = len;
+		e += len;
+	}
+	assert_true(psk < n_ext);
+	memcpy(out, rec, ext_start);
+	o = ext_start;
+	if (mode == 1) {
+		memcpy(out + o, rec + ext_off[psk], ext_len[psk]);
+		o += ext_len[psk];
+	}
+	for (size_t i = 0; i < n_ext; i++) {
+		int type = rec[ext_off[i]] << 8 | rec[ext_off[i] + 1];
+		if ((mode == 1 && i == psk) || (mode == 0 && type == 45))
+			continue;
+		memcpy(out + o, rec + ext_off[i], ext_len[i]);
+		o += ext_len[i];
+	}
+	out[ext_start - 2] = (uint8_t)((o - ext_start) >> 8);
+	out[ext_start - 1] = (uint8_t)(o - ext_start);
+	out[3] = (uint8_t)((o - 5) >> 8);
+	out[4] = (uint8_t)(o - 5);
+	out[6] = (uint8_t)((o - 9) >> 16);
+	out[7] = (uint8_t)((o - 9) >> 8);
+	out[8] = (uint8_t)(o - 9);
+	assert_int_not_equal(hs_conn_feed(p.s, out, o, &used), 0);
+	int alert = hs_conn_alert(p.s, 0);
+	pair_free(&p);
+	return alert;
+}
+
+static void test_psk_extension_rules(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	struct hs_session *s;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	/* 4.2.9: pre_shared_key without psk_key_exchange_modes: abort
+	 * (missing_extension, 9.2) */
+	assert_int_equal(bent_hello(k, s, 0), 109);
+	/* 4.2.11: not the last extension: illegal_parameter */
+	assert_int_equal(bent_hello(k, s, 1), 47);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
 static void test_exporter_before_handshake(void **state)
 {
 	struct pair p;
@@ -419,7 +499,7 @@ int main(void)
 		cmocka_unit_test(test_rotated_out_key),   cmocka_unit_test(test_bad_binder),
 		cmocka_unit_test(test_expired_ticket),    cmocka_unit_test(test_resume_after_hrr),
 		cmocka_unit_test(test_no_ticket_keys),    cmocka_unit_test(test_exporter_before_handshake),
-		cmocka_unit_test(test_external_psk),
+		cmocka_unit_test(test_external_psk),      cmocka_unit_test(test_psk_extension_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
