@@ -310,7 +310,7 @@ static int read_psk_offer(const struct client_hello *ch, size_t msg_len, struct 
 {
 	const struct ext *e = ext_find(&ch->exts, EXT_PRE_SHARED_KEY);
 	const struct ext *m = ext_find(&ch->exts, EXT_PSK_MODES);
-	struct reader body = e->body, modes;
+	struct reader body = e->body, mbody, modes;
 
 	/* "The "pre_shared_key" extension MUST be the last extension in the
 	 * ClientHello ... Servers MUST check that it is the last extension and
@@ -319,8 +319,9 @@ static int read_psk_offer(const struct client_hello *ch, size_t msg_len, struct 
 	/* 4.2.9: "If clients offer "pre_shared_key" without a
 	 * "psk_key_exchange_modes" extension, servers MUST abort" */
 	ENSURE(m != NULL, HS_ERR_TLS_MISSING_EXT);
-	modes = m->body;
-	TRY(read_vec(&modes, 1, 1, 255, &modes));
+	mbody = m->body;
+	TRY(read_vec(&mbody, 1, 1, 255, &modes));
+	TRY(read_end(&mbody));
 	o->dhe = o->ke = 0;
 	while (reader_left(&modes) > 0) {
 		uint8_t v;
