@@ -32,6 +32,17 @@
  *                             holding the root; OpenSSL: SSL_VERIFY_PEER,
  *                             the root as CA) and the name
  *
+ *   handshake, resumed psk_dhe_ke
+ *   handshake, resumed psk_ke
+ *                             a ticket from a pinned + name handshake
+ *                             resumed (RFC 8446 2.2): X25519 with the PSK,
+ *                             or the PSK alone; no certificate, no
+ *                             signature. The server issues one ticket per
+ *                             handshake, which the client takes (hs:
+ *                             keep_tickets; OpenSSL: the SSL_read that
+ *                             reads it); the client offers the same
+ *                             session each time (hs: reuse_tickets)
+ *
  * Before a row is timed, its check runs once: each library completes a
  * handshake with the asked parameters and one byte goes each way.
  */
@@ -58,6 +69,8 @@ static const struct hs_row rows[] = {
 	{ "handshake, server side", PEER_PINNED, SERVER_ONLY },
 	{ "handshake, RSA-2048 server cert", PEER_RSA, BOTH },
 	{ "handshake, chain via intermediate", PEER_CHAIN, BOTH },
+	{ "handshake, resumed psk_dhe_ke", PEER_RESUME_DHE, BOTH },
+	{ "handshake, resumed psk_ke", PEER_RESUME_KE, BOTH },
 };
 
 struct hs_arg {
@@ -126,7 +139,8 @@ static int run_row(const struct bench_opts *o, const struct hs_row *row, const s
 		return -1;
 	}
 	snprintf(backend, sizeof(backend), "%s %s %s", hs_suite_name(p->suite),
-		 hs_group_name(HS_GROUP_X25519), hs_sig_scheme_name(p->scheme));
+		 p->verify == PEER_RESUME_KE ? "no-dhe" : hs_group_name(HS_GROUP_X25519),
+		 p->verify >= PEER_RESUME_DHE ? "psk" : hs_sig_scheme_name(p->scheme));
 	bench_emit(o, &out);
 	return 0;
 }

@@ -228,6 +228,21 @@ static const char *ossl_suite_name(uint16_t suite)
 	}
 }
 
+static int resuming(const struct peers *p)
+{
+	return p->verify == PEER_RESUME_DHE || p->verify == PEER_RESUME_KE;
+}
+
+/* OpenSSL client: the session of the last ticket received (make_sessions) */
+static SSL_SESSION *last_session;
+static int new_session(SSL *s, SSL_SESSION *sess)
+{
+	(void)s;
+	SSL_SESSION_free(last_session);
+	last_session = sess;
+	return 1; /* we keep the reference */
+}
+
 static SSL_CTX *ossl_ctx(const struct peers *p, int server)
 {
 	SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
@@ -243,9 +258,17 @@ static SSL_CTX *ossl_ctx(const struct peers *p, int server)
 	     SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) &&
 	     SSL_CTX_set_ciphersuites(ctx, suite) && SSL_CTX_set1_groups_list(ctx, "X25519") &&
 	     SSL_CTX_set1_sigalgs_list(ctx, sigalgs) &&
-	     SSL_CTX_set_num_tickets(ctx, 0);
+	     SSL_CTX_set_num_tickets(ctx, resuming(p) ? 1 : 0);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
-	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	if (resuming(p) && !server) { /* the ticket's session reaches new_session */
+		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT |
+							SSL_SESS_CACHE_NO_INTERNAL_STORE);
+		SSL_CTX_sess_set_new_cb(ctx, new_session);
+	}
+	if (!resuming(p))
+		SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	else if (p->verify == PEER_RESUME_KE)
+		SSL_CTX_set_options(ctx, SSL_OP_ALLOW_NO_DHE_KEX);
 	if (ok && server)
 		ok = SSL_CTX_use_certificate(ctx, m->cert) &&
 		     (m->inter == NULL || SSL_CTX_add1_chain_cert(ctx, m->inter)) &&
@@ -296,6 +319,41 @@ static void hs_configs(struct peers *p)
 	}
 }
 
+/* Resumption rows: one full handshake of each library gives the session
+ * every timed handshake resumes. */
+static int make_sessions(struct peers *p)
+{
+	struct hs_pair hx;
+	struct ossl_pair ox = { 0 };
+	int r = -1;
+
+	if (hs_ticket_keys_new(&p->tkeys, 0, 0) != 0)
+		return say("cannot make hs ticket keys");
+	p->hs_server.ticket_keys = p->tkeys;
+	p->hs_server.n_tickets = 1;
+	p->hs_client.keep_tickets = 1;
+	if (hs_pair_alloc(&hx) != 0)
+		return -1;
+	if (hs_pair_start(&hx, p) == 0 && hs_pair_handshake(&hx, 1) == 0 &&
+	    hs_conn_session(hx.c, &p->hs_sess) == 0)
+		r = 0;
+	hs_pair_release(&hx);
+	if (r != 0)
+		return say("hs: no session from the first handshake");
+	p->hs_client.session = p->hs_sess;
+	p->hs_client.reuse_tickets = 1;
+	p->hs_client.psk_ke = p->verify == PEER_RESUME_KE;
+	r = -1;
+	if (ossl_pair_start(&ox, p) == 0 && ossl_pair_handshake(&ox, 1) == 0) {
+		p->ossl_sess = last_session;
+		last_session = NULL;
+	}
+	ossl_pair_finish(&ox);
+	if (p->ossl_sess == NULL)
+		return say("OpenSSL: no resumable session from the first handshake");
+	return 0;
+}
+
 int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify)
 {
 	memset(p, 0, sizeof(*p));
@@ -309,7 +367,8 @@ int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify)
 	hs_configs(p);
 	p->ossl_client = ossl_ctx(p, 0);
 	p->ossl_server = ossl_ctx(p, 1);
-	if (p->ossl_client == NULL || p->ossl_server == NULL) {
+	if (p->ossl_client == NULL || p->ossl_server == NULL ||
+	    (resuming(p) && make_sessions(p) != 0)) {
 		peers_free(p);
 		return -1;
 	}
@@ -318,6 +377,9 @@ int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify)
 
 void peers_free(struct peers *p)
 {
+	hs_session_free(p->hs_sess);
+	hs_ticket_keys_free(p->tkeys);
+	SSL_SESSION_free(p->ossl_sess);
 	hs_cred_free(p->cred);
 	hs_x509_store_free(p->trust);
 	SSL_CTX_free(p->ossl_client);
@@ -489,11 +551,17 @@ int ossl_pair_start(struct ossl_pair *x, const struct peers *p)
 	SSL_set_bio(x->s, bio_c2s, bio_s2c);
 	SSL_set_connect_state(x->c);
 	SSL_set_accept_state(x->s);
+	if (p->ossl_sess != NULL && !SSL_set_session(x->c, p->ossl_sess))
+		return -1;
 	return SSL_set_tlsext_host_name(x->c, HOST) ? 0 : -1;
 }
 
 void ossl_pair_finish(struct ossl_pair *x)
 {
+	/* freed without close_notify, OpenSSL would mark the client's session
+	 * not resumable (ssl_clear_bad_session): the resumption rows reuse it */
+	if (x->c != NULL)
+		SSL_set_shutdown(x->c, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
 	TIMED(x, client_ns, SSL_free(x->c));
 	TIMED(x, server_ns, SSL_free(x->s));
 	x->c = x->s = NULL;
@@ -519,6 +587,14 @@ int ossl_pair_handshake(struct ossl_pair *x, int loud)
 			TIMED(x, server_ns, ds = ossl_step(x->s));
 		if (dc < 0 || ds < 0)
 			break;
+	}
+	if (dc == 1 && ds == 1 && BIO_ctrl_pending(bio_s2c) > 0) {
+		/* the server's NewSessionTicket: the client takes it on a read */
+		uint8_t b;
+		int n;
+		TIMED(x, client_ns, n = SSL_read(x->c, &b, 1));
+		if (n > 0 || SSL_get_error(x->c, n) != SSL_ERROR_WANT_READ)
+			dc = -1;
 	}
 	if (dc == 1 && ds == 1 && BIO_ctrl_pending(bio_c2s) == 0 && BIO_ctrl_pending(bio_s2c) == 0)
 		return 0;
@@ -575,7 +651,14 @@ static int check_hs(const struct peers *p)
 		return -1;
 	if (hs_pair_start(&x, p) != 0 || hs_pair_handshake(&x, 1) != 0)
 		goto out;
-	if (hs_conn_suite(x.c) != p->suite || hs_conn_suite(x.s) != p->suite ||
+	if (resuming(p)) {
+		int ke = p->verify == PEER_RESUME_KE;
+		if (hs_conn_resumed(x.c) != 1 + ke || hs_conn_resumed(x.s) != 1 + ke ||
+		    hs_conn_group(x.c) != (ke ? 0 : HS_GROUP_X25519)) {
+			say("hs did not resume as asked");
+			goto out;
+		}
+	} else if (hs_conn_suite(x.c) != p->suite || hs_conn_suite(x.s) != p->suite ||
 	    hs_conn_group(x.c) != HS_GROUP_X25519 ||
 	    hs_conn_sig_scheme(x.c) != p->scheme || hs_conn_sig_scheme(x.s) != p->scheme) {
 		say("hs negotiated other parameters than asked");
@@ -624,7 +707,16 @@ static int check_ossl(const struct peers *p)
 		say("OpenSSL negotiated other parameters than asked");
 		goto out;
 	}
-	if (!ossl_scheme_ok(p, x.c)) {
+	if (resuming(p) && !SSL_session_reused(x.c)) {
+		say("OpenSSL did not resume");
+		goto out;
+	}
+	/* OpenSSL's client offers psk_dhe_ke whenever it offers psk_ke, and its
+	 * server then takes psk_dhe_ke: say so rather than compare silently */
+	if (p->verify == PEER_RESUME_KE && SSL_get_negotiated_group(x.c) != 0)
+		fprintf(stderr, "hs-bench: note: OpenSSL cannot resume in psk_ke alone (its "
+				"client always adds psk_dhe_ke): its psk_ke column is psk_dhe_ke\n");
+	if (!resuming(p) && !ossl_scheme_ok(p, x.c)) {
 		say("OpenSSL used another signature scheme or chain than asked");
 		goto out;
 	}

@@ -38,7 +38,9 @@ enum peer_verify {
 	PEER_RSA = 2,       /* PEER_PINNED with a self-signed RSA-2048 certificate */
 	PEER_CHAIN = 3,     /* leaf + intermediate sent; the client validates the path
 			       to the root (hs: trust store; OpenSSL: root as CA) + name */
-	PEER_MODES = 4,
+	PEER_RESUME_DHE = 4, /* PEER_PINNED's session resumed: psk_dhe_ke, X25519 */
+	PEER_RESUME_KE = 5,  /* the same in psk_ke (no (EC)DHE) */
+	PEER_MODES = 6,
 };
 
 /* The credential and both libraries' configurations, set up once. */
@@ -54,6 +56,12 @@ struct peers {
 	size_t anchor_len;
 	struct hs_config hs_client, hs_server;
 	SSL_CTX *ossl_client, *ossl_server;
+	/* resumption rows: each side's server issues one ticket per
+	 * handshake; the client offers the same session every time (hs:
+	 * reuse_tickets; OpenSSL: SSL_set_session of one SSL_SESSION) */
+	struct hs_ticket_keys *tkeys;
+	struct hs_session *hs_sess;
+	SSL_SESSION *ossl_sess;
 };
 
 /* One client and one server of one library, and the per-side clocks. */

@@ -68,6 +68,59 @@ static void write_list_ext(struct hs_conn *c, struct writer *w, uint16_t type,
 	note_offered(c, type);
 }
 
+/*
+ * 4.2.9 psk_key_exchange_modes (psk_dhe_ke, or psk_ke alone when asked),
+ * then 4.2.11 pre_shared_key, which "MUST be the last extension": one
+ * identity with its obfuscated_ticket_age ("the age of the ticket in
+ * milliseconds" plus ticket_age_add, modulo 2^32), and a binder of zeros
+ * that send_client_hello fills in once the rest of the message is known.
+ */
+static void write_psk_exts(struct hs_conn *c, struct writer *w)
+{
+	uint8_t mode = c->cfg->psk_ke ? 0 : 1;
+	uint8_t zeros[HASH_MAX] = { 0 };
+	struct writer_vec e, l, one;
+
+	ext_w_opaque(w, EXT_PSK_MODES, 1, &mode, 1);
+	note_offered(c, EXT_PSK_MODES);
+	write_u16(w, EXT_PRE_SHARED_KEY);
+	write_vec_open(w, 2, &e);
+	write_vec_open(w, 2, &l);
+	write_vec_open(w, 2, &one);
+	write_bytes(w, c->psk_id, c->psk_id_len);
+	write_vec_close(w, &one);
+	write_u32(w, c->psk_age); /* 4.2.11: 0 for an external PSK */
+	write_vec_close(w, &l);
+	write_vec_open(w, 2, &l);
+	write_vec_open(w, 1, &one);
+	write_bytes(w, zeros, c->psk_suite->hash()->digest_len);
+	write_vec_close(w, &one);
+	write_vec_close(w, &l);
+	write_vec_close(w, &e);
+	note_offered(c, EXT_PRE_SHARED_KEY);
+}
+
+/*
+ * 4.2.11.2: the binder is the Finished MAC under binder_key over the
+ * transcript (after a HelloRetryRequest: message_hash, the HRR) plus this
+ * ClientHello up to, not including, the binders list (2 + 1 + Hash.length
+ * bytes at its end). msg: the whole message, binder placeholder last.
+ */
+static int fill_binder(struct hs_conn *c, uint8_t *msg, size_t len)
+{
+	const struct hash *h = c->psk_suite->hash();
+	size_t tail = 2 + 1 + h->digest_len;
+	uint8_t binder[HASH_MAX];
+	struct writer w;
+
+	ENSURE(len > tail, HS_ERR_INTERNAL);
+	TRY(psk_binder(&c->tr, h, c->psk_key, c->psk_key_len, c->psk_external, msg, len - tail,
+		       binder));
+	w = writer_init(msg + len - h->digest_len, h->digest_len);
+	write_bytes(&w, binder, h->digest_len);
+	return writer_error(&w);
+}
+
 static void write_ch_exts(struct hs_conn *c, struct writer *w)
 {
 	const struct hs_config *cfg = c->cfg;
@@ -99,6 +152,8 @@ static void write_ch_exts(struct hs_conn *c, struct writer *w)
 		ext_w_opaque(w, EXT_COOKIE, 2, c->echo_cookie, c->echo_cookie_len);
 		note_offered(c, EXT_COOKIE);
 	}
+	if (c->psk_offer != NULL)
+		write_psk_exts(c, w);
 }
 
 static int send_client_hello(struct hs_conn *c, uint16_t record_version)
@@ -122,7 +177,15 @@ static int send_client_hello(struct hs_conn *c, uint16_t record_version)
 	write_vec_open(&w, 2, &sub);
 	write_ch_exts(c, &w);
 	write_vec_close(&w, &sub);
-	TRY(msg_end(c, &w, &v));
+	if (c->psk_offer == NULL) {
+		TRY(msg_end(c, &w, &v));
+		return flush_handshake(c, record_version);
+	}
+	/* the binder covers the message's final length: close it, then fill */
+	uint8_t *msg = c->handshake_out + c->handshake_out_len;
+	TRY(msg_end_notr(c, &w, &v));
+	TRY(fill_binder(c, msg, w.len));
+	transcript_update(&c->tr, msg, w.len);
 	return flush_handshake(c, record_version);
 }
 
@@ -156,6 +219,54 @@ static int send_verbatim_hello(struct hs_conn *c)
 }
 #endif
 
+/*
+ * The newest unused, unexpired ticket of the session whose suite we would
+ * still offer; marked used (a ticket goes out once, 2.2's privacy advice,
+ * C.4) unless reuse_tickets. None: a full handshake.
+ */
+/* psk_offer of an external PSK: no ticket behind it */
+static const struct session_ticket external_offer;
+
+static int pick_ticket(struct hs_conn *c)
+{
+	struct hs_session *s = c->cfg->session;
+	struct session_ticket *t;
+	const uint16_t *suites;
+	size_t n;
+
+	if (c->cfg->psk != NULL) { /* external: SHA-256, identity as given */
+		c->psk_suite = suite_find(HS_TLS_AES_128_GCM_SHA256);
+		c->psk_key = c->cfg->psk;
+		c->psk_key_len = c->cfg->psk_len;
+		c->psk_external = 1;
+		c->psk_id = c->cfg->psk_identity;
+		c->psk_id_len = c->cfg->psk_identity_len;
+		c->psk_offer = &external_offer;
+		return 0;
+	}
+	if (s == NULL)
+		return 0;
+	cfg_suites(c->cfg, &suites, &n);
+	if (!u16_in(suites, n, s->suite) || suite_find(s->suite) == NULL)
+		return 0;
+	t = session_pick(s, resume_now_ms(c));
+	if (t == NULL)
+		return 0;
+	c->psk_suite = suite_find(s->suite);
+	ENSURE(t->psk_len == c->psk_suite->hash()->digest_len, HS_ERR_ARG);
+	memcpy(c->psk, t->psk, t->psk_len);
+	c->psk_key = c->psk;
+	c->psk_key_len = t->psk_len;
+	c->psk_offer = t;
+	c->psk_id = t->ticket;
+	c->psk_id_len = t->len;
+	/* 4.2.11.1: the age in ms plus ticket_age_add, modulo 2^32 */
+	c->psk_age = (uint32_t)(resume_now_ms(c) - t->recv_ms) + t->age_add;
+	if (!c->cfg->reuse_tickets)
+		t->used = 1;
+	return 0;
+}
+
 int client_start(struct hs_conn *c)
 {
 	const uint16_t *groups;
@@ -168,6 +279,7 @@ int client_start(struct hs_conn *c)
 	ENSURE(g != NULL, HS_ERR_TLS_NO_SHARED_GROUP);
 	TRY(conn_keygen(c, g));
 	c->state = C_WAIT_SH;
+	TRY(pick_ticket(c));
 #ifdef HS_TEST_HOOKS
 	if (test_hooks(c) != NULL && test_hooks(c)->client_hello != NULL)
 		return send_verbatim_hello(c);
@@ -229,7 +341,8 @@ static int check_sh_exts(struct hs_conn *c, const struct server_hello *sh, int h
 			continue;
 		/* 4.2.2: a cookie may come in a HelloRetryRequest unasked */
 		ENSURE(offered(c, t) || (hrr && t == EXT_COOKIE), HS_ERR_TLS_UNSOLICITED_EXT);
-		ENSURE(t == EXT_KEY_SHARE || t == EXT_SUPPORTED_VERSIONS || (hrr && t == EXT_COOKIE),
+		ENSURE(t == EXT_KEY_SHARE || t == EXT_SUPPORTED_VERSIONS || (hrr && t == EXT_COOKIE) ||
+			       (!hrr && t == EXT_PRE_SHARED_KEY),
 		       HS_ERR_TLS_EXT_NOT_ALLOWED);
 	}
 	return 0;
@@ -265,6 +378,12 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 	c->hrr_done = 1;
 	TRY(check_sh_exts(c, sh, 1));
 	TRY(pick_suite(c, sh->suite));
+	/* 4.1.4: a PSK whose hash is not the suite's is left out of the
+	 * second ClientHello */
+	if (c->psk_offer != NULL && c->psk_suite->hash() != c->suite->hash()) {
+		c->psk_offer = NULL;
+		wipe(c->psk, sizeof(c->psk));
+	}
 	/* "would not result in any change in the ClientHello" -> illegal_parameter */
 	ENSURE(ks != NULL || ck != NULL, HS_ERR_TLS_BAD_HRR);
 	if (ks != NULL) {
@@ -310,25 +429,71 @@ static int sh_key_exchange(struct hs_conn *c, const struct server_hello *sh, uin
 	return err;
 }
 
+/*
+ * 4.2.11: the server took our PSK (selected_identity 0, the only one) or
+ * did a full handshake. Its suite's hash must be the ticket's; without a
+ * key_share it chose psk_ke, which we must have offered.
+ */
+static int sh_psk(struct hs_conn *c, const struct server_hello *sh)
+{
+	const struct ext *e = ext_find(&sh->exts, EXT_PRE_SHARED_KEY);
+	struct reader r;
+	uint16_t selected;
+
+	if (e == NULL) {
+		wipe(c->psk, sizeof(c->psk));
+		return 0;
+	}
+	r = e->body;
+	TRY(read_u16(&r, &selected));
+	TRY(read_end(&r));
+	/* "Clients MUST verify that the server's selected_identity is within
+	 * the range supplied by the client" and the suite's hash matches */
+	ENSURE(selected == 0 && c->psk_offer != NULL, HS_ERR_TLS_ILLEGAL_PARAM);
+	ENSURE(c->psk_suite->hash() == c->suite->hash(), HS_ERR_TLS_ILLEGAL_PARAM);
+	if (ext_find(&sh->exts, EXT_KEY_SHARE) == NULL) {
+		ENSURE(c->cfg->psk_ke, HS_ERR_TLS_MISSING_EXT);
+		c->resumed = 2;
+	} else {
+		ENSURE(!c->cfg->psk_ke, HS_ERR_TLS_ILLEGAL_PARAM);
+		c->resumed = 1;
+	}
+	return 0;
+}
+
 static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	struct server_hello sh;
-	uint8_t shared[HS_KX_MAX_SHARED], th[HASH_MAX];
-	int err;
+	/* psk_ke: the (EC)DHE input is the 0-value, Hash.length zeros (7.1) */
+	uint8_t shared[HS_KX_MAX_SHARED > HASH_MAX ? HS_KX_MAX_SHARED : HASH_MAX] = { 0 };
+	uint8_t th[HASH_MAX];
+	size_t shared_len;
+	int err = 0;
 
 	TRY(parse_sh(c, msg, len, &sh));
 	if (memcmp(sh.random, hrr_random, 32) == 0)
 		return on_hrr(c, msg, len, &sh);
 	TRY(check_sh_exts(c, &sh, 0));
 	TRY(pick_suite(c, sh.suite));
-	err = sh_key_exchange(c, &sh, shared);
+	TRY(sh_psk(c, &sh));
+	shared_len = c->suite->hash()->digest_len;
+	if (c->resumed != 2) {
+		err = sh_key_exchange(c, &sh, shared);
+		if (err == 0)
+			shared_len = c->group->kx->shared_len;
+	} else {
+		wipe(c->kx_priv, sizeof(c->kx_priv));
+	}
 	if (err == 0) {
 		transcript_update(&c->tr, msg, len);
 		transcript_hash(&c->tr, th);
-		err = keysched_start(&c->ks, c->suite->hash());
+		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk_key,
+						      c->psk_key_len)
+				 : keysched_start(&c->ks, c->suite->hash());
 	}
+	wipe(c->psk, sizeof(c->psk));
 	if (err == 0)
-		err = keysched_handshake(&c->ks, shared, c->group->kx->shared_len, th);
+		err = keysched_handshake(&c->ks, shared, shared_len, th);
 	wipe(shared, sizeof(shared));
 	TRY(err);
 	keysched_note(c, 0);
@@ -386,6 +551,9 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 		}
 	}
 	transcript_update(&c->tr, msg, len);
+	/* 2.2: resumed, the server authenticates with the PSK: Finished next */
+	if (c->resumed)
+		c->state = C_WAIT_FINISHED;
 	return 0;
 }
 
@@ -435,8 +603,13 @@ static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t 
 
 static int on_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
+	const struct hs_config *cfg = c->cfg;
 	size_t n;
 
+	/* an external-PSK client without trust settings takes no certificate */
+	ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure ||
+		       cfg->verify_cert != NULL,
+	       HS_ERR_TLS_CERT_UNTRUSTED);
 	TRY(parse_certificate(c, msg, len, &n));
 	transcript_update(&c->tr, msg, len);
 	return 0;
@@ -476,7 +649,12 @@ static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	keysched_forget(c->ks.s_hs); /* its Finished is checked */
 	TRY(send_second_flight(c));
 	keysched_forget(c->ks.c_hs); /* our Finished is built */
-	/* resumption (not yet): resumption_master_secret from the master here */
+	/* 4.6.1: tickets' PSKs come from resumption_master_secret (CH..client
+	 * Finished); kept until free only if tickets are kept */
+	if (c->cfg->keep_tickets) {
+		transcript_hash(&c->tr, th);
+		TRY(keysched_resumption(&c->ks, th));
+	}
 	keysched_forget(c->ks.stage);
 	TRY(set_write_key(c, c->ks.c_ap));
 	TRY(set_read_key(c, c->ks.s_ap));

@@ -234,7 +234,8 @@ static int check_config(const struct hs_config *cfg)
 {
 	ENSURE(cfg != NULL, HS_ERR_ARG);
 	if (cfg->role == HS_ROLE_SERVER) {
-		ENSURE(cfg->cred != NULL || cfg->n_creds > 0, HS_ERR_TLS_NO_CERT);
+		ENSURE(cfg->cred != NULL || cfg->n_creds > 0 || cfg->psk != NULL,
+		       HS_ERR_TLS_NO_CERT);
 		ENSURE(cfg->n_creds == 0 || cfg->creds != NULL, HS_ERR_ARG);
 		for (size_t i = 0; i < cfg->n_creds; i++)
 			ENSURE(cfg->creds[i] != NULL, HS_ERR_ARG);
@@ -245,8 +246,12 @@ static int check_config(const struct hs_config *cfg)
 		       HS_ERR_ARG);
 	} else
 		ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure ||
-			       cfg->verify_cert != NULL,
+			       cfg->verify_cert != NULL || cfg->psk != NULL,
 		       HS_ERR_ARG);
+	/* an external PSK comes with its identity<1..2^16-1> */
+	ENSURE(cfg->psk == NULL || (cfg->psk_len > 0 && cfg->psk_identity != NULL &&
+				    cfg->psk_identity_len > 0 && cfg->psk_identity_len <= 0xffff),
+	       HS_ERR_ARG);
 	if (cfg->server_name != NULL)
 		ENSURE(strlen(cfg->server_name) <= NAME_MAX_LEN, HS_ERR_ARG);
 	if (cfg->server_name != NULL && cfg->role == HS_ROLE_CLIENT)

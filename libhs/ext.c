@@ -29,6 +29,7 @@ int ext_parse(struct reader *r, struct ext_list *l)
 		TRY(read_u16(&block, &type));
 		TRY(read_vec(&block, 2, 0, 0xffff, &body));
 		l->n++;
+		l->last = type;
 		if (type >= EXT_TRACKED) {
 			l->n_other++;
 			continue;

@@ -166,6 +166,10 @@ void transcript_hash(const struct transcript *t, uint8_t *out);
 /* HRR (RFC 8446 4.4.1): replace ClientHello1 by message_hash(Hash(CH1)). */
 void transcript_hrr_restart(struct transcript *t);
 void transcript_wipe(struct transcript *t);
+/* Hash h of the transcript so far followed by p[0..n) (PSK binders: the
+ * partial ClientHello), without touching the running state. */
+void transcript_hash_plus(const struct transcript *t, const struct hash *h, const uint8_t *p,
+			  size_t n, uint8_t *out);
 
 /* ---- keysched.c (RFC 8446 7.1) ---- */
 
@@ -176,17 +180,80 @@ struct keysched {
 	uint8_t handshake_secret[HASH_MAX];
 	uint8_t c_hs[HASH_MAX], s_hs[HASH_MAX];
 	uint8_t c_ap[HASH_MAX], s_ap[HASH_MAX];
+	/* resumption_master_secret: server until its tickets are sealed,
+	 * client until free (tickets may come at any time) */
+	uint8_t res_master[HASH_MAX];
+	/* exporter_master_secret (7.5): kept until free, exporters may be
+	 * asked for at any time */
+	uint8_t exp_master[HASH_MAX];
 };
 
 HS_MUST_CHECK int keysched_start(struct keysched *ks, const struct hash *h);
 HS_MUST_CHECK int keysched_handshake(struct keysched *ks, const uint8_t *shared, size_t shared_len,
 				  const uint8_t *th);
+/* early secret from a PSK (keysched_start: from zeros) */
+HS_MUST_CHECK int keysched_start_psk(struct keysched *ks, const struct hash *h,
+				     const uint8_t *psk, size_t psk_len);
+/* binder_key (7.1, "res binder") from the early secret in stage */
+HS_MUST_CHECK int keysched_binder_key(const struct keysched *ks, int external, uint8_t *out);
+/* res_master from the master secret in stage; th = CH..client Finished */
+HS_MUST_CHECK int keysched_resumption(struct keysched *ks, const uint8_t *th);
+/* 7.5 TLS-Exporter from exp_master */
+HS_MUST_CHECK int keysched_export(const struct keysched *ks, const char *label,
+				  const uint8_t *ctx, size_t ctx_len, uint8_t *out, size_t out_len);
 HS_MUST_CHECK int keysched_master(struct keysched *ks, const uint8_t *th);
 HS_MUST_CHECK int keysched_finished(const struct hash *h, const uint8_t *base, const uint8_t *th,
 				 uint8_t *out);
 void keysched_wipe(struct keysched *ks);
 /* Wipe one secret of ks (c_hs, s_hs, c_ap, s_ap, or stage: the master). */
 void keysched_forget(uint8_t secret[HASH_MAX]);
+
+/* ---- resume.c: tickets, sessions, binders ---- */
+
+#define SESSION_TICKETS 4 /* tickets a session keeps (the newest) */
+
+/* what a sealed ticket holds (server) */
+struct ticket_state {
+	uint16_t suite;
+	int64_t issued_ms;
+	uint32_t lifetime, age_add;
+	uint8_t psk[HASH_MAX];
+	size_t psk_len;
+};
+
+/* one ticket as the client keeps it */
+struct session_ticket {
+	uint8_t ticket[TICKET_MAX];
+	size_t len;
+	uint32_t lifetime, age_add;
+	int64_t recv_ms;
+	uint8_t psk[HASH_MAX]; /* secret */
+	size_t psk_len;
+	int used;
+};
+
+struct hs_session {
+	uint16_t suite;
+	size_t n;
+	struct session_ticket t[SESSION_TICKETS];
+};
+
+/* Unix ms (plus the test hook's clock_skew_ms when c has hooks) */
+int64_t resume_now_ms(const struct hs_conn *c);
+uint32_t ticket_lifetime(const struct hs_ticket_keys *k);
+HS_MUST_CHECK int ticket_seal(struct hs_ticket_keys *k, const struct ticket_state *st,
+			      uint8_t *out, size_t cap, size_t *n);
+HS_MUST_CHECK int ticket_open(struct hs_ticket_keys *k, const uint8_t *t, size_t len,
+			      struct ticket_state *st);
+HS_MUST_CHECK int ticket_psk(const struct hash *h, const uint8_t *res_master,
+			     const uint8_t *nonce, size_t nonce_len, uint8_t *psk);
+HS_MUST_CHECK int psk_binder(const struct transcript *tr, const struct hash *h,
+			     const uint8_t *psk, size_t psk_len, int external,
+			     const uint8_t *partial, size_t n, uint8_t *out);
+/* server: n_tickets NewSessionTickets from ks.res_master, flushed */
+HS_MUST_CHECK int send_tickets(struct hs_conn *c);
+void session_add(struct hs_session *s, const struct session_ticket *t, uint16_t suite);
+struct session_ticket *session_pick(struct hs_session *s, int64_t now);
 
 /* ---- ext.c: the extensions codec ---- */
 
@@ -207,6 +274,7 @@ struct ext_list {
 	struct ext e[EXT_TRACKED];
 	size_t n;       /* all extensions in the block */
 	size_t n_other; /* of which types >= EXT_TRACKED */
+	uint16_t last;  /* the type of the last extension */
 };
 
 /* Read an extensions block <0..2^16-1>; duplicates -> HS_ERR_TLS_DUP_EXT. */
@@ -366,6 +434,20 @@ struct hs_conn {
 	uint8_t ticket[TICKET_MAX];
 	size_t ticket_len;
 	uint32_t ticket_lifetime;
+	/* resumption: psk is the offered (client) or accepted (server)
+	 * ticket's PSK, wiped once the early secret exists */
+	int resumed; /* 0 full, 1 psk_dhe_ke, 2 psk_ke */
+	uint8_t psk[HASH_MAX];
+	const struct suite *psk_suite; /* client: the offered ticket's suite */
+	const struct session_ticket *psk_offer; /* client: in our ClientHello */
+	uint16_t psk_index; /* server: the identity accepted */
+	const uint8_t *psk_key; /* c->psk, or hs_config.psk (external) */
+	size_t psk_key_len;
+	int psk_external;
+	const uint8_t *psk_id; /* client: the identity offered, its age */
+	size_t psk_id_len;
+	uint32_t psk_age;
+	struct hs_session got; /* client: tickets received (keep_tickets) */
 
 	/* hooks.c: what failed, in words (hs_conn_error_detail), and the
 	 * ClientHello's random for the key log (a server's random[] is its own) */
@@ -465,6 +547,7 @@ int ku_answer_pending(const struct hs_conn *c);
 HS_MUST_CHECK int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len);
 
 /* client.c / server.c */
+/* server.c: 4.2.11, the pre_shared_key of a ClientHello */
 HS_MUST_CHECK int client_start(struct hs_conn *c);
 HS_MUST_CHECK int client_handle(struct hs_conn *c, const uint8_t *msg, size_t len);
 HS_MUST_CHECK int server_handle(struct hs_conn *c, const uint8_t *msg, size_t len);

@@ -432,6 +432,31 @@ int on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
 
 /* ---- NewSessionTicket (4.6.1): parsed, kept or dropped ---- */
 
+/* 4.6.1: the ticket's PSK = HKDF-Expand-Label(resumption_master_secret,
+ * "resumption", ticket_nonce, Hash.length); into the connection's session */
+static int keep_ticket(struct hs_conn *c, struct reader ticket, struct reader nonce,
+		       uint32_t lifetime, uint32_t age_add)
+{
+	const struct hash *h = c->suite->hash();
+	struct session_ticket t;
+	int err;
+
+	if (lifetime == 0) /* "indicates that the ticket should be discarded" */
+		return 0;
+	t.len = ticket.len;
+	memcpy(t.ticket, ticket.p, ticket.len);
+	t.lifetime = lifetime;
+	t.age_add = age_add;
+	t.recv_ms = resume_now_ms(c);
+	t.psk_len = h->digest_len;
+	t.used = 0;
+	err = ticket_psk(h, c->ks.res_master, nonce.p, nonce.len, t.psk);
+	if (err == 0)
+		session_add(&c->got, &t, c->suite->id);
+	wipe(&t, sizeof(t));
+	return err;
+}
+
 int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	struct reader body, nonce, ticket;
@@ -451,6 +476,7 @@ int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 		memcpy(c->ticket, ticket.p, ticket.len);
 		c->ticket_len = ticket.len;
 		c->ticket_lifetime = lifetime;
+		TRY(keep_ticket(c, ticket, nonce, lifetime, age_add));
 	}
 	conn_event(c, HS_EVENT_TICKET);
 	return 0;

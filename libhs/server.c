@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/wipe.h"
+#include "crypto/ct.h"
 #include "crypto/rand.h"
 #include "hs/x509.h"
 
@@ -301,6 +302,176 @@ static int check_retry(struct hs_conn *c, const struct client_hello *ch)
 	return 0;
 }
 
+/* ---- 4.2.11: the client's pre_shared_key ---- */
+
+struct psk_offer {
+	struct reader ids, binders;
+	size_t partial_len; /* the ClientHello up to the binders list */
+	int dhe, ke;        /* modes the client allows */
+};
+
+static int read_psk_offer(const struct client_hello *ch, size_t msg_len, struct psk_offer *o)
+{
+	const struct ext *e = ext_find(&ch->exts, EXT_PRE_SHARED_KEY);
+	const struct ext *m = ext_find(&ch->exts, EXT_PSK_MODES);
+	struct reader body = e->body, mbody, modes;
+
+	/* "The "pre_shared_key" extension MUST be the last extension in the
+	 * ClientHello ... Servers MUST check that it is the last extension and
+	 * otherwise fail the handshake with an "illegal_parameter" alert." */
+	ENSURE(ch->exts.last == EXT_PRE_SHARED_KEY, HS_ERR_TLS_ILLEGAL_PARAM);
+	/* 4.2.9: "If clients offer "pre_shared_key" without a
+	 * "psk_key_exchange_modes" extension, servers MUST abort" */
+	ENSURE(m != NULL, HS_ERR_TLS_MISSING_EXT);
+	mbody = m->body;
+	TRY(read_vec(&mbody, 1, 1, 255, &modes));
+	TRY(read_end(&mbody));
+	o->dhe = o->ke = 0;
+	while (reader_left(&modes) > 0) {
+		uint8_t v;
+		TRY(read_u8(&modes, &v));
+		o->dhe |= v == 1;
+		o->ke |= v == 0;
+	}
+	TRY(read_vec(&body, 2, 7, 0xffff, &o->ids));
+	o->partial_len = msg_len - reader_left(&body);
+	TRY(read_vec(&body, 2, 33, 0xffff, &o->binders));
+	return read_end(&body);
+}
+
+/* The index of the first identity that opens as one of our live tickets
+ * for this suite, or -1. A ticket that does not open is no error: a full
+ * handshake. Other negative values: a malformed list. */
+static int tickets_on(const struct hs_conn *c);
+
+/* Our external PSK's identity, usable with this suite (SHA-256)? */
+static int is_external(const struct hs_conn *c, struct reader id)
+{
+	const struct hs_config *cfg = c->cfg;
+
+	return cfg->psk != NULL && c->suite->hash() == hash_sha256() &&
+	       id.len == cfg->psk_identity_len && memcmp(id.p, cfg->psk_identity, id.len) == 0;
+}
+
+static int find_ticket(struct hs_conn *c, struct psk_offer *o, struct ticket_state *st,
+		       size_t *n_ids, int *external)
+{
+	int found = -1;
+	int64_t now = resume_now_ms(c);
+
+	*n_ids = 0;
+	*external = 0;
+	for (struct reader r = o->ids; reader_left(&r) > 0; (*n_ids)++) {
+		struct reader id;
+		uint32_t age;
+		TRY(read_vec(&r, 2, 1, 0xffff, &id));
+		TRY(read_u32(&r, &age));
+		if (found < 0 && is_external(c, id)) {
+			*external = 1;
+			found = (int)*n_ids;
+			continue;
+		}
+		if (found >= 0 || !tickets_on(c) ||
+		    ticket_open(c->cfg->ticket_keys, id.p, id.len, st) != 0)
+			continue;
+		/* 4.2.11: the PSK's hash must be the suite's; the ticket unexpired */
+		if (suite_find(st->suite) == NULL ||
+		    suite_find(st->suite)->hash() != c->suite->hash() ||
+		    st->psk_len != c->suite->hash()->digest_len || now < st->issued_ms ||
+		    now - st->issued_ms >= (int64_t)st->lifetime * 1000) {
+			wipe(st->psk, sizeof(st->psk));
+			continue;
+		}
+		found = (int)*n_ids;
+	}
+	return found;
+}
+
+/* 4.2.11.2: "If this value does not validate, the server MUST abort the
+ * handshake" (6.2: decrypt_error covers "a PSK binder"). */
+static int check_binder(struct hs_conn *c, const struct psk_offer *o, size_t index,
+			const uint8_t *msg, const uint8_t *psk, size_t psk_len, int external)
+{
+	const struct hash *h = c->suite->hash();
+	struct reader r = o->binders, b;
+	uint8_t want[HASH_MAX];
+	uint32_t diff;
+
+	for (size_t i = 0; i <= index; i++)
+		TRY(read_vec(&r, 1, 32, 255, &b));
+	ENSURE(b.len == h->digest_len, HS_ERR_TLS_BAD_BINDER);
+	TRY(psk_binder(&c->tr, h, psk, psk_len, external, msg, o->partial_len, want));
+	diff = ct_memneq(want, b.p, h->digest_len);
+	wipe(want, sizeof(want));
+	return diff ? HS_ERR_TLS_BAD_BINDER : 0;
+}
+
+static size_t count_binders(struct reader r)
+{
+	size_t n = 0;
+	struct reader b;
+
+	while (reader_left(&r) > 0 && read_vec(&r, 1, 32, 255, &b) == 0)
+		n++;
+	return reader_left(&r) == 0 ? n : 0;
+}
+
+/*
+ * Tickets carry no client identity: with client certificates asked for, a
+ * resumed connection could not say who the client is (hs_conn_peer_cert),
+ * so such a server neither issues nor accepts tickets.
+ */
+static int tickets_on(const struct hs_conn *c)
+{
+	return c->cfg->ticket_keys != NULL && c->cfg->verify_client == HS_VERIFY_NONE;
+}
+
+/*
+ * Resumption: take the first identity that is a live ticket of ours, in
+ * psk_dhe_ke when the client allows it (psk_ke otherwise), once its binder
+ * checks out. c->resumed, c->psk, c->psk_index set; nothing taken: 0 and
+ * a full handshake.
+ */
+static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const uint8_t *msg,
+		      size_t len)
+{
+	struct psk_offer o;
+	struct ticket_state st;
+	size_t n_ids;
+	int i, err, external;
+
+	c->resumed = 0;
+	if (ext_find(&ch->exts, EXT_PRE_SHARED_KEY) == NULL)
+		return 0;
+	TRY(read_psk_offer(ch, len, &o));
+	if ((!tickets_on(c) && c->cfg->psk == NULL) || (!o.dhe && !o.ke))
+		return 0;
+	i = find_ticket(c, &o, &st, &n_ids, &external);
+	if (i < 0)
+		return i == -1 ? 0 : i;
+	/* 4.2.11: as many binders as identities */
+	err = count_binders(o.binders) == n_ids ? 0 : HS_ERR_TLS_ILLEGAL_PARAM;
+	if (err == 0 && external)
+		err = check_binder(c, &o, (size_t)i, msg, c->cfg->psk, c->cfg->psk_len, 1);
+	else if (err == 0)
+		err = check_binder(c, &o, (size_t)i, msg, st.psk, st.psk_len, 0);
+	if (err == 0 && external) {
+		c->psk_key = c->cfg->psk;
+		c->psk_key_len = c->cfg->psk_len;
+		c->psk_external = 1;
+	} else if (err == 0) {
+		memcpy(c->psk, st.psk, st.psk_len);
+		c->psk_key = c->psk;
+		c->psk_key_len = st.psk_len;
+	}
+	if (err == 0) {
+		c->psk_index = (uint16_t)i;
+		c->resumed = o.dhe ? 1 : 2;
+	}
+	wipe(&st, sizeof(st));
+	return err;
+}
+
 static void write_sh_start(struct hs_conn *c, struct writer *w, struct writer_vec *v,
 			   const uint8_t *random)
 {
@@ -361,8 +532,13 @@ static int send_server_hello(struct hs_conn *c)
 	TRY(hello_random(c, c->random));
 	write_sh_start(c, &w, &v, c->random);
 	write_vec_open(&w, 2, &exts);
-	ext_w_key_share(&w, c->group->id, c->kx_pub, c->group->kx->pub_len, 0);
+	if (c->resumed != 2)
+		ext_w_key_share(&w, c->group->id, c->kx_pub, c->group->kx->pub_len, 0);
 	ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
+	if (c->resumed) { /* 4.2.11: selected_identity */
+		uint8_t sel[2] = { (uint8_t)(c->psk_index >> 8), (uint8_t)c->psk_index };
+		ext_w_opaque(&w, EXT_PRE_SHARED_KEY, 0, sel, 2);
+	}
 	write_vec_close(&w, &exts);
 	TRY(msg_end(c, &w, &v));
 	TRY(flush_handshake(c, TLS12_VERSION));
@@ -371,22 +547,31 @@ static int send_server_hello(struct hs_conn *c)
 
 static int key_exchange(struct hs_conn *c, const struct key_share *share)
 {
-	uint8_t shared[HS_KX_MAX_SHARED], th[HASH_MAX];
-	int err;
+	/* psk_ke: the (EC)DHE input is the 0-value, Hash.length zeros (7.1) */
+	uint8_t shared[HS_KX_MAX_SHARED > HASH_MAX ? HS_KX_MAX_SHARED : HASH_MAX] = { 0 };
+	uint8_t th[HASH_MAX];
+	size_t hlen = c->suite->hash()->digest_len, shared_len = hlen;
+	int err = 0;
 
-	/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
-	ENSURE(share->len == c->group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
-	TRY(conn_keygen(c, c->group));
-	err = c->group->kx->shared(shared, c->kx_priv, share->pub, share->len);
-	wipe(c->kx_priv, sizeof(c->kx_priv));
+	if (c->resumed != 2) {
+		/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
+		ENSURE(share->len == c->group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
+		TRY(conn_keygen(c, c->group));
+		err = c->group->kx->shared(shared, c->kx_priv, share->pub, share->len);
+		wipe(c->kx_priv, sizeof(c->kx_priv));
+		shared_len = c->group->kx->shared_len;
+	}
 	if (err == 0)
 		err = send_server_hello(c);
 	if (err == 0) {
 		transcript_hash(&c->tr, th);
-		err = keysched_start(&c->ks, c->suite->hash());
+		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk_key,
+						      c->psk_key_len)
+				 : keysched_start(&c->ks, c->suite->hash());
 	}
+	wipe(c->psk, sizeof(c->psk)); /* the early secret holds it */
 	if (err == 0)
-		err = keysched_handshake(&c->ks, shared, c->group->kx->shared_len, th);
+		err = keysched_handshake(&c->ks, shared, shared_len, th);
 	wipe(shared, sizeof(shared));
 	if (err == 0)
 		keysched_note(c, 0);
@@ -471,10 +656,14 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	TRY(set_write_key(c, c->ks.s_hs));
 	TRY(set_read_key(c, c->ks.c_hs));
 	TRY(send_encrypted_extensions(c));
-	if (c->cfg->verify_client != HS_VERIFY_NONE)
+	/* 2.2: resumed, the PSK authenticates us; 4.3.2: "Servers which are
+	 * authenticating with a PSK MUST NOT send the CertificateRequest" */
+	if (c->cfg->verify_client != HS_VERIFY_NONE && !c->resumed)
 		TRY(send_certificate_request(c));
-	TRY(build_certificate(c, c->server_cred, NULL, 0));
-	TRY(build_cert_verify(c, c->server_cred, 1));
+	if (!c->resumed) {
+		TRY(build_certificate(c, c->server_cred, NULL, 0));
+		TRY(build_cert_verify(c, c->server_cred, 1));
+	}
 	TRY(build_finished(c, c->ks.s_hs));
 	TRY(flush_handshake(c, TLS12_VERSION));
 	transcript_hash(&c->tr, th);
@@ -509,9 +698,14 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	c->skip_early = !c->hrr_done && ext_find(&ch.exts, EXT_EARLY_DATA) != NULL;
 	TRY(pick_suite(c, &ch));
 	TRY(read_sni(c, &ch)); /* before the credential: it may pick by name */
-	TRY(check_sigalgs(c, &ch));
-	TRY(read_groups(&ch));
-	TRY(pick_group(c, &ch, &share, &have_share));
+	TRY(accept_psk(c, &ch, msg, len));
+	if (!c->resumed)
+		TRY(check_sigalgs(c, &ch));
+	have_share = 0;
+	if (c->resumed != 2) {
+		TRY(read_groups(&ch));
+		TRY(pick_group(c, &ch, &share, &have_share));
+	}
 	TRY(read_alpn(c, &ch));
 	transcript_choose(&c->tr, c->suite->hash());
 	transcript_update(&c->tr, msg, len);
@@ -520,12 +714,13 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		memcpy(c->client_random, ch.random, 32); /* the key log's */
 		c->sid_len = ch.sid.len;
 		memcpy(c->sid, ch.sid.p, ch.sid.len);
-		if (!have_share || c->cfg->hrr_cookie)
-			return send_hrr(c, !have_share);
+		if ((!have_share && c->resumed != 2) || c->cfg->hrr_cookie)
+			return send_hrr(c, !have_share && c->resumed != 2);
 	}
 	/* after our HelloRetryRequest the share must be for the group we named */
-	ENSURE(have_share, HS_ERR_TLS_BAD_KEY_SHARE);
-	ENSURE(c->kx_group == NULL || share.group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
+	ENSURE(have_share || c->resumed == 2, HS_ERR_TLS_BAD_KEY_SHARE);
+	ENSURE(c->resumed == 2 || c->kx_group == NULL || share.group == c->kx_group->id,
+	       HS_ERR_TLS_BAD_KEY_SHARE);
 	return send_flight(c, &share); /* c->server_cred, c->sig: from pick_credential */
 }
 
@@ -550,16 +745,29 @@ static int on_client_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t l
 
 static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
+	uint8_t th[HASH_MAX];
+	int err = 0;
+
 	TRY(check_finished(c, c->ks.c_hs, msg, len));
 	transcript_update(&c->tr, msg, len);
-	/* resumption (not yet): resumption_master_secret from the master here */
+	/* 4.6.1: resumption_master_secret (CH..client Finished) before the
+	 * master goes; it lives only until our tickets are sealed */
+	if (tickets_on(c)) {
+		transcript_hash(&c->tr, th);
+		err = keysched_resumption(&c->ks, th);
+	}
 	keysched_forget(c->ks.stage);
 	keysched_forget(c->ks.c_hs);
+	TRY(err);
 	TRY(set_read_key(c, c->ks.c_ap));
 	keysched_forget(c->ks.c_ap); /* the read key holds it */
 	c->handshake_done = 1;
 	conn_event(c, HS_EVENT_HANDSHAKE_DONE);
-	return 0;
+	if (tickets_on(c)) {
+		err = send_tickets(c);
+		keysched_forget(c->ks.res_master);
+	}
+	return err;
 }
 
 static const struct transition server_table[] = {

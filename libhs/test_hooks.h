@@ -58,6 +58,8 @@ struct test_hooks {
 	/* each key-schedule secret is copied here as it is derived (the
 	 * connection wipes each one as soon as nothing needs it) */
 	struct test_secrets *capture;
+	/* added to the clock resumption reads (ticket ages, expiry) */
+	int64_t clock_skew_ms;
 };
 
 #ifdef HS_TEST_HOOKS

@@ -45,6 +45,16 @@ void transcript_hash(const struct transcript *t, uint8_t *out)
 	wipe(&copy, sizeof(copy));
 }
 
+void transcript_hash_plus(const struct transcript *t, const struct hash *h, const uint8_t *p,
+			  size_t n, uint8_t *out)
+{
+	union hash_ctx copy = h->digest_len == 48 ? t->c384 : t->c256;
+
+	h->update(&copy, p, n);
+	h->final(&copy, out);
+	wipe(&copy, sizeof(copy));
+}
+
 void transcript_hrr_restart(struct transcript *t)
 {
 	/* message_hash || 00 00 Hash.length || Hash(ClientHello1) */

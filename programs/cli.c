@@ -353,3 +353,41 @@ void describe(const struct hs_conn *c, char *out, size_t cap)
 		 hs_group_name(hs_conn_group(c)), hs_sig_scheme_name(hs_conn_sig_scheme(c)),
 		 escape_peer(hs_conn_alpn(c), alpn, sizeof(alpn)), hs_conn_used_hrr(c) ? "yes" : "no");
 }
+
+static int hex_nibble(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+int parse_psk_hex(const char *arg, uint8_t *out, size_t cap, size_t *n)
+{
+	size_t len = strlen(arg);
+
+	*n = 0;
+	if (len == 0 || len % 2 != 0 || len / 2 > cap)
+		return fail(EXIT_USAGE, "--psk: want 1 to %zu bytes as an even number of hex digits",
+			    cap);
+	for (size_t i = 0; i < len; i += 2) {
+		int hi = hex_nibble(arg[i]), lo = hex_nibble(arg[i + 1]);
+		if (hi < 0 || lo < 0)
+			return fail(EXIT_USAGE, "--psk: not hex");
+		out[(*n)++] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+const char *psk_desc(const struct hs_conn *c, int external)
+{
+	int r = hs_conn_resumed(c);
+
+	if (external)
+		return r == 2 ? "external PSK (psk_ke)" : r == 1 ? "external PSK (psk_dhe_ke)"
+								 : "no PSK (certificate)";
+	return r == 2 ? "resumed (psk_ke)" : r == 1 ? "resumed (psk_dhe_ke)" : "new (full handshake)";
+}

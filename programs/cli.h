@@ -96,6 +96,10 @@ enum relay_ktls {
 };
 /* Parse the value of --ktls (NULL or "require"). */
 int parse_ktls(enum relay_ktls *k, const char *arg);
+/* --psk HEX: an external PSK (1..cap bytes of even-length hex); exit code or 0 */
+int parse_psk_hex(const char *arg, uint8_t *out, size_t cap, size_t *n);
+/* "session: ..." / "psk: ..." line after the handshake, if it used a PSK or wanted one */
+const char *psk_desc(const struct hs_conn *c, int external);
 struct relay {
 	enum relay_mode mode;
 	enum relay_ktls ktls;

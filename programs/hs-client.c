@@ -11,12 +11,14 @@
  * hs_fd_connect(), which reads nothing past the handshake (kTLS seam), then
  * relay_run() moves the data. Status goes to stderr, data only to stdout.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/wipe.h"
 #include "cli.h"
 #include "hs/cred.h"
 #include "hs/fd.h"
@@ -27,6 +29,15 @@
 struct client {
 	const char *target, *servername, *ca, *capath, *pin, *cert, *key;
 	int insecure, help;
+	/* resumption: --sess-in FILE offers its ticket, --sess-out FILE keeps
+	 * the server's tickets (like openssl s_client -sess_in/-sess_out);
+	 * --psk-ke resumes without (EC)DHE */
+	const char *sess_in, *sess_out;
+	int psk_ke;
+	/* external PSK: --psk HEX --psk-identity ID (openssl -psk/-psk_identity) */
+	const char *psk_identity;
+	uint8_t psk[256];
+	size_t psk_len;
 	enum relay_ktls ktls;
 	struct algs algs;
 	uint8_t anchor[ANCHOR_MAX];
@@ -103,6 +114,33 @@ static int set_brief(void *ctx, const char *a)
 	return 0;
 }
 static int set_ktls(void *ctx, const char *a) { return parse_ktls(&((struct client *)ctx)->ktls, a); }
+static int set_sess_in(void *ctx, const char *a)
+{
+	((struct client *)ctx)->sess_in = a;
+	return 0;
+}
+static int set_sess_out(void *ctx, const char *a)
+{
+	((struct client *)ctx)->sess_out = a;
+	return 0;
+}
+static int set_psk_ke(void *ctx, const char *a)
+{
+	(void)a;
+	((struct client *)ctx)->psk_ke = 1;
+	return 0;
+}
+static int set_psk(void *ctx, const char *a)
+{
+	struct client *cl = ctx;
+
+	return parse_psk_hex(a, cl->psk, sizeof(cl->psk), &cl->psk_len);
+}
+static int set_psk_identity(void *ctx, const char *a)
+{
+	((struct client *)ctx)->psk_identity = a;
+	return 0;
+}
 static int set_help(void *ctx, const char *a)
 {
 	(void)a;
@@ -133,6 +171,13 @@ static const struct opt options[] = {
 	{ "--brief -brief", NULL, set_brief, "one status line after the handshake" },
 	{ "--ktls", "[=require]", set_ktls,
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
+	{ "--sess-in -sess_in", "FILE", set_sess_in, "resume with a ticket of this saved session" },
+	{ "--sess-out -sess_out", "FILE", set_sess_out,
+	  "save the session (the server's tickets, secret: mode 0600) when done" },
+	{ "--psk-ke", NULL, set_psk_ke, "resume in psk_ke mode (no (EC)DHE; default psk_dhe_ke)" },
+	{ "--psk -psk", "HEX", set_psk,
+	  "external PSK (SHA-256 suites); without --ca/--capath/--pin only the PSK authenticates" },
+	{ "--psk-identity -psk_identity", "ID", set_psk_identity, "its identity (default Client_identity)" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -245,6 +290,65 @@ static int check_config(const struct hs_config *cfg)
 	return 0;
 }
 
+/* --sess-in: the saved session (*out stays NULL without the option). */
+static int load_session(const struct client *cl, struct hs_session **out)
+{
+	uint8_t buf[HS_SESSION_MAX];
+	size_t n;
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	if (cl->sess_in == NULL)
+		return 0;
+	f = fopen(cl->sess_in, "rb");
+	if (f == NULL)
+		return fail(EXIT_USAGE, "cannot open --sess-in file '%s'", cl->sess_in);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	err = hs_session_load(out, buf, n);
+	wipe(buf, sizeof(buf));
+	if (err)
+		return fail(EXIT_USAGE, "--sess-in '%s': not a saved session (%s)", cl->sess_in,
+			    hs_strerror(err));
+	return 0;
+}
+
+/* --sess-out: the tickets this connection got, in a file only we read. */
+static int save_session(const struct client *cl, const struct hs_conn *c)
+{
+	struct hs_session *s = NULL;
+	uint8_t buf[HS_SESSION_MAX];
+	size_t n = 0;
+	int err, fd;
+	FILE *f;
+
+	if (cl->sess_out == NULL)
+		return 0;
+	err = hs_conn_session(c, &s);
+	if (err == 0)
+		err = hs_session_save(s, buf, sizeof(buf), &n);
+	hs_session_free(s);
+	if (err) {
+		note(1, "no session saved: the server sent no ticket");
+		return 0;
+	}
+	fd = open(cl->sess_out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	if (f == NULL || fwrite(buf, 1, n, f) != n) {
+		if (f != NULL)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		wipe(buf, sizeof(buf));
+		return fail(EXIT_USAGE, "cannot write --sess-out file '%s'", cl->sess_out);
+	}
+	wipe(buf, sizeof(buf));
+	fclose(f);
+	note(2, "session saved to %s", cl->sess_out);
+	return 0;
+}
+
 /* Handshake, report, relay. */
 static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 {
@@ -263,9 +367,15 @@ static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 	}
 	describe(c, desc, sizeof(desc));
 	note(1, "%s verify=%s%s", desc, verify_desc(cl), cfg->cred != NULL ? " client-cert=offered" : "");
+	if (cfg->psk != NULL)
+		note(1, "psk: %s", psk_desc(c, 1));
+	else if (cfg->session != NULL || cl->sess_out != NULL)
+		note(1, "session: %s", psk_desc(c, 0));
 	rc = relay_run(&r, c, sock);
 	note(2, "done: %llu bytes sent, %llu received", (unsigned long long)r.bytes_out,
 	     (unsigned long long)r.bytes_in);
+	if (save_session(cl, c) != 0 && rc == 0)
+		rc = EXIT_USAGE;
 	hs_conn_free(c);
 	return rc;
 }
@@ -276,6 +386,7 @@ int main(int argc, char **argv)
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT };
 	struct hs_x509_store *trust = NULL;
 	struct hs_cred *cred = NULL;
+	struct hs_session *sess = NULL;
 	char host[256], port[32];
 	int rc, sock;
 
@@ -294,7 +405,9 @@ int main(int argc, char **argv)
 		return rc;
 	if (!cl.insecure && cl.pin != NULL && (rc = load_pin(&cl)) != 0)
 		return rc;
-	if (!cl.insecure && (rc = load_trust(&cl, &trust)) != 0)
+	/* --psk alone: no roots, the PSK is the only way the server is trusted */
+	if (!cl.insecure && !(cl.psk_len > 0 && cl.ca == NULL && cl.capath == NULL && cl.pin == NULL) &&
+	    (rc = load_trust(&cl, &trust)) != 0)
 		goto out;
 	if ((rc = load_client_cred(&cl, &cred)) != 0)
 		goto out;
@@ -305,6 +418,18 @@ int main(int argc, char **argv)
 	cfg.trust = trust;
 	cfg.insecure = cl.insecure;
 	cfg.cred = cred;
+	if ((rc = load_session(&cl, &sess)) != 0)
+		goto out;
+	cfg.session = sess;
+	cfg.psk_ke = cl.psk_ke;
+	cfg.keep_tickets = cl.sess_out != NULL;
+	if (cl.psk_len > 0) {
+		const char *id = cl.psk_identity ? cl.psk_identity : "Client_identity";
+		cfg.psk = cl.psk;
+		cfg.psk_len = cl.psk_len;
+		cfg.psk_identity = (const uint8_t *)id;
+		cfg.psk_identity_len = strlen(id);
+	}
 	if ((rc = check_config(&cfg)) != 0)
 		goto out;
 	if ((rc = net_connect(host, port, &sock)) != 0)
@@ -313,6 +438,8 @@ int main(int argc, char **argv)
 	rc = run(&cl, &cfg, sock);
 	close(sock);
 out:
+	wipe(cl.psk, sizeof(cl.psk));
+	hs_session_free(sess);
 	hs_cred_free(cred);
 	hs_x509_store_free(trust);
 	return rc;

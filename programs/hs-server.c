@@ -44,6 +44,14 @@ struct server {
 	size_t n_cert, n_key;
 	enum hs_verify_mode verify_client;
 	int echo, help, hrr_cookie;
+	/* resumption: tickets after each handshake (--tickets N, default 2;
+	 * --no-tickets: none), sealed with keys made at start */
+	long n_tickets;
+	int no_tickets;
+	/* external PSK: --psk HEX --psk-identity ID (openssl -psk/-psk_identity) */
+	const char *psk_identity;
+	uint8_t psk[256];
+	size_t psk_len;
 	enum relay_ktls ktls;
 	long max_conns;
 	struct algs algs;
@@ -145,6 +153,33 @@ static int set_help(void *ctx, const char *a)
 	return 0;
 }
 
+static int set_tickets(void *ctx, const char *a)
+{
+	char *end;
+	long n = strtol(a, &end, 10);
+
+	if (*a == 0 || *end != 0 || n < 1 || n > 16)
+		return fail(EXIT_USAGE, "--tickets: want 1 to 16");
+	S(ctx)->n_tickets = n;
+	return 0;
+}
+static int set_no_tickets(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->no_tickets = 1;
+	return 0;
+}
+
+static int set_psk(void *ctx, const char *a)
+{
+	return parse_psk_hex(a, S(ctx)->psk, sizeof(S(ctx)->psk), &S(ctx)->psk_len);
+}
+static int set_psk_identity(void *ctx, const char *a)
+{
+	S(ctx)->psk_identity = a;
+	return 0;
+}
+
 static const struct opt options[] = {
 	{ "--listen -accept", "ADDR:PORT", set_listen,
 	  "where to listen (default 127.0.0.1:4433; port 0 picks a free one)" },
@@ -171,6 +206,11 @@ static const struct opt options[] = {
 	{ "--brief -brief", NULL, set_brief, "one status line per connection" },
 	{ "--ktls", "[=require]", set_ktls,
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
+	{ "--tickets", "N", set_tickets, "session tickets after each handshake (default 2)" },
+	{ "--no-tickets -no_ticket", NULL, set_no_tickets, "send no session tickets (no resumption)" },
+	{ "--psk -psk", "HEX", set_psk, "accept this external PSK (SHA-256 suites)" },
+	{ "--psk-identity -psk_identity", "ID", set_psk_identity,
+	  "the PSK's identity (default Client_identity)" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -320,6 +360,10 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 	note(1, "%s sni=%s client-cert=%s", desc,
 	     escape_peer(hs_conn_server_name(c), sni, sizeof(sni)),
 	     hs_conn_peer_cert_count(c) > 0 ? "verified" : "none");
+	if (cfg->psk != NULL && hs_conn_resumed(c) && hs_conn_external_psk(c))
+		note(1, "psk: %s", psk_desc(c, 1));
+	else if (cfg->ticket_keys != NULL)
+		note(1, "session: %s", psk_desc(c, 0));
 	rc = relay_run(&r, c, sock);
 	note(2, "connection done: %llu bytes received, %llu sent",
 	     (unsigned long long)r.bytes_in, (unsigned long long)r.bytes_out);
@@ -396,6 +440,7 @@ int main(int argc, char **argv)
 	struct hs_cred *creds[MAX_CREDS] = { NULL };
 	size_t n_creds = 0;
 	struct hs_x509_store *client_cas = NULL;
+	struct hs_ticket_keys *tkeys = NULL;
 	char host[256], port[32];
 	unsigned bound;
 	int rc, lsock;
@@ -429,6 +474,19 @@ int main(int argc, char **argv)
 	cfg.verify_client = sv.verify_client;
 	cfg.client_trust = client_cas;
 	cfg.send_ca_names = client_cas != NULL; /* as s_server does with -CAfile */
+	if (!sv.no_tickets && hs_ticket_keys_new(&tkeys, 0, 0) != 0) {
+		rc = fail(EXIT_TLS, "cannot make the ticket keys");
+		goto out;
+	}
+	cfg.ticket_keys = tkeys;
+	if (sv.psk_len > 0) {
+		const char *id = sv.psk_identity ? sv.psk_identity : "Client_identity";
+		cfg.psk = sv.psk;
+		cfg.psk_len = sv.psk_len;
+		cfg.psk_identity = (const uint8_t *)id;
+		cfg.psk_identity_len = strlen(id);
+	}
+	cfg.n_tickets = (unsigned)sv.n_tickets;
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
 		note(1, "listening on %s port %u", host[0] ? host : "*", bound);
@@ -436,6 +494,7 @@ int main(int argc, char **argv)
 		close(lsock);
 	}
 out:
+	hs_ticket_keys_free(tkeys);
 	hs_x509_store_free(client_cas);
 	for (size_t i = 0; i < n_creds; i++)
 		hs_cred_free(creds[i]);

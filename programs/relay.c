@@ -195,7 +195,7 @@ static void note_events(struct pump *p)
 		if (ev == HS_EVENT_KEY_UPDATE)
 			note(2, "peer updated its keys");
 		else if (ev == HS_EVENT_TICKET)
-			note(2, "session ticket received (not used: no resumption yet)");
+			note(2, "session ticket received");
 	}
 }
 

@@ -93,7 +93,8 @@ enum hs_err {
 	HS_ERR_TLS_TIMEOUT = -142,            /* deadline or SO_RCVTIMEO/SO_SNDTIMEO passed (fd helpers) */
 	HS_ERR_TLS_RESET = -143,              /* the peer reset the connection (fd helpers) */
 	HS_ERR_TLS_IO = -144,                 /* another socket error: errno says which (fd helpers) */
-	HS_ERR_TLS_LAST = -144,
+	HS_ERR_TLS_BAD_BINDER = -145,         /* PSK binder does not verify */
+	HS_ERR_TLS_LAST = -145,
 	/* X.509 certificate errors (x509/): from -200 down */
 	HS_ERR_X509_FIRST = -200,
 	HS_ERR_X509_MALFORMED = -200,        /* certificate is not valid DER / RFC 5280 */

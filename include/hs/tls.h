@@ -181,6 +181,36 @@ struct hs_config {
 	int (*verify_cert)(void *arg, const uint8_t *const *certs, const size_t *lens, size_t n,
 			   int result);
 	void *verify_arg;
+	/*
+	 * Resumption (RFC 8446 2.2, 4.6.1). server: ticket_keys (shared by
+	 * connections, owned by the application) seals stateless tickets;
+	 * NULL = no tickets, every handshake full. n_tickets after each
+	 * handshake (0 = 2). client: session (from hs_conn_session or
+	 * hs_session_load) offers one of its unused tickets, which is then
+	 * marked used unless reuse_tickets; psk_ke offers psk_ke alone (no
+	 * (EC)DHE on resumption; a full handshake still works); default is
+	 * psk_dhe_ke. A rejected ticket gives a full handshake. A server
+	 * with verify_client set neither issues nor accepts tickets (they
+	 * carry no client identity).
+	 */
+	struct hs_ticket_keys *ticket_keys;
+	unsigned n_tickets;
+	struct hs_session *session;
+	int psk_ke;
+	int reuse_tickets;
+	/*
+	 * External PSK (RFC 8446 2.2, as NVMe/TCP and openssl -psk use it):
+	 * a key and its identity, bound to SHA-256 (usable with the
+	 * SHA-256 suites). client: offered (before any session ticket), in
+	 * psk_dhe_ke or psk_ke as above; trust settings become optional, and
+	 * without them a server that does not take the PSK is refused.
+	 * server: accepted for that identity; cred becomes optional (without
+	 * one a client without the PSK gets handshake_failure).
+	 */
+	const uint8_t *psk;
+	size_t psk_len;
+	const uint8_t *psk_identity;
+	size_t psk_identity_len;
 };
 /* How many of the client's ALPN protocols alpn_select sees. */
 #define HS_ALPN_OFFER_MAX 16
@@ -271,6 +301,54 @@ HS_API size_t hs_conn_peer_cert_count(const struct hs_conn *c);
 
 /* client: the last NewSessionTicket kept (keep_tickets), or NULL. */
 HS_API const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *lifetime);
+
+/*
+ * ---- Resumption ----
+ * Server: ticket keys. Tickets are AES-256-GCM sealed under the current
+ * key (a 16-byte name, a random 32-byte key); every rotate_secs the
+ * current key becomes the previous one and the old previous one is wiped.
+ * Tickets under the current or previous key are accepted, so a ticket
+ * lives at most min(lifetime_secs, 2 * rotate_secs). lifetime_secs <=
+ * 604800 (0 = 7200); rotate_secs 0 = lifetime_secs. Locked inside: one
+ * object serves connections on any thread. Keys never leave the object.
+ */
+struct hs_ticket_keys;
+HS_API HS_MUST_CHECK int hs_ticket_keys_new(struct hs_ticket_keys **out, uint32_t lifetime_secs,
+				     uint32_t rotate_secs);
+/* Rotate now (as the schedule does). */
+HS_API HS_MUST_CHECK int hs_ticket_keys_rotate(struct hs_ticket_keys *k);
+/* Wipe both keys and free. NULL is fine. */
+HS_API void hs_ticket_keys_free(struct hs_ticket_keys *k);
+
+/*
+ * Client: a session, the tickets one server gave (with their resumption
+ * PSKs: secret, so the object and its serialised form are secrets too).
+ * hs_conn_session() makes one from a connection with keep_tickets once at
+ * least one NewSessionTicket arrived (HS_ERR_TLS_STATE otherwise).
+ * hs_session_save() writes only unused, unexpired tickets.
+ */
+struct hs_session;
+HS_API HS_MUST_CHECK int hs_conn_session(const struct hs_conn *c, struct hs_session **out);
+HS_API HS_MUST_CHECK int hs_session_save(const struct hs_session *s, uint8_t *buf, size_t cap,
+				  size_t *n);
+HS_API HS_MUST_CHECK int hs_session_load(struct hs_session **out, const uint8_t *buf, size_t len);
+/* Unused tickets left. */
+HS_API size_t hs_session_tickets(const struct hs_session *s);
+HS_API void hs_session_free(struct hs_session *s);
+/* Did this handshake resume (a PSK accepted)? 1 = psk_dhe_ke, 2 = psk_ke. */
+HS_API int hs_conn_resumed(const struct hs_conn *c);
+/* Was the PSK taken the external one (hs_config.psk) rather than a ticket? */
+HS_API int hs_conn_external_psk(const struct hs_conn *c);
+/*
+ * Keying material exporter (RFC 8446 7.5, RFC 5705 labels): out_len
+ * bytes (at most 255 * the suite's hash length) for label and context,
+ * the same on both sides. Once the handshake is done; HS_ERR_TLS_STATE
+ * before. The exporter_master_secret stays in the connection until free.
+ */
+HS_API HS_MUST_CHECK int hs_conn_export(const struct hs_conn *c, const char *label,
+				 const uint8_t *context, size_t context_len, uint8_t *out,
+				 size_t out_len);
+#define HS_SESSION_MAX 8192 /* bytes of a serialised session, at most */
 
 /* Names for printing ("TLS_AES_128_GCM_SHA256", "x25519", ...; "?" if unknown). */
 HS_API const char *hs_suite_name(uint16_t suite);

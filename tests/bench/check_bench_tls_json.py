@@ -17,7 +17,8 @@ import sys
 
 HANDSHAKE = ["handshake, no verify", "handshake, pinned + name",
              "handshake, client side", "handshake, server side",
-             "handshake, RSA-2048 server cert", "handshake, chain via intermediate"]
+             "handshake, RSA-2048 server cert", "handshake, chain via intermediate",
+             "handshake, resumed psk_dhe_ke", "handshake, resumed psk_ke"]
 RECORD = [f"record {s} {op} 16 KiB"
           for s in ("AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305")
           for op in ("seal", "seal+open")]

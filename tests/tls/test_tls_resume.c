@@ -1,0 +1,505 @@
+/*
+ * Resumption (RFC 8446 2.2, 4.2.11, 4.6.1) between the engine's client and
+ * server in memory: tickets issued (n_tickets), a session kept, saved and
+ * loaded, resumed in psk_dhe_ke and psk_ke for every suite, after a
+ * HelloRetryRequest (binders over the HRR transcript); each ticket used
+ * once unless reuse_tickets; a tampered ticket, a ticket under a rotated-out
+ * key and an expired ticket give a full handshake; a binder that does not
+ * verify is decrypt_error; pre_shared_key not last is illegal_parameter,
+ * without psk_key_exchange_modes missing_extension. External PSKs (with and without (EC)DHE, with
+ * and without a server certificate; wrong key, unknown identity). Exporters (7.5) agree on both sides of every
+ * connection here, full or resumed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hs/tls.h"
+#include "libhs/internal.h"
+#include "pair.h"
+#include "tls_certs.h"
+
+static const uint16_t all_suites[] = { HS_TLS_AES_128_GCM_SHA256, HS_TLS_AES_256_GCM_SHA384,
+				       HS_TLS_CHACHA20_POLY1305_SHA256 };
+
+struct opts {
+	uint16_t suite;
+	int psk_ke, reuse;
+	unsigned n_tickets;
+	const uint16_t *cgroups, *sgroups;
+	size_t n_cgroups, n_sgroups;
+	struct test_hooks *shooks, *chooks;
+};
+
+/* 7.5: both sides export the same bytes; label, context and length matter */
+static void check_exporters(struct pair *p)
+{
+	static const uint8_t ctx[] = { 1, 2, 3 };
+	uint8_t a[64], b[64], d[64];
+
+	assert_int_equal(hs_conn_export(p->c, "EXPORTER-hs-test", ctx, 3, a, 64), 0);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-test", ctx, 3, b, 64), 0);
+	assert_memory_equal(a, b, 64);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-other", ctx, 3, d, 64), 0);
+	assert_memory_not_equal(a, d, 64);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-test", ctx, 2, d, 64), 0);
+	assert_memory_not_equal(a, d, 64);
+	assert_int_equal(hs_conn_export(p->c, "EXPORTER-hs-test", NULL, 0, d, 32), 0);
+	assert_int_equal(hs_conn_export(p->s, "EXPORTER-hs-test", NULL, 0, b, 32), 0);
+	assert_memory_equal(b, d, 32);
+}
+
+/* One handshake; *resumed gets hs_conn_resumed(); the new session (if
+ * out) from the tickets the client got. Returns the handshake's result. */
+static int connect_once(struct hs_ticket_keys *k, struct hs_session *sess, const struct opts *o,
+			int *resumed, struct hs_session **out, int *salert)
+{
+	struct pair p;
+	int err;
+	static const uint8_t data[] = "resumed data";
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.suites = &o->suite;
+	p.ccfg.n_suites = 1;
+	p.ccfg.keep_tickets = 1;
+	p.ccfg.session = sess;
+	p.ccfg.psk_ke = o->psk_ke;
+	p.ccfg.reuse_tickets = o->reuse;
+	p.ccfg.groups = o->cgroups;
+	p.ccfg.n_groups = o->n_cgroups;
+	p.scfg.groups = o->sgroups;
+	p.scfg.n_groups = o->n_sgroups;
+	p.scfg.ticket_keys = k;
+	p.scfg.n_tickets = o->n_tickets;
+	pair_start(&p);
+	if (o->shooks != NULL)
+		assert_int_equal(conn_test_hooks(p.s, o->shooks), 0);
+	if (o->chooks != NULL)
+		assert_int_equal(conn_test_hooks(p.c, o->chooks), 0);
+	err = pair_handshake(&p, 0);
+	*resumed = hs_conn_resumed(p.c);
+	if (salert != NULL)
+		*salert = hs_conn_alert(p.s, 0);
+	if (err == 0) {
+		assert_int_equal(hs_conn_resumed(p.s), *resumed);
+		assert_int_equal(hs_conn_suite(p.c), o->suite);
+		if (*resumed) /* 2.2: no certificate on resumption */
+			assert_int_equal(hs_conn_peer_cert_count(p.c), 0);
+		check_exporters(&p);
+		assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
+		assert_int_equal(pair_transfer(&p, 0, data, sizeof(data), 0), 0);
+		if (out != NULL)
+			assert_int_equal(hs_conn_session(p.c, out), 0);
+	}
+	pair_free(&p);
+	return err;
+}
+
+static struct hs_session *first_session(struct hs_ticket_keys *k, const struct opts *o)
+{
+	struct hs_session *s = NULL;
+	int resumed;
+
+	assert_int_equal(connect_once(k, NULL, o, &resumed, &s, NULL), 0);
+	assert_int_equal(resumed, 0);
+	assert_non_null(s);
+	return s;
+}
+
+static void test_resume_all_suites(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		for (int ke = 0; ke < 2; ke++) {
+			struct hs_ticket_keys *k;
+			struct opts o = { .suite = all_suites[i], .psk_ke = ke };
+			struct hs_session *s, *s2 = NULL;
+			int resumed;
+
+			assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+			s = first_session(k, &o);
+			assert_int_equal(hs_session_tickets(s), 2); /* default n_tickets */
+			assert_int_equal(connect_once(k, s, &o, &resumed, &s2, NULL), 0);
+			assert_int_equal(resumed, ke ? 2 : 1);
+			/* a resumed connection issues tickets too, and they resume */
+			assert_int_equal(hs_session_tickets(s2), 2);
+			assert_int_equal(connect_once(k, s2, &o, &resumed, NULL, NULL), 0);
+			assert_int_equal(resumed, ke ? 2 : 1);
+			hs_session_free(s);
+			hs_session_free(s2);
+			hs_ticket_keys_free(k);
+		}
+	}
+}
+
+static void test_ticket_used_once(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256, .n_tickets = 3 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	assert_int_equal(hs_session_tickets(s), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+		assert_int_equal(resumed, 1);
+	}
+	assert_int_equal(hs_session_tickets(s), 0);
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0); /* none left: full handshake */
+	hs_session_free(s);
+	/* reuse_tickets: the application opts in */
+	o.reuse = 1;
+	o.n_tickets = 1;
+	s = first_session(k, &o);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+		assert_int_equal(resumed, 1);
+	}
+	assert_int_equal(hs_session_tickets(s), 1);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_session_save_load(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_256_GCM_SHA384 };
+	struct hs_session *s, *l;
+	uint8_t buf[HS_SESSION_MAX];
+	size_t n;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	assert_int_equal(hs_session_save(s, buf, sizeof(buf), &n), 0);
+	hs_session_free(s);
+	assert_int_equal(hs_session_load(&l, buf, n), 0);
+	assert_int_equal(hs_session_tickets(l), 2);
+	assert_int_equal(connect_once(k, l, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 1);
+	hs_session_free(l);
+	/* truncated or bent: refused */
+	assert_int_not_equal(hs_session_load(&l, buf, n - 1), 0);
+	assert_null(l);
+	buf[0] ^= 1;
+	assert_int_not_equal(hs_session_load(&l, buf, n), 0);
+	hs_ticket_keys_free(k);
+}
+
+static void test_tampered_ticket(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	/* a byte of the key name, the nonce, the sealed body, the tag */
+	const size_t where[] = { 0, 20, 40, 1000 };
+	for (size_t i = 0; i < 4; i++) {
+		struct hs_session *s = first_session(k, &o);
+		struct session_ticket *t = &s->t[s->n - 1];
+		t->ticket[where[i] < t->len ? where[i] : t->len - 1] ^= 0x40;
+		assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+		assert_int_equal(resumed, 0);
+		hs_session_free(s);
+	}
+	hs_ticket_keys_free(k);
+}
+
+static void test_rotated_out_key(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256, .n_tickets = 1 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	assert_int_equal(hs_ticket_keys_rotate(k), 0); /* now the previous key: accepted */
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 1);
+	hs_session_free(s);
+	s = first_session(k, &o);
+	assert_int_equal(hs_ticket_keys_rotate(k), 0);
+	assert_int_equal(hs_ticket_keys_rotate(k), 0); /* wiped */
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_bad_binder(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_CHACHA20_POLY1305_SHA256 };
+	struct hs_session *s;
+	int resumed, alert;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	s->t[s->n - 1].psk[3] ^= 1; /* the client's binder is now wrong */
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, &alert),
+			 HS_ERR_TLS_PEER_ALERT);
+	assert_int_equal(alert, 51); /* decrypt_error (6.2: "a PSK binder") */
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_expired_ticket(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct test_hooks late = { .clock_skew_ms = 3601 * 1000 };
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256, .n_tickets = 1 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 3600, 0), 0);
+	/* the server finds it expired: full handshake */
+	s = first_session(k, &o);
+	o.shooks = &late;
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	hs_session_free(s);
+	/* the client finds it expired: not offered */
+	o.shooks = NULL;
+	s = first_session(k, &o);
+	o.chooks = &late;
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	assert_int_equal(hs_session_tickets(s), 1); /* not used */
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_resume_after_hrr(void **state)
+{
+	static const uint16_t cg[] = { HS_GROUP_X25519, HS_GROUP_SECP256R1 };
+	static const uint16_t sg[] = { HS_GROUP_SECP256R1 };
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_256_GCM_SHA384 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	/* the server wants P-256: HelloRetryRequest, then the binder over
+	 * message_hash(CH1) || HRR || CH2 */
+	o.cgroups = cg;
+	o.n_cgroups = 2;
+	o.sgroups = sg;
+	o.n_sgroups = 1;
+	assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 1);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_no_ticket_keys(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	/* a server without ticket keys ignores the offer */
+	assert_int_equal(connect_once(NULL, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+	assert_int_not_equal(hs_ticket_keys_new(&k, 604801, 0), 0);
+}
+
+/* External PSK: key k, identity id on each side; the client trusts nothing
+ * else, the server has no certificate unless with_cert. */
+static int ext_psk_once(const char *ckey, const char *cid, const char *skey, const char *sid,
+			int psk_ke, int with_cert, int *resumed, int *calert, int *salert)
+{
+	static const uint16_t suite = HS_TLS_CHACHA20_POLY1305_SHA256;
+	struct pair p;
+	int err;
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.anchor_der = NULL;
+	p.ccfg.anchor_len = 0;
+	p.ccfg.suites = &suite;
+	p.ccfg.n_suites = 1;
+	p.ccfg.psk = (const uint8_t *)ckey;
+	p.ccfg.psk_len = strlen(ckey);
+	p.ccfg.psk_identity = (const uint8_t *)cid;
+	p.ccfg.psk_identity_len = strlen(cid);
+	p.ccfg.psk_ke = psk_ke;
+	p.scfg.psk = (const uint8_t *)skey;
+	p.scfg.psk_len = strlen(skey);
+	p.scfg.psk_identity = (const uint8_t *)sid;
+	p.scfg.psk_identity_len = strlen(sid);
+	if (!with_cert)
+		p.scfg.cred = NULL;
+	pair_start(&p);
+	err = pair_handshake(&p, 0);
+	*resumed = hs_conn_resumed(p.s);
+	*calert = hs_conn_alert(p.c, 0);
+	*salert = hs_conn_alert(p.s, 0);
+	if (err == 0) {
+		static const uint8_t data[] = "external psk";
+		assert_int_equal(hs_conn_resumed(p.c), *resumed);
+		assert_int_equal(hs_conn_peer_cert_count(p.c), 0);
+		check_exporters(&p);
+		assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
+	}
+	pair_free(&p);
+	return err;
+}
+
+static void test_external_psk(void **state)
+{
+	const char *key = "0123456789abcdef0123456789abcdef";
+	int resumed, ca, sa;
+
+	(void)state;
+	for (int ke = 0; ke < 2; ke++) {
+		for (int cert = 0; cert < 2; cert++) {
+			assert_int_equal(ext_psk_once(key, "nvme-host", key, "nvme-host", ke, cert,
+						      &resumed, &ca, &sa),
+					 0);
+			assert_int_equal(resumed, ke ? 2 : 1);
+		}
+	}
+	/* another key: the binder does not verify, decrypt_error */
+	assert_int_equal(ext_psk_once(key, "nvme-host", "another key of 32 bytes........", "nvme-host",
+				      0, 0, &resumed, &ca, &sa),
+			 HS_ERR_TLS_PEER_ALERT);
+	assert_int_equal(sa, 51);
+	/* an identity the server does not know: a certificate handshake, which
+	 * a server without one cannot do (handshake_failure) ... */
+	assert_int_equal(ext_psk_once(key, "stranger", key, "nvme-host", 0, 0, &resumed, &ca, &sa),
+			 HS_ERR_TLS_PEER_ALERT);
+	assert_int_equal(sa, 40);
+	/* ... and a client with no trust settings refuses (bad_certificate or
+	 * the like: anything but success) */
+	assert_int_not_equal(ext_psk_once(key, "stranger", key, "nvme-host", 0, 1, &resumed, &ca,
+					  &sa),
+			     0);
+	assert_int_equal(resumed, 0);
+}
+
+/*
+ * The client's ClientHello with a ticket, rebuilt with its extensions
+ * reordered or one dropped, fed to the server as a plaintext record.
+ * mode 0: drop psk_key_exchange_modes; 1: pre_shared_key first.
+ * Returns the alert the server sends.
+ */
+static int bent_hello(struct hs_ticket_keys *k, struct hs_session *s, int mode)
+{
+	struct pair p;
+	uint8_t rec[4096], out[4096];
+	size_t n = 0, pos, ext_start, o, used;
+	size_t ext_off[64], ext_len[64], n_ext = 0, psk = 64;
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.session = s;
+	p.ccfg.reuse_tickets = 1;
+	p.scfg.ticket_keys = k;
+	pair_start(&p);
+	assert_int_equal(hs_conn_pull(p.c, rec, sizeof(rec), &n), 0);
+	assert_true(n > 5 && rec[0] == 22);
+	/* record(5) type(1) len(3) version(2) random(32) sid, suites, comp */
+	pos = 5 + 4 + 2 + 32;
+	pos += 1 + rec[pos];
+	pos += 2 + (size_t)(rec[pos] << 8 | rec[pos + 1]);
+	pos += 1 + rec[pos];
+	ext_start = pos + 2;
+	for (size_t e = ext_start; e < n; n_ext++) {
+		size_t len = 4 + (size_t)(rec[e + 2] << 8 | rec[e + 3]);
+		if ((rec[e] << 8 | rec[e + 1]) == 41)
+			psk = n_ext;
+		ext_off[n_ext] = e;
+		ext_len[n_ext] = len;
+		e += len;
+	}
+	assert_true(psk < n_ext);
+	memcpy(out, rec, ext_start);
+	o = ext_start;
+	if (mode == 1) {
+		memcpy(out + o, rec + ext_off[psk], ext_len[psk]);
+		o += ext_len[psk];
+	}
+	for (size_t i = 0; i < n_ext; i++) {
+		int type = rec[ext_off[i]] << 8 | rec[ext_off[i] + 1];
+		if ((mode == 1 && i == psk) || (mode == 0 && type == 45))
+			continue;
+		memcpy(out + o, rec + ext_off[i], ext_len[i]);
+		o += ext_len[i];
+	}
+	out[ext_start - 2] = (uint8_t)((o - ext_start) >> 8);
+	out[ext_start - 1] = (uint8_t)(o - ext_start);
+	out[3] = (uint8_t)((o - 5) >> 8);
+	out[4] = (uint8_t)(o - 5);
+	out[6] = (uint8_t)((o - 9) >> 16);
+	out[7] = (uint8_t)((o - 9) >> 8);
+	out[8] = (uint8_t)(o - 9);
+	assert_int_not_equal(hs_conn_feed(p.s, out, o, &used), 0);
+	int alert = hs_conn_alert(p.s, 0);
+	pair_free(&p);
+	return alert;
+}
+
+static void test_psk_extension_rules(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	struct hs_session *s;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	/* 4.2.9: pre_shared_key without psk_key_exchange_modes: abort
+	 * (missing_extension, 9.2) */
+	assert_int_equal(bent_hello(k, s, 0), 109);
+	/* 4.2.11: not the last extension: illegal_parameter */
+	assert_int_equal(bent_hello(k, s, 1), 47);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+static void test_exporter_before_handshake(void **state)
+{
+	struct pair p;
+	uint8_t out[16];
+
+	(void)state;
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	pair_start(&p);
+	assert_int_equal(hs_conn_export(p.c, "EXPORTER-x", NULL, 0, out, 16), HS_ERR_TLS_STATE);
+	pair_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resume_all_suites), cmocka_unit_test(test_ticket_used_once),
+		cmocka_unit_test(test_session_save_load), cmocka_unit_test(test_tampered_ticket),
+		cmocka_unit_test(test_rotated_out_key),   cmocka_unit_test(test_bad_binder),
+		cmocka_unit_test(test_expired_ticket),    cmocka_unit_test(test_resume_after_hrr),
+		cmocka_unit_test(test_no_ticket_keys),    cmocka_unit_test(test_exporter_before_handshake),
+		cmocka_unit_test(test_external_psk),      cmocka_unit_test(test_psk_extension_rules),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
