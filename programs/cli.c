@@ -191,26 +191,33 @@ static int file_has(const char *path, const char *needle)
 	return has;
 }
 
-/* 0 if path's first CERTIFICATE block decodes and parses, else the error */
-static int cert_file_error(const char *path)
+/*
+ * 0 if path's first CERTIFICATE block decodes and parses; else the error,
+ * *pem = 1 when no CERTIFICATE block decodes (bad PEM) and 0 when the
+ * certificate in it does not parse
+ */
+static int cert_file_error(const char *path, int *pem_bad)
 {
 	static uint8_t der[65536];
 	char *pem = NULL;
 	size_t len = 0, der_len = 0;
 	int err = hs_read_file(path, &pem, &len);
 
+	*pem_bad = 0;
 	if (err)
 		return err;
 	err = hs_pem_cert_to_der(pem, len, der, sizeof(der), &der_len);
 	free(pem);
-	if (err == 0)
-		err = hs_x509_check_der(der, der_len);
-	return err;
+	if (err) {
+		*pem_bad = 1;
+		return err;
+	}
+	return hs_x509_check_der(der, der_len);
 }
 
 int cred_fail(const char *cert, const char *key, int err)
 {
-	int cert_err;
+	int cert_err, pem_bad;
 
 	if (err == HS_ERR_X509_KEY_MISMATCH)
 		return fail(EXIT_USAGE, "the private key in '%s' does not match the certificate in '%s'",
@@ -219,8 +226,8 @@ int cred_fail(const char *cert, const char *key, int err)
 		return fail(EXIT_USAGE, "the private key in '%s' is encrypted: hs reads unencrypted "
 					"keys only (openssl pkey -in '%s' -out plain.pem decrypts it)",
 			    key, key);
-	cert_err = cert_file_error(cert);
-	if (cert_err == HS_ERR_BAD_ENCODING)
+	cert_err = cert_file_error(cert, &pem_bad);
+	if (pem_bad)
 		return fail(EXIT_USAGE, "bad PEM in certificate file '%s': no CERTIFICATE block that "
 					"decodes", cert);
 	if (cert_err != 0)
@@ -235,9 +242,9 @@ int cred_fail(const char *cert, const char *key, int err)
 
 int ca_fail(const char *what, const char *path, int err)
 {
-	int cert_err = cert_file_error(path);
+	int pem_bad, cert_err = cert_file_error(path, &pem_bad);
 
-	if (cert_err == HS_ERR_BAD_ENCODING)
+	if (pem_bad)
 		return fail(EXIT_USAGE, "bad PEM in %s file '%s': no CERTIFICATE block that decodes",
 			    what, path);
 	if (cert_err != 0)
