@@ -55,7 +55,7 @@ static void usage(FILE *f)
 		   "  --repeat N       repeats per side; rows show median [min-max] (default 5)\n"
 		   "  --filter SUBSTR  only rows whose name contains SUBSTR (any case)\n"
 		   "  --portable       force hs onto its portable backends\n"
-		   "  --help           this text (also: hs-bench --help, hs-bench --version)\n"
+		   "  --help           this text\n"
 		   "\nsee bench/README.md for what each row measures.\n");
 }
 

@@ -192,7 +192,7 @@ static const struct opt options[] = {
 	{ "--brief -brief", NULL, set_brief, "one status line per connection" },
 	{ "--verbose -v -msg", NULL, set_verbose,
 	  "trace states, records and messages (direction, type, length) on stderr" },
-	{ "--json", NULL, set_json, "one JSON object per connection on stdout (keys: README)" },
+	{ "--json", NULL, set_json, "one JSON object per connection on stdout (keys: hs-server(1))" },
 	{ "--ktls", "[=require]", set_ktls,
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--version -version", NULL, set_version, "print the version and exit" },
