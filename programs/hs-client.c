@@ -396,8 +396,14 @@ int main(int argc, char **argv)
 	if ((rc = check_config(&cfg)) != 0)
 		goto out;
 	t0 = now_ms();
-	if ((rc = net_connect(host, port, cl.timeout_s * 1000u, &sock)) != 0)
+	if ((rc = net_connect(host, port, cl.timeout_s * 1000u, &sock)) != 0) {
+		struct conn_report rep = { .peer = cl.target, .exit_code = rc,
+					   .server_name = cfg.server_name, .verify = verify_desc(&cl),
+					   .client_cert = "none", .ktls_tx = "off", .ktls_rx = "off" };
+		if (cl.json) /* the connection that did not happen gets its object too */
+			report_json(stderr, NULL, &rep);
 		goto out;
+	}
 	note(2, "connected to %s port %s", host, port);
 	rc = run(&cl, &cfg, sock, deadline_left(cl.timeout_s, t0));
 	close(sock);

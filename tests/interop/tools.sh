@@ -212,6 +212,16 @@ took=$(($(date +%s) - start))
 "$client" --help | grep -q "default 300" && pass "client --help documents the 300 s default" ||
 	bad "client --help does not give the --timeout default"
 
+# ---- --json when the connection is refused: still one object
+rport=$(free_port)
+timeout 20 "$client" "127.0.0.1:$rport" -k --json </dev/null >/dev/null 2>"$tmp/err"
+rc=$?
+grep -v '^hs-client: ' "$tmp/err" >"$tmp/ref.obj"
+[ $rc -eq 4 ] && json_ok "$tmp/ref.obj" \
+	'len(o) == 1 and o[0]["exit"] == 4 and "refused" in o[0]["error"] and o[0]["state"] is None' &&
+	pass "client --json, connection refused: one object, exit 4" ||
+	bad "client --json refused: exit $rc: $(cat "$tmp/err" "$tmp/json.err")"
+
 # ---- --ktls=require: before connecting (a closed port says which came first)
 cport=$(free_port)
 timeout 20 "$client" "127.0.0.1:$cport" -k --ktls=require </dev/null >/dev/null 2>"$tmp/err"
