@@ -47,9 +47,13 @@ int split_hostport(const char *s, char *host, size_t cap, char *port, size_t pca
 		colon = end + 1;
 	} else {
 		colon = strrchr(s, ':');
-		if (colon == NULL && allow_bare) {
-			colon = s - 1; /* the whole string is the port */
-			hlen = 0;
+		if (colon == NULL && allow_bare) { /* the whole string is the port */
+			if (check_port(s, 1) != 0 || strlen(s) >= pcap)
+				return fail(EXIT_USAGE, "bad address '%s' (want ADDR:PORT, "
+							"[V6ADDR]:PORT or PORT)", s);
+			host[0] = '\0';
+			strcpy(port, s);
+			return 0;
 		} else if (colon == NULL || strchr(s, ':') != colon) {
 			return fail(EXIT_USAGE, "bad address '%s' (want HOST:PORT)", s);
 		} else {
