@@ -253,6 +253,32 @@ int ca_fail(const char *what, const char *path, int err)
 	return fail(EXIT_USAGE, "cannot load %s file '%s': %s", what, path, hs_strerror(err));
 }
 
+int capath_check(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+	int n_bad = 0, pem_bad, err;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		/* files without any certificate are not meant as one: not named */
+		if (!file_has(path, "-----BEGIN CERTIFICATE-----"))
+			continue;
+		if ((err = cert_file_error(path, &pem_bad)) == 0)
+			continue;
+		n_bad++;
+		fprintf(stderr, "%s: --capath: skipped '%s': %s%s\n", prog_name, path,
+			pem_bad ? "bad PEM: " : "the certificate does not parse: ", hs_strerror(err));
+	}
+	closedir(d);
+	return n_bad;
+}
+
 /* ---- -v: the message trace ---- */
 
 static const char *content_name(int type)

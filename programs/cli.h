@@ -61,6 +61,9 @@ int check_readable(const char *what, const char *path, int dir);
  * PEM block of the right kind, a certificate that does not parse.
  */
 int cred_fail(const char *cert, const char *key, int err);
+/* --capath DIR: name (on stderr) each file that holds a CERTIFICATE block
+ * that does not decode or parse, which the store skips; returns how many. */
+int capath_check(const char *dir);
 /* hs_x509_store_load_file failed on path: which file and why. */
 int ca_fail(const char *what, const char *path, int err);
 

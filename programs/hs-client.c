@@ -236,6 +236,8 @@ static int load_trust(const struct client *cl, struct hs_x509_store **store)
 		return EXIT_USAGE;
 	if (cl->ca != NULL && (err = hs_x509_store_load_file(*store, cl->ca)) != 0)
 		return ca_fail("--ca", cl->ca, err);
+	if (cl->capath != NULL)
+		(void)capath_check(cl->capath);
 	if (cl->capath != NULL && (err = hs_x509_store_load_dir(*store, cl->capath)) != 0)
 		return fail(EXIT_USAGE, "cannot load CA directory '%s': %s", cl->capath,
 			    hs_strerror(err));

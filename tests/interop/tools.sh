@@ -85,6 +85,13 @@ reason "$tmp/none.pem" "ENOENT"
 echo "not a certificate" >"$tmp/garbage.pem"
 expect 2 "client --ca without a certificate" -- "$client" localhost:1 --ca "$tmp/garbage.pem"
 reason "$tmp/garbage.pem" "bad PEM"
+mkdir -p "$tmp/capath"
+printf -- '-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n' \
+	>"$tmp/capath/broken.pem"
+echo "no certificate here" >"$tmp/capath/README"
+expect 2 "client --capath with only a bad PEM" -- "$client" localhost:1 --capath "$tmp/capath"
+reason "$tmp/capath/broken.pem" "skipped"
+grep -qF "README" "$tmp/err" && bad "  ... names a file that holds no certificate"
 if command -v openssl >/dev/null && make_certs; then
 	openssl pkcs8 -topk8 -in "$tmp/p256.key" -passout pass:secret -out "$tmp/enc.key" 2>/dev/null
 	openssl ec -in "$tmp/p256.key" -aes128 -passout pass:secret -out "$tmp/enc-legacy.key" \
