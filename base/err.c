@@ -83,6 +83,8 @@ static const char *const messages[] = {
 	[-HS_ERR_X509_HOSTNAME] = "certificate not valid for the host name",
 	[-HS_ERR_X509_CHAIN_TOO_LONG] = "certificate chain too long",
 	[-HS_ERR_X509_NO_ANCHORS] = "no trust anchors could be loaded",
+	[-HS_ERR_X509_KEY_MISMATCH] = "private key does not match the certificate",
+	[-HS_ERR_X509_KEY_ENCRYPTED] = "private key is encrypted (hs reads only unencrypted keys)",
 };
 
 const char *hs_strerror(int err)

@@ -15,6 +15,10 @@
 #include "bench/bench.h"
 #include "crypto/cpu.h"
 
+#ifndef HS_VERSION_STRING
+#error "HS_VERSION_STRING comes from bench/meson.build (the meson project version)"
+#endif
+
 struct subcommand {
 	const char *name;
 	const char *summary;
@@ -42,7 +46,7 @@ static const struct subcommand subcommands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hs-bench SUBCOMMAND [options]\n\nsubcommands:\n");
+	fprintf(f, "usage: hs-bench SUBCOMMAND [options]\n       hs-bench --version\n\nsubcommands:\n");
 	for (size_t i = 0; i < N_SUBCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(f, "\noptions:\n"
@@ -134,6 +138,10 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+		printf("hs-bench %s (hs TLS 1.3)\n", HS_VERSION_STRING);
 		return 0;
 	}
 	for (size_t i = 0; argc >= 2 && i < N_SUBCOMMANDS; i++)

@@ -63,6 +63,13 @@ static void touched(size_t *hw, size_t n)
 		*hw = n;
 }
 
+/* The config's message trace (hs_config.msg_cb), if any. */
+static void trace(const struct hs_conn *c, int sent, int type, const uint8_t *p, size_t n)
+{
+	if (c->cfg->msg_cb != NULL)
+		c->cfg->msg_cb(c->cfg->msg_arg, c, sent, type, p, n);
+}
+
 static struct writer out_writer(struct hs_conn *c)
 {
 	if (c->out_off > 0) {
@@ -81,6 +88,10 @@ static int send_record(struct hs_conn *c, uint8_t type, uint16_t version, const 
 
 	touched(&c->out_hw, c->out_len + w.len);
 	if (err == 0) {
+		/* handshake messages are traced one by one; application data never */
+		if (type == CT_ALERT || type == CT_CCS)
+			trace(c, 1, type, p, n);
+		trace(c, 1, HS_TRACE_RECORD_HEADER, c->out + c->out_len, REC_HDR);
 		c->out_len += w.len;
 		c->out_queued += w.len;
 	}
@@ -153,6 +164,7 @@ int msg_end_notr(struct hs_conn *c, struct writer *w, struct writer_vec *v)
 	touched(&c->handshake_out_hw, c->handshake_out_len + w->len);
 	TRY(write_vec_close(w, v));
 	TRY(writer_error(w));
+	trace(c, 1, CT_HANDSHAKE, c->handshake_out + c->handshake_out_len, w->len);
 	c->handshake_out_len += w->len;
 	return 0;
 }
@@ -163,6 +175,7 @@ int msg_end(struct hs_conn *c, struct writer *w, struct writer_vec *v)
 	TRY(write_vec_close(w, v));
 	TRY(writer_error(w));
 	transcript_update(&c->tr, c->handshake_out + c->handshake_out_len, w->len);
+	trace(c, 1, CT_HANDSHAKE, c->handshake_out + c->handshake_out_len, w->len);
 	c->handshake_out_len += w->len;
 	return 0;
 }
@@ -418,6 +431,7 @@ static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 		ENSURE(len <= (c->handshake_done ? REC_MSG_MAX : HANDSHAKE_IN_MAX), HS_ERR_TLS_MSG_TOO_LARGE);
 		if (c->handshake_in_len < 4 + len)
 			continue;
+		trace(c, 0, CT_HANDSHAKE, c->handshake_in, 4 + len);
 		err = c->role == HS_ROLE_CLIENT ? client_handle(c, c->handshake_in, 4 + len)
 						: server_handle(c, c->handshake_in, 4 + len);
 		c->handshake_in_len = 0;
@@ -532,6 +546,9 @@ static int process_record(struct hs_conn *c)
 	uint8_t *body = c->in + REC_HDR;
 	int skipped;
 
+	trace(c, 0, HS_TRACE_RECORD_HEADER, c->in, REC_HDR);
+	if (type == CT_CCS || (c->rd.on && type == CT_ALERT))
+		trace(c, 0, type, body, n);
 	if (type == CT_CCS)
 		return on_ccs(c, body, n);
 	if (c->rd.on && type == CT_ALERT)
@@ -539,6 +556,8 @@ static int process_record(struct hs_conn *c)
 	TRY(open_record(c, &type, &n, &skipped));
 	if (skipped)
 		return 0;
+	if (type == CT_ALERT)
+		trace(c, 0, type, body, n);
 	/* 5.1: handshake messages MUST NOT be interleaved with other types */
 	ENSURE(type == CT_HANDSHAKE || c->handshake_in_len == 0, HS_ERR_TLS_UNEXPECTED_RECORD);
 	switch (type) {
@@ -773,6 +792,7 @@ int hs_conn_post_handshake(struct hs_conn *c, uint8_t type, const uint8_t *msg, 
 	/* the 24-bit length must cover exactly the rest */
 	if ((((size_t)msg[1] << 16) | ((size_t)msg[2] << 8) | msg[3]) != len - 4)
 		return post_fail(c, HS_ERR_TLS_DECODE);
+	trace(c, 0, CT_HANDSHAKE, msg, len);
 	if (type == HT_NEW_SESSION_TICKET && c->role == HS_ROLE_CLIENT) {
 		err = on_ticket(c, msg, len);
 		return err ? post_fail(c, err) : 0;
@@ -798,6 +818,20 @@ int hs_conn_handshake_done(const struct hs_conn *c) { return c->handshake_done; 
 int hs_conn_peer_closed(const struct hs_conn *c) { return c->peer_closed; }
 int hs_conn_error(const struct hs_conn *c) { return c->err; }
 int hs_conn_used_hrr(const struct hs_conn *c) { return c->hrr_done; }
+
+const char *hs_conn_state_name(const struct hs_conn *c)
+{
+	/* indexed by enum client_state / enum server_state (internal.h) */
+	static const char *const client[] = { "START", "WAIT_SH", "WAIT_EE", "WAIT_CERT_CR",
+					      "WAIT_CERT", "WAIT_CV", "WAIT_FINISHED", "CONNECTED" };
+	static const char *const server[] = { "START", "WAIT_CERT", "WAIT_CV", "WAIT_FINISHED",
+					      "CONNECTED" };
+	unsigned st = (unsigned)c->state;
+
+	if (c->role == HS_ROLE_CLIENT)
+		return st < sizeof(client) / sizeof(client[0]) ? client[st] : "?";
+	return st < sizeof(server) / sizeof(server[0]) ? server[st] : "?";
+}
 
 int hs_conn_alert(const struct hs_conn *c, int from_peer)
 {

@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -15,20 +16,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "hs/cred.h"
+#include "hs/ktls.h"
+#include "hs/x509.h"
+
+#ifndef HS_VERSION_STRING
+#error "HS_VERSION_STRING comes from programs/meson.build (the meson project version)"
+#endif
 
 const char *prog_name = "hs";
 int prog_verbosity = 2;
+static char last_reason[512];
+
+void print_version(void)
+{
+	printf("%s %s (hs TLS 1.3)\n", prog_name, HS_VERSION_STRING);
+}
+
+const char *last_error(void) { return last_reason; }
 
 int fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_reason, sizeof(last_reason), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s\n", prog_name, last_reason);
 	return code;
 }
 
@@ -116,6 +133,317 @@ int tls_fail(struct hs_conn *c, int err, const char *during)
 		return fail(EXIT_TLS, "%s: %s (sent alert %s)", during, hs_strerror(err),
 			    hs_alert_name(sent));
 	return fail(EXIT_TLS, "%s: %s", during, hs_strerror(err));
+}
+
+/* ---- files ---- */
+
+/* The symbolic name of the errnos opening a file gives ("ENOENT"). */
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case EISDIR: return "EISDIR";
+	case ENOTDIR: return "ENOTDIR";
+	case ELOOP: return "ELOOP";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case EMFILE: return "EMFILE";
+	default: return "errno";
+	}
+}
+
+int check_readable(const char *what, const char *path, int dir)
+{
+	int e = 0;
+
+	if (dir) {
+		DIR *d = opendir(path);
+		if (d == NULL)
+			e = errno;
+		else
+			closedir(d);
+	} else {
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			e = errno;
+		else if (fgetc(f) == EOF && ferror(f)) /* a directory opens, then reads EISDIR */
+			e = errno;
+		if (f != NULL)
+			fclose(f);
+	}
+	if (e == 0)
+		return 0;
+	return fail(EXIT_USAGE, "cannot read %s %s '%s': %s (%s)", what, dir ? "directory" : "file",
+		    path, strerror(e), errno_name(e));
+}
+
+/* Does the file's text contain needle? (0 if it cannot be read) */
+static int file_has(const char *path, const char *needle)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int has = 0;
+
+	if (hs_read_file(path, &text, &len) != 0)
+		return 0;
+	/* hs_read_file's buffer is the file only: look for needle by hand */
+	for (size_t i = 0, n = strlen(needle); !has && i + n <= len; i++)
+		has = memcmp(text + i, needle, n) == 0;
+	free(text);
+	return has;
+}
+
+/*
+ * 0 if path's first CERTIFICATE block decodes and parses; else the error,
+ * *pem = 1 when no CERTIFICATE block decodes (bad PEM) and 0 when the
+ * certificate in it does not parse
+ */
+static int cert_file_error(const char *path, int *pem_bad)
+{
+	static uint8_t der[65536];
+	char *pem = NULL;
+	size_t len = 0, der_len = 0;
+	int err = hs_read_file(path, &pem, &len);
+
+	*pem_bad = 0;
+	if (err)
+		return err;
+	err = hs_pem_cert_to_der(pem, len, der, sizeof(der), &der_len);
+	free(pem);
+	if (err) {
+		*pem_bad = 1;
+		return err;
+	}
+	return hs_x509_check_der(der, der_len);
+}
+
+int cred_fail(const char *cert, const char *key, int err)
+{
+	int cert_err, pem_bad;
+
+	if (err == HS_ERR_X509_KEY_MISMATCH)
+		return fail(EXIT_USAGE, "the private key in '%s' does not match the certificate in '%s'",
+			    key, cert);
+	if (err == HS_ERR_X509_KEY_ENCRYPTED || file_has(key, "Proc-Type: 4,ENCRYPTED"))
+		return fail(EXIT_USAGE, "the private key in '%s' is encrypted: hs reads unencrypted "
+					"keys only (openssl pkey -in '%s' -out plain.pem decrypts it)",
+			    key, key);
+	cert_err = cert_file_error(cert, &pem_bad);
+	if (pem_bad)
+		return fail(EXIT_USAGE, "bad PEM in certificate file '%s': no CERTIFICATE block that "
+					"decodes", cert);
+	if (cert_err != 0)
+		return fail(EXIT_USAGE, "the certificate in '%s' does not parse: %s", cert,
+			    hs_strerror(cert_err));
+	if (err == HS_ERR_BAD_ENCODING)
+		return fail(EXIT_USAGE, "bad PEM in key file '%s': no PRIVATE KEY, EC PRIVATE KEY or "
+					"RSA PRIVATE KEY block that decodes", key);
+	return fail(EXIT_USAGE, "cannot use the key in '%s' with '%s': %s", key, cert,
+		    hs_strerror(err));
+}
+
+int ca_fail(const char *what, const char *path, int err)
+{
+	int pem_bad, cert_err = cert_file_error(path, &pem_bad);
+
+	if (pem_bad)
+		return fail(EXIT_USAGE, "bad PEM in %s file '%s': no CERTIFICATE block that decodes",
+			    what, path);
+	if (cert_err != 0)
+		return fail(EXIT_USAGE, "%s file '%s': the certificate does not parse: %s", what,
+			    path, hs_strerror(cert_err));
+	return fail(EXIT_USAGE, "cannot load %s file '%s': %s", what, path, hs_strerror(err));
+}
+
+int capath_check(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+	int n_bad = 0, pem_bad, err;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		/* files without any certificate are not meant as one: not named */
+		if (!file_has(path, "-----BEGIN CERTIFICATE-----"))
+			continue;
+		if ((err = cert_file_error(path, &pem_bad)) == 0)
+			continue;
+		n_bad++;
+		fprintf(stderr, "%s: --capath: skipped '%s': %s%s\n", prog_name, path,
+			pem_bad ? "bad PEM: " : "the certificate does not parse: ", hs_strerror(err));
+	}
+	closedir(d);
+	return n_bad;
+}
+
+/* ---- -v: the message trace ---- */
+
+static const char *content_name(int type)
+{
+	switch (type) {
+	case 20: return "change_cipher_spec";
+	case 21: return "alert";
+	case 22: return "handshake";
+	case 23: return "application_data";
+	default: return "unknown";
+	}
+}
+
+static const char *handshake_name(const uint8_t *m, size_t len)
+{
+	/* RFC 8446 4.1.3: a ServerHello whose random is this is a HelloRetryRequest */
+	static const uint8_t hrr[8] = { 0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11 };
+
+	switch (m[0]) {
+	case 1: return "ClientHello";
+	case 2: return len >= 14 && memcmp(m + 6, hrr, 8) == 0 ? "ServerHello (HelloRetryRequest)"
+							      : "ServerHello";
+	case 4: return "NewSessionTicket";
+	case 5: return "EndOfEarlyData";
+	case 8: return "EncryptedExtensions";
+	case 11: return "Certificate";
+	case 13: return "CertificateRequest";
+	case 15: return "CertificateVerify";
+	case 20: return "Finished";
+	case 24: return "KeyUpdate";
+	default: return "unknown";
+	}
+}
+
+static void trace_msg(void *arg, const struct hs_conn *c, int sent, int type, const uint8_t *m,
+		      size_t len)
+{
+	static const char *last_state;
+	static const struct hs_conn *last_conn;
+	const char *dir = sent ? ">>>" : "<<<", *state = hs_conn_state_name(c);
+
+	(void)arg;
+	if (c != last_conn) /* a new connection (hs-server): no transition from the last one */
+		last_state = NULL;
+	last_conn = c;
+	if (last_state != NULL && strcmp(last_state, state) != 0)
+		note(3, "state %s -> %s", last_state, state);
+	last_state = state;
+	if (type == HS_TRACE_RECORD_HEADER && len == 5)
+		note(3, "%s record %s (%d), version %02x%02x, length %u", dir, content_name(m[0]),
+		     m[0], m[1], m[2], (unsigned)m[3] << 8 | m[4]);
+	else if (type == 22 && len >= 4)
+		note(3, "%s   handshake %s (%d), length %zu", dir, handshake_name(m, len), m[0],
+		     len - 4);
+	else if (type == 21 && len == 2)
+		note(3, "%s   alert %s %s (%d)", dir, m[0] == 1 ? "warning" : "fatal",
+		     hs_alert_name(m[1]), m[1]);
+	else if (type == 20)
+		note(3, "%s   change_cipher_spec, length %zu", dir, len);
+}
+
+void trace_attach(struct hs_config *cfg)
+{
+	if (prog_verbosity >= 3)
+		cfg->msg_cb = trace_msg;
+}
+
+/* ---- --json ---- */
+
+double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* "key":"value" with JSON escapes (RFC 8259 7: \" \\ and \u00XX for the
+ * rest outside 0x20..0x7e); NULL is null */
+static void json_str(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (v == NULL) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p > 0x7e)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static const char *name_or_null(uint16_t id, const char *name) { return id != 0 ? name : NULL; }
+
+void report_json(FILE *f, const struct hs_conn *c, const struct conn_report *r)
+{
+	int sent = c != NULL ? hs_conn_alert(c, 0) : -1, got = c != NULL ? hs_conn_alert(c, 1) : -1;
+	int done = c != NULL && hs_conn_handshake_done(c);
+
+	fprintf(f, "{\"program\":\"%s\"", prog_name);
+	json_str(f, "peer", r->peer);
+	fprintf(f, ",\"ok\":%s,\"exit\":%d", r->exit_code == 0 ? "true" : "false", r->exit_code);
+	json_str(f, "error", r->exit_code != 0 ? last_error() : NULL);
+	json_str(f, "state", c != NULL ? hs_conn_state_name(c) : NULL);
+	json_str(f, "version", done ? "TLSv1.3" : NULL);
+	if (c != NULL) {
+		json_str(f, "cipher_suite", name_or_null(hs_conn_suite(c), hs_suite_name(hs_conn_suite(c))));
+		json_str(f, "group", name_or_null(hs_conn_group(c), hs_group_name(hs_conn_group(c))));
+		json_str(f, "signature_scheme", name_or_null(hs_conn_sig_scheme(c),
+				  hs_sig_scheme_name(hs_conn_sig_scheme(c))));
+		json_str(f, "alpn", hs_conn_alpn(c));
+		json_str(f, "server_name", r->server_name != NULL ? r->server_name
+								   : hs_conn_server_name(c));
+		fprintf(f, ",\"hrr\":%s", hs_conn_used_hrr(c) ? "true" : "false");
+	}
+	json_str(f, "verify", r->verify);
+	json_str(f, "client_cert", r->client_cert);
+	json_str(f, "alert_sent", sent >= 0 ? hs_alert_name(sent) : NULL);
+	json_str(f, "alert_received", got >= 0 ? hs_alert_name(got) : NULL);
+	json_str(f, "ktls_tx", r->ktls_tx);
+	json_str(f, "ktls_rx", r->ktls_rx);
+	fprintf(f, ",\"handshake_ms\":%.3f,\"bytes_sent\":%llu,\"bytes_received\":%llu}\n",
+		r->handshake_ms, (unsigned long long)r->bytes_sent,
+		(unsigned long long)r->bytes_received);
+	fflush(f);
+}
+
+/* ---- --ktls=require ---- */
+
+int ktls_require_check(struct algs *a)
+{
+	static const uint16_t all[] = { HS_TLS_AES_128_GCM_SHA256, HS_TLS_AES_256_GCM_SHA384,
+					HS_TLS_CHACHA20_POLY1305_SHA256 };
+	struct hs_ktls_caps caps;
+	uint16_t keep[LIST_MAX];
+	size_t n = 0, n_in = a->n_suites > 0 ? a->n_suites : sizeof(all) / sizeof(all[0]);
+	const uint16_t *in = a->n_suites > 0 ? a->suites : all;
+
+	if (hs_ktls_probe(&caps) != 0)
+		return fail(EXIT_KTLS, "kTLS unavailable: the kernel probe failed");
+	if (!caps.ulp)
+		return fail(EXIT_KTLS, "kTLS unavailable: %s", caps.reason);
+	for (size_t i = 0; i < n_in; i++) {
+		const struct hs_ktls_cipher *k = hs_ktls_cipher_for_suite(in[i]);
+		unsigned bit = 0;
+		for (int id = 0; k != NULL && id < HS_KTLS_N_CIPHERS; id++)
+			if (hs_ktls_cipher_by_id((enum hs_ktls_cipher_id)id) == k)
+				bit = 1u << id;
+		if (bit != 0 && (caps.tx & bit) && (caps.rx & bit))
+			keep[n++] = in[i];
+	}
+	if (n == 0)
+		return fail(EXIT_KTLS, "kTLS unavailable: the kernel takes none of the cipher "
+				       "suites offered both ways (%s)", caps.reason);
+	memcpy(a->suites, keep, n * sizeof(keep[0]));
+	a->n_suites = n;
+	return 0;
 }
 
 /* ---- options ---- */

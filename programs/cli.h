@@ -9,7 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "hs/tls.h"
+
+struct algs;
 
 /* Exit codes (documented in both programs' --help). */
 enum {
@@ -22,7 +26,12 @@ enum {
 };
 
 extern const char *prog_name;
-extern int prog_verbosity; /* 0 quiet, 1 brief, 2 normal */
+extern int prog_verbosity; /* 0 quiet, 1 brief, 2 normal, 3 -v (message trace) */
+
+/* "hs-client 0.1.0 (hs TLS 1.3)" on stdout: the meson project version. */
+void print_version(void);
+/* The last reason fail() printed ("" if none), for --json. */
+const char *last_error(void);
 
 /* Print "prog: reason" on stderr (always) and return code. */
 int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -40,6 +49,48 @@ void note(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 const char *escape_peer(const char *s, char *out, size_t cap);
 /* Exit code for an hs error (and print why, naming the alert if any). */
 int tls_fail(struct hs_conn *c, int err, const char *during);
+
+/*
+ * Reading files: a file that cannot be opened names itself and the errno
+ * ("cannot read --ca file 'x': No such file or directory (ENOENT)"): EXIT_USAGE.
+ */
+int check_readable(const char *what, const char *path, int dir);
+/*
+ * Why a --cert/--key pair did not load, naming the one bad file: a key
+ * that is encrypted or does not match the certificate, a file holding no
+ * PEM block of the right kind, a certificate that does not parse.
+ */
+int cred_fail(const char *cert, const char *key, int err);
+/* --capath DIR: name (on stderr) each file that holds a CERTIFICATE block
+ * that does not decode or parse, which the store skips; returns how many. */
+int capath_check(const char *dir);
+/* hs_x509_store_load_file failed on path: which file and why. */
+int ca_fail(const char *what, const char *path, int err);
+
+/*
+ * -v: trace every message and record header (direction, type names,
+ * lengths) and each state transition on stderr, like `openssl s_client
+ * -msg -state` (hs_config.msg_cb).
+ */
+void trace_attach(struct hs_config *cfg);
+
+/* ---- --json: one object per connection ---- */
+struct conn_report {
+	const char *peer;        /* "HOST:PORT" or the client's address */
+	const char *server_name; /* client: the name verified (server: the SNI received) */
+	int exit_code;           /* 0 ok; the reason is last_error() */
+	double handshake_ms;
+	const char *verify;      /* client: "chain+name", "pin+name", ... */
+	const char *client_cert; /* "verified", "offered", "none" */
+	uint64_t bytes_sent, bytes_received;
+	const char *ktls_tx, *ktls_rx; /* "off", "kernel", "userspace" */
+};
+/* One line of JSON: the report and the connection's parameters. */
+void report_json(FILE *f, const struct hs_conn *c, const struct conn_report *r);
+double now_ms(void);
+/* --ktls=require: refuse before connecting when the kernel cannot do kTLS,
+ * and offer only the suites it takes both ways. EXIT_KTLS or 0. */
+int ktls_require_check(struct algs *a);
 
 /* ---- options: one table per program ---- */
 struct opt {
@@ -76,10 +127,15 @@ void algs_apply(const struct algs *a, struct hs_config *cfg);
 void describe(const struct hs_conn *c, char *out, size_t cap);
 
 /* ---- sockets ---- */
-/* Split "host:port", "[v6]:port" (or just "port" when allow_bare). */
+/*
+ * Split "host:port", "[v6]:port" (or just "port" when listening: allow_bare).
+ * The port must be a decimal number 1..65535 (0 too when listening: any
+ * free port); anything else is a usage error, never a port taken modulo.
+ */
 int split_hostport(const char *s, char *host, size_t cap, char *port, size_t pcap,
 		   int allow_bare);
-int net_connect(const char *host, const char *port, int *fd);
+/* Connect within timeout_ms (0: no limit): EXIT_NET on timeout. */
+int net_connect(const char *host, const char *port, unsigned timeout_ms, int *fd);
 /* Listen on host:port (port 0: any free port); *bound gets the port. */
 int net_listen(const char *host, const char *port, int *fd, unsigned *bound);
 
@@ -107,6 +163,7 @@ struct relay {
 	/* RELAY_WWW: build the answer once the request's header is in */
 	size_t (*page)(struct hs_conn *c, char *out, size_t cap);
 	uint64_t bytes_in, bytes_out;
+	const char *ktls_tx, *ktls_rx; /* set by relay_run: "off", "kernel", "userspace" */
 };
 /*
  * Move application data on the connected socket until both sides have

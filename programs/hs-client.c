@@ -26,9 +26,13 @@
 
 #define ANCHOR_MAX 16384
 
+/* --timeout default: curl's connect timeout (connect and handshake together) */
+#define DEFAULT_TIMEOUT 300
+
 struct client {
 	const char *target, *servername, *ca, *capath, *pin, *cert, *key;
-	int insecure, help;
+	int insecure, help, version, json;
+	unsigned timeout_s;
 	/* resumption: --sess-in FILE offers its ticket, --sess-out FILE keeps
 	 * the server's tickets (like openssl s_client -sess_in/-sess_out);
 	 * --psk-ke resumes without (EC)DHE */
@@ -141,6 +145,35 @@ static int set_psk_identity(void *ctx, const char *a)
 	((struct client *)ctx)->psk_identity = a;
 	return 0;
 }
+static int set_verbose(void *ctx, const char *a)
+{
+	(void)ctx;
+	(void)a;
+	prog_verbosity = 3;
+	return 0;
+}
+static int set_json(void *ctx, const char *a)
+{
+	(void)a;
+	((struct client *)ctx)->json = 1;
+	return 0;
+}
+static int set_timeout(void *ctx, const char *a)
+{
+	char *end;
+	unsigned long v = strtoul(a, &end, 10);
+
+	if (*a < '0' || *a > '9' || *end != '\0' || v > 86400)
+		return fail(EXIT_USAGE, "--timeout wants seconds from 0 (none) to 86400, not '%s'", a);
+	((struct client *)ctx)->timeout_s = (unsigned)v;
+	return 0;
+}
+static int set_version(void *ctx, const char *a)
+{
+	(void)a;
+	((struct client *)ctx)->version = 1;
+	return 0;
+}
 static int set_help(void *ctx, const char *a)
 {
 	(void)a;
@@ -169,6 +202,12 @@ static const struct opt options[] = {
 	{ "--sigalgs -sigalgs", "LIST", set_sigs, "signature schemes: ecdsa_secp256r1_sha256, ed25519, rsa_pss_rsae_sha256/384/512, ecdsa_secp384r1_sha384 (verify only)" },
 	{ "--quiet -quiet", NULL, set_quiet, "no status output (errors only)" },
 	{ "--brief -brief", NULL, set_brief, "one status line after the handshake" },
+	{ "--verbose -v -msg", NULL, set_verbose,
+	  "trace states, records and messages (direction, type, length) on stderr" },
+	{ "--json", NULL, set_json,
+	  "one JSON object on stderr per connection instead of the status lines" },
+	{ "--timeout", "SECS", set_timeout,
+	  "give up when connect + handshake take longer (default 300, 0: never)" },
 	{ "--ktls", "[=require]", set_ktls,
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--sess-in -sess_in", "FILE", set_sess_in, "resume with a ticket of this saved session" },
@@ -178,6 +217,7 @@ static const struct opt options[] = {
 	{ "--psk -psk", "HEX", set_psk,
 	  "external PSK (SHA-256 suites); without --ca/--capath/--pin only the PSK authenticates" },
 	{ "--psk-identity -psk_identity", "ID", set_psk_identity, "its identity (default Client_identity)" },
+	{ "--version -version", NULL, set_version, "print the version and exit" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -202,21 +242,25 @@ static void usage(void)
 	       "verification failed (the reason: expired, unknown issuer, name mismatch...,\n"
 	       "or the server's alert about our certificate), 4 network error, 5 kTLS\n"
 	       "unavailable (--ktls=require only; plain --ktls falls back to userspace records\n"
-	       "and says so); a one-line reason goes to stderr.\n");
+	       "and says so); a one-line reason goes to stderr. --timeout covers connect and\n"
+	       "handshake together; running out is a network error (4). --ktls=require\n"
+	       "probes the kernel before connecting and offers only the suites it takes.\n");
 }
 
 static int load_pin(struct client *cl)
 {
 	char *pem = NULL;
 	size_t len = 0;
-	int err = hs_read_file(cl->pin, &pem, &len);
+	int err;
 
-	if (err)
-		return fail(EXIT_USAGE, "cannot read --pin file '%s'", cl->pin);
+	if (check_readable("--pin", cl->pin, 0) != 0)
+		return EXIT_USAGE;
+	if ((err = hs_read_file(cl->pin, &pem, &len)) != 0)
+		return fail(EXIT_USAGE, "cannot read --pin file '%s': %s", cl->pin, hs_strerror(err));
 	err = hs_pem_cert_to_der(pem, len, cl->anchor, sizeof(cl->anchor), &cl->anchor_len);
 	free(pem);
 	if (err)
-		return fail(EXIT_USAGE, "no usable CERTIFICATE in '%s': %s", cl->pin, hs_strerror(err));
+		return ca_fail("--pin", cl->pin, err);
 	return 0;
 }
 
@@ -231,8 +275,14 @@ static int load_trust(const struct client *cl, struct hs_x509_store **store)
 		return 0;
 	if (hs_x509_store_new(store) != 0)
 		return fail(EXIT_TLS, "out of memory");
+	if (cl->ca != NULL && check_readable("--ca", cl->ca, 0) != 0)
+		return EXIT_USAGE;
+	if (cl->capath != NULL && check_readable("--capath", cl->capath, 1) != 0)
+		return EXIT_USAGE;
 	if (cl->ca != NULL && (err = hs_x509_store_load_file(*store, cl->ca)) != 0)
-		return fail(EXIT_USAGE, "cannot load CA file '%s': %s", cl->ca, hs_strerror(err));
+		return ca_fail("--ca", cl->ca, err);
+	if (cl->capath != NULL)
+		(void)capath_check(cl->capath);
 	if (cl->capath != NULL && (err = hs_x509_store_load_dir(*store, cl->capath)) != 0)
 		return fail(EXIT_USAGE, "cannot load CA directory '%s': %s", cl->capath,
 			    hs_strerror(err));
@@ -252,10 +302,11 @@ static int load_client_cred(const struct client *cl, struct hs_cred **cred)
 		return fail(EXIT_USAGE, "--cert and --key go together");
 	if (cl->cert == NULL)
 		return 0;
+	if (check_readable("--cert", cl->cert, 0) != 0 || check_readable("--key", cl->key, 0) != 0)
+		return EXIT_USAGE;
 	err = hs_cred_load_files(cred, cl->cert, cl->key);
 	if (err)
-		return fail(EXIT_USAGE, "cannot load '%s' and '%s': %s", cl->cert, cl->key,
-			    hs_strerror(err));
+		return cred_fail(cl->cert, cl->key, err);
 	return 0;
 }
 
@@ -349,22 +400,29 @@ static int save_session(const struct client *cl, const struct hs_conn *c)
 	return 0;
 }
 
-/* Handshake, report, relay. */
-static int run(const struct client *cl, const struct hs_config *cfg, int sock)
+/* Handshake, report, relay; deadline_ms: what --timeout leaves after connect. */
+static int run(const struct client *cl, const struct hs_config *cfg, int sock, unsigned deadline_ms)
 {
 	struct relay r = { .mode = RELAY_STDIO, .in_fd = 0, .out_fd = 1, .ktls = cl->ktls };
+	struct conn_report rep = { .peer = cl->target, .verify = verify_desc(cl),
+				   .server_name = cfg->server_name,
+				   .client_cert = cfg->cred != NULL ? "offered" : "none",
+				   .ktls_tx = "off", .ktls_rx = "off" };
 	struct hs_conn *c = NULL;
 	char desc[ESC_MAX + 200];
+	double t0 = now_ms();
 	int err = hs_conn_new(&c, cfg), rc;
 
 	if (err)
 		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
-	err = hs_fd_handshake_deadline(c, sock, 30000); /* whole handshake: 30 s */
-	if (err) {
+	err = hs_fd_handshake_deadline(c, sock, deadline_ms);
+	rep.handshake_ms = now_ms() - t0;
+	if (err == HS_ERR_TLS_TIMEOUT)
+		rc = fail(EXIT_NET, "handshake: timed out after %u s (--timeout)", cl->timeout_s);
+	else if (err)
 		rc = tls_fail(c, err, "handshake");
-		hs_conn_free(c);
-		return rc;
-	}
+	if (err)
+		goto report;
 	describe(c, desc, sizeof(desc));
 	note(1, "%s verify=%s%s", desc, verify_desc(cl), cfg->cred != NULL ? " client-cert=offered" : "");
 	if (cfg->psk != NULL)
@@ -376,8 +434,28 @@ static int run(const struct client *cl, const struct hs_config *cfg, int sock)
 	     (unsigned long long)r.bytes_in);
 	if (save_session(cl, c) != 0 && rc == 0)
 		rc = EXIT_USAGE;
+	rep.bytes_sent = r.bytes_out;
+	rep.bytes_received = r.bytes_in;
+	if (r.ktls_tx != NULL)
+		rep.ktls_tx = r.ktls_tx;
+	if (r.ktls_rx != NULL)
+		rep.ktls_rx = r.ktls_rx;
+report:
+	rep.exit_code = rc;
+	if (cl->json)
+		report_json(stderr, c, &rep);
 	hs_conn_free(c);
 	return rc;
+}
+
+/* What --timeout leaves once connect took its part (0: no deadline). */
+static unsigned deadline_left(unsigned timeout_s, double t0)
+{
+	double left = (double)timeout_s * 1000.0 - (now_ms() - t0);
+
+	if (timeout_s == 0)
+		return 0;
+	return left < 1.0 ? 1u : (unsigned)left;
 }
 
 int main(int argc, char **argv)
@@ -390,8 +468,11 @@ int main(int argc, char **argv)
 	char host[256], port[32];
 	int rc, sock;
 
+	double t0;
+
 	prog_name = "hs-client";
 	signal(SIGPIPE, SIG_IGN);
+	cl.timeout_s = DEFAULT_TIMEOUT;
 	rc = opts_parse(options, N_OPTIONS, argc, argv, &cl, set_target);
 	if (rc)
 		return rc;
@@ -399,9 +480,17 @@ int main(int argc, char **argv)
 		usage();
 		return EXIT_OK;
 	}
+	if (cl.version) {
+		print_version();
+		return EXIT_OK;
+	}
+	if (cl.json && prog_verbosity < 3)
+		prog_verbosity = 0; /* the object replaces the status lines; errors still print */
 	if (cl.target == NULL)
 		return fail(EXIT_USAGE, "no HOST:PORT given (try --help)");
 	if ((rc = split_hostport(cl.target, host, sizeof(host), port, sizeof(port), 0)) != 0)
+		return rc;
+	if (cl.ktls == RELAY_KTLS_REQUIRE && (rc = ktls_require_check(&cl.algs)) != 0)
 		return rc;
 	if (!cl.insecure && cl.pin != NULL && (rc = load_pin(&cl)) != 0)
 		return rc;
@@ -430,12 +519,20 @@ int main(int argc, char **argv)
 		cfg.psk_identity = (const uint8_t *)id;
 		cfg.psk_identity_len = strlen(id);
 	}
+	trace_attach(&cfg);
 	if ((rc = check_config(&cfg)) != 0)
 		goto out;
-	if ((rc = net_connect(host, port, &sock)) != 0)
+	t0 = now_ms();
+	if ((rc = net_connect(host, port, cl.timeout_s * 1000u, &sock)) != 0) {
+		struct conn_report rep = { .peer = cl.target, .exit_code = rc,
+					   .server_name = cfg.server_name, .verify = verify_desc(&cl),
+					   .client_cert = "none", .ktls_tx = "off", .ktls_rx = "off" };
+		if (cl.json) /* the connection that did not happen gets its object too */
+			report_json(stderr, NULL, &rep);
 		goto out;
+	}
 	note(2, "connected to %s port %s", host, port);
-	rc = run(&cl, &cfg, sock);
+	rc = run(&cl, &cfg, sock, deadline_left(cl.timeout_s, t0));
 	close(sock);
 out:
 	wipe(cl.psk, sizeof(cl.psk));

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -43,7 +45,7 @@ struct server {
 	const char *cert[MAX_CREDS], *key[MAX_CREDS];
 	size_t n_cert, n_key;
 	enum hs_verify_mode verify_client;
-	int echo, help, hrr_cookie;
+	int echo, help, hrr_cookie, version, json;
 	/* resumption: tickets after each handshake (--tickets N, default 2;
 	 * --no-tickets: none), sealed with keys made at start */
 	long n_tickets;
@@ -152,6 +154,25 @@ static int set_help(void *ctx, const char *a)
 	S(ctx)->help = 1;
 	return 0;
 }
+static int set_version(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->version = 1;
+	return 0;
+}
+static int set_json(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->json = 1;
+	return 0;
+}
+static int set_verbose(void *ctx, const char *a)
+{
+	(void)ctx;
+	(void)a;
+	prog_verbosity = 3;
+	return 0;
+}
 
 static int set_tickets(void *ctx, const char *a)
 {
@@ -204,6 +225,9 @@ static const struct opt options[] = {
 	{ "--max-conns -naccept", "N", set_max, "exit after N connections" },
 	{ "--quiet -quiet", NULL, set_quiet, "no status output (errors only)" },
 	{ "--brief -brief", NULL, set_brief, "one status line per connection" },
+	{ "--verbose -v -msg", NULL, set_verbose,
+	  "trace states, records and messages (direction, type, length) on stderr" },
+	{ "--json", NULL, set_json, "one JSON object per connection on stdout (keys: hs-server(1))" },
 	{ "--ktls", "[=require]", set_ktls,
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--tickets", "N", set_tickets, "session tickets after each handshake (default 2)" },
@@ -211,6 +235,7 @@ static const struct opt options[] = {
 	{ "--psk -psk", "HEX", set_psk, "accept this external PSK (SHA-256 suites)" },
 	{ "--psk-identity -psk_identity", "ID", set_psk_identity,
 	  "the PSK's identity (default Client_identity)" },
+	{ "--version -version", NULL, set_version, "print the version and exit" },
 	{ "--help -help -h", NULL, set_help, "this text" },
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -223,8 +248,8 @@ static void usage(void)
 	printf("\nSeveral --cert/--key pairs (say RSA-2048 and ECDSA P-256): each client\n"
 	       "gets the first whose key signs with a scheme of its signature_algorithms,\n"
 	       "one whose certificate names its SNI first. --ca goes after every chain.\n");
-	printf("\nWithout --cert/--key a self-signed P-256 certificate for localhost and\n"
-	       "127.0.0.1 is generated at start; its SHA-256 fingerprint is printed, and\n"
+	printf("\nWithout --cert/--key a self-signed P-256 certificate for localhost,\n"
+	       "127.0.0.1 and ::1 is generated at start; its SHA-256 fingerprint is printed, and\n"
 	       "--print-cert FILE writes it for `hs-client --ca FILE` to trust (it is\n"
 	       "self-signed: as a trust anchor it stands for itself) or `--pin FILE`.\n"
 	       "\nClient certificates (like s_server -verify / -Verify with -CAfile):\n"
@@ -265,9 +290,9 @@ static void print_fingerprint(const struct hs_cred *cred, const char *what)
 
 static int default_cred(const struct server *sv, struct hs_cred **cred)
 {
-	static const uint8_t loopback[4] = { 127, 0, 0, 1 };
+	static const uint8_t loopback[4] = { 127, 0, 0, 1 }, loopback6[16] = { [15] = 1 };
 	uint64_t now = (uint64_t)time(NULL);
-	struct hs_cert_spec spec = { .dns_name = "localhost", .ipv4 = loopback,
+	struct hs_cert_spec spec = { .dns_name = "localhost", .ipv4 = loopback, .ipv6 = loopback6,
 				     .not_before = now - 3600, .not_after = now + 30 * 86400 };
 	char pem[HS_X509_WRITE_PEM_MAX];
 	size_t len;
@@ -275,7 +300,7 @@ static int default_cred(const struct server *sv, struct hs_cred **cred)
 
 	if (err)
 		return fail(EXIT_TLS, "cannot generate the default certificate: %s", hs_strerror(err));
-	note(2, "generated a self-signed P-256 certificate for localhost");
+	note(2, "generated a self-signed P-256 certificate for localhost, 127.0.0.1 and ::1");
 	if (sv->print_cert != NULL)
 		return write_text(sv->print_cert, pem, len);
 	return 0;
@@ -289,7 +314,10 @@ static int load_cred(const struct server *sv, size_t i, struct hs_cred **cred)
 	size_t chain_len = 0, ca_len = 0, key_len = 0;
 	int err, rc = 0;
 
-	if (hs_read_file(cert, &chain, &chain_len) != 0)
+	if (check_readable("--cert", cert, 0) != 0 || check_readable("--key", keyf, 0) != 0 ||
+	    (sv->ca != NULL && check_readable("--ca", sv->ca, 0) != 0))
+		rc = EXIT_USAGE;
+	else if (hs_read_file(cert, &chain, &chain_len) != 0)
 		rc = fail(EXIT_USAGE, "cannot read --cert file '%s'", cert);
 	else if (hs_read_file(keyf, &key, &key_len) != 0)
 		rc = fail(EXIT_USAGE, "cannot read --key file '%s'", keyf);
@@ -304,8 +332,7 @@ static int load_cred(const struct server *sv, size_t i, struct hs_cred **cred)
 			memcpy(both + chain_len + 1, ca, ca_len);
 		err = hs_cred_load_pem(cred, both, chain_len + 1 + ca_len, key, key_len);
 		if (err)
-			rc = fail(EXIT_USAGE, "cannot load '%s' and '%s': %s", cert, keyf,
-				  hs_strerror(err));
+			rc = cred_fail(cert, keyf, err);
 	}
 	if (key != NULL)
 		memset(key, 0, key_len); /* the program's copy; libhs wipes its own */
@@ -340,26 +367,29 @@ static size_t page(struct hs_conn *c, char *out, size_t cap)
 	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
-static int serve_one(const struct server *sv, const struct hs_config *cfg, int sock)
+static int serve_one(const struct server *sv, const struct hs_config *cfg, int sock,
+		     const char *peer)
 {
 	struct relay r = { .mode = sv->echo ? RELAY_ECHO : RELAY_WWW, .in_fd = -1, .out_fd = -1,
 			   .page = page, .ktls = sv->ktls };
+	struct conn_report rep = { .peer = peer, .ktls_tx = "off", .ktls_rx = "off" };
 	struct hs_conn *c = NULL;
 	char desc[ESC_MAX + 200], sni[ESC_MAX];
+	double t0 = now_ms();
 	int err = hs_conn_new(&c, cfg), rc;
 
 	if (err)
 		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
 	err = hs_fd_handshake_deadline(c, sock, HANDSHAKE_TIMEOUT * 1000); /* whole handshake */
+	rep.handshake_ms = now_ms() - t0;
+	rep.client_cert = hs_conn_peer_cert_count(c) > 0 ? "verified" : "none";
 	if (err) {
 		rc = tls_fail(c, err, "handshake");
-		hs_conn_free(c);
-		return rc;
+		goto report;
 	}
 	describe(c, desc, sizeof(desc));
 	note(1, "%s sni=%s client-cert=%s", desc,
-	     escape_peer(hs_conn_server_name(c), sni, sizeof(sni)),
-	     hs_conn_peer_cert_count(c) > 0 ? "verified" : "none");
+	     escape_peer(hs_conn_server_name(c), sni, sizeof(sni)), rep.client_cert);
 	if (cfg->psk != NULL && hs_conn_resumed(c) && hs_conn_external_psk(c))
 		note(1, "psk: %s", psk_desc(c, 1));
 	else if (cfg->ticket_keys != NULL)
@@ -367,8 +397,36 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 	rc = relay_run(&r, c, sock);
 	note(2, "connection done: %llu bytes received, %llu sent",
 	     (unsigned long long)r.bytes_in, (unsigned long long)r.bytes_out);
+	rep.bytes_sent = r.bytes_out;
+	rep.bytes_received = r.bytes_in;
+	if (r.ktls_tx != NULL)
+		rep.ktls_tx = r.ktls_tx;
+	if (r.ktls_rx != NULL)
+		rep.ktls_rx = r.ktls_rx;
+report:
+	rep.exit_code = rc;
+	if (sv->json)
+		report_json(stdout, c, &rep);
 	hs_conn_free(c);
 	return rc;
+}
+
+/* "ADDR:PORT" of the accepted client (for --json) */
+static void peer_name(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		snprintf(out, cap, "%s:%u", host, ntohs(a->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		snprintf(out, cap, "[%s]:%u", host, ntohs(a->sin6_port));
+	} else {
+		snprintf(out, cap, "?");
+	}
 }
 
 static int serve(const struct server *sv, const struct hs_config *cfg, int lsock)
@@ -378,12 +436,16 @@ static int serve(const struct server *sv, const struct hs_config *cfg, int lsock
 	for (long n = 0; sv->max_conns == 0 || n < sv->max_conns; n++) {
 		/* a client that stalls mid-handshake must not hold the server forever */
 		struct timeval tv = { .tv_sec = HANDSHAKE_TIMEOUT };
-		int s = accept(lsock, NULL, NULL), rc;
+		struct sockaddr_storage ss = { 0 };
+		socklen_t ss_len = sizeof(ss);
+		char peer[INET6_ADDRSTRLEN + 16];
+		int s = accept(lsock, (struct sockaddr *)&ss, &ss_len), rc;
 		if (s < 0)
 			return fail(EXIT_NET, "accept failed");
+		peer_name(&ss, peer, sizeof(peer));
 		(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		(void)setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		rc = serve_one(sv, cfg, s);
+		rc = serve_one(sv, cfg, s, peer);
 		close(s);
 		if (first_rc == 0)
 			first_rc = rc;
@@ -424,12 +486,13 @@ static int load_client_cas(const struct server *sv, struct hs_x509_store **store
 	*store = NULL;
 	if (sv->client_ca == NULL)
 		return 0;
+	if (check_readable("client CA", sv->client_ca, 0) != 0)
+		return EXIT_USAGE;
 	if (hs_x509_store_new(store) != 0)
 		return fail(EXIT_TLS, "out of memory");
 	err = hs_x509_store_load_file(*store, sv->client_ca);
 	if (err)
-		return fail(EXIT_USAGE, "cannot load client CA file '%s': %s", sv->client_ca,
-			    hs_strerror(err));
+		return ca_fail("client CA", sv->client_ca, err);
 	return 0;
 }
 
@@ -453,8 +516,14 @@ int main(int argc, char **argv)
 		usage();
 		return EXIT_OK;
 	}
+	if (sv.version) {
+		print_version();
+		return EXIT_OK;
+	}
 	if ((rc = split_hostport(sv.listen ? sv.listen : "127.0.0.1:4433", host, sizeof(host),
 				 port, sizeof(port), 1)) != 0)
+		return rc;
+	if (sv.ktls == RELAY_KTLS_REQUIRE && (rc = ktls_require_check(&sv.algs)) != 0)
 		return rc;
 	if ((rc = setup(&sv, creds, &n_creds)) != 0)
 		goto out;
@@ -487,6 +556,7 @@ int main(int argc, char **argv)
 		cfg.psk_identity_len = strlen(id);
 	}
 	cfg.n_tickets = (unsigned)sv.n_tickets;
+	trace_attach(&cfg);
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
 		note(1, "listening on %s port %u", host[0] ? host : "*", bound);

@@ -494,6 +494,8 @@ static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
 	} else if (err) {
 		rc = tls_fail(c, err, "kTLS hand-off");
 	} else {
+		r->ktls_tx = hs_ktls_tx_path(&k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
+		r->ktls_rx = hs_ktls_rx_path(&k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
 		note_paths(&k);
 		err = r->mode == RELAY_STDIO ? kt_stdio(&io, c) : kt_read_loop(&io, c);
 		if (!err) /* the peer closed first (echo, or before stdin's end) */
@@ -514,6 +516,7 @@ int relay_run(struct relay *r, struct hs_conn *c, int sock)
 	static struct pump p; /* ~60 KiB: kept off the stack; one connection at a time */
 	int done = 0, err = 0, fl = fcntl(sock, F_GETFL);
 
+	r->ktls_tx = r->ktls_rx = "off";
 	if (r->ktls != RELAY_KTLS_OFF)
 		return relay_ktls(r, c, sock);
 	memset(&p, 0, sizeof(p));

@@ -13,6 +13,7 @@ packages=(
 	ca-certificates        # X.509: the system bundle (default trust store, parse test, fuzz seeds)
 	libclang-rt-14-dev     # libFuzzer runtime for the X.509 parser fuzz target (clang builds)
 	tshark                 # key log test: decrypts a captured hs connection with SSLKEYLOGFILE
+	groff man-db           # man pages (roff, by hand): tests/interop/man.sh checks groff -ww and man --warnings
 )
 # Kernel tests in User-Mode Linux (tests/uml/run-in-uml.sh): best effort, the
 # tests skip (exit 77) when UML cannot start.

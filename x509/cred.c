@@ -142,6 +142,8 @@ static int load_key(struct hs_cred *cred, const char *pem, size_t len, unsigned 
 		err = parse_ec_private(reader_init(der, n), cred);
 	else if (pem_find(pem, len, "RSA PRIVATE KEY", der, &n) == 0)
 		err = parse_rsa_private(reader_init(der, n), cred, flags);
+	else if (pem_find(pem, len, "ENCRYPTED PRIVATE KEY", der, &n) == 0)
+		err = HS_ERR_X509_KEY_ENCRYPTED; /* PKCS#8 EncryptedPrivateKeyInfo */
 	else
 		err = HS_ERR_BAD_ENCODING;
 	wipe(der, sizeof(der));
@@ -232,7 +234,7 @@ static int check_rsa_pair(const struct hs_cred *cred, const struct leaf_key *lea
 	       memcmp(k.pub.n, pub.n, pub.n_limbs * sizeof(pub.n[0])) == 0 &&
 	       memcmp(k.pub.e, pub.e, pub.e_limbs * sizeof(pub.e[0])) == 0;
 	rsa_private_wipe(&k);
-	return same ? 0 : HS_ERR_BAD_KEY;
+	return same ? 0 : HS_ERR_X509_KEY_MISMATCH;
 }
 
 static int check_pair(const struct hs_cred *cred)
@@ -243,12 +245,12 @@ static int check_pair(const struct hs_cred *cred)
 	TRY(x509_cert_parse(&cert, cred->cert[0], cred->cert_len[0]));
 	TRY(x509_leaf_key(&cert, &leaf));
 	if (cred->type == KEY_RSA) {
-		ENSURE(leaf.type == KEY_RSA, HS_ERR_BAD_KEY);
+		ENSURE(leaf.type == KEY_RSA, HS_ERR_X509_KEY_MISMATCH);
 		return check_rsa_pair(cred, &leaf);
 	}
 	ENSURE(leaf.type == cred->type && leaf.pub_len == cred->pub_len &&
 		       memcmp(leaf.pub, cred->pub, leaf.pub_len) == 0,
-	       HS_ERR_BAD_KEY);
+	       HS_ERR_X509_KEY_MISMATCH);
 	return 0;
 }
 

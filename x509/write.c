@@ -184,6 +184,8 @@ static void write_extensions(struct writer *w, const struct hs_cert_spec *spec)
 	der_prim(w, 0x82, spec->dns_name, strlen(spec->dns_name)); /* [2] dNSName */
 	if (spec->ipv4 != NULL)
 		der_prim(w, 0x87, spec->ipv4, 4); /* [7] iPAddress */
+	if (spec->ipv6 != NULL)
+		der_prim(w, 0x87, spec->ipv6, 16);
 	(void)der_close(w, names);
 	(void)der_close(w, value);
 	(void)der_close(w, ext);

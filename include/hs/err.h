@@ -112,7 +112,9 @@ enum hs_err {
 	HS_ERR_X509_HOSTNAME = -212,         /* certificate not valid for the host name */
 	HS_ERR_X509_CHAIN_TOO_LONG = -213,   /* too many certificates */
 	HS_ERR_X509_NO_ANCHORS = -214,       /* no trust anchors could be loaded */
-	HS_ERR_X509_LAST = -214,
+	HS_ERR_X509_KEY_MISMATCH = -215,     /* private key does not match the certificate */
+	HS_ERR_X509_KEY_ENCRYPTED = -216,    /* private key is encrypted (PKCS#8 or PEM) */
+	HS_ERR_X509_LAST = -216,
 };
 
 /* A short English message for err; never NULL. */

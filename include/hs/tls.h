@@ -63,6 +63,7 @@ enum hs_event {
 struct hs_cred;
 /* Trust anchors for chain validation (see include/hs/x509.h). */
 struct hs_x509_store;
+struct hs_conn;
 
 struct hs_config {
 	enum hs_role role;
@@ -211,9 +212,24 @@ struct hs_config {
 	size_t psk_len;
 	const uint8_t *psk_identity;
 	size_t psk_identity_len;
+	/*
+	 * Optional message trace, like OpenSSL's msg_callback (NULL: none).
+	 * Called with sent = 1 (ours) or 0 (the peer's) for every handshake
+	 * message (content_type 22, msg = the whole message with its 4-byte
+	 * header), alert (21, the 2 bytes) and ChangeCipherSpec (20, the byte),
+	 * as plaintext, and for every record header (content_type
+	 * HS_TRACE_RECORD_HEADER, msg = the 5 bytes as on the wire). It may
+	 * only read c (getters, hs_conn_state_name); it must not feed, pull or
+	 * free it. Nothing secret passes through it.
+	 */
+	void (*msg_cb)(void *arg, const struct hs_conn *c, int sent, int content_type,
+		       const uint8_t *msg, size_t len);
+	void *msg_arg;
 };
 /* How many of the client's ALPN protocols alpn_select sees. */
 #define HS_ALPN_OFFER_MAX 16
+
+#define HS_TRACE_RECORD_HEADER 256
 
 struct hs_conn;
 
@@ -285,6 +301,11 @@ HS_API uint16_t hs_conn_sig_scheme(const struct hs_conn *c);
 HS_API const char *hs_conn_alpn(const struct hs_conn *c);
 /* server: the SNI the client sent (NULL if none). */
 HS_API const char *hs_conn_server_name(const struct hs_conn *c);
+/*
+ * The handshake state's RFC 8446 A.1/A.2 name ("START", "WAIT_SH",
+ * "WAIT_EE", ..., "CONNECTED"), for traces.
+ */
+HS_API const char *hs_conn_state_name(const struct hs_conn *c);
 /* Did the handshake use a HelloRetryRequest? */
 HS_API int hs_conn_used_hrr(const struct hs_conn *c);
 /*

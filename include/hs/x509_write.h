@@ -4,7 +4,8 @@
  * SEC1 private key that goes with it, and PEM (RFC 7468) armour.
  *
  * The certificate is X.509 v3 (RFC 5280) with subject = issuer = CN=<name>,
- * a subjectAltName holding the dNSName (and an optional IPv4 iPAddress), no
+ * a subjectAltName holding the dNSName (and optional IPv4 and IPv6 iPAddress
+ * entries: hs-server's default certificate names 127.0.0.1 and ::1), no
  * other extension, signed with ecdsa-with-SHA256. Everything is
  * deterministic for a given key and spec (RFC 6979 nonces, serial number
  * taken from the public key's SHA-256), so tests can repeat it.
@@ -24,6 +25,7 @@ struct hs_cert_spec {
 	const uint8_t *ipv4;     /* optional SAN iPAddress (4 bytes), or NULL */
 	uint64_t not_before;     /* validity, seconds since 1970-01-01 UTC */
 	uint64_t not_after;      /* (years 1950..9999) */
+	const uint8_t *ipv6;     /* optional SAN iPAddress (16 bytes), or NULL */
 };
 
 /* Largest DER / PEM these functions produce for a name of up to 64 chars. */

@@ -6,8 +6,10 @@
  * fed one byte at a time and fully coalesced both work and never consume a
  * byte past the record that completes the handshake; KeyUpdate both ways
  * (requested, automatic at the record limit); close_notify; the client
- * parsing a NewSessionTicket; and that the secrets API gives each side the
- * other's keys.
+ * parsing a NewSessionTicket; that the secrets API gives each side the
+ * other's keys; and that the message trace (hs_config.msg_cb) sees every
+ * handshake message of both flights whole, each record header, the
+ * close_notify alert, and never application data.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +56,75 @@ static void one_combo(uint16_t suite, uint16_t group, int ed, size_t chunk)
 	test_rng_bytes(&rng, data, sizeof(data));
 	assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), chunk), 0);
 	assert_int_equal(pair_transfer(&p, 0, data, 100, chunk), 0);
+	pair_free(&p);
+}
+
+/* What the message trace saw on one side. */
+struct seen {
+	char msgs[64]; /* handshake types in order: 'C'lientHello, 'S'erverHello, ... */
+	size_t n_msgs, n_headers, n_alerts, n_other;
+	size_t len_ok; /* messages whose 24-bit length covers the rest exactly */
+	int sent_mask; /* 1: something sent, 2: something received */
+};
+
+static void seen_cb(void *arg, const struct hs_conn *c, int sent, int type, const uint8_t *m,
+		    size_t len)
+{
+	static const char letters[] = { [1] = 'C', [2] = 'S', [4] = 'T', [8] = 'E', [11] = 'c',
+					[13] = 'R', [15] = 'v', [20] = 'F', [24] = 'K' };
+	struct seen *s = arg;
+
+	assert_non_null(c);
+	assert_non_null(hs_conn_state_name(c));
+	s->sent_mask |= sent ? 1 : 2;
+	if (type == HS_TRACE_RECORD_HEADER) {
+		assert_int_equal(len, 5);
+		s->n_headers++;
+	} else if (type == 22) {
+		assert_true(len >= 4 && m[0] < sizeof(letters) && letters[m[0]] != 0);
+		if (s->n_msgs + 1 < sizeof(s->msgs))
+			s->msgs[s->n_msgs++] = letters[m[0]];
+		if ((((size_t)m[1] << 16) | ((size_t)m[2] << 8) | m[3]) == len - 4)
+			s->len_ok++;
+	} else if (type == 21) {
+		assert_int_equal(len, 2);
+		s->n_alerts++;
+	} else {
+		s->n_other++; /* ChangeCipherSpec; application data must never come */
+		assert_int_equal(type, 20);
+	}
+}
+
+static void test_message_trace(void **state)
+{
+	struct pair p;
+	struct seen cs = { 0 }, ss = { 0 };
+	static const uint8_t data[] = "application data stays out of the trace";
+	(void)state;
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.msg_cb = seen_cb;
+	p.ccfg.msg_arg = &cs;
+	p.scfg.msg_cb = seen_cb;
+	p.scfg.msg_arg = &ss;
+	pair_start(&p);
+	assert_string_equal(hs_conn_state_name(p.c), "START");
+	assert_int_equal(pair_handshake(&p, 7), 0);
+	assert_string_equal(hs_conn_state_name(p.c), "CONNECTED");
+	assert_string_equal(hs_conn_state_name(p.s), "CONNECTED");
+	/* client: ClientHello out, ServerHello EE Certificate CV Finished in, Finished out */
+	assert_string_equal(cs.msgs, "CSEcvFF");
+	assert_string_equal(ss.msgs, "CSEcvFF");
+	assert_int_equal(cs.len_ok, cs.n_msgs);
+	assert_int_equal(ss.len_ok, ss.n_msgs);
+	assert_int_equal(cs.sent_mask, 3);
+	assert_true(cs.n_headers >= 4 && ss.n_headers >= 4);
+	assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
+	assert_int_equal(hs_conn_close(p.c), 0);
+	wire_take(p.c, &p.c2s);
+	assert_int_equal(wire_feed(&p.c2s, p.s, 0), 0);
+	assert_int_equal(cs.n_alerts, 1); /* our close_notify */
+	assert_int_equal(ss.n_alerts, 1); /* the peer's */
 	pair_free(&p);
 }
 
@@ -449,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_close_notify),
 		cmocka_unit_test(test_client_parses_ticket),
 		cmocka_unit_test(test_padding_accepted),
+		cmocka_unit_test(test_message_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

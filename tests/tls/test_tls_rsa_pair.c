@@ -147,16 +147,16 @@ static void test_rsa_refused(void **state)
 	struct pair p;
 	(void)state;
 
-	/* key of another certificate */
+	/* key of another certificate: said so, not "invalid private key" */
 	assert_int_equal(hs_cred_load_pem(&cred, RSA2048_CERT, strlen(RSA2048_CERT),
 					  RSA4096_KEY_PKCS8, strlen(RSA4096_KEY_PKCS8)),
-			 HS_ERR_BAD_KEY);
+			 HS_ERR_X509_KEY_MISMATCH);
 	assert_int_equal(hs_cred_load_pem(&cred, EC_CERT, strlen(EC_CERT), RSA2048_KEY_PKCS8,
 					  strlen(RSA2048_KEY_PKCS8)),
-			 HS_ERR_BAD_KEY);
+			 HS_ERR_X509_KEY_MISMATCH);
 	assert_int_equal(hs_cred_load_pem(&cred, RSA2048_CERT, strlen(RSA2048_CERT),
 					  EC_KEY_PKCS8, strlen(EC_KEY_PKCS8)),
-			 HS_ERR_BAD_KEY);
+			 HS_ERR_X509_KEY_MISMATCH);
 	/* 1024 bits: refused at load ... */
 	assert_int_equal(hs_cred_load_pem(&cred, RSA1024_CERT, strlen(RSA1024_CERT),
 					  RSA1024_KEY_PKCS8, strlen(RSA1024_KEY_PKCS8)),

@@ -97,10 +97,10 @@ static void test_keys(void **state)
 	hs_cred_free(c);
 	/* key of another certificate */
 	assert_int_equal(hs_cred_load_pem(&c, EC_CERT, strlen(EC_CERT), OTHER_KEY,
-					  strlen(OTHER_KEY)), HS_ERR_BAD_KEY);
+					  strlen(OTHER_KEY)), HS_ERR_X509_KEY_MISMATCH);
 	assert_null(c);
 	assert_int_equal(hs_cred_load_pem(&c, EC_CERT, strlen(EC_CERT), ED_KEY_PKCS8,
-					  strlen(ED_KEY_PKCS8)), HS_ERR_BAD_KEY);
+					  strlen(ED_KEY_PKCS8)), HS_ERR_X509_KEY_MISMATCH);
 	assert_int_not_equal(hs_cred_load_pem(&c, "junk", 4, EC_KEY_SEC1, strlen(EC_KEY_SEC1)), 0);
 }
 

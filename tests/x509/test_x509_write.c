@@ -30,6 +30,7 @@
 #include "testutil.h"
 
 static const uint8_t loopback[4] = { 127, 0, 0, 1 };
+static const uint8_t loopback6[16] = { [15] = 1 };
 
 static void fixed_key(uint8_t priv[32])
 {
@@ -115,6 +116,16 @@ static void test_own_parser_reads_it(void **state)
 	assert_int_equal(x509_match_host(&cert, "127.0.0.1.5"), HS_ERR_X509_HOSTNAME);
 	assert_int_equal(x509_match_host(&cert, "127.0.0"), HS_ERR_X509_HOSTNAME);
 	assert_int_equal(x509_match_host(&cert, "127.0.0.256"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_match_host(&cert, "::1"), HS_ERR_X509_HOSTNAME);
+	/* and ::1 too (hs-server's default certificate): each address matches its own entry */
+	spec.ipv6 = loopback6;
+	len = make_cert(der, sizeof(der), &spec);
+	assert_int_equal(x509_cert_parse(&cert, der, len), 0);
+	assert_int_equal(x509_match_host(&cert, "::1"), 0);
+	assert_int_equal(x509_match_host(&cert, "0:0:0:0:0:0:0:1"), 0);
+	assert_int_equal(x509_match_host(&cert, "127.0.0.1"), 0);
+	assert_int_equal(x509_match_host(&cert, "::2"), HS_ERR_X509_HOSTNAME);
+	assert_int_equal(x509_match_host(&cert, "::ffff:127.0.0.1"), HS_ERR_X509_HOSTNAME);
 }
 
 static void test_times(void **state)
