@@ -159,10 +159,40 @@ static int leaf_has_name(const struct hs_cred *cred, const char *sni)
  * pass, when there is a choice and an SNI, only leaves valid for that
  * name; second pass, any candidate whose key can sign for this client.
  */
+/* The application's choice (hs_config.select_cred): its credential must fit. */
+static int app_credential(struct hs_conn *c, struct reader theirs)
+{
+	const struct hs_config *cfg = c->cfg;
+	uint16_t sigalgs[HS_SIGALGS_OFFER_MAX];
+	const struct hs_cred *cred;
+	const struct sigscheme *s;
+	size_t n = 0;
+	struct reader r = theirs;
+
+	while (n < HS_SIGALGS_OFFER_MAX && read_u16(&r, &sigalgs[n]) == 0)
+		n++;
+	cred = cfg->select_cred(cfg->select_cred_arg, c->sni, sigalgs, n);
+	if (cred == NULL) {
+		conn_detail(c, "the application's select_cred callback chose no credential");
+		return HS_ERR_TLS_NO_SHARED_SIGALG;
+	}
+	s = scheme_for(cfg, cred, theirs);
+	if (s == NULL) {
+		conn_detail(c, "the credential select_cred chose cannot sign with the client's schemes");
+		return HS_ERR_TLS_NO_SHARED_SIGALG;
+	}
+	c->server_cred = cred;
+	c->sig = s;
+	return 0;
+}
+
 static int pick_credential(struct hs_conn *c, struct reader theirs)
 {
 	const struct hs_config *cfg = c->cfg;
 	size_t n = n_candidates(cfg);
+
+	if (cfg->select_cred != NULL)
+		return app_credential(c, theirs);
 
 	for (int by_name = c->sni[0] != 0 && n > 1; by_name >= 0; by_name--) {
 		for (size_t i = 0; i < n; i++) {

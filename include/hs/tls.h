@@ -183,6 +183,19 @@ struct hs_config {
 			   int result);
 	void *verify_arg;
 	/*
+	 * server: choose the credential (instead of hs's own choice among
+	 * cred / creds by the client's signature_algorithms and SNI). sni is
+	 * the client's server name ("" without one); sigalgs its
+	 * signature_algorithms in its order (the first HS_SIGALGS_OFFER_MAX).
+	 * Return the credential to use, or NULL to refuse the handshake
+	 * (handshake_failure). Its key must sign with one of the client's
+	 * schemes, else handshake_failure too. With it set, cred / creds may
+	 * be left empty.
+	 */
+	const struct hs_cred *(*select_cred)(void *arg, const char *sni, const uint16_t *sigalgs,
+					     size_t n);
+	void *select_cred_arg;
+	/*
 	 * Resumption (RFC 8446 2.2, 4.6.1). server: ticket_keys (shared by
 	 * connections, owned by the application) seals stateless tickets;
 	 * NULL = no tickets, every handshake full. n_tickets after each
@@ -228,6 +241,7 @@ struct hs_config {
 };
 /* How many of the client's ALPN protocols alpn_select sees. */
 #define HS_ALPN_OFFER_MAX 16
+#define HS_SIGALGS_OFFER_MAX 64
 
 #define HS_TRACE_RECORD_HEADER 256
 

@@ -52,7 +52,7 @@ else
 fi
 stat=$(find "$root" -name hs-ktls-stat -type f)
 [ -n "$stat" ] && pass "hs-ktls-stat installed (${stat#"$root"})" || bad "hs-ktls-stat not installed"
-[ -z "$(find "$root" -name 'hs-bench*')" ] && pass "hs-bench (links OpenSSL) not installed" ||
+[ -z "$(find "$root" -name 'hs-bench' -type f)" ] && pass "hs-bench (links OpenSSL) not installed" ||
 	bad "hs-bench installed"
 [ -z "$(find "$root" -path '*test*' -type f)" ] && pass "no test installed" || bad "tests installed"
 while IFS= read -r f; do

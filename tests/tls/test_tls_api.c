@@ -41,6 +41,7 @@
 #include "hs/x509.h"
 #include "pair.h"
 #include "mtls_certs.h"
+#include "rsa_certs.h"
 #include "tls_certs.h"
 
 static void test_version(void **state)
@@ -478,6 +479,75 @@ static void test_fd_nonblocking_handshake(void **state)
 	disconnect(&p, sv);
 }
 
+/* ---- credential selection by the application ---- */
+
+struct select_seen {
+	const struct hs_cred *answer;
+	char sni[64];
+	size_t n;
+	int has_ecdsa;
+	int calls;
+};
+
+static const struct hs_cred *choose(void *arg, const char *sni, const uint16_t *sigalgs, size_t n)
+{
+	struct select_seen *s = arg;
+
+	s->calls++;
+	snprintf(s->sni, sizeof(s->sni), "%s", sni);
+	s->n = n;
+	for (size_t i = 0; i < n; i++)
+		s->has_ecdsa |= sigalgs[i] == HS_SIG_ECDSA_SECP256R1_SHA256;
+	return s->answer;
+}
+
+/* The server has no credential of its own: the callback chooses (or refuses). */
+static int select_case(struct select_seen *seen, const struct hs_cred *answer)
+{
+	struct pair p;
+	int err;
+
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	memset(seen, 0, sizeof(*seen));
+	seen->answer = answer != NULL && answer != (const struct hs_cred *)1 ? answer : NULL;
+	if (answer == (const struct hs_cred *)1)
+		seen->answer = p.cred; /* the pair's own EC credential */
+	p.scfg.cred = NULL;
+	p.scfg.select_cred = choose;
+	p.scfg.select_cred_arg = seen;
+	pair_start(&p);
+	err = pair_handshake(&p, 0);
+	if (err == 0)
+		assert_int_equal(hs_conn_sig_scheme(p.c), HS_SIG_ECDSA_SECP256R1_SHA256);
+	else if (answer == NULL) {
+		err = hs_conn_error(p.s); /* the server's own error, not the client's view */
+		assert_int_equal(hs_conn_alert(p.c, 1), 40); /* handshake_failure */
+	}
+	pair_free(&p);
+	return err;
+}
+
+static void test_select_cred(void **state)
+{
+	struct select_seen seen;
+	struct hs_cred *rsa;
+	(void)state;
+
+	/* chosen: the client's SNI and signature_algorithms reach the callback */
+	assert_int_equal(select_case(&seen, (const struct hs_cred *)1), 0);
+	assert_int_equal(seen.calls, 1);
+	assert_string_equal(seen.sni, "localhost");
+	assert_true(seen.n > 0 && seen.has_ecdsa);
+	/* refused: NULL ends the handshake with handshake_failure */
+	assert_int_equal(select_case(&seen, NULL), HS_ERR_TLS_NO_SHARED_SIGALG);
+	/* a credential whose key the pinned client cannot take: an RSA key is
+	 * fine for the schemes, but the pin refuses its certificate */
+	assert_int_equal(hs_cred_load_pem(&rsa, RSA2048_CERT, strlen(RSA2048_CERT),
+					  RSA2048_KEY_PKCS8, strlen(RSA2048_KEY_PKCS8)), 0);
+	assert_int_not_equal(select_case(&seen, rsa), 0);
+	hs_cred_free(rsa);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_keylog),
 		cmocka_unit_test(test_alpn_select),
 		cmocka_unit_test(test_verify_cert),
+		cmocka_unit_test(test_select_cred),
 		cmocka_unit_test(test_error_detail),
 		cmocka_unit_test(test_error_detail_chain),
 		cmocka_unit_test(test_load_detail),
