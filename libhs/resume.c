@@ -19,6 +19,7 @@
  *   struct hs_session, wiped by hs_session_free), binder keys (stack,
  *   wiped before return).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "libhs/internal.h"
 
 #include <pthread.h>
