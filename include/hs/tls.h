@@ -158,7 +158,8 @@ struct hs_config {
 	 *
 	 * keylog: each traffic secret as a line of the NSS key log format
 	 * (no newline): "<LABEL> <ClientHello.random hex> <secret hex>" with
-	 * LABEL CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET,
+	 * LABEL CLIENT_EARLY_TRAFFIC_SECRET (0-RTT offered by a client,
+	 * accepted by a server), CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET,
 	 * CLIENT_TRAFFIC_SECRET_0, SERVER_TRAFFIC_SECRET_0, what Wireshark and
 	 * tshark read to decrypt a capture. Whoever holds these lines can read
 	 * the connection: for debugging only. The library logs nothing unless
