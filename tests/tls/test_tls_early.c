@@ -606,6 +606,111 @@ static void test_early_session_saved(void **state)
 	fx_free(&f);
 }
 
+/*
+ * The client's ClientHello rebuilt with two identities, its ticket and the
+ * ticket with a byte changed, in the order asked (ticket_first), the
+ * ticket's binder computed over the new hello; fed to a server. Returns
+ * what the server says of 0-RTT.
+ */
+static int two_identities(struct fixture *f, struct hs_session *s, int ticket_first)
+{
+	struct eopts o = { .max_early = 16384, .reuse = 1 };
+	struct klog ck, sk;
+	struct pair p;
+	struct transcript tr;
+	const struct session_ticket *t = &s->t[s->n - 1];
+	uint8_t rec[4096], out[4096];
+	size_t n = 0, pos, ext_start, psk_at = 0, o_len, used;
+	uint32_t age;
+
+	setup(&p, f->k, f->ar, s, &o, &ck, &sk);
+	assert_int_equal(hs_conn_pull(p.c, rec, sizeof(rec), &n), 0);
+	assert_true(n > 5 && rec[0] == 22);
+	n = 5 + (size_t)(rec[3] << 8 | rec[4]); /* the ClientHello record alone */
+	/* record(5) type(1) len(3) version(2) random(32) sid, suites, comp */
+	pos = 5 + 4 + 2 + 32;
+	pos += 1 + rec[pos];
+	pos += 2 + (size_t)(rec[pos] << 8 | rec[pos + 1]);
+	pos += 1 + rec[pos];
+	ext_start = pos + 2;
+	for (size_t e = ext_start; e < n; e += 4 + (size_t)(rec[e + 2] << 8 | rec[e + 3]))
+		if ((rec[e] << 8 | rec[e + 1]) == 41)
+			psk_at = e;
+	assert_true(psk_at > 0);
+	/* the age the client sent: after type(2) len(2) ids_len(2) id_len(2) id */
+	pos = psk_at + 8 + t->len;
+	age = (uint32_t)rec[pos] << 24 | (uint32_t)rec[pos + 1] << 16 | (uint32_t)rec[pos + 2] << 8 |
+	      rec[pos + 3];
+	memcpy(out, rec, psk_at);
+	o_len = psk_at;
+	{
+		size_t ids = 2 * (2 + t->len + 4), body = 2 + ids + 2 + 2 * 33;
+		out[o_len++] = 0;
+		out[o_len++] = 41;
+		out[o_len++] = (uint8_t)(body >> 8);
+		out[o_len++] = (uint8_t)body;
+		out[o_len++] = (uint8_t)(ids >> 8);
+		out[o_len++] = (uint8_t)ids;
+		for (int i = 0; i < 2; i++) {
+			int real = (i == 0) == (ticket_first != 0);
+			out[o_len++] = (uint8_t)(t->len >> 8);
+			out[o_len++] = (uint8_t)t->len;
+			memcpy(out + o_len, t->ticket, t->len);
+			if (!real)
+				out[o_len + t->len - 1] ^= 1;
+			o_len += t->len;
+			out[o_len++] = (uint8_t)(age >> 24);
+			out[o_len++] = (uint8_t)(age >> 16);
+			out[o_len++] = (uint8_t)(age >> 8);
+			out[o_len++] = (uint8_t)age;
+		}
+		out[o_len++] = 0;
+		out[o_len++] = 66;
+		for (int i = 0; i < 2; i++) {
+			out[o_len++] = 32;
+			memset(out + o_len, 0, 32);
+			o_len += 32;
+		}
+	}
+	/* lengths: extensions, handshake message, record */
+	out[ext_start - 2] = (uint8_t)((o_len - ext_start) >> 8);
+	out[ext_start - 1] = (uint8_t)(o_len - ext_start);
+	out[6] = (uint8_t)((o_len - 9) >> 16);
+	out[7] = (uint8_t)((o_len - 9) >> 8);
+	out[8] = (uint8_t)(o_len - 9);
+	out[3] = (uint8_t)((o_len - 5) >> 8);
+	out[4] = (uint8_t)(o_len - 5);
+	/* the ticket's binder over the new hello up to the binders */
+	transcript_init(&tr);
+	assert_int_equal(psk_binder(&tr, hash_sha256(), t->psk, t->psk_len, 0, out + 5,
+				    o_len - 5 - 2 - 66,
+				    out + o_len - (ticket_first ? 66 - 1 : 33 - 1)),
+			 0);
+	assert_int_equal(hs_conn_feed(p.s, out, o_len, &used), 0);
+	assert_int_equal(used, o_len);
+	assert_int_equal(hs_conn_resumed(p.s), 1);
+	n = (size_t)hs_conn_early_data(p.s);
+	pair_free(&p);
+	return (int)n;
+}
+
+/* 4.2.10: 0-RTT only with the first identity. */
+static void test_early_second_identity(void **state)
+{
+	struct fixture f;
+	struct hs_session *s;
+
+	(void)state;
+	fx_new(&f, 1024);
+	s = first_session(f.k, f.ar, (struct eopts){ .max_early = 16384 });
+	/* the ticket second: resumed, 0-RTT rejected (and no room taken) ... */
+	assert_int_equal(two_identities(&f, s, 0), HS_EARLY_REJECTED);
+	/* ... the same hello with the ticket first: accepted */
+	assert_int_equal(two_identities(&f, s, 1), HS_EARLY_ACCEPTED);
+	hs_session_free(s);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_early_off_by_default),
 		cmocka_unit_test(test_early_over_limit),
 		cmocka_unit_test(test_early_session_saved),
+		cmocka_unit_test(test_early_second_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
