@@ -435,6 +435,11 @@ static int after_early(const struct server *sv, struct hs_conn *c, int sock, con
 		err = hs_fd_write(c, sock, page_buf, n);
 		if (err == 0)
 			err = hs_fd_close(c, sock);
+		/* read (and drop) what the client still sends until it closes, so
+		 * closing the socket does not reset the page away (SO_RCVTIMEO) */
+		for (int i = 0; err == 0 && i < 64; i++)
+			if (hs_fd_read(c, sock, page_buf, sizeof(page_buf), &n) != 0 || n == 0)
+				break;
 		*done = 1;
 	}
 	return err ? tls_fail(c, err, "answering the early data") : 0;
