@@ -13,7 +13,7 @@
 #include "cli.h"
 
 #ifdef HS_HAVE_URING
-#include "uring/uring.h"
+#include "hs/uring.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -39,7 +39,8 @@ static void on_data(void *arg, struct hs_uring_conn *uc, const uint8_t *p, size_
 		return;
 	}
 	len = x->o->page((struct hs_conn *)hs_uring_tls(uc), page, sizeof(page));
-	(void)hs_uring_send(uc, page, len);
+	if (hs_uring_send(uc, page, len) != 0)
+		note(1, "cannot send the page");
 	hs_uring_close(uc);
 }
 

@@ -16,7 +16,7 @@
  * on a list and is re-armed when the batch of completions is done.
  */
 #define _GNU_SOURCE
-#include "uring/uring.h"
+#include "hs/uring.h"
 
 #include <errno.h>
 #include <liburing.h>

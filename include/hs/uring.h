@@ -7,16 +7,19 @@
  * engine's output. After the handshake a connection stays on our records
  * (record/, through the engine).
  *
- * Memory: see uring/README.md ("Memory per connection").
+ * Part of libhs (and this header installed) where libhs was built with
+ * liburing (meson option uring, auto). Memory per connection and the
+ * kernel versions it needs: uring/README.md.
  */
-#ifndef HS_URING_URING_H
-#define HS_URING_URING_H
+#ifndef HS_URING_H
+#define HS_URING_H
 
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <hs/tls.h>
+#include "hs/err.h"
+#include "hs/tls.h"
 
 struct hs_uring_conn;
 
@@ -48,21 +51,21 @@ struct hs_uring_stats {
  * in why, the reason ("io_uring_setup: Function not implemented (blocked by
  * seccomp or a kernel without io_uring?)").
  */
-int hs_uring_probe(char *why, size_t cap);
+HS_API HS_MUST_CHECK int hs_uring_probe(char *why, size_t cap);
 
 /*
  * Serve until max_conns connections have ended or *stop is set; then end
  * every connection and free everything. 0, or an error setting up (why as
  * in hs_uring_probe through hs_uring_last_error).
  */
-int hs_uring_serve(const struct hs_uring_config *cfg, struct hs_uring_stats *st);
-const char *hs_uring_last_error(void);
+HS_API HS_MUST_CHECK int hs_uring_serve(const struct hs_uring_config *cfg, struct hs_uring_stats *st);
+HS_API const char *hs_uring_last_error(void);
 
 /* Queue application data (sealed now, sent as the socket allows). */
-int hs_uring_send(struct hs_uring_conn *uc, const void *p, size_t n);
+HS_API HS_MUST_CHECK int hs_uring_send(struct hs_uring_conn *uc, const void *p, size_t n);
 /* Send close_notify after what is queued, then close. */
-void hs_uring_close(struct hs_uring_conn *uc);
+HS_API void hs_uring_close(struct hs_uring_conn *uc);
 /* The engine of this connection (parameters, peer, ...). */
-const struct hs_conn *hs_uring_tls(const struct hs_uring_conn *uc);
+HS_API const struct hs_conn *hs_uring_tls(const struct hs_uring_conn *uc);
 
 #endif
