@@ -25,7 +25,7 @@ struct subcommand {
 	int (*run)(const struct bench_opts *o);
 };
 
-int bench_ktls(const struct bench_opts *o); /* bench/ktls_rows.c */
+int bench_record_path(const struct bench_opts *o); /* bench/record_path.c */
 
 static const struct subcommand subcommands[] = {
 	{ .name = "crypto",
@@ -37,9 +37,11 @@ static const struct subcommand subcommands[] = {
 	{ .name = "record",
 	  .summary = "16 KiB application records through the engine next to libssl",
 	  .run = bench_record },
-	{ .name = "ktls",
-	  .summary = "loopback throughput: kernel TLS next to hs's userspace record path",
-	  .run = bench_ktls },
+	{ .name = "record-path",
+	  .summary = "loopback throughput of every record path (kernel TLS, hs, io_uring) and OpenSSL",
+	  .run = bench_record_path },
+	{ .name = "ktls", .summary = "the same as record-path (its former name)",
+	  .run = bench_record_path },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
