@@ -50,8 +50,8 @@ struct hs_uring_conn {
 	struct msghdr msg;           /* kernel path: recvmsg with the record type cmsg */
 	struct iovec iov;
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
+		char buf[32]; /* >= CMSG_SPACE(sizeof(int)): checked in ktls.c */
+		size_t align; /* struct cmsghdr's alignment (it ends in a flexible array) */
 	} cmsg;
 	struct hs_uring_conn *next_wait; /* waiting for a receive buffer */
 	struct hs_uring_conn *prev, *next; /* every live connection (to end them on stop) */

@@ -60,6 +60,8 @@ void ktls_try(struct hs_uring_conn *uc)
 
 void ktls_prep_recv(struct hs_uring_conn *uc, struct io_uring_sqe *sqe)
 {
+	_Static_assert(sizeof(struct cmsghdr) + 2 * sizeof(size_t) <= sizeof(uc->cmsg.buf),
+		       "room for the record type cmsg (CMSG_SPACE(sizeof(int)))");
 	memset(&uc->msg, 0, sizeof(uc->msg));
 	memset(&uc->cmsg, 0, sizeof(uc->cmsg));
 	uc->iov.iov_base = NULL; /* the buffer comes from the ring */
