@@ -26,6 +26,7 @@ struct subcommand {
 };
 
 int bench_record_path(const struct bench_opts *o); /* bench/record_path.c */
+int bench_tcp(const struct bench_opts *o);         /* bench/tcp_rows.c */
 
 static const struct subcommand subcommands[] = {
 	{ .name = "crypto",
@@ -40,6 +41,9 @@ static const struct subcommand subcommands[] = {
 	{ .name = "record-path",
 	  .summary = "loopback throughput of every record path (kernel TLS, hs, io_uring) and OpenSSL",
 	  .run = bench_record_path },
+	{ .name = "tcp",
+	  .summary = "handshakes/s of one io_uring server thread vs openssl s_server, 32 TCP clients",
+	  .run = bench_tcp },
 	{ .name = "ktls", .summary = "the same as record-path (its former name)",
 	  .run = bench_record_path },
 };
