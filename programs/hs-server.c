@@ -586,6 +586,7 @@ int main(int argc, char **argv)
 			struct uring_opts uo = {
 				.echo = sv.echo, .max_conns = sv.max_conns,
 				.max_active = (unsigned)sv.max_active, .page = page,
+				.ktls = sv.ktls != RELAY_KTLS_OFF,
 				.timeout_ms = (unsigned)sv.timeout * 1000,
 			};
 			rc = serve_uring(&cfg, lsock, &uo, &served);

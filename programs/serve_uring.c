@@ -52,7 +52,7 @@ static void on_end(void *arg, struct hs_uring_conn *uc, int err)
 	if (err == 0 || err == HS_ERR_TLS_CLOSED) {
 		if (hs_conn_handshake_done(hs_uring_tls(uc))) {
 			describe(hs_uring_tls(uc), desc, sizeof(desc));
-			note(2, "%s", desc);
+			note(2, "%s records=%s", desc, hs_uring_record_path(uc));
 		}
 		return;
 	}
@@ -66,7 +66,7 @@ int serve_uring(const struct hs_config *cfg, int lsock, const struct uring_opts 
 	struct hs_uring_config ucfg = {
 		.listen_fd = lsock, .tls = cfg, .max_active = o->max_active,
 		.max_conns = (unsigned)o->max_conns, .handshake_ms = o->timeout_ms,
-		.stop = &stop_flag, .on_data = on_data, .on_end = on_end, .arg = &x,
+		.ktls = (unsigned)o->ktls, .stop = &stop_flag, .on_data = on_data, .on_end = on_end, .arg = &x,
 	};
 	struct hs_uring_stats st;
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: the wait returns */
@@ -91,6 +91,10 @@ int serve_uring(const struct hs_config *cfg, int lsock, const struct uring_opts 
 	     (unsigned long long)st.accepted, (unsigned long long)st.handshakes,
 	     (unsigned long long)st.failed, (unsigned long long)st.timed_out, st.active_peak,
 	     (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out);
+	if (o->ktls)
+		note(1, "io_uring: %llu connections on kernel TLS, %llu kept on our records "
+			"(the kernel could not)",
+		     (unsigned long long)st.ktls, (unsigned long long)st.ktls_refused);
 	if (err)
 		return fail(EXIT_NET, "io_uring loop: %s", hs_uring_last_error());
 	return 0;

@@ -11,6 +11,7 @@ struct uring_opts {
 	long max_conns;        /* 0 = until SIGINT/SIGTERM */
 	unsigned max_active;   /* 0 = the loop's default */
 	unsigned timeout_ms;   /* handshake deadline */
+	int ktls;              /* hand each connection to kernel TLS where it can */
 	size_t (*page)(struct hs_conn *c, char *out, size_t cap);
 };
 

@@ -30,6 +30,12 @@ struct hs_uring_config {
 	unsigned max_conns;           /* stop after this many accepted and ended (0 = no limit) */
 	unsigned handshake_ms;        /* whole-handshake deadline (0 = 10,000) */
 	unsigned idle_ms;             /* deadline for each read after it (0 = 60,000) */
+	/*
+	 * 1: after each handshake, hand the connection to kernel TLS where the
+	 * kernel can (both directions; else it stays on our records); io_uring
+	 * still does its I/O. 0: our records (the engine's) always.
+	 */
+	unsigned ktls;
 	volatile sig_atomic_t *stop;  /* set (from a signal handler) to end: optional */
 	/* Callbacks, all optional. They may call hs_uring_send / hs_uring_close. */
 	void (*on_handshake)(void *arg, struct hs_uring_conn *uc);
@@ -42,6 +48,7 @@ struct hs_uring_config {
 struct hs_uring_stats {
 	uint64_t accepted, handshakes, failed, timed_out;
 	uint64_t bytes_in, bytes_out; /* application data */
+	uint64_t ktls, ktls_refused;  /* handed to kernel TLS; the kernel could not */
 	unsigned active_peak;
 };
 
@@ -67,5 +74,11 @@ HS_API HS_MUST_CHECK int hs_uring_send(struct hs_uring_conn *uc, const void *p, 
 HS_API void hs_uring_close(struct hs_uring_conn *uc);
 /* The engine of this connection (parameters, peer, ...). */
 HS_API const struct hs_conn *hs_uring_tls(const struct hs_uring_conn *uc);
+/* "kernel" (handed to kernel TLS) or "user" (our records). */
+HS_API const char *hs_uring_record_path(const struct hs_uring_conn *uc);
+/* Application bytes received and sent on this connection so far. */
+HS_API void hs_uring_conn_bytes(const struct hs_uring_conn *uc, uint64_t *in, uint64_t *out);
+/* Its socket (getpeername, ...): the loop owns it; do not read, write or close it. */
+HS_API int hs_uring_fd(const struct hs_uring_conn *uc);
 
 #endif
