@@ -293,7 +293,7 @@ static void emit_table(const struct bench_row *r)
 }
 
 /* A JSON string: quote, backslash and control characters escaped. */
-static void json_str(const char *s)
+void bench_json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -311,16 +311,16 @@ static void json_str(const char *s)
 static void emit_json(const struct bench_row *r)
 {
 	printf("{\"row\": ");
-	json_str(r->name);
+	bench_json_str(r->name);
 	printf(", \"unit\": ");
-	json_str(r->unit);
+	bench_json_str(r->unit);
 	printf(", \"hs\": %.3f, \"openssl\": %.3f, \"ratio\": %.4f", in_unit(r, r->hs.median),
 	       in_unit(r, r->ref.median), r->hs.median / r->ref.median);
 	printf(", \"hs_min\": %.3f, \"hs_max\": %.3f, \"openssl_min\": %.3f, "
 	       "\"openssl_max\": %.3f, \"bytes\": %zu, \"backend\": ",
 	       in_unit(r, r->hs.min), in_unit(r, r->hs.max), in_unit(r, r->ref.min),
 	       in_unit(r, r->ref.max), r->bytes);
-	json_str(r->backend);
+	bench_json_str(r->backend);
 	printf("}\n");
 	fflush(stdout);
 }

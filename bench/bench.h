@@ -85,6 +85,9 @@ void bench_emit(const struct bench_opts *o, const struct bench_row *r);
 /* Warn on stderr if other processes took much of the CPU during the run. */
 void bench_footer(const struct bench_opts *o);
 
+/* Print s as a JSON string on stdout (quotes, backslash, control characters escaped). */
+void bench_json_str(const char *s);
+
 /* Subcommands (one file each). */
 int bench_crypto(const struct bench_opts *o);
 int bench_handshake(const struct bench_opts *o);

@@ -25,7 +25,8 @@ struct subcommand {
 	int (*run)(const struct bench_opts *o);
 };
 
-int bench_ktls(const struct bench_opts *o); /* bench/ktls_rows.c */
+int bench_record_path(const struct bench_opts *o); /* bench/record_path.c */
+int bench_tcp(const struct bench_opts *o);         /* bench/tcp_rows.c */
 
 static const struct subcommand subcommands[] = {
 	{ .name = "crypto",
@@ -37,9 +38,14 @@ static const struct subcommand subcommands[] = {
 	{ .name = "record",
 	  .summary = "16 KiB application records through the engine next to libssl",
 	  .run = bench_record },
-	{ .name = "ktls",
-	  .summary = "loopback throughput: kernel TLS next to hs's userspace record path",
-	  .run = bench_ktls },
+	{ .name = "record-path",
+	  .summary = "loopback throughput of every record path (kernel TLS, hs, io_uring) and OpenSSL",
+	  .run = bench_record_path },
+	{ .name = "tcp",
+	  .summary = "handshakes/s of one io_uring server thread vs openssl s_server, 32 TCP clients",
+	  .run = bench_tcp },
+	{ .name = "ktls", .summary = "the same as record-path (its former name)",
+	  .run = bench_record_path },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

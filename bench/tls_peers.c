@@ -216,6 +216,21 @@ out:
 	return r;
 }
 
+int peers_write_pem(const struct peers *p, const char *cert_path, const char *key_path)
+{
+	const struct made *m = &made[kind_of(p->verify)];
+	FILE *c = fopen(cert_path, "w"), *k = fopen(key_path, "w");
+	int ok = c != NULL && k != NULL && PEM_write_X509(c, m->cert) &&
+		 (m->inter == NULL || PEM_write_X509(c, m->inter)) &&
+		 PEM_write_PrivateKey(k, m->key, NULL, NULL, 0, NULL, NULL);
+
+	if (c != NULL)
+		fclose(c);
+	if (k != NULL)
+		fclose(k);
+	return ok ? 0 : say("cannot write the credential's PEM files");
+}
+
 /* ---- OpenSSL contexts */
 
 static const char *ossl_suite_name(uint16_t suite)

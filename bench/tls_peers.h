@@ -85,6 +85,8 @@ struct ossl_pair {
  */
 int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify);
 void peers_free(struct peers *p);
+/* The credential as PEM files (for a peer program such as openssl s_server). */
+int peers_write_pem(const struct peers *p, const char *cert_path, const char *key_path);
 
 /* Thread CPU time in ns (for the per-side clocks). */
 double peer_thread_ns(void);

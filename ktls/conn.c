@@ -339,6 +339,48 @@ int hs_ktls_recv_record(struct hs_ktls *pub, uint8_t *type, void *buf, size_t ca
 	return ktls_recv(k, type, buf, cap, n);
 }
 
+/*
+ * For event loops that receive on a kernel-RX socket themselves (io_uring's
+ * recvmsg with a TLS_GET_RECORD_TYPE cmsg): the same checks and handling as
+ * hs_ktls_read, one record at a time.
+ */
+int hs_ktls_take_record(struct hs_ktls *pub, uint8_t type, const void *buf, size_t len)
+{
+	struct ktls_state *k = ktls_of(pub);
+	int err = atomic_load(&k->err);
+
+	if (err)
+		return err;
+	if (type != HS_KTLS_HANDSHAKE && k->len > 0) /* RFC 8446 5.1, as in hs_ktls_read */
+		return ktls_fail(k, HS_ERR_TLS_UNEXPECTED_MSG, 0);
+	if (type == HS_KTLS_DATA)
+		return k->peer_closed ? ktls_fail(k, HS_ERR_TLS_UNEXPECTED_RECORD, 0) : 0;
+	return on_control(k, type, buf, len);
+}
+
+int hs_ktls_peer_closed(const struct hs_ktls *pub) { return ktls_of_const(pub)->peer_closed; }
+
+int hs_ktls_tx_owed(const struct hs_ktls *pub)
+{
+	const struct ktls_state *k = ktls_of_const(pub);
+
+	return atomic_load(&k->alert) != KTLS_NO_ALERT ||
+	       (atomic_load(&k->want_update) && !k->sent_close);
+}
+
+int hs_ktls_send_owed(struct hs_ktls *pub)
+{
+	struct ktls_state *k = ktls_of(pub);
+	int err = ktls_tx_check(k);
+
+	if (err)
+		return err;
+	k->tx_progress = 0;
+	if (atomic_load(&k->want_update) && !k->sent_close)
+		return key_update(k, 0);
+	return 0;
+}
+
 int hs_ktls_send_alert(struct hs_ktls *pub, uint8_t level, uint8_t desc)
 {
 	struct ktls_state *k = ktls_of(pub);

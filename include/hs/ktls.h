@@ -217,6 +217,25 @@ HS_API HS_MUST_CHECK int hs_ktls_recv_record(struct hs_ktls *k, uint8_t *type, v
 				      size_t *n);
 
 /*
+ * Event loops that do the socket I/O themselves (io_uring: uring/): after
+ * the hand-off they receive with recvmsg and a TLS_GET_RECORD_TYPE cmsg
+ * buffer, and send application data as plain send() on the kernel-TX
+ * socket. hs_ktls_take_record() gets each received record the kernel
+ * opened (type from the cmsg, HS_KTLS_DATA when none): alerts and
+ * post-handshake messages are handled as in hs_ktls_read (KeyUpdate rekeys
+ * RX, NewSessionTicket goes to the engine); for application data it only
+ * checks the record may come now (the caller keeps the bytes). Before each
+ * send, hs_ktls_tx_owed() says whether the reading side left something to
+ * send first (a KeyUpdate answer, a fatal alert): hs_ktls_send_owed() sends
+ * it (synchronously; a few bytes) and returns the sticky error if any.
+ * These need the kernel path both ways (HS_KTLS_F_KERNEL_ONLY).
+ */
+HS_API HS_MUST_CHECK int hs_ktls_take_record(struct hs_ktls *k, uint8_t type, const void *buf,
+					     size_t len);
+HS_API int hs_ktls_peer_closed(const struct hs_ktls *k);
+HS_API int hs_ktls_tx_owed(const struct hs_ktls *k);
+HS_API HS_MUST_CHECK int hs_ktls_send_owed(struct hs_ktls *k);
+/*
  * Send an alert (level 1 warning, 2 fatal). After a sticky error: sends the
  * fatal alert that error calls for (once) instead, and returns the error.
  */

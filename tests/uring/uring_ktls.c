@@ -1,0 +1,209 @@
+/*
+ * The io_uring loop with kernel TLS (issue 12): for each TLS 1.3 suite, a
+ * server on hs_uring_serve(.ktls = 1) in a thread echoes what a kTLS
+ * client (ktls/) sends: 64 KiB, then a KeyUpdate asking the server to
+ * update too and 16 KiB more (the server answers it before its echo: the
+ * client's RX rekeys once), then close_notify both ways.
+ *   HS_KTLS_EXPECT=kernel (inside UML 7.x): every hand-off on the kernel,
+ *     the server's io_uring I/O on the kTLS socket (recvmsg + cmsg);
+ *   HS_KTLS_EXPECT=user (the host, no CONFIG_TLS): the server's hand-off is
+ *     refused and it stays on our records, the client on ktls/'s fallback.
+ */
+#define _GNU_SOURCE
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hs/cred.h"
+#include "hs/ktls.h"
+#include "hs/tls.h"
+#include "hs/uring.h"
+#include "hs/x509_write.h"
+#include "ktls/internal.h"
+
+static int failures, kernel;
+
+static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failures += !ok;
+}
+
+struct server {
+	pthread_t t;
+	struct hs_uring_config cfg;
+	struct hs_uring_stats st;
+	int err;
+	char path[16];
+};
+
+static void echo(void *arg, struct hs_uring_conn *uc, const uint8_t *p, size_t n)
+{
+	struct server *s = arg;
+
+	snprintf(s->path, sizeof(s->path), "%s", hs_uring_record_path(uc));
+	if (hs_uring_send(uc, p, n) != 0)
+		hs_uring_close(uc);
+}
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+
+	s->err = hs_uring_serve(&s->cfg, &s->st);
+	return NULL;
+}
+
+static int listen_any(unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 8) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) != 0)
+		return -1;
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int dial(unsigned port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { .tv_sec = 20 };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Write n bytes of m, read them back into b. */
+static int round_trip(struct hs_ktls *k, const uint8_t *m, uint8_t *b, size_t n)
+{
+	size_t got = 0, r;
+	int err = hs_ktls_write(k, m, n);
+
+	while (err == 0 && got < n) {
+		err = hs_ktls_read(k, b + got, n - got, &r);
+		if (err == 0 && r == 0)
+			err = HS_ERR_TLS_CLOSED;
+		got += r;
+	}
+	return err ? err : memcmp(m, b, n) != 0 ? HS_ERR_INTERNAL : 0;
+}
+
+static void one_suite(const struct hs_cred *cred, uint16_t suite)
+{
+	static uint8_t msg[65536], back[65536];
+	const struct hs_cred *creds[1] = { cred };
+	struct hs_config scfg = { .role = HS_ROLE_SERVER, .creds = creds, .n_creds = 1 };
+	struct hs_config ccfg = { .role = HS_ROLE_CLIENT, .insecure = 1, .suites = &suite,
+				  .n_suites = 1 };
+	struct server s = { .cfg = { .tls = &scfg, .max_conns = 1, .ktls = 1, .handshake_ms = 10000,
+				     .on_data = echo } };
+	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
+	struct hs_conn *c = NULL;
+	const char *name = hs_suite_name(suite);
+	unsigned port;
+	size_t r = 1;
+	int fd, err;
+
+	s.cfg.arg = &s;
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)(i * 13 + suite);
+	s.cfg.listen_fd = listen_any(&port);
+	if (k == NULL || s.cfg.listen_fd < 0 || pthread_create(&s.t, NULL, serve, &s) != 0) {
+		check(0, "%s: setup", name);
+		free(k);
+		return;
+	}
+	fd = dial(port);
+	err = fd < 0 ? HS_ERR_TLS_IO : hs_conn_new(&c, &ccfg);
+	if (err == 0)
+		err = hs_ktls_connect(k, c, fd, kernel ? HS_KTLS_F_KERNEL_ONLY : 0);
+	if (err == 0)
+		err = round_trip(k, msg, back, sizeof(msg));
+	check(err == 0, "%s: 64 KiB echoed through the io_uring server (%s)", name, hs_strerror(err));
+	if (err == 0)
+		err = hs_ktls_key_update(k, 1);
+	if (err == 0)
+		err = round_trip(k, msg, back, 16384);
+	check(err == 0 && ktls_of(k)->key_updates_rx == 1,
+	      "%s: KeyUpdate(update_requested) answered by the server before its echo (%s, %u)",
+	      name, hs_strerror(err), ktls_of(k)->key_updates_rx);
+	if (err == 0)
+		err = hs_ktls_close(k);
+	if (err == 0)
+		err = hs_ktls_read(k, back, sizeof(back), &r);
+	check(err == 0 && r == 0, "%s: close_notify answered with close_notify (%s)", name,
+	      hs_strerror(err));
+	pthread_join(s.t, NULL);
+	check(s.err == 0 && s.st.handshakes == 1 && s.st.failed == 0 &&
+		      s.st.bytes_in == sizeof(msg) + 16384 && s.st.bytes_out == s.st.bytes_in,
+	      "%s: the server saw 1 handshake, 0 failures, %llu bytes each way", name,
+	      (unsigned long long)s.st.bytes_in);
+	if (kernel)
+		check(s.st.ktls == 1 && strcmp(s.path, "kernel") == 0 &&
+			      hs_ktls_tx_path(k) == HS_KTLS_PATH_KERNEL &&
+			      hs_ktls_rx_path(k) == HS_KTLS_PATH_KERNEL,
+		      "%s: server and client on kernel TLS both ways (server: %s)", name, s.path);
+	else
+		check(s.st.ktls == 0 && s.st.ktls_refused == 1 && strcmp(s.path, "user") == 0,
+		      "%s: no kTLS here: the server stays on our records (%s)", name, s.path);
+	hs_ktls_wipe(k);
+	free(k);
+	hs_conn_free(c);
+	if (fd >= 0)
+		close(fd);
+	close(s.cfg.listen_fd);
+}
+
+int main(void)
+{
+	static const uint16_t suites[] = { HS_TLS_AES_128_GCM_SHA256, HS_TLS_AES_256_GCM_SHA384,
+					   HS_TLS_CHACHA20_POLY1305_SHA256 };
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	uint64_t now = (uint64_t)time(NULL);
+	struct hs_cert_spec spec = { .dns_name = "localhost", .ipv4 = lo, .not_before = now - 60,
+				     .not_after = now + 3600 };
+	const char *expect = getenv("HS_KTLS_EXPECT");
+	char pem[HS_X509_WRITE_PEM_MAX], why[200];
+	struct hs_cred *cred = NULL;
+	size_t len;
+
+	signal(SIGPIPE, SIG_IGN);
+	kernel = expect != NULL && strcmp(expect, "kernel") == 0;
+	if (hs_uring_probe(why, sizeof(why)) != 0) {
+		printf("SKIP - no io_uring here: %s\n", why);
+		return 77;
+	}
+	if (hs_cred_generate_p256(&cred, &spec, pem, sizeof(pem), &len) != 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+		one_suite(cred, suites[i]);
+	hs_cred_free(cred);
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}
