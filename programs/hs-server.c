@@ -371,7 +371,7 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 		     const char *peer)
 {
 	struct relay r = { .mode = sv->echo ? RELAY_ECHO : RELAY_WWW, .in_fd = -1, .out_fd = -1,
-			   .page = page, .ktls = sv->ktls };
+			   .page = page, .ktls = sv->ktls, .send_tickets = cfg->defer_tickets };
 	struct conn_report rep = { .peer = peer, .ktls_tx = "off", .ktls_rx = "off" };
 	struct hs_conn *c = NULL;
 	char desc[ESC_MAX + 200], sni[ESC_MAX];
@@ -556,6 +556,8 @@ int main(int argc, char **argv)
 		cfg.psk_identity_len = strlen(id);
 	}
 	cfg.n_tickets = (unsigned)sv.n_tickets;
+	/* --ktls: the tickets go out after the hand-off, through kTLS */
+	cfg.defer_tickets = sv.ktls != RELAY_KTLS_OFF && tkeys != NULL;
 	trace_attach(&cfg);
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
