@@ -16,7 +16,8 @@
  * group we accept but its supported_groups has one (group mismatch), or
  * always on the first ClientHello with hrr_cookie (cookie round trip).
  *
- * Implementation notes: we send no NewSessionTicket (no resumption yet).
+ * Implementation notes: NewSessionTickets follow the client's Finished
+ * (resume.c), or wait for hs_conn_make_ticket with defer_tickets.
  * A CertificateRequest (verify_client) carries an empty context and our
  * signature_algorithms; the client's chain is validated against
  * client_trust for clientAuth (msg.c). The ECDHE private key and shared secret are
