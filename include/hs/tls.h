@@ -385,9 +385,10 @@ HS_API void hs_session_free(struct hs_session *s);
  * queued in c). *n gets its length (at most HS_TICKET_MSG_MAX). Once the
  * handshake is done and while tickets may be made: HS_ERR_TLS_STATE before,
  * after hs_conn_end_tickets(), once n_tickets were made, without
- * ticket_keys or defer_tickets, or on a client; HS_ERR_NO_SPACE if cap is
- * too small (nothing made). The cap's last ticket wipes the resumption
- * master secret.
+ * ticket_keys or defer_tickets (or with verify_client: no tickets then), or
+ * on a client; HS_ERR_NO_SPACE if cap is too small (nothing made). Making
+ * the n_tickets-th ticket wipes the resumption master secret. Tickets are
+ * sealed (only the server can read them): nothing secret leaves here.
  */
 HS_API HS_MUST_CHECK int hs_conn_make_ticket(struct hs_conn *c, uint8_t *out, size_t cap,
 					     size_t *n);
