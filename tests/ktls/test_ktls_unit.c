@@ -28,7 +28,8 @@
  *   ticket sent to a server;
  * - hs_ktls_send_tickets (defer_tickets): the server engine's tickets go out
  *   as one record with TLS_SET_RECORD_TYPE 22, each message whole, and a
- *   client engine keeps them;
+ *   client engine keeps them; a flood of tickets to a client on kTLS stops
+ *   at the engine's cap, and the writer sends unexpected_message;
  * - on a non-blocking socket EAGAIN is HS_ERR_WANT_READ / HS_ERR_WANT_WRITE,
  *   not sticky: a write with nothing sent is made again and its record opens
  *   with the next sequence number; a write cut after some bytes waits and
@@ -719,6 +720,44 @@ static void test_send_tickets(void **state)
 	hs_ticket_keys_free(tk);
 }
 
+/* A server flooding NewSessionTickets to a client on kTLS: the engine's
+ * cap (MAX_TICKETS_RECV) fails the read, and the writer sends unexpected_message. */
+static void test_ticket_flood(void **state)
+{
+	enum { N = 257 }; /* MAX_TICKETS_RECV + 1, all in one record */
+	static uint8_t flood[N * sizeof(nst)];
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	struct pair p;
+	uint8_t buf[16];
+	size_t n;
+
+	(void)state;
+	assert_true(sizeof(flood) <= 16384);
+	for (size_t i = 0; i < N; i++)
+		memcpy(flood + i * sizeof(nst), nst, sizeof(nst));
+	pair_init(&p, EC_CERT, EC_KEY_SEC1);
+	p.ccfg.keep_tickets = 1;
+	pair_start(&p);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	ktls_of(k)->conn = p.c; /* what hs_ktls_attach sets */
+	script(&f, 0, flood, sizeof(flood), HS_KTLS_HANDSHAKE);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_TOO_MANY_RECORDS);
+	assert_int_equal(hs_conn_error(p.c), HS_ERR_TLS_TOO_MANY_RECORDS);
+	f.n = 0;
+	assert_int_equal(hs_ktls_close(k), HS_ERR_TLS_TOO_MANY_RECORDS);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.calls[0].cmsg_type, HS_KTLS_ALERT);
+	assert_memory_equal(f.calls[0].bytes, "\x02\x0a", 2); /* fatal unexpected_message */
+	hs_ktls_wipe(k);
+	free(k);
+	pair_free(&p);
+}
+
 /* Non-blocking sockets: EAGAIN gives HS_ERR_WANT_READ / _WRITE, not sticky, and the call works again. */
 static void test_would_block(void **state)
 {
@@ -804,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_engine_post_handshake),
 		cmocka_unit_test(test_would_block),
 		cmocka_unit_test(test_send_tickets),
+		cmocka_unit_test(test_ticket_flood),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
