@@ -693,6 +693,20 @@ static int hex_nibble(char ch)
 	return -1;
 }
 
+int parse_count(const char *opt, const char *a, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(a, &end, 10);
+	if (*a < '0' || *a > '9' || *end != '\0' || errno != 0 || v < min || v > max)
+		return fail(EXIT_USAGE, "%s wants a number from %ld to %ld, not '%s'", opt, min, max,
+			    a);
+	*out = v;
+	return 0;
+}
+
 int parse_psk_hex(const char *arg, uint8_t *out, size_t cap, size_t *n)
 {
 	size_t len = strlen(arg);

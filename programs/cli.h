@@ -153,6 +153,8 @@ enum relay_ktls {
 /* Parse the value of --ktls (NULL or "require"). */
 int parse_ktls(enum relay_ktls *k, const char *arg);
 /* --psk HEX: an external PSK (1..cap bytes of even-length hex); exit code or 0 */
+/* A whole decimal number in [min, max] for option opt, else a usage error. */
+int parse_count(const char *opt, const char *a, long min, long max, long *out);
 int parse_psk_hex(const char *arg, uint8_t *out, size_t cap, size_t *n);
 /* "session: ..." / "psk: ..." line after the handshake, if it used a PSK or wanted one */
 const char *psk_desc(const struct hs_conn *c, int external);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "serve_uring.h"
 #include "crypto/sha2.h"
 #include "hs/cred.h"
 #include "hs/fd.h"
@@ -56,6 +57,9 @@ struct server {
 	size_t psk_len;
 	enum relay_ktls ktls;
 	long max_conns;
+	/* --uring: many connections at once (io_uring loop), --max-active of them */
+	int uring;
+	long max_active, timeout;
 	struct algs algs;
 };
 
@@ -121,13 +125,7 @@ static int set_hrr(void *ctx, const char *a)
 }
 static int set_max(void *ctx, const char *a)
 {
-	char *end;
-	long v = strtol(a, &end, 10);
-
-	if (*a == '\0' || *end != '\0' || v < 1)
-		return fail(EXIT_USAGE, "--max-conns wants a positive number, not '%s'", a);
-	S(ctx)->max_conns = v;
-	return 0;
+	return parse_count("--max-conns", a, 1, 1000000000, &S(ctx)->max_conns);
 }
 static int set_alpn(void *ctx, const char *a) { return parse_alpn(&S(ctx)->algs, a); }
 static int set_suites(void *ctx, const char *a) { return parse_suites(&S(ctx)->algs, a); }
@@ -201,6 +199,23 @@ static int set_psk_identity(void *ctx, const char *a)
 	return 0;
 }
 
+static int set_uring(void *ctx, const char *a)
+{
+	(void)a;
+	S(ctx)->uring = 1;
+	return 0;
+}
+
+static int set_max_active(void *ctx, const char *a)
+{
+	return parse_count("--max-active", a, 1, 100000, &S(ctx)->max_active);
+}
+
+static int set_timeout(void *ctx, const char *a)
+{
+	return parse_count("--timeout", a, 1, 3600, &S(ctx)->timeout);
+}
+
 static const struct opt options[] = {
 	{ "--listen -accept", "ADDR:PORT", set_listen,
 	  "where to listen (default 127.0.0.1:4433; port 0 picks a free one)" },
@@ -223,6 +238,10 @@ static const struct opt options[] = {
 	{ "--sigalgs -sigalgs", "LIST", set_sigs, "signature schemes" },
 	{ "--hrr-cookie", NULL, set_hrr, "always send a HelloRetryRequest with a cookie first" },
 	{ "--max-conns -naccept", "N", set_max, "exit after N connections" },
+	{ "--uring", NULL, set_uring,
+	  "many connections at once on io_uring (else, or where unavailable: one at a time)" },
+	{ "--max-active", "N", set_max_active, "--uring: connections at once (default 1024)" },
+	{ "--timeout", "SECS", set_timeout, "deadline for each handshake (default 30)" },
 	{ "--quiet -quiet", NULL, set_quiet, "no status output (errors only)" },
 	{ "--brief -brief", NULL, set_brief, "one status line per connection" },
 	{ "--verbose -v -msg", NULL, set_verbose,
@@ -380,7 +399,7 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 
 	if (err)
 		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
-	err = hs_fd_handshake_deadline(c, sock, HANDSHAKE_TIMEOUT * 1000); /* whole handshake */
+	err = hs_fd_handshake_deadline(c, sock, (unsigned)sv->timeout * 1000); /* whole handshake */
 	rep.handshake_ms = now_ms() - t0;
 	rep.client_cert = hs_conn_peer_cert_count(c) > 0 ? "verified" : "none";
 	if (err) {
@@ -435,7 +454,7 @@ static int serve(const struct server *sv, const struct hs_config *cfg, int lsock
 
 	for (long n = 0; sv->max_conns == 0 || n < sv->max_conns; n++) {
 		/* a client that stalls mid-handshake must not hold the server forever */
-		struct timeval tv = { .tv_sec = HANDSHAKE_TIMEOUT };
+		struct timeval tv = { .tv_sec = sv->timeout };
 		struct sockaddr_storage ss = { 0 };
 		socklen_t ss_len = sizeof(ss);
 		char peer[INET6_ADDRSTRLEN + 16];
@@ -520,6 +539,8 @@ int main(int argc, char **argv)
 		print_version();
 		return EXIT_OK;
 	}
+	if (sv.timeout == 0)
+		sv.timeout = HANDSHAKE_TIMEOUT;
 	if ((rc = split_hostport(sv.listen ? sv.listen : "127.0.0.1:4433", host, sizeof(host),
 				 port, sizeof(port), 1)) != 0)
 		return rc;
@@ -562,7 +583,17 @@ int main(int argc, char **argv)
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
 		note(1, "listening on %s port %u", host[0] ? host : "*", bound);
-		rc = serve(&sv, &cfg, lsock);
+		int served = 0;
+		if (sv.uring) {
+			struct uring_opts uo = {
+				.echo = sv.echo, .max_conns = sv.max_conns,
+				.max_active = (unsigned)sv.max_active, .page = page,
+				.timeout_ms = (unsigned)sv.timeout * 1000,
+			};
+			rc = serve_uring(&cfg, lsock, &uo, &served);
+		}
+		if (!served)
+			rc = serve(&sv, &cfg, lsock);
 		close(lsock);
 	}
 out:

@@ -168,7 +168,7 @@ int net_listen(const char *host, const char *port, int *fd, unsigned *bound)
 		return EXIT_NET;
 	s = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
 	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(s, res->ai_addr, res->ai_addrlen) != 0 || listen(s, 16) != 0)
+	    bind(s, res->ai_addr, res->ai_addrlen) != 0 || listen(s, SOMAXCONN) != 0)
 		err = errno;
 	freeaddrinfo(res);
 	if (err) {

@@ -8,6 +8,7 @@ packages=(
 	libcmocka-dev          # unit tests
 	libssl-dev openssl     # OpenSSL: comparison peer in bench/ and tests/ only
 	valgrind               # constant-time (ctgrind) tests
+	liburing-dev           # hs-server --uring, include/hs/uring.h (the io_uring loop)
 	gnutls-bin iproute2 util-linux  # interop peers (gnutls-serv/-cli), ip + unshare for a private netns
 	libmnl-dev             # hs-ktls-stat: sock_diag through libmnl
 	ca-certificates        # X.509: the system bundle (default trust store, parse test, fuzz seeds)
