@@ -577,8 +577,9 @@ int main(int argc, char **argv)
 		cfg.psk_identity_len = strlen(id);
 	}
 	cfg.n_tickets = (unsigned)sv.n_tickets;
-	/* --ktls: the tickets go out after the hand-off, through kTLS */
-	cfg.defer_tickets = sv.ktls != RELAY_KTLS_OFF && tkeys != NULL;
+	/* --ktls: the tickets go out after the hand-off, through kTLS (the
+	 * --uring loop hands off nothing: its engine sends them) */
+	cfg.defer_tickets = sv.ktls != RELAY_KTLS_OFF && !sv.uring && tkeys != NULL;
 	trace_attach(&cfg);
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
