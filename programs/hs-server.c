@@ -578,8 +578,10 @@ int main(int argc, char **argv)
 	}
 	cfg.n_tickets = (unsigned)sv.n_tickets;
 	/* --ktls: the tickets go out after the hand-off, through kTLS (the
-	 * --uring loop hands off nothing: its engine sends them) */
-	cfg.defer_tickets = sv.ktls != RELAY_KTLS_OFF && !sv.uring && tkeys != NULL;
+	 * --uring loop hands off nothing: its engine sends them; a server
+	 * verifying clients issues none) */
+	cfg.defer_tickets = sv.ktls != RELAY_KTLS_OFF && !sv.uring && tkeys != NULL &&
+			    cfg.verify_client == HS_VERIFY_NONE;
 	trace_attach(&cfg);
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {
