@@ -20,20 +20,7 @@ here=$(dirname "$(realpath "$0")")
 
 need timeout openssl gnutls-serv gnutls-cli unshare ip
 prio="NORMAL:-VERS-ALL:+VERS-TLS1.3"
-# gnutls-serv cannot be told to listen on 127.0.0.1 only: everything here
-# runs in a private network namespace (as interop.sh does), or is skipped
-if [ -z "${HS_IN_NETNS:-}" ]; then
-	unshare -n true 2>/dev/null || {
-		echo "SKIP: unshare -n (private network namespace) is not permitted here"
-		exit $SKIP
-	}
-	rm -rf "$tmp"
-	HS_IN_NETNS=1 exec unshare -n "$0" "$@"
-fi
-ip link set lo up || {
-	echo "SKIP: cannot bring up lo in the namespace"
-	exit $SKIP
-}
+private_netns "$0" "$@"
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/ec.key" \
 	-out "$tmp/ec.pem" -subj /CN=localhost -addext subjectAltName=DNS:localhost -days 2 \
