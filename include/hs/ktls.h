@@ -256,6 +256,9 @@ HS_API HS_MUST_CHECK int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, in
  * HS_ERR_TLS_STATE if fewer than n could be made (those made are sent).
  * A writer call that also touches c: make it before a reader thread starts
  * (right after hs_ktls_attach / hs_ktls_accept), or from the reader's thread.
+ * On a non-blocking socket, HS_ERR_WANT_WRITE means the record in hand was
+ * not sent: those tickets are simply not issued (a ticket is an offer, and
+ * the count of c's tickets is spent).
  */
 HS_API HS_MUST_CHECK int hs_ktls_send_tickets(struct hs_ktls *k, struct hs_conn *c, unsigned n);
 /* Stop giving post-handshake messages to the engine (before freeing it). */
