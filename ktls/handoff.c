@@ -12,6 +12,9 @@
  * - The engine must hold no part of a record (hs_conn_input_wanted() is a
  *   full header); bytes it still has to send (a server's tickets) are sent
  *   before TX moves, since they are already sealed with the engine's keys.
+ * - A server whose engine deferred its tickets (defer_tickets) sends them
+ *   after the hand-off with hs_ktls_send_tickets: the engine makes each
+ *   NewSessionTicket (hs_conn_make_ticket), this layer seals the record.
  */
 #include <errno.h>
 #include <string.h>
@@ -91,6 +94,46 @@ int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
 		err = drain_engine(k, c);
 	if (!err)
 		ktls_of(k)->conn = c;
+	return err;
+}
+
+/*
+ * Tickets after the hand-off (the engine deferred them: defer_tickets):
+ * made by the engine, sent here as handshake records (TLS_SET_RECORD_TYPE
+ * 22 on the kernel path, record/'s records on ours), several messages to a
+ * record. Tickets are sealed under the server's ticket key: no secret here.
+ */
+int hs_ktls_send_tickets(struct hs_ktls *k, struct hs_conn *c, unsigned n)
+{
+	uint8_t buf[8 * HS_TICKET_MSG_MAX];
+	size_t len = 0, m;
+	unsigned made = 0;
+	int err = 0;
+
+	if (!k || !c)
+		return HS_ERR_ARG;
+	while (n == 0 || made < n) {
+		if (sizeof(buf) - len < HS_TICKET_MSG_MAX) {
+			err = hs_ktls_send_record(k, HS_KTLS_HANDSHAKE, buf, len);
+			len = 0;
+			if (err)
+				return err;
+		}
+		err = hs_conn_make_ticket(c, buf + len, sizeof(buf) - len, &m);
+		if (err)
+			break;
+		len += m;
+		made++;
+	}
+	/* n = 0: every ticket left, so running out is the end, not an error */
+	if (err == HS_ERR_TLS_STATE && n == 0)
+		err = 0;
+	if (len > 0) {
+		int e = hs_ktls_send_record(k, HS_KTLS_HANDSHAKE, buf, len);
+		err = err ? err : e;
+	}
+	if (n == 0)
+		hs_conn_end_tickets(c);
 	return err;
 }
 

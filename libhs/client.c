@@ -673,10 +673,12 @@ static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(send_second_flight(c));
 	keysched_forget(c->ks.c_hs); /* our Finished is built */
 	/* 4.6.1: tickets' PSKs come from resumption_master_secret (CH..client
-	 * Finished); kept until free only if tickets are kept */
+	 * Finished); kept until free (or hs_conn_end_tickets) only if
+	 * tickets are kept */
 	if (c->cfg->keep_tickets) {
 		transcript_hash(&c->tr, th);
 		TRY(keysched_resumption(&c->ks, th));
+		c->tickets_open = 1; /* until hs_conn_end_tickets */
 	}
 	keysched_forget(c->ks.stage);
 	TRY(set_write_key(c, c->ks.c_ap));

@@ -835,6 +835,12 @@ int hs_conn_post_handshake(struct hs_conn *c, uint8_t type, const uint8_t *msg, 
 	return 0;
 }
 
+/* our handshake message built outside handshake_out (hs_conn_make_ticket) */
+void conn_trace_sent(const struct hs_conn *c, const uint8_t *msg, size_t len)
+{
+	trace(c, 1, CT_HANDSHAKE, msg, len);
+}
+
 /* ---- getters ---- */
 
 int hs_conn_handshake_done(const struct hs_conn *c) { return c->handshake_done; }

@@ -376,6 +376,12 @@ struct transition {
 #define MAX_WARNING_ALERTS 4
 #define MAX_KEY_UPDATES 32
 /*
+ * NewSessionTickets a client reads on one connection: the most an hs
+ * server sends (n_tickets <= 256). Beyond: HS_ERR_TLS_TOO_MANY_RECORDS,
+ * unexpected_message (a peer flooding tickets costs us an HKDF each).
+ */
+#define MAX_TICKETS_RECV 256
+/*
  * 0-RTT we do not accept (RFC 8446 4.2.10): record bytes of early data the
  * server skips (records that fail to open under the handshake key, or,
  * after a HelloRetryRequest, application_data records before the second
@@ -466,6 +472,11 @@ struct hs_conn {
 	uint32_t early_max;  /* the ticket's max_early_data_size */
 	uint64_t early_bytes; /* client: taken by hs_conn_write_early; server: received */
 	uint8_t early_key[32];
+	/* res_master may still make tickets (server: defer_tickets) or keep
+	 * them (client: keep_tickets); n_tickets: made (server) or received
+	 * (client, at most MAX_TICKETS_RECV) so far */
+	int tickets_open;
+	unsigned n_tickets;
 
 	/* hooks.c: what failed, in words (hs_conn_error_detail), and the
 	 * ClientHello's random for the key log (a server's random[] is its own) */
@@ -544,6 +555,7 @@ HS_MUST_CHECK int early_ticket_max(const struct ext_list *exts, uint32_t *max);
 
 /* conn.c: services for the state machines */
 void conn_event(struct hs_conn *c, enum hs_event ev);
+void conn_trace_sent(const struct hs_conn *c, const uint8_t *msg, size_t len);
 HS_MUST_CHECK int conn_keygen(struct hs_conn *c, const struct group *g);
 /* Start a handshake message of type in handshake_out; end adds it to the transcript. */
 void msg_begin(struct hs_conn *c, uint8_t type, struct writer *w, struct writer_vec *v);

@@ -475,7 +475,9 @@ int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 	/* "Servers MUST NOT use any value greater than 604800 seconds" */
 	ENSURE(lifetime <= 604800, HS_ERR_TLS_ILLEGAL_PARAM);
 	TRY(early_ticket_max(&exts, &max_early));
-	if (c->cfg->keep_tickets && ticket.len <= sizeof(c->ticket)) {
+	/* a flood of tickets: each would cost an HKDF (internal.h) */
+	ENSURE(++c->n_tickets <= MAX_TICKETS_RECV, HS_ERR_TLS_TOO_MANY_RECORDS);
+	if (c->cfg->keep_tickets && c->tickets_open && ticket.len <= sizeof(c->ticket)) {
 		memcpy(c->ticket, ticket.p, ticket.len);
 		c->ticket_len = ticket.len;
 		c->ticket_lifetime = lifetime;

@@ -309,14 +309,15 @@ int psk_binder(const struct transcript *tr, const struct hash *h, const uint8_t 
 
 /* ---- server: NewSessionTicket ---- */
 
-static int send_one_ticket(struct hs_conn *c, unsigned i)
+/* The body of ticket number i (4.6.1) into w: PSK from ks.res_master,
+ * sealed under the current ticket key. */
+static int ticket_body(struct hs_conn *c, unsigned i, struct writer *w)
 {
 	const struct hash *h = c->suite->hash();
 	struct ticket_state st;
 	uint8_t nonce[1] = { (uint8_t)i }, sealed[TICKET_SEALED_MAX];
 	size_t n;
-	struct writer w;
-	struct writer_vec v, sub;
+	struct writer_vec sub;
 	int err;
 
 	st.suite = c->suite->id;
@@ -332,26 +333,68 @@ static int send_one_ticket(struct hs_conn *c, unsigned i)
 		err = ticket_seal(c->cfg->ticket_keys, &st, sealed, sizeof(sealed), &n);
 	wipe(st.psk, sizeof(st.psk));
 	TRY(err);
-	msg_begin(c, HT_NEW_SESSION_TICKET, &w, &v);
-	write_u32(&w, st.lifetime);
-	write_u32(&w, st.age_add);
-	write_vec_open(&w, 1, &sub);
-	write_bytes(&w, nonce, sizeof(nonce));
-	write_vec_close(&w, &sub);
-	write_vec_open(&w, 2, &sub);
-	write_bytes(&w, sealed, n);
-	write_vec_close(&w, &sub);
-	early_ticket_ext(c, &w); /* the extensions: early_data, or none */
-	return msg_end_notr(c, &w, &v);
+	write_u32(w, st.lifetime);
+	write_u32(w, st.age_add);
+	write_vec_open(w, 1, &sub);
+	write_bytes(w, nonce, sizeof(nonce));
+	TRY(write_vec_close(w, &sub));
+	write_vec_open(w, 2, &sub);
+	write_bytes(w, sealed, n);
+	TRY(write_vec_close(w, &sub));
+	early_ticket_ext(c, w); /* the extensions: early_data, or none */
+	return writer_error(w);
+}
+
+/* How many tickets a connection issues: n_tickets (0 = 2), at most 256. */
+static unsigned tickets_max(const struct hs_conn *c)
+{
+	unsigned n = c->cfg->n_tickets != 0 ? c->cfg->n_tickets : 2;
+
+	return n < 256 ? n : 256;
 }
 
 int send_tickets(struct hs_conn *c)
 {
-	unsigned n = c->cfg->n_tickets != 0 ? c->cfg->n_tickets : 2;
-
-	for (unsigned i = 0; i < n && i < 256; i++)
-		TRY(send_one_ticket(c, i));
+	for (unsigned i = 0; i < tickets_max(c); i++) {
+		struct writer w;
+		struct writer_vec v;
+		msg_begin(c, HT_NEW_SESSION_TICKET, &w, &v);
+		TRY(ticket_body(c, i, &w));
+		TRY(msg_end_notr(c, &w, &v));
+	}
 	return flush_handshake(c, TLS12_VERSION);
+}
+
+void hs_conn_end_tickets(struct hs_conn *c)
+{
+	keysched_forget(c->ks.res_master);
+	c->tickets_open = 0;
+}
+
+/*
+ * defer_tickets: the ticket goes to the caller (a kTLS socket sends it),
+ * not to our queue, so it is built in out[] and never in handshake_out.
+ */
+int hs_conn_make_ticket(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
+{
+	struct writer w = writer_init(out, cap);
+	struct writer_vec v;
+
+	*n = 0;
+	TRY(c->err);
+	ENSURE(c->role == HS_ROLE_SERVER && c->handshake_done && c->tickets_open &&
+		       c->n_tickets < tickets_max(c),
+	       HS_ERR_TLS_STATE);
+	write_u8(&w, HT_NEW_SESSION_TICKET);
+	write_vec_open(&w, 3, &v);
+	TRY(ticket_body(c, c->n_tickets, &w));
+	TRY(write_vec_close(&w, &v));
+	TRY(writer_error(&w));
+	conn_trace_sent(c, out, w.len);
+	*n = w.len;
+	if (++c->n_tickets == tickets_max(c))
+		hs_conn_end_tickets(c); /* the last one: res_master goes */
+	return 0;
 }
 
 /* ---- client: tickets kept in the connection, the session object ---- */

@@ -18,8 +18,9 @@
  * group we accept but its supported_groups has one (group mismatch), or
  * always on the first ClientHello with hrr_cookie (cookie round trip).
  *
- * Implementation notes: tickets and PSKs: accept_psk below, resume.c;
- * 0-RTT: early.c. A CertificateRequest (verify_client) carries an empty context and our
+ * Implementation notes: NewSessionTickets follow the client's Finished
+ * (resume.c), or wait for hs_conn_make_ticket with defer_tickets; 0-RTT:
+ * early.c. A CertificateRequest (verify_client) carries an empty context and our
  * signature_algorithms; the client's chain is validated against
  * client_trust for clientAuth (msg.c). The ECDHE private key and shared secret are
  * wiped right after the handshake secret is derived. The cookie is random
@@ -815,7 +816,8 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(check_finished(c, c->ks.c_hs, msg, len));
 	transcript_update(&c->tr, msg, len);
 	/* 4.6.1: resumption_master_secret (CH..client Finished) before the
-	 * master goes; it lives only until our tickets are sealed */
+	 * master goes; it lives only until our tickets are sealed (with
+	 * defer_tickets: until hs_conn_end_tickets or the last ticket) */
 	if (tickets_on(c)) {
 		transcript_hash(&c->tr, th);
 		err = keysched_resumption(&c->ks, th);
@@ -827,7 +829,10 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	keysched_forget(c->ks.c_ap); /* the read key holds it */
 	c->handshake_done = 1;
 	conn_event(c, HS_EVENT_HANDSHAKE_DONE);
-	if (tickets_on(c)) {
+	/* defer_tickets: res_master waits for hs_conn_make_ticket (resume.c) */
+	if (tickets_on(c) && c->cfg->defer_tickets) {
+		c->tickets_open = 1;
+	} else if (tickets_on(c)) {
 		err = send_tickets(c);
 		keysched_forget(c->ks.res_master);
 	}

@@ -166,6 +166,7 @@ struct relay {
 	size_t (*page)(struct hs_conn *c, char *out, size_t cap);
 	uint64_t bytes_in, bytes_out;
 	const char *ktls_tx, *ktls_rx; /* set by relay_run: "off", "kernel", "userspace" */
+	int send_tickets; /* server, --ktls: the engine deferred its tickets; send them after the hand-off */
 };
 /*
  * Move application data on the connected socket until both sides have

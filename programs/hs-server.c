@@ -468,7 +468,7 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 		     const char *peer)
 {
 	struct relay r = { .mode = sv->echo ? RELAY_ECHO : RELAY_WWW, .in_fd = -1, .out_fd = -1,
-			   .page = page, .ktls = sv->ktls };
+			   .page = page, .ktls = sv->ktls, .send_tickets = cfg->defer_tickets };
 	struct conn_report rep = { .peer = peer, .ktls_tx = "off", .ktls_rx = "off" };
 	struct hs_conn *c = NULL;
 	char desc[ESC_MAX + 200], sni[ESC_MAX];
@@ -676,6 +676,11 @@ int main(int argc, char **argv)
 	}
 	cfg.max_early_data = (uint32_t)sv.early_max;
 	cfg.antireplay = replay;
+	/* --ktls: the tickets go out after the hand-off, through kTLS (the
+	 * --uring loop hands off nothing: its engine sends them; a server
+	 * verifying clients issues none) */
+	cfg.defer_tickets = sv.ktls != RELAY_KTLS_OFF && !sv.uring && tkeys != NULL &&
+			    cfg.verify_client == HS_VERIFY_NONE;
 	trace_attach(&cfg);
 	rc = net_listen(host, port, &lsock, &bound);
 	if (rc == 0) {

@@ -19,7 +19,9 @@
  * direction. That path blocks instead of polling: echo and www are one
  * read-then-write loop; the client reads stdin in a second thread (ktls
  * allows one reader and one writer thread on one object), stopped through
- * a pipe once the peer's close_notify arrives.
+ * a pipe once the peer's close_notify arrives. A server's engine deferred
+ * its session tickets there (defer_tickets): they go out right after the
+ * hand-off (hs_ktls_send_tickets), before any data.
  */
 #include "cli.h"
 
@@ -497,7 +499,11 @@ static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
 		r->ktls_tx = hs_ktls_tx_path(&k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
 		r->ktls_rx = hs_ktls_rx_path(&k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
 		note_paths(&k);
-		err = r->mode == RELAY_STDIO ? kt_stdio(&io, c) : kt_read_loop(&io, c);
+		err = r->send_tickets ? hs_ktls_send_tickets(&k, c, 0) : 0;
+		if (!err && r->send_tickets)
+			note(2, "session tickets sent after the hand-off (ktls)");
+		if (!err)
+			err = r->mode == RELAY_STDIO ? kt_stdio(&io, c) : kt_read_loop(&io, c);
 		if (!err) /* the peer closed first (echo, or before stdin's end) */
 			err = kt_close_once(&k);
 		else /* the writer's side sends the alert a read error left (best effort) */

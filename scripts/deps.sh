@@ -10,15 +10,17 @@ packages=(
 	valgrind               # constant-time (ctgrind) tests
 	liburing-dev           # hs-server --uring, include/hs/uring.h (the io_uring loop)
 	gnutls-bin iproute2 util-linux  # interop peers (gnutls-serv/-cli), ip + unshare for a private netns
-	libmnl-dev             # hs-ktls-stat: sock_diag through libmnl
+	libmnl-dev             # hs-ktls-stat (sock_diag) and handshaked (net/handshake upcalls) through libmnl
+	libkeyutils-dev        # handshaked: keys the kernel names by serial (kernel keyrings)
 	ca-certificates        # X.509: the system bundle (default trust store, parse test, fuzz seeds)
 	libclang-rt-14-dev     # libFuzzer runtime for the X.509 parser fuzz target (clang builds)
 	tshark                 # key log test: decrypts a captured hs connection with SSLKEYLOGFILE
 	groff man-db           # man pages (roff, by hand): tests/interop/man.sh checks groff -ww and man --warnings
 )
 # Kernel tests in User-Mode Linux (tests/uml/run-in-uml.sh): best effort, the
-# tests skip (exit 77) when UML cannot start.
-optional=(user-mode-linux kmod patchelf)
+# tests skip (exit 77) when UML cannot start. knfsd and mount.nfs for the NFS
+# over TLS test of handshaked (in the guest, whose root is this machine's).
+optional=(user-mode-linux kmod patchelf nfs-kernel-server nfs-common)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -266,6 +266,20 @@ struct hs_conn;
  * k's reads (or call hs_ktls_detach_engine first). Only the reader touches c.
  */
 HS_API HS_MUST_CHECK int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags);
+/*
+ * Server, after the hand-off, when c's config has defer_tickets: make n
+ * NewSessionTickets with c (hs_conn_make_ticket) and send them as handshake
+ * records (on the kernel path with TLS_SET_RECORD_TYPE = 22). n = 0: every
+ * ticket c may still make (n_tickets in all), then hs_conn_end_tickets(c)
+ * wipes the resumption master secret; none left is no error then. n > 0:
+ * HS_ERR_TLS_STATE if fewer than n could be made (those made are sent).
+ * A writer call that also touches c: make it before a reader thread starts
+ * (right after hs_ktls_attach / hs_ktls_accept), or from the reader's thread.
+ * On a non-blocking socket, HS_ERR_WANT_WRITE means the record in hand was
+ * not sent: those tickets are simply not issued (a ticket is an offer, and
+ * the count of c's tickets is spent).
+ */
+HS_API HS_MUST_CHECK int hs_ktls_send_tickets(struct hs_ktls *k, struct hs_conn *c, unsigned n);
 /* Stop giving post-handshake messages to the engine (before freeing it). */
 HS_API void hs_ktls_detach_engine(struct hs_ktls *k);
 /* Handshake on a connected (client) / accepted (server) socket, then attach. */

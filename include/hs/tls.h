@@ -223,6 +223,14 @@ struct hs_config {
 	int psk_ke;
 	int reuse_tickets;
 	/*
+	 * server: the engine sends no ticket itself; the application makes
+	 * them with hs_conn_make_ticket() when it likes (after a kernel-TLS
+	 * hand-off: hs_ktls_send_tickets()), at most n_tickets (0 = 2), and
+	 * ends with hs_conn_end_tickets(). The resumption master secret is
+	 * kept only until then (or until the count is reached, or free).
+	 */
+	int defer_tickets;
+	/*
 	 * External PSK (RFC 8446 2.2, as NVMe/TCP and openssl -psk use it):
 	 * a key and its identity, bound to SHA-256 (usable with the
 	 * SHA-256 suites). client: offered (before any session ticket), in
@@ -409,6 +417,27 @@ HS_API HS_MUST_CHECK int hs_session_load(struct hs_session **out, const uint8_t 
 /* Unused tickets left. */
 HS_API size_t hs_session_tickets(const struct hs_session *s);
 HS_API void hs_session_free(struct hs_session *s);
+/*
+ * server with defer_tickets: one NewSessionTicket, the whole handshake
+ * message (4-byte header included) for the caller to send in a record of
+ * type handshake (22) under the current application traffic key (it is not
+ * queued in c). *n gets its length (at most HS_TICKET_MSG_MAX). Once the
+ * handshake is done and while tickets may be made: HS_ERR_TLS_STATE before,
+ * after hs_conn_end_tickets(), once n_tickets were made, without
+ * ticket_keys or defer_tickets (or with verify_client: no tickets then), or
+ * on a client; HS_ERR_NO_SPACE if cap is too small (nothing made). Making
+ * the n_tickets-th ticket wipes the resumption master secret. Tickets are
+ * sealed (only the server can read them): nothing secret leaves here.
+ */
+HS_API HS_MUST_CHECK int hs_conn_make_ticket(struct hs_conn *c, uint8_t *out, size_t cap,
+					     size_t *n);
+#define HS_TICKET_MSG_MAX 256
+/*
+ * No more tickets: wipe the resumption master secret now. server: later
+ * hs_conn_make_ticket() calls fail; client (keep_tickets): later
+ * NewSessionTickets are read but not kept. Safe to call more than once.
+ */
+HS_API void hs_conn_end_tickets(struct hs_conn *c);
 /* Did this handshake resume (a PSK accepted)? 1 = psk_dhe_ke, 2 = psk_ke. */
 HS_API int hs_conn_resumed(const struct hs_conn *c);
 /* Was the PSK taken the external one (hs_config.psk) rather than a ticket? */

@@ -374,13 +374,6 @@ mtls_gnutls() {
 		bad "hs-client without --cert -> gnutls-serv: rc $CRC: $(cat "$d/cli.err")"
 }
 
-inside_netns() {
-	ip link set lo up || {
-		echo "SKIP: cannot bring up lo in the namespace"
-		exit $SKIP
-	}
-}
-
 # RSA-2048 (PKCS#8, and the same key as PKCS#1 "rsa1") and P-384 leaves
 make_rsa_p384_certs() {
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout "$tmp/rsa.key" \
@@ -422,15 +415,7 @@ need openssl timeout sha256sum od
 case $mode in
 gnutls-server | gnutls-client | mtls-gnutls)
 	need gnutls-serv gnutls-cli unshare ip
-	if [ -z "${HS_IN_NETNS:-}" ]; then
-		unshare -n true 2>/dev/null || {
-			echo "SKIP: unshare -n (private network namespace) is not permitted here"
-			exit $SKIP
-		}
-		rm -rf "$tmp"
-		HS_IN_NETNS=1 exec unshare -n "$0" "$@"
-	fi
-	inside_netns
+	private_netns "$0" "$@"
 	;;
 esac
 

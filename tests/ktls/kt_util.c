@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -156,4 +157,28 @@ int kt_receive(struct hs_ktls *k, uint64_t seed, size_t max_read, size_t *got, i
 const char *kt_suite_name(uint16_t suite)
 {
 	return hs_suite_name(suite);
+}
+
+int kt_expect(int *kernel, int *user)
+{
+	const char *e = getenv("HS_KTLS_EXPECT");
+	struct hs_ktls_caps caps;
+
+	*kernel = e && strcmp(e, "kernel") == 0;
+	*user = e && strcmp(e, "user") == 0;
+	if (hs_ktls_probe(&caps) != 0)
+		return -1;
+	if (*user && caps.ulp) {
+		printf("# this kernel has kTLS: nothing to check on the fallback here\n");
+		*user = 0;
+	}
+	return 0;
+}
+
+int kt_paths_ok(const struct hs_ktls *k, int kernel, int user)
+{
+	if (kernel && !hs_ktls_is_kernel(k))
+		return 0;
+	return !user || (hs_ktls_tx_path(k) == HS_KTLS_PATH_USER &&
+			 hs_ktls_rx_path(k) == HS_KTLS_PATH_USER);
 }

@@ -48,4 +48,13 @@ int kt_receive(struct hs_ktls *k, uint64_t seed, size_t max_read, size_t *got, i
 
 const char *kt_suite_name(uint16_t suite);
 
+/*
+ * HS_KTLS_EXPECT: "kernel" sets *kernel (every hand-off must land on the
+ * kernel), "user" sets *user (the userspace fallback; cleared, with a note,
+ * when this kernel has kTLS after all). Returns 0, or -1 if probing failed.
+ */
+int kt_expect(int *kernel, int *user);
+/* Are both directions of k where kernel / user want them? */
+int kt_paths_ok(const struct hs_ktls *k, int kernel, int user);
+
 #endif

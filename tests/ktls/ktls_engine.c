@@ -78,12 +78,7 @@ static unsigned kflags(void)
 
 static void check_paths(const struct hs_ktls *k)
 {
-	if (expect_kernel)
-		assert_true(hs_ktls_is_kernel(k));
-	if (expect_user) {
-		assert_int_equal(hs_ktls_tx_path(k), HS_KTLS_PATH_USER);
-		assert_int_equal(hs_ktls_rx_path(k), HS_KTLS_PATH_USER);
-	}
+	assert_true(kt_paths_ok(k, expect_kernel, expect_user));
 }
 
 /* ---- hs <-> hs ---- */

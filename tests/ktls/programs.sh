@@ -12,7 +12,9 @@
 #   on the client before it connects and on the server before it listens
 #   (the kernel is probed first).
 # Both: a client without --ktls (the engine's records) talks to a --ktls
-# server (the kernel's or ktls/'s records).
+# server (the kernel's or ktls/'s records); hs-server --ktls sends its
+# session tickets after the hand-off, hs-client --ktls --sess-out saves
+# them and --sess-in resumes.
 # Environment: HS_CLIENT, HS_SERVER (binaries), HS_KTLS_STAT (optional),
 # HS_KTLS_EXPECT (kernel|user), HS_KTLS_PROG_BYTES (default 4 MiB).
 set -u
@@ -179,6 +181,40 @@ else
 		pass "server --ktls=require: exit 5 before listening ($(tail -n 1 "$tmp/srv.err"))" ||
 		bad "server --ktls=require: server exit $src (want 5 before listening): $(tail -n 1 "$tmp/srv.err")"
 fi
+
+# ---- session tickets after the hand-off: hs-server --ktls sends them
+# through kTLS (handshake records), hs-client --ktls receives them there,
+# saves the session, and a second connection resumes with it
+# (connections 3 and 4: a client on the engine's records does the same)
+start_server --ktls --echo --max-conns 4 -v
+for i in 1 2 3 4; do
+	case $i in
+	1) args="--ktls --sess-out $tmp/s.sess" ;;
+	2) args="--ktls --sess-in $tmp/s.sess" ;;
+	3) args="--sess-out $tmp/e.sess" ;;
+	4) args="--sess-in $tmp/e.sess" ;;
+	esac
+	# shellcheck disable=SC2086 # $args is several words
+	printf 'ticket-%s\n' $i | timeout 60 "$client" "127.0.0.1:$port" -k $args \
+		>"$tmp/t$i.out" 2>"$tmp/t$i.err"
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(cat "$tmp/t$i.out")" = "ticket-$i" ] ||
+		bad "ticket connection $i: exit $rc: $(tail -n 1 "$tmp/t$i.err")"
+	[ $i -le 2 ] && path_ok "$tmp/t$i.err" "ticket client $i"
+done
+wait_server
+grep -q "session: new" "$tmp/t1.err" && [ -s "$tmp/s.sess" ] &&
+	pass "client --ktls --sess-out saved the tickets it got on $expect records" ||
+	bad "client --ktls --sess-out: $(cat "$tmp/t1.err")"
+grep -q "session: resumed (psk_dhe_ke)" "$tmp/t2.err" &&
+	pass "client --ktls --sess-in resumed" || bad "client --ktls --sess-in: $(cat "$tmp/t2.err")"
+grep -q "session: new" "$tmp/t3.err" && grep -q "session: resumed (psk_dhe_ke)" "$tmp/t4.err" &&
+	pass "client without --ktls: the tickets of a --ktls server reach its engine; it resumes" ||
+	bad "client without --ktls, tickets: $(cat "$tmp/t3.err" "$tmp/t4.err")"
+[ "$(grep -c 'session tickets sent after the hand-off (ktls)' "$tmp/srv.err")" -eq 4 ] &&
+	[ "$(grep -c 'session: resumed (psk_dhe_ke)' "$tmp/srv.err")" -eq 2 ] &&
+	pass "server --ktls sent its tickets after each hand-off and saw the resumption" ||
+	bad "server --ktls tickets: $(grep -E 'session|ktls' "$tmp/srv.err")"
 
 [ $failed -eq 0 ] && echo "programs --ktls ($expect): all passed"
 exit $failed

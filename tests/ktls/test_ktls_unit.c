@@ -26,6 +26,10 @@
  *   through ktls's reassembly), raises its events, queues no answer to
  *   KeyUpdate(update_requested), refuses a bad KeyUpdate (sticky) and a
  *   ticket sent to a server;
+ * - hs_ktls_send_tickets (defer_tickets): the server engine's tickets go out
+ *   as one record with TLS_SET_RECORD_TYPE 22, each message whole, and a
+ *   client engine keeps them; a flood of tickets to a client on kTLS stops
+ *   at the engine's cap, and the writer sends unexpected_message;
  * - on a non-blocking socket EAGAIN is HS_ERR_WANT_READ / HS_ERR_WANT_WRITE,
  *   not sticky: a write with nothing sent is made again and its record opens
  *   with the next sequence number; a write cut after some bytes waits and
@@ -656,6 +660,104 @@ static void test_engine_post_handshake(void **state)
 	pair_free(&p);
 }
 
+/* defer_tickets: the server's tickets leave through the kernel as handshake records */
+static void test_send_tickets(void **state)
+{
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	struct hs_ticket_keys *tk;
+	struct hs_session *sess = NULL;
+	struct pair p;
+	size_t off = 0;
+	int msgs = 0;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&tk, 0, 0), 0);
+	pair_init(&p, EC_CERT, EC_KEY_SEC1);
+	p.ccfg.keep_tickets = 1;
+	p.scfg.ticket_keys = tk;
+	p.scfg.n_tickets = 3;
+	p.scfg.defer_tickets = 1;
+	pair_start(&p);
+	assert_int_equal(hs_ktls_send_tickets(NULL, p.s, 0), HS_ERR_ARG);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	assert_int_equal(hs_conn_output_pending(p.s), 0); /* the engine sent none */
+	assert_int_equal(hs_conn_secrets(p.s, &a), 0);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	hs_secrets_wipe(&a);
+	assert_int_equal(hs_ktls_tx_path(k), HS_KTLS_PATH_KERNEL);
+	f.n = 0;
+	assert_int_equal(hs_ktls_send_tickets(k, p.s, 0), 0);
+	/* one record, type 22 in the cmsg, three whole NewSessionTickets */
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.calls[0].what, 'm');
+	assert_int_equal(f.calls[0].cmsg_type, HS_KTLS_HANDSHAKE);
+	assert_int_equal(f.calls[0].len, f.wire_len);
+	while (off + 4 <= f.wire_len) {
+		size_t len = 4 + ((size_t)f.wire[off + 1] << 16 | (size_t)f.wire[off + 2] << 8 |
+				  f.wire[off + 3]);
+		assert_int_equal(f.wire[off], 4);
+		assert_true(off + len <= f.wire_len);
+		assert_int_equal(hs_conn_post_handshake(p.c, 4, f.wire + off, len), 0);
+		off += len;
+		msgs++;
+	}
+	assert_int_equal(off, f.wire_len);
+	assert_int_equal(msgs, 3);
+	assert_int_equal(hs_conn_session(p.c, &sess), 0);
+	assert_int_equal(hs_session_tickets(sess), 3);
+	/* all sent: nothing more to make; asking for one is an error */
+	f.n = 0;
+	assert_int_equal(hs_ktls_send_tickets(k, p.s, 0), 0);
+	assert_int_equal(hs_ktls_send_tickets(k, p.s, 1), HS_ERR_TLS_STATE);
+	assert_int_equal(f.n, 0);
+	hs_session_free(sess);
+	hs_ktls_wipe(k);
+	free(k);
+	pair_free(&p);
+	hs_ticket_keys_free(tk);
+}
+
+/* A server flooding NewSessionTickets to a client on kTLS: the engine's
+ * cap (MAX_TICKETS_RECV) fails the read, and the writer sends unexpected_message. */
+static void test_ticket_flood(void **state)
+{
+	enum { N = 257 }; /* MAX_TICKETS_RECV + 1, all in one record */
+	static uint8_t flood[N * sizeof(nst)];
+	struct fake f = { 0 };
+	struct hs_ktls_ops ops = fake_ops(&f);
+	struct hs_secrets a, b;
+	struct hs_ktls *k = calloc(1, sizeof(*k));
+	struct pair p;
+	uint8_t buf[16];
+	size_t n;
+
+	(void)state;
+	assert_true(sizeof(flood) <= 16384);
+	for (size_t i = 0; i < N; i++)
+		memcpy(flood + i * sizeof(nst), nst, sizeof(nst));
+	pair_init(&p, EC_CERT, EC_KEY_SEC1);
+	p.ccfg.keep_tickets = 1;
+	pair_start(&p);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	secrets(&a, &b, HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_ktls_init(k, 7, &a, 0, &ops), 0);
+	ktls_of(k)->conn = p.c; /* what hs_ktls_attach sets */
+	script(&f, 0, flood, sizeof(flood), HS_KTLS_HANDSHAKE);
+	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), HS_ERR_TLS_TOO_MANY_RECORDS);
+	assert_int_equal(hs_conn_error(p.c), HS_ERR_TLS_TOO_MANY_RECORDS);
+	f.n = 0;
+	assert_int_equal(hs_ktls_close(k), HS_ERR_TLS_TOO_MANY_RECORDS);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.calls[0].cmsg_type, HS_KTLS_ALERT);
+	assert_memory_equal(f.calls[0].bytes, "\x02\x0a", 2); /* fatal unexpected_message */
+	hs_ktls_wipe(k);
+	free(k);
+	pair_free(&p);
+}
+
 /* Non-blocking sockets: EAGAIN gives HS_ERR_WANT_READ / _WRITE, not sticky, and the call works again. */
 static void test_would_block(void **state)
 {
@@ -740,6 +842,8 @@ int main(void)
 		cmocka_unit_test(test_fragmented_handshake),
 		cmocka_unit_test(test_engine_post_handshake),
 		cmocka_unit_test(test_would_block),
+		cmocka_unit_test(test_send_tickets),
+		cmocka_unit_test(test_ticket_flood),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

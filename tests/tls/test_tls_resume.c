@@ -8,7 +8,14 @@
  * verify is decrypt_error; pre_shared_key not last is illegal_parameter,
  * without psk_key_exchange_modes missing_extension. External PSKs (with and without (EC)DHE, with
  * and without a server certificate; wrong key, unknown identity). Exporters (7.5) agree on both sides of every
- * connection here, full or resumed.
+ * connection here, full or resumed. Also: a ticket sealed by another
+ * server's keys and a ticket of another suite's hash give a full handshake;
+ * a binder bent on the wire is decrypt_error; an unknown external PSK
+ * identity to a server with a certificate gives a full handshake; a server
+ * with defer_tickets makes its tickets on demand (hs_conn_make_ticket, the
+ * kTLS route) and wipes the resumption secret after the last or at
+ * hs_conn_end_tickets; a client reads at most MAX_TICKETS_RECV tickets on
+ * one connection (unexpected_message beyond).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -491,6 +498,253 @@ static void test_exporter_before_handshake(void **state)
 	pair_free(&p);
 }
 
+/* ---- more of issue 11's negative list ---- */
+
+/* A ticket another server sealed (other keys): the server cannot open it,
+ * a full handshake follows, with or without an external PSK configured. */
+static void test_foreign_ticket(void **state)
+{
+	struct hs_ticket_keys *a, *b;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	struct hs_session *s;
+	int resumed;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&a, 0, 0), 0);
+	assert_int_equal(hs_ticket_keys_new(&b, 0, 0), 0);
+	s = first_session(a, &o);
+	assert_int_equal(connect_once(b, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 0);
+	/* the same ticket still resumes with the server that made it */
+	assert_int_equal(connect_once(a, s, &o, &resumed, NULL, NULL), 0);
+	assert_int_equal(resumed, 1);
+	hs_session_free(s);
+	hs_ticket_keys_free(a);
+	hs_ticket_keys_free(b);
+}
+
+/* 4.2.11: a ticket whose hash is not the chosen suite's is not taken. */
+static void test_ticket_other_hash(void **state)
+{
+	static const uint16_t both[] = { HS_TLS_AES_256_GCM_SHA384, HS_TLS_AES_128_GCM_SHA256 };
+	static const uint16_t sha256_only[] = { HS_TLS_AES_128_GCM_SHA256 };
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_256_GCM_SHA384 };
+	struct hs_session *s;
+	struct pair p;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o); /* a SHA-384 ticket */
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.suites = both;
+	p.ccfg.n_suites = 2;
+	p.ccfg.session = s;
+	p.scfg.suites = sha256_only;
+	p.scfg.n_suites = 1;
+	p.scfg.ticket_keys = k;
+	pair_start(&p);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	assert_int_equal(hs_conn_suite(p.s), HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_conn_resumed(p.s), 0);
+	assert_int_equal(hs_conn_resumed(p.c), 0);
+	assert_int_equal(hs_conn_peer_cert_count(p.c), 1); /* the full handshake's */
+	assert_int_equal(hs_session_tickets(s), 1);         /* one was offered */
+	pair_free(&p);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+/* The binder itself bent on the wire (the last byte of the ClientHello):
+ * decrypt_error, nothing resumed. */
+static void test_bent_binder_bytes(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_128_GCM_SHA256 };
+	struct hs_session *s;
+	struct pair p;
+	uint8_t rec[4096];
+	size_t n = 0, used;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	s = first_session(k, &o);
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.ccfg.session = s;
+	p.scfg.ticket_keys = k;
+	pair_start(&p);
+	assert_int_equal(hs_conn_pull(p.c, rec, sizeof(rec), &n), 0);
+	assert_true(n > 5 && rec[0] == 22);
+	rec[n - 1] ^= 0x01; /* pre_shared_key is last; its binders end the hello */
+	assert_int_equal(hs_conn_feed(p.s, rec, n, &used), HS_ERR_TLS_BAD_BINDER);
+	assert_int_equal(hs_conn_alert(p.s, 0), 51);
+	assert_int_equal(hs_conn_resumed(p.s), 0);
+	pair_free(&p);
+	hs_session_free(s);
+	hs_ticket_keys_free(k);
+}
+
+/* An external PSK identity the server does not know, to a server with a
+ * certificate and a client that trusts it: a full certificate handshake. */
+static void test_unknown_psk_identity_full(void **state)
+{
+	static const uint16_t suite = HS_TLS_AES_128_GCM_SHA256;
+	const char *key = "0123456789abcdef0123456789abcdef";
+	struct pair p;
+
+	(void)state;
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8); /* the client pins the server's certificate */
+	p.ccfg.suites = &suite;
+	p.ccfg.n_suites = 1;
+	p.ccfg.psk = (const uint8_t *)key;
+	p.ccfg.psk_len = strlen(key);
+	p.ccfg.psk_identity = (const uint8_t *)"stranger";
+	p.ccfg.psk_identity_len = 8;
+	p.scfg.psk = (const uint8_t *)key;
+	p.scfg.psk_len = strlen(key);
+	p.scfg.psk_identity = (const uint8_t *)"nvme-host";
+	p.scfg.psk_identity_len = 9;
+	pair_start(&p);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	assert_int_equal(hs_conn_resumed(p.s), 0);
+	assert_int_equal(hs_conn_resumed(p.c), 0);
+	assert_int_equal(hs_conn_external_psk(p.s), 0);
+	assert_int_equal(hs_conn_peer_cert_count(p.c), 1);
+	pair_free(&p);
+}
+
+/* ---- defer_tickets: the application makes the tickets (kTLS) ---- */
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		acc |= p[i];
+	return acc == 0;
+}
+
+/* A handshake done with a server that defers its n tickets. */
+static void deferred_pair(struct pair *p, struct hs_ticket_keys *k, unsigned n, uint16_t suite)
+{
+	static uint16_t one;
+
+	one = suite;
+	pair_init(p, EC_CERT, EC_KEY_PKCS8);
+	p->ccfg.keep_tickets = 1;
+	p->ccfg.suites = &one;
+	p->ccfg.n_suites = 1;
+	p->scfg.ticket_keys = k;
+	p->scfg.n_tickets = n;
+	p->scfg.defer_tickets = 1;
+	pair_start(p);
+	assert_int_equal(pair_handshake(p, 0), 0);
+}
+
+/* One handshake message as a record under s's write key, fed to c. */
+static int give_record(struct pair *p, const uint8_t *msg, size_t n)
+{
+	struct writer wr = writer_init(p->s2c.buf + p->s2c.len, WIRE_CAP - p->s2c.len);
+
+	assert_int_equal(rec_seal(&p->s->wr, CT_HANDSHAKE, 0x0303, msg, n, 0, &wr), 0);
+	p->s2c.len += wr.len;
+	return wire_feed(&p->s2c, p->c, 0);
+}
+
+static void test_deferred_tickets(void **state)
+{
+	struct hs_ticket_keys *k;
+	struct opts o = { .suite = HS_TLS_AES_256_GCM_SHA384 };
+	struct hs_session *s = NULL;
+	uint8_t msg[HS_TICKET_MSG_MAX];
+	size_t n;
+	int resumed;
+	struct pair p;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	deferred_pair(&p, k, 3, o.suite);
+	/* the engine sent none */
+	assert_int_equal(hs_conn_output_pending(p.s), 0);
+	assert_int_equal(hs_conn_session(p.c, &s), HS_ERR_TLS_STATE);
+	assert_false(all_zero(p.s->ks.res_master, sizeof(p.s->ks.res_master)));
+	/* too small a buffer: nothing made */
+	assert_int_equal(hs_conn_make_ticket(p.s, msg, 20, &n), HS_ERR_NO_SPACE);
+	assert_int_equal(hs_conn_make_ticket(p.c, msg, sizeof(msg), &n), HS_ERR_TLS_STATE);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(hs_conn_make_ticket(p.s, msg, sizeof(msg), &n), 0);
+		assert_int_equal(msg[0], HT_NEW_SESSION_TICKET);
+		assert_int_equal(((size_t)msg[1] << 16 | (size_t)msg[2] << 8 | msg[3]) + 4, n);
+		if (i == 0) /* the kTLS route: the message handed over whole */
+			assert_int_equal(hs_conn_post_handshake(p.c, msg[0], msg, n), 0);
+		else /* the engine's own records */
+			assert_int_equal(give_record(&p, msg, n), 0);
+	}
+	/* the count is reached: res_master is gone */
+	assert_true(all_zero(p.s->ks.res_master, sizeof(p.s->ks.res_master)));
+	assert_int_equal(hs_conn_make_ticket(p.s, msg, sizeof(msg), &n), HS_ERR_TLS_STATE);
+	assert_int_equal(hs_conn_session(p.c, &s), 0);
+	pair_free(&p);
+	assert_int_equal(hs_session_tickets(s), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(connect_once(k, s, &o, &resumed, NULL, NULL), 0);
+		assert_int_equal(resumed, 1);
+	}
+	hs_session_free(s);
+
+	/* hs_conn_end_tickets: the secret goes at once; on a client, later
+	 * tickets are read and not kept */
+	deferred_pair(&p, k, 0, o.suite);
+	assert_int_equal(hs_conn_make_ticket(p.s, msg, sizeof(msg), &n), 0);
+	hs_conn_end_tickets(p.s);
+	hs_conn_end_tickets(p.s);
+	assert_true(all_zero(p.s->ks.res_master, sizeof(p.s->ks.res_master)));
+	hs_conn_end_tickets(p.c);
+	assert_true(all_zero(p.c->ks.res_master, sizeof(p.c->ks.res_master)));
+	assert_int_equal(give_record(&p, msg, n), 0);
+	assert_int_equal(hs_conn_session(p.c, &s), HS_ERR_TLS_STATE);
+	assert_int_equal(hs_conn_make_ticket(p.s, msg, sizeof(msg), &n), HS_ERR_TLS_STATE);
+	pair_free(&p);
+
+	/* without defer_tickets the engine sent them and kept no secret */
+	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+	p.scfg.ticket_keys = k;
+	pair_start(&p);
+	assert_int_equal(pair_handshake(&p, 0), 0);
+	assert_int_equal(hs_conn_make_ticket(p.s, msg, sizeof(msg), &n), HS_ERR_TLS_STATE);
+	assert_true(all_zero(p.s->ks.res_master, sizeof(p.s->ks.res_master)));
+	pair_free(&p);
+	hs_ticket_keys_free(k);
+}
+
+/* A server flooding NewSessionTickets: MAX_TICKETS_RECV, then unexpected_message. */
+static void test_ticket_flood(void **state)
+{
+	struct hs_ticket_keys *k;
+	uint8_t msg[HS_TICKET_MSG_MAX];
+	size_t n = 0;
+	struct pair p;
+
+	(void)state;
+	assert_int_equal(hs_ticket_keys_new(&k, 0, 0), 0);
+	deferred_pair(&p, k, 256, HS_TLS_AES_128_GCM_SHA256);
+	for (int i = 0; i < MAX_TICKETS_RECV; i++) {
+		assert_int_equal(hs_conn_make_ticket(p.s, msg, sizeof(msg), &n), 0);
+		assert_int_equal(give_record(&p, msg, n), 0);
+	}
+	assert_int_equal(give_record(&p, msg, n), HS_ERR_TLS_TOO_MANY_RECORDS);
+	assert_int_equal(hs_conn_alert(p.c, 0), 10); /* unexpected_message */
+	pair_free(&p);
+	/* the same cap on the kTLS route (hs_conn_post_handshake) */
+	deferred_pair(&p, k, 1, HS_TLS_AES_128_GCM_SHA256);
+	assert_int_equal(hs_conn_make_ticket(p.s, msg, sizeof(msg), &n), 0);
+	for (int i = 0; i < MAX_TICKETS_RECV; i++)
+		assert_int_equal(hs_conn_post_handshake(p.c, msg[0], msg, n), 0);
+	assert_int_equal(hs_conn_post_handshake(p.c, msg[0], msg, n), HS_ERR_TLS_TOO_MANY_RECORDS);
+	pair_free(&p);
+	hs_ticket_keys_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +754,9 @@ int main(void)
 		cmocka_unit_test(test_expired_ticket),    cmocka_unit_test(test_resume_after_hrr),
 		cmocka_unit_test(test_no_ticket_keys),    cmocka_unit_test(test_exporter_before_handshake),
 		cmocka_unit_test(test_external_psk),      cmocka_unit_test(test_psk_extension_rules),
+		cmocka_unit_test(test_deferred_tickets),  cmocka_unit_test(test_ticket_flood),
+		cmocka_unit_test(test_foreign_ticket),    cmocka_unit_test(test_ticket_other_hash),
+		cmocka_unit_test(test_bent_binder_bytes), cmocka_unit_test(test_unknown_psk_identity_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

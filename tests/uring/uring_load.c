@@ -349,7 +349,9 @@ int main(int argc, char **argv)
 	      first_error);
 	check(fds0 > 0 && fds1 == fds0, "server descriptors: %ld after 128 connections, %ld after 1,024",
 	      fds0, fds1);
-	check(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 4096,
+	/* a leak of even 16 KiB a connection would add 14 MiB over the 896; the
+	 * allocator's own slack between two peaks of 64 clients stays well under 12 */
+	check(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 12288,
 	      "server memory: %ld KiB resident after 128 connections, %ld KiB after 1,024", rss0, rss1);
 
 	kill(server, SIGTERM);

@@ -1,0 +1,23 @@
+/*
+ * handshaked/keys.c: keys the kernel names by serial (the upcall's
+ * certificate, private key and PSK identities), read from the kernel
+ * keyrings with libkeyutils.
+ */
+#ifndef HS_HANDSHAKED_KEYS_H
+#define HS_HANDSHAKED_KEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hs_cred;
+
+/*
+ * A PSK: its bytes (at most cap) and its identity, which is the key's
+ * description (NVMe-TLS and tlshd name a PSK key by its identity). 0, or -1.
+ */
+int hsd_key_psk(int32_t serial, uint8_t *key, size_t cap, size_t *len, char *identity,
+		size_t id_cap);
+/* A credential from two keys holding a DER certificate and a DER private key. */
+int hsd_key_cred(int32_t cert_serial, int32_t key_serial, struct hs_cred **out);
+
+#endif

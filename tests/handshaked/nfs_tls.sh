@@ -1,0 +1,120 @@
+#!/bin/bash
+# NFSv4.2 over TLS with handshaked answering every handshake upcall (the
+# NFS client's and knfsd's), inside a UML 7.x guest (tests/uml): knfsd
+# exports a tmpfs directory, the client mounts it over loopback with
+# xprtsec=tls, a file is written and read back, the NFS socket is on kernel
+# TLS (/proc/net/tls_stat), and handshaked logged both handshakes. First,
+# with no daemon running, the mount must fail (not hang).
+#   nfs_tls.sh HANDSHAKED     (inside the guest; meson runs it through run-in-uml.sh)
+# The guest's root is the host's file system: everything this writes goes
+# under tmpfs mounts made here (/run, /var/lib/nfs, the export, the
+# certificates), never into the host's /etc.
+set -u
+daemon=$(realpath "$1")
+fails=0
+T0=$(date +%s.%N)
+now() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%6.2f", b - a }'; }
+ok() { echo "[$(now)] ok   $*"; }
+bad() { echo "[$(now)] FAIL $*"; fails=$((fails + 1)); }
+run() { # run NAME CMD...
+	local name=$1; shift
+	if "$@" >/tmp/step.out 2>&1; then ok "$name"; else bad "$name"; sed 's/^/      | /' /tmp/step.out; return 1; fi
+}
+
+for t in rpcbind rpc.nfsd rpc.mountd exportfs mount.nfs openssl; do
+	command -v "$t" >/dev/null || { echo "skipped: $t missing (nfs-kernel-server, nfs-common)"; exit 77; }
+done
+
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/lock /run/rpc_pipefs /run/hsd /var/lib/nfs
+mount -t tmpfs tmpfs /var/lib/nfs
+mount -t tmpfs tmpfs /run/hsd
+mkdir -p /var/lib/nfs/nfsdcld /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs
+: >/var/lib/nfs/etab
+: >/var/lib/nfs/rmtab
+run "modprobe sunrpc nfsd nfsv4" modprobe -a sunrpc nfsd nfsv4 || exit 1
+run "mount rpc_pipefs" mount -t rpc_pipefs sunrpc /run/rpc_pipefs
+mount -t rpc_pipefs sunrpc /var/lib/nfs/rpc_pipefs 2>/dev/null
+run "mount nfsd fs" mount -t nfsd nfsd /proc/fs/nfsd
+
+# a throw-away CA and a server certificate for localhost / 127.0.0.1
+P=/run/hsd
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=hs-test-ca \
+	-keyout $P/ca.key -out $P/ca.pem -addext basicConstraints=critical,CA:TRUE \
+	-addext keyUsage=critical,keyCertSign 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
+	-keyout $P/server.key -out $P/server.csr 2>/dev/null
+printf '%s\n' basicConstraints=critical,CA:FALSE keyUsage=critical,digitalSignature \
+	extendedKeyUsage=serverAuth subjectAltName=DNS:localhost,IP:127.0.0.1 >$P/server.ext
+openssl x509 -req -in $P/server.csr -CA $P/ca.pem -CAkey $P/ca.key -CAcreateserial -days 2 \
+	-extfile $P/server.ext -out $P/server.pem 2>/dev/null
+# tlshd's configuration format, unchanged
+cat >$P/tlshd.conf <<CONF
+[debug]
+loglevel=0
+
+[authenticate]
+
+[authenticate.client]
+x509.truststore=$P/ca.pem
+
+[authenticate.server]
+x509.certificate=$P/server.pem
+x509.private_key=$P/server.key
+CONF
+run "handshaked --check reads tlshd.conf" "$daemon" --check --config $P/tlshd.conf
+
+mkdir -p /export /mnt/tls
+mount -t tmpfs -o size=64m tmpfs /export
+echo 'hello over NFS with TLS' >/export/server-file
+echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null
+echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null
+run "rpcbind" rpcbind -w
+run "exportfs (no /etc/exports: -i)" exportfs -i -o rw,fsid=0,no_root_squash,no_subtree_check,insecure 127.0.0.1:/export
+run "rpc.mountd" rpc.mountd -N 3
+run "rpc.nfsd (v4 only)" rpc.nfsd -N 3 4
+
+# no daemon: the kernel must fail the upcall, not hang
+t1=$(date +%s)
+if timeout 60 mount -t nfs4 -o vers=4.2,proto=tcp,xprtsec=tls 127.0.0.1:/ /mnt/tls 2>/tmp/m.err; then
+	umount /mnt/tls
+	bad "mount with xprtsec=tls succeeded with no handshake daemon"
+else
+	ok "with no daemon the TLS mount fails after $(( $(date +%s) - t1 )) s: $(tr '\n' ' ' </tmp/m.err)"
+fi
+
+"$daemon" --foreground --config $P/tlshd.conf --json -v >/tmp/hsd.json 2>/tmp/hsd.log &
+hsd=$!
+sleep 0.5
+kill -0 $hsd 2>/dev/null && ok "handshaked running" || { bad "handshaked exited: $(cat /tmp/hsd.log)"; exit 1; }
+
+t1=$(date +%s.%N)
+if run "mount -t nfs4 -o vers=4.2,proto=tcp,xprtsec=tls 127.0.0.1:/ /mnt/tls" \
+	timeout 120 mount -t nfs4 -o vers=4.2,proto=tcp,xprtsec=tls 127.0.0.1:/ /mnt/tls; then
+	echo "      mount took $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s (handshaked)"
+	grep ' /mnt/tls ' /proc/mounts | sed 's/^/      /'
+	run "read a server-side file through the mount" grep -q 'hello over NFS with TLS' /mnt/tls/server-file
+	head -c 1048576 /dev/urandom >/tmp/nfs-src
+	run "write 1 MiB (dd conv=fsync)" dd if=/tmp/nfs-src of=/mnt/tls/blob bs=64k conv=fsync status=none
+	run "the server side has the same bytes" cmp /tmp/nfs-src /export/blob
+	echo 3 >/proc/sys/vm/drop_caches
+	run "read it back after drop_caches" cmp /tmp/nfs-src /mnt/tls/blob
+	tx=$(awk '$1 == "TlsTxSw" { print $2 }' /proc/net/tls_stat)
+	rx=$(awk '$1 == "TlsRxSw" { print $2 }' /proc/net/tls_stat)
+	cur=$(awk '$1 == "TlsCurrTxSw" { print $2 }' /proc/net/tls_stat)
+	[ "${tx:-0}" -ge 2 ] && [ "${rx:-0}" -ge 2 ] && [ "${cur:-0}" -ge 2 ] &&
+		ok "kernel TLS on both ends (tls_stat: TlsTxSw $tx, TlsRxSw $rx, TlsCurrTxSw $cur)" ||
+		bad "no kernel TLS sockets: $(tr '\n' ' ' </proc/net/tls_stat)"
+	run "umount" umount /mnt/tls
+fi
+n_ok=$(grep -c '"status": 0' /tmp/hsd.json)
+grep -q '"role": "client".*"status": 0.*"ktls": true' /tmp/hsd.json &&
+	grep -q '"role": "server".*"status": 0.*"ktls": true' /tmp/hsd.json &&
+	ok "handshaked did both sides ($n_ok handshakes, each on kernel TLS)" ||
+	bad "handshaked's record: $(cat /tmp/hsd.json /tmp/hsd.log)"
+kill -TERM $hsd
+wait $hsd && ok "handshaked stops cleanly on SIGTERM" || bad "handshaked exit status $?"
+sed 's/^/      log | /' /tmp/hsd.log
+rpc.nfsd 0 >/dev/null 2>&1
+echo "$fails failed"
+[ $fails = 0 ]
