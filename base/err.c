@@ -68,6 +68,7 @@ static const char *const messages[] = {
 	[-HS_ERR_TLS_RESET] = "connection reset by the peer",
 	[-HS_ERR_TLS_IO] = "socket error (see errno)",
 	[-HS_ERR_TLS_BAD_BINDER] = "PSK binder does not verify",
+	[-HS_ERR_TLS_EARLY_DATA_LIMIT] = "more early data than max_early_data_size allows",
 	[-HS_ERR_X509_MALFORMED] = "certificate is malformed",
 	[-HS_ERR_X509_UNKNOWN_CRITICAL] = "certificate has an unknown critical extension",
 	[-HS_ERR_X509_UNSUPPORTED_ALG] = "certificate signature algorithm or key not supported",

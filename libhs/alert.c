@@ -44,6 +44,9 @@ static const struct err_alert table[] = {
 	{ HS_ERR_TLS_MISSING_EXT, AL_MISSING_EXTENSION },
 	{ HS_ERR_TLS_BAD_FINISHED, AL_DECRYPT_ERROR },
 	{ HS_ERR_TLS_BAD_BINDER, AL_DECRYPT_ERROR },
+	/* 4.2.10: "more than max_early_data_size ... SHOULD abort the
+	 * handshake with an "unexpected_message" alert" */
+	{ HS_ERR_TLS_EARLY_DATA_LIMIT, AL_UNEXPECTED_MESSAGE },
 	{ HS_ERR_TLS_BAD_CERT_VERIFY, AL_DECRYPT_ERROR },
 	{ HS_ERR_TLS_BAD_CERT, AL_BAD_CERTIFICATE },
 	{ HS_ERR_TLS_UNSUPPORTED_CERT, AL_UNSUPPORTED_CERTIFICATE },

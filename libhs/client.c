@@ -6,6 +6,9 @@
  *   WAIT_CERT_CR -Certificate-> WAIT_CV, -CertificateRequest-> WAIT_CERT
  *   WAIT_CV -CertificateVerify-> WAIT_FINISHED -Finished-> CONNECTED
  *   CONNECTED: NewSessionTicket, KeyUpdate
+ *   0-RTT (early.c): early data after the first ClientHello; the
+ *   EncryptedExtensions say whether it was taken; EndOfEarlyData before
+ *   our second flight if so
  *
  * Implementation notes: middlebox compatibility (D.4) is on unless
  * no_compat: a 32-byte legacy_session_id and one CCS before our second
@@ -152,6 +155,10 @@ static void write_ch_exts(struct hs_conn *c, struct writer *w)
 		ext_w_opaque(w, EXT_COOKIE, 2, c->echo_cookie, c->echo_cookie_len);
 		note_offered(c, EXT_COOKIE);
 	}
+	if (c->early == HS_EARLY_OFFERED && !c->hrr_done) { /* 4.2.10: empty here */
+		ext_w_opaque(w, EXT_EARLY_DATA, 0, NULL, 0);
+		note_offered(c, EXT_EARLY_DATA);
+	}
 	if (c->psk_offer != NULL)
 		write_psk_exts(c, w);
 }
@@ -289,8 +296,13 @@ int client_start(struct hs_conn *c)
 		c->sid_len = 32;
 		TRY(rand_bytes(c->sid, 32));
 	}
+	if (c->psk_offer != NULL && !c->psk_external && early_wanted(c, c->psk_offer)) {
+		c->early = HS_EARLY_OFFERED;
+		c->early_max = c->psk_offer->max_early;
+	}
 	/* RFC 8446 5.1: 0x0301 in the record of the first ClientHello */
-	return send_client_hello(c, 0x0301);
+	TRY(send_client_hello(c, 0x0301));
+	return c->early == HS_EARLY_OFFERED ? early_client_start(c) : 0;
 }
 
 /* ---- ServerHello / HelloRetryRequest (4.1.3, 4.1.4) ---- */
@@ -376,6 +388,7 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 	/* 4.1.4: a second HelloRetryRequest -> unexpected_message */
 	ENSURE(!c->hrr_done, HS_ERR_TLS_UNEXPECTED_MSG);
 	c->hrr_done = 1;
+	early_client_hrr(c);
 	TRY(check_sh_exts(c, sh, 1));
 	TRY(pick_suite(c, sh->suite));
 	/* 4.1.4: a PSK whose hash is not the suite's is left out of the
@@ -498,6 +511,12 @@ static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(err);
 	keysched_note(c, 0);
 	TRY(set_read_key(c, c->ks.s_hs));
+	/* 0-RTT offered and a PSK taken: the early key until the
+	 * EncryptedExtensions answer (early_client_answer) */
+	if (c->early == HS_EARLY_OFFERED && c->resumed)
+		return 0;
+	if (c->early == HS_EARLY_OFFERED)
+		c->early = HS_EARLY_REJECTED;
 	return set_write_key(c, c->ks.c_hs);
 }
 
@@ -541,15 +560,16 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 		case EXT_SERVER_NAME: /* RFC 6066 3: "extension_data" SHALL be empty */
 			ENSURE(reader_left(&e->body) == 0, HS_ERR_TLS_DECODE);
 			break;
+		case EXT_EARLY_DATA: /* early_client_answer, below */
 		case EXT_SUPPORTED_GROUPS:
 		case EXT_MAX_FRAGMENT_LENGTH:
 		case EXT_RECORD_SIZE_LIMIT:
-		case EXT_EARLY_DATA:
 			break; /* allowed here; nothing we act on */
 		default:
 			return HS_ERR_TLS_EXT_NOT_ALLOWED;
 		}
 	}
+	TRY(early_client_answer(c, ext_find(&exts, EXT_EARLY_DATA)));
 	transcript_update(&c->tr, msg, len);
 	/* 2.2: resumed, the server authenticates with the PSK: Finished next */
 	if (c->resumed)
@@ -624,6 +644,9 @@ static int on_certificate_verify(struct hs_conn *c, const uint8_t *msg, size_t l
 
 static int send_second_flight(struct hs_conn *c)
 {
+	/* 4.5: EndOfEarlyData, under the early key, ends the accepted 0-RTT */
+	if (c->early == HS_EARLY_ACCEPTED)
+		TRY(early_client_end(c));
 	if (c->sid_len > 0)
 		TRY(send_ccs(c));
 	/* 4.4.2: our chain and its CertificateVerify, or (no credential, or

@@ -229,6 +229,11 @@ int set_write_key(struct hs_conn *c, const uint8_t *secret)
 	return set_key(&c->wr, c->suite, secret);
 }
 
+int set_write_key_suite(struct hs_conn *c, const struct suite *s, const uint8_t *secret)
+{
+	return set_key(&c->wr, s, secret);
+}
+
 int dispatch(struct hs_conn *c, const struct transition *t, size_t n, const uint8_t *msg,
 		size_t len)
 {
@@ -262,6 +267,8 @@ static int check_config(const struct hs_config *cfg)
 		ENSURE(cfg->anchor_der != NULL || cfg->trust != NULL || cfg->insecure ||
 			       cfg->verify_cert != NULL || cfg->psk != NULL,
 		       HS_ERR_ARG);
+	/* 0-RTT needs the anti-replay register (include/hs/tls.h) */
+	ENSURE(cfg->max_early_data == 0 || cfg->antireplay != NULL, HS_ERR_ARG);
 	/* an external PSK comes with its identity<1..2^16-1> */
 	ENSURE(cfg->psk == NULL || (cfg->psk_len > 0 && cfg->psk_identity != NULL &&
 				    cfg->psk_identity_len > 0 && cfg->psk_identity_len <= 0xffff),
@@ -505,7 +512,10 @@ static int on_ccs(struct hs_conn *c, const uint8_t *p, size_t n)
  */
 static int skip_early(struct hs_conn *c, size_t body_len)
 {
-	ENSURE(body_len <= MAX_EARLY_SKIP - c->early_skipped, HS_ERR_TLS_BAD_RECORD_MAC);
+	/* our own tickets may have allowed more (hs_config.max_early_data) */
+	size_t limit = MAX_EARLY_SKIP + (size_t)c->cfg->max_early_data;
+
+	ENSURE(body_len <= limit - c->early_skipped, HS_ERR_TLS_BAD_RECORD_MAC);
 	c->early_skipped += body_len;
 	return 0;
 }
@@ -567,7 +577,8 @@ static int process_record(struct hs_conn *c)
 	case CT_ALERT:
 		return on_alert(c, body, n);
 	case CT_APP:
-		ENSURE(c->handshake_done, HS_ERR_TLS_UNEXPECTED_RECORD);
+		if (!c->handshake_done) /* 0-RTT we accepted (early.c), or unexpected */
+			TRY(early_record(c, n));
 		if (n == 0) { /* 5.1: allowed, but not without end */
 			ENSURE(++c->n_empty <= MAX_EMPTY_RECORDS, HS_ERR_TLS_TOO_MANY_RECORDS);
 			return 0;
@@ -575,6 +586,7 @@ static int process_record(struct hs_conn *c)
 		c->n_empty = c->n_warn = c->n_ku = 0;
 		c->app_off = REC_HDR;
 		c->app_len = n;
+		c->app_early = !c->handshake_done; /* hs_conn_read_early's, not ours */
 		return 0;
 	default:
 		return HS_ERR_TLS_UNEXPECTED_RECORD;
@@ -672,7 +684,7 @@ void conn_out_ack(struct hs_conn *c, size_t n)
 
 int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
 {
-	size_t k = c->app_len < cap ? c->app_len : cap;
+	size_t k = c->app_early ? 0 : c->app_len < cap ? c->app_len : cap;
 
 	*n = 0;
 	if (k == 0 && c->err != 0)
@@ -719,6 +731,16 @@ static size_t fits(struct hs_conn *c, size_t want)
 	if (free_ > OUT_CAP)
 		return 0;
 	return want < free_ ? want : free_;
+}
+
+size_t conn_out_room(struct hs_conn *c, size_t want)
+{
+	return fits(c, want);
+}
+
+int conn_send_data(struct hs_conn *c, const uint8_t *p, size_t n)
+{
+	return send_record(c, CT_APP, TLS12_VERSION, p, n);
 }
 
 int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n)
@@ -831,8 +853,8 @@ const char *hs_conn_state_name(const struct hs_conn *c)
 	/* indexed by enum client_state / enum server_state (internal.h) */
 	static const char *const client[] = { "START", "WAIT_SH", "WAIT_EE", "WAIT_CERT_CR",
 					      "WAIT_CERT", "WAIT_CV", "WAIT_FINISHED", "CONNECTED" };
-	static const char *const server[] = { "START", "WAIT_CERT", "WAIT_CV", "WAIT_FINISHED",
-					      "CONNECTED" };
+	static const char *const server[] = { "START", "WAIT_EOED", "WAIT_CERT", "WAIT_CV",
+					      "WAIT_FINISHED", "CONNECTED" };
 	unsigned st = (unsigned)c->state;
 
 	if (c->role == HS_ROLE_CLIENT)
@@ -888,6 +910,10 @@ void keysched_note(struct hs_conn *c, int master)
 	if (s == NULL)
 		return;
 	s->len = c->ks.len;
+	if (master == 2) { /* 0-RTT */
+		memcpy(s->client_early, c->ks.c_e, sizeof(s->client_early));
+		return;
+	}
 	if (!master) {
 		memcpy(s->client_hs, c->ks.c_hs, sizeof(s->client_hs));
 		memcpy(s->server_hs, c->ks.s_hs, sizeof(s->server_hs));
@@ -910,5 +936,6 @@ void conn_test_secrets(const struct hs_conn *c, struct test_secrets *s)
 	memcpy(s->server_ap, c->ks.s_ap, sizeof(s->server_ap));
 	memcpy(s->handshake, c->ks.handshake_secret, sizeof(s->handshake));
 	memcpy(s->master, c->ks.stage, sizeof(s->master));
+	memcpy(s->client_early, c->ks.c_e, sizeof(s->client_early));
 }
 #endif

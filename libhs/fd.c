@@ -128,8 +128,13 @@ static int read_some_until(struct hs_conn *c, int fd, int64_t deadline)
 	uint8_t buf[4096];
 	size_t want = hs_conn_input_wanted(c), used, off = 0;
 	ssize_t r;
-	int werr = wait_fd(fd, POLLIN, deadline);
+	int werr;
 
+	/* 0-RTT data waits unread: the engine takes nothing more until
+	 * hs_fd_read_early / hs_conn_read_early drains it */
+	if (c->app_early && c->app_len > 0)
+		return HS_ERR_TLS_STATE;
+	werr = wait_fd(fd, POLLIN, deadline);
 	if (werr)
 		return werr;
 	if (want > sizeof(buf))
@@ -229,6 +234,29 @@ int hs_fd_read(struct hs_conn *c, int fd, void *buf, size_t cap, size_t *n)
 		if (err)
 			return err;
 	}
+}
+
+int hs_fd_read_early(struct hs_conn *c, int fd, void *buf, size_t cap, size_t *n)
+{
+	int err;
+
+	*n = 0;
+	for (;;) {
+		err = hs_conn_read_early(c, buf, cap, n);
+		if (err || *n > 0 || !early_more(c))
+			break;
+		/* our flight first: the client ends its early data once it has it */
+		err = flush_out(c, fd);
+		if (err == 0)
+			err = read_some(c, fd);
+		if (err)
+			break;
+	}
+	if (err != 0 && !is_want(err) && hs_conn_error(c) != 0) {
+		(void)flush_out(c, fd); /* our alert */
+		drain(fd);
+	}
+	return err;
 }
 
 int hs_fd_write_some(struct hs_conn *c, int fd, const void *buf, size_t len, size_t *n)

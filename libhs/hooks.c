@@ -49,6 +49,10 @@ void keylog_note(const struct hs_conn *c, int master)
 
 	if (c->cfg->keylog == NULL)
 		return;
+	if (master == 2) {
+		keylog_line(c, "CLIENT_EARLY_TRAFFIC_SECRET", cr, c->ks.c_e);
+		return;
+	}
 	if (!master) {
 		keylog_line(c, "CLIENT_HANDSHAKE_TRAFFIC_SECRET", cr, c->ks.c_hs);
 		keylog_line(c, "SERVER_HANDSHAKE_TRAFFIC_SECRET", cr, c->ks.s_hs);

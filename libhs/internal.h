@@ -186,6 +186,10 @@ struct keysched {
 	/* exporter_master_secret (7.5): kept until free, exporters may be
 	 * asked for at any time */
 	uint8_t exp_master[HASH_MAX];
+	/* 0-RTT (early.c): client_early_traffic_secret until a record key
+	 * holds it; early_exporter_master_secret until free */
+	uint8_t c_e[HASH_MAX], e_exp[HASH_MAX];
+	const struct hash *e_h; /* the PSK's hash (a client's may differ from h) */
 };
 
 HS_MUST_CHECK int keysched_start(struct keysched *ks, const struct hash *h);
@@ -198,8 +202,10 @@ HS_MUST_CHECK int keysched_start_psk(struct keysched *ks, const struct hash *h,
 HS_MUST_CHECK int keysched_binder_key(const struct keysched *ks, int external, uint8_t *out);
 /* res_master from the master secret in stage; th = CH..client Finished */
 HS_MUST_CHECK int keysched_resumption(struct keysched *ks, const uint8_t *th);
-/* 7.5 TLS-Exporter from exp_master */
-HS_MUST_CHECK int keysched_export(const struct keysched *ks, const char *label,
+/* c_e and e_exp from the early secret in stage; th = Hash(ClientHello) */
+HS_MUST_CHECK int keysched_early(struct keysched *ks, const uint8_t *th);
+/* 7.5 TLS-Exporter from exp_master (early: from e_exp) */
+HS_MUST_CHECK int keysched_export(const struct keysched *ks, int early, const char *label,
 				  const uint8_t *ctx, size_t ctx_len, uint8_t *out, size_t out_len);
 HS_MUST_CHECK int keysched_master(struct keysched *ks, const uint8_t *th);
 HS_MUST_CHECK int keysched_finished(const struct hash *h, const uint8_t *base, const uint8_t *th,
@@ -219,6 +225,8 @@ struct ticket_state {
 	uint32_t lifetime, age_add;
 	uint8_t psk[HASH_MAX];
 	size_t psk_len;
+	uint32_t max_early;           /* 0: no 0-RTT with this ticket */
+	char alpn[NAME_MAX_LEN + 1];  /* the connection's ALPN ("" none) */
 };
 
 /* one ticket as the client keeps it */
@@ -230,6 +238,8 @@ struct session_ticket {
 	uint8_t psk[HASH_MAX]; /* secret */
 	size_t psk_len;
 	int used;
+	uint32_t max_early;          /* the ticket's early_data (0: none) */
+	char alpn[NAME_MAX_LEN + 1]; /* the ALPN of the connection that got it */
 };
 
 struct hs_session {
@@ -336,6 +346,7 @@ enum client_state {
 
 enum server_state {
 	S_START = 0,
+	S_WAIT_EOED, /* 0-RTT accepted: early data until EndOfEarlyData */
 	S_WAIT_CERT, /* we sent a CertificateRequest */
 	S_WAIT_CV,
 	S_WAIT_FINISHED,
@@ -454,6 +465,13 @@ struct hs_conn {
 	size_t psk_id_len;
 	uint32_t psk_age;
 	struct hs_session got; /* client: tickets received (keep_tickets) */
+	/* 0-RTT (early.c): enum hs_early; server: a candidate once the
+	 * ticket allows it (the final checks come after the HelloRetryRequest
+	 * decision), the ticket's key in the anti-replay register */
+	int early, early_candidate, early_exp, app_early;
+	uint32_t early_max;  /* the ticket's max_early_data_size */
+	uint64_t early_bytes; /* client: taken by hs_conn_write_early; server: received */
+	uint8_t early_key[32];
 	/* res_master may still make tickets (server: defer_tickets) or keep
 	 * them (client: keep_tickets); n_tickets: made (server) or received
 	 * (client, at most MAX_TICKETS_RECV) so far */
@@ -507,6 +525,34 @@ static inline const struct test_hooks *test_hooks(const struct hs_conn *c)
 #endif
 }
 
+/* early.c: 0-RTT (RFC 8446 4.2.10) */
+/* server: the accepted ticket (first identity) may carry 0-RTT: checks
+ * what the ticket decides (max, suite, ALPN, age) and notes the ticket's
+ * anti-replay key */
+void early_ticket(struct hs_conn *c, const struct ticket_state *st, uint32_t obf_age,
+		  struct reader ticket);
+/* server, ClientHello done and no HelloRetryRequest: the final decision */
+HS_MUST_CHECK int early_decide(struct hs_conn *c, int offered);
+/* server: an application_data record before the handshake is done */
+HS_MUST_CHECK int early_record(struct hs_conn *c, size_t n);
+HS_MUST_CHECK int on_end_of_early_data(struct hs_conn *c, const uint8_t *msg, size_t len);
+/* server: the early_data extension of our tickets (nothing when off) */
+void early_ticket_ext(const struct hs_conn *c, struct writer *w);
+/* client: the ticket offered allows 0-RTT and we want it */
+int early_wanted(const struct hs_conn *c, const struct session_ticket *t);
+/* client: after the first ClientHello: early keys, CCS, write key */
+HS_MUST_CHECK int early_client_start(struct hs_conn *c);
+/* client: the EncryptedExtensions' answer (e: its early_data or NULL) */
+HS_MUST_CHECK int early_client_answer(struct hs_conn *c, const struct ext *e);
+/* client: EndOfEarlyData under the early key, then the handshake key */
+HS_MUST_CHECK int early_client_end(struct hs_conn *c);
+/* client: a HelloRetryRequest rejects 0-RTT; the second hello is plaintext */
+void early_client_hrr(struct hs_conn *c);
+/* fd.c: may early data still come (server, before EndOfEarlyData)? */
+int early_more(const struct hs_conn *c);
+/* a NewSessionTicket's early_data extension: its max_early_data_size */
+HS_MUST_CHECK int early_ticket_max(const struct ext_list *exts, uint32_t *max);
+
 /* conn.c: services for the state machines */
 void conn_event(struct hs_conn *c, enum hs_event ev);
 void conn_trace_sent(const struct hs_conn *c, const uint8_t *msg, size_t len);
@@ -518,6 +564,12 @@ HS_MUST_CHECK int msg_end(struct hs_conn *c, struct writer *w, struct writer_vec
 HS_MUST_CHECK int msg_end_notr(struct hs_conn *c, struct writer *w, struct writer_vec *v);
 HS_MUST_CHECK int set_read_key(struct hs_conn *c, const uint8_t *secret);
 HS_MUST_CHECK int set_write_key(struct hs_conn *c, const uint8_t *secret);
+/* client's early write key: the ticket's suite, before one is negotiated */
+HS_MUST_CHECK int set_write_key_suite(struct hs_conn *c, const struct suite *s,
+				      const uint8_t *secret);
+/* one application_data record of n bytes (<= conn_out_room) */
+HS_MUST_CHECK int conn_send_data(struct hs_conn *c, const uint8_t *p, size_t n);
+size_t conn_out_room(struct hs_conn *c, size_t want);
 HS_MUST_CHECK int hello_random(struct hs_conn *c, uint8_t out[32]);
 /* hooks.c: the application's callbacks (include/hs/tls.h) and the error detail */
 void keylog_note(const struct hs_conn *c, int master);
@@ -529,8 +581,8 @@ void conn_detail(struct hs_conn *c, const char *fmt, ...)
 /* fd.c: the queued output in place (nothing removed), then how much was sent */
 const uint8_t *conn_out_view(struct hs_conn *c, size_t *n);
 void conn_out_ack(struct hs_conn *c, size_t n);
-/* Test hook: copy the secrets just derived (handshake or master stage)
- * to hooks.capture, if set. */
+/* Test hook: copy the secrets just derived (master: 0 handshake, 1
+ * master, 2 early stage) to hooks.capture, if set; and the key log. */
 void keysched_note(struct hs_conn *c, int master);
 /* Seal pending handshake bytes into records under the current write key. */
 HS_MUST_CHECK int flush_handshake(struct hs_conn *c, uint16_t legacy_version);

@@ -3,6 +3,8 @@
  *
  *   early     = HKDF-Extract(0, PSK or 0)
  *     binder key = Derive-Secret(early, "res binder" / "ext binder", "")
+ *     c e traffic = Derive-Secret(early, "c e traffic", ClientHello)   (0-RTT)
+ *     e exp master = Derive-Secret(early, "e exp master", ClientHello)
  *   handshake = HKDF-Extract(Derive-Secret(early, "derived", ""), ECDHE)
  *     c/s hs traffic = Derive-Secret(handshake, "c hs traffic"/"s hs traffic", CH..SH)
  *   master    = HKDF-Extract(Derive-Secret(handshake, "derived", ""), 0)
@@ -71,6 +73,16 @@ int keysched_binder_key(const struct keysched *ks, int external, uint8_t *out)
 			     out);
 }
 
+int keysched_early(struct keysched *ks, const uint8_t *th)
+{
+	int err = derive_secret(ks->h, ks->stage, "c e traffic", th, ks->c_e);
+
+	ks->e_h = ks->h;
+	if (err == 0)
+		err = derive_secret(ks->h, ks->stage, "e exp master", th, ks->e_exp);
+	return err;
+}
+
 int keysched_resumption(struct keysched *ks, const uint8_t *th)
 {
 	return derive_secret(ks->h, ks->stage, "res master", th, ks->res_master);
@@ -129,17 +141,18 @@ int keysched_finished(const struct hash *h, const uint8_t *base, const uint8_t *
  * Derive-Secret(exporter_master_secret, label, ""), "exporter",
  * Hash(context), length).
  */
-int keysched_export(const struct keysched *ks, const char *label, const uint8_t *ctx,
+int keysched_export(const struct keysched *ks, int early, const char *label, const uint8_t *ctx,
 		    size_t ctx_len, uint8_t *out, size_t out_len)
 {
+	const struct hash *h = early ? ks->e_h : ks->h;
 	uint8_t empty[HASH_MAX], hctx[HASH_MAX], secret[HASH_MAX];
 	int err;
 
-	hash_digest(ks->h, "", 0, empty);
-	hash_digest(ks->h, ctx, ctx_len, hctx);
-	err = derive_secret(ks->h, ks->exp_master, label, empty, secret);
+	hash_digest(h, "", 0, empty);
+	hash_digest(h, ctx, ctx_len, hctx);
+	err = derive_secret(h, early ? ks->e_exp : ks->exp_master, label, empty, secret);
 	if (err == 0)
-		err = hkdf_expand_label(ks->h, secret, "exporter", hctx, ks->len, out, out_len);
+		err = hkdf_expand_label(h, secret, "exporter", hctx, h->digest_len, out, out_len);
 	wipe(secret, sizeof(secret));
 	return err;
 }

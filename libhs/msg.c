@@ -435,7 +435,7 @@ int on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
 /* 4.6.1: the ticket's PSK = HKDF-Expand-Label(resumption_master_secret,
  * "resumption", ticket_nonce, Hash.length); into the connection's session */
 static int keep_ticket(struct hs_conn *c, struct reader ticket, struct reader nonce,
-		       uint32_t lifetime, uint32_t age_add)
+		       uint32_t lifetime, uint32_t age_add, uint32_t max_early)
 {
 	const struct hash *h = c->suite->hash();
 	struct session_ticket t;
@@ -450,6 +450,8 @@ static int keep_ticket(struct hs_conn *c, struct reader ticket, struct reader no
 	t.recv_ms = resume_now_ms(c);
 	t.psk_len = h->digest_len;
 	t.used = 0;
+	t.max_early = max_early; /* 4.2.10: 0-RTT with the ALPN and suite of now */
+	memcpy(t.alpn, c->alpn, sizeof(t.alpn));
 	err = ticket_psk(h, c->ks.res_master, nonce.p, nonce.len, t.psk);
 	if (err == 0)
 		session_add(&c->got, &t, c->suite->id);
@@ -461,7 +463,7 @@ int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	struct reader body, nonce, ticket;
 	struct ext_list exts;
-	uint32_t lifetime, age_add;
+	uint32_t lifetime, age_add, max_early;
 
 	TRY(msg_body(msg, len, &body));
 	TRY(read_u32(&body, &lifetime));
@@ -472,13 +474,14 @@ int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(read_end(&body));
 	/* "Servers MUST NOT use any value greater than 604800 seconds" */
 	ENSURE(lifetime <= 604800, HS_ERR_TLS_ILLEGAL_PARAM);
+	TRY(early_ticket_max(&exts, &max_early));
 	/* a flood of tickets: each would cost an HKDF (internal.h) */
 	ENSURE(++c->n_tickets <= MAX_TICKETS_RECV, HS_ERR_TLS_TOO_MANY_RECORDS);
 	if (c->cfg->keep_tickets && c->tickets_open && ticket.len <= sizeof(c->ticket)) {
 		memcpy(c->ticket, ticket.p, ticket.len);
 		c->ticket_len = ticket.len;
 		c->ticket_lifetime = lifetime;
-		TRY(keep_ticket(c, ticket, nonce, lifetime, age_add));
+		TRY(keep_ticket(c, ticket, nonce, lifetime, age_add, max_early));
 	}
 	conn_event(c, HS_EVENT_TICKET);
 	return 0;

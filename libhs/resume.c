@@ -6,7 +6,8 @@
  * Implementation notes.
  * - A ticket is key_name(16) || nonce(12) || AES-256-GCM(plain) || tag(16),
  *   the key name as associated data. plain = version(1) suite(2)
- *   issued(8, Unix ms) lifetime(4) age_add(4) psk_len(1) psk. Only the
+ *   issued(8, Unix ms) lifetime(4) age_add(4) psk_len(1) psk
+ *   max_early_data(4) alpn_len(1) alpn (0-RTT's conditions). Only the
  *   server can read it; a ticket that fails to open (tampered, unknown or
  *   rotated-out key) is not an error: the handshake goes on in full.
  * - Key names are public and compared with memcmp; the tag check is the
@@ -34,10 +35,12 @@
 #include "crypto/hmac.h"
 #include "crypto/rand.h"
 
-#define TICKET_VERSION 1
+#define TICKET_VERSION 2
 #define KEY_NAME_LEN 16
-#define TICKET_PLAIN_MAX (1 + 2 + 8 + 4 + 4 + 1 + HASH_MAX)
-#define SESSION_MAGIC 0x68737331u /* "hss1" */
+#define TICKET_PLAIN_MAX (1 + 2 + 8 + 4 + 4 + 1 + HASH_MAX + 4 + 1 + NAME_MAX_LEN)
+#define TICKET_SEALED_MAX (KEY_NAME_LEN + HS_AEAD_NONCE_LEN + TICKET_PLAIN_MAX + HS_AEAD_TAG_LEN)
+#define SESSION_MAGIC_V1 0x68737331u /* "hss1": no 0-RTT fields */
+#define SESSION_MAGIC 0x68737332u    /* "hss2" */
 
 struct ticket_key {
 	uint8_t name[KEY_NAME_LEN];
@@ -192,6 +195,9 @@ int ticket_seal(struct hs_ticket_keys *k, const struct ticket_state *st, uint8_t
 	write_u32(&w, st->age_add);
 	write_u8(&w, (uint8_t)st->psk_len);
 	write_bytes(&w, st->psk, st->psk_len);
+	write_u32(&w, st->max_early);
+	write_u8(&w, (uint8_t)strlen(st->alpn));
+	write_bytes(&w, st->alpn, strlen(st->alpn));
 	err = writer_error(&w);
 	if (err == 0)
 		err = rand_bytes(nonce, sizeof(nonce));
@@ -221,7 +227,7 @@ int ticket_open(struct hs_ticket_keys *k, const uint8_t *t, size_t len, struct t
 	const uint8_t *name, *nonce;
 	uint8_t plain[TICKET_PLAIN_MAX];
 	const struct ticket_key *key = NULL;
-	uint8_t version = 0, psk_len = 0;
+	uint8_t version = 0, psk_len = 0, alpn_len = 0;
 	uint64_t issued = 0;
 	size_t body;
 	int err;
@@ -259,6 +265,13 @@ int ticket_open(struct hs_ticket_keys *k, const uint8_t *t, size_t len, struct t
 		err = HS_ERR_BAD_TAG;
 	if (err == 0)
 		err = read_bytes(&p, st->psk, psk_len);
+	if (err == 0)
+		err = read_u32(&p, &st->max_early);
+	if (err == 0)
+		err = read_u8(&p, &alpn_len);
+	if (err == 0)
+		err = read_bytes(&p, st->alpn, alpn_len);
+	st->alpn[err == 0 ? alpn_len : 0] = 0;
 	if (err == 0)
 		err = read_end(&p);
 	st->issued_ms = (int64_t)issued;
@@ -302,7 +315,7 @@ static int ticket_body(struct hs_conn *c, unsigned i, struct writer *w)
 {
 	const struct hash *h = c->suite->hash();
 	struct ticket_state st;
-	uint8_t nonce[1] = { (uint8_t)i }, sealed[160];
+	uint8_t nonce[1] = { (uint8_t)i }, sealed[TICKET_SEALED_MAX];
 	size_t n;
 	struct writer_vec sub;
 	int err;
@@ -311,6 +324,8 @@ static int ticket_body(struct hs_conn *c, unsigned i, struct writer *w)
 	st.issued_ms = resume_now_ms(c);
 	st.lifetime = ticket_lifetime(c->cfg->ticket_keys);
 	st.psk_len = h->digest_len;
+	st.max_early = c->cfg->max_early_data;
+	memcpy(st.alpn, c->alpn, sizeof(st.alpn));
 	err = rand_bytes(&st.age_add, sizeof(st.age_add));
 	if (err == 0)
 		err = ticket_psk(h, c->ks.res_master, nonce, sizeof(nonce), st.psk);
@@ -326,7 +341,7 @@ static int ticket_body(struct hs_conn *c, unsigned i, struct writer *w)
 	write_vec_open(w, 2, &sub);
 	write_bytes(w, sealed, n);
 	TRY(write_vec_close(w, &sub));
-	write_u16(w, 0); /* no extensions (no early_data: no 0-RTT) */
+	early_ticket_ext(c, w); /* the extensions: early_data, or none */
 	return writer_error(w);
 }
 
@@ -453,16 +468,19 @@ int hs_session_save(const struct hs_session *s, uint8_t *buf, size_t cap, size_t
 		write_u64(&w, (uint64_t)t->recv_ms);
 		write_u8(&w, (uint8_t)t->psk_len);
 		write_bytes(&w, t->psk, t->psk_len);
+		write_u32(&w, t->max_early);
+		write_u8(&w, (uint8_t)strlen(t->alpn));
+		write_bytes(&w, t->alpn, strlen(t->alpn));
 	}
 	*n = w.len;
 	return writer_error(&w);
 }
 
-static int load_ticket(struct reader *r, struct session_ticket *t, size_t hlen)
+static int load_ticket(struct reader *r, struct session_ticket *t, size_t hlen, int v1)
 {
 	struct reader tk;
 	uint64_t recv;
-	uint8_t psk_len;
+	uint8_t psk_len, alpn_len;
 
 	TRY(read_vec(r, 2, 1, TICKET_MAX, &tk));
 	memcpy(t->ticket, tk.p, tk.len);
@@ -474,7 +492,14 @@ static int load_ticket(struct reader *r, struct session_ticket *t, size_t hlen)
 	TRY(read_u8(r, &psk_len));
 	ENSURE(psk_len == hlen, HS_ERR_TLS_DECODE);
 	t->psk_len = psk_len;
-	return read_bytes(r, t->psk, psk_len);
+	TRY(read_bytes(r, t->psk, psk_len));
+	if (v1) /* saved before 0-RTT: none */
+		return 0;
+	TRY(read_u32(r, &t->max_early));
+	TRY(read_u8(r, &alpn_len));
+	TRY(read_bytes(r, t->alpn, alpn_len));
+	t->alpn[alpn_len] = 0;
+	return 0;
 }
 
 int hs_session_load(struct hs_session **out, const uint8_t *buf, size_t len)
@@ -488,7 +513,7 @@ int hs_session_load(struct hs_session **out, const uint8_t *buf, size_t len)
 
 	*out = NULL;
 	TRY(read_u32(&r, &magic));
-	ENSURE(magic == SESSION_MAGIC, HS_ERR_TLS_DECODE);
+	ENSURE(magic == SESSION_MAGIC || magic == SESSION_MAGIC_V1, HS_ERR_TLS_DECODE);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return HS_ERR_NOMEM;
@@ -499,7 +524,8 @@ int hs_session_load(struct hs_session **out, const uint8_t *buf, size_t len)
 	if (err == 0 && (suite == NULL || n > SESSION_TICKETS))
 		err = HS_ERR_TLS_DECODE;
 	for (size_t i = 0; err == 0 && i < n; i++) {
-		err = load_ticket(&r, &s->t[i], suite->hash()->digest_len);
+		err = load_ticket(&r, &s->t[i], suite->hash()->digest_len,
+				  magic == SESSION_MAGIC_V1);
 		s->n += err == 0;
 	}
 	if (err == 0)
@@ -525,7 +551,7 @@ int hs_conn_export(const struct hs_conn *c, const char *label, const uint8_t *co
 {
 	ENSURE(c->handshake_done && c->err == 0, HS_ERR_TLS_STATE);
 	ENSURE(label != NULL && strlen(label) <= 255 - 6, HS_ERR_ARG);
-	return keysched_export(&c->ks, label, context, context_len, out, out_len);
+	return keysched_export(&c->ks, 0, label, context, context_len, out, out_len);
 }
 
 int hs_conn_external_psk(const struct hs_conn *c)

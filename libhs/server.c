@@ -2,6 +2,8 @@
  * The server state machine (RFC 8446 A.2), as data:
  *
  *   START -ClientHello-> (send SH..Finished) WAIT_FINISHED -Finished-> CONNECTED
+ *   START -ClientHello with 0-RTT accepted-> (send SH..Finished) WAIT_EOED
+ *   WAIT_EOED -EndOfEarlyData-> WAIT_FINISHED (early data read in between)
  *   START -ClientHello-> (send SH, EE, CertificateRequest..Finished) WAIT_CERT
  *   WAIT_CERT -Certificate-> WAIT_CV -CertificateVerify-> WAIT_FINISHED
  *   WAIT_CERT -empty Certificate-> WAIT_FINISHED (request mode only)
@@ -17,8 +19,8 @@
  * always on the first ClientHello with hrr_cookie (cookie round trip).
  *
  * Implementation notes: NewSessionTickets follow the client's Finished
- * (resume.c), or wait for hs_conn_make_ticket with defer_tickets.
- * A CertificateRequest (verify_client) carries an empty context and our
+ * (resume.c), or wait for hs_conn_make_ticket with defer_tickets; 0-RTT:
+ * early.c. A CertificateRequest (verify_client) carries an empty context and our
  * signature_algorithms; the client's chain is validated against
  * client_trust for clientAuth (msg.c). The ECDHE private key and shared secret are
  * wiped right after the handshake secret is derived. The cookie is random
@@ -385,7 +387,7 @@ static int is_external(const struct hs_conn *c, struct reader id)
 }
 
 static int find_ticket(struct hs_conn *c, struct psk_offer *o, struct ticket_state *st,
-		       size_t *n_ids, int *external)
+		       size_t *n_ids, int *external, uint32_t *obf_age, struct reader *ident)
 {
 	int found = -1;
 	int64_t now = resume_now_ms(c);
@@ -414,6 +416,8 @@ static int find_ticket(struct hs_conn *c, struct psk_offer *o, struct ticket_sta
 			continue;
 		}
 		found = (int)*n_ids;
+		*obf_age = age;
+		*ident = id;
 	}
 	return found;
 }
@@ -468,7 +472,9 @@ static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const ui
 {
 	struct psk_offer o;
 	struct ticket_state st;
+	struct reader ident;
 	size_t n_ids;
+	uint32_t obf_age = 0;
 	int i, err, external;
 
 	c->resumed = 0;
@@ -477,7 +483,7 @@ static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const ui
 	TRY(read_psk_offer(ch, len, &o));
 	if ((!tickets_on(c) && c->cfg->psk == NULL) || (!o.dhe && !o.ke))
 		return 0;
-	i = find_ticket(c, &o, &st, &n_ids, &external);
+	i = find_ticket(c, &o, &st, &n_ids, &external, &obf_age, &ident);
 	if (i < 0)
 		return i == -1 ? 0 : i;
 	/* 4.2.11: as many binders as identities */
@@ -498,6 +504,9 @@ static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const ui
 	if (err == 0) {
 		c->psk_index = (uint16_t)i;
 		c->resumed = o.dhe ? 1 : 2;
+		/* 4.2.10: 0-RTT only with the first identity, a ticket's */
+		if (i == 0 && !external)
+			early_ticket(c, &st, obf_age, ident);
 	}
 	wipe(&st, sizeof(st));
 	return err;
@@ -580,9 +589,12 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 {
 	/* psk_ke: the (EC)DHE input is the 0-value, Hash.length zeros (7.1) */
 	uint8_t shared[HS_KX_MAX_SHARED > HASH_MAX ? HS_KX_MAX_SHARED : HASH_MAX] = { 0 };
-	uint8_t th[HASH_MAX];
+	uint8_t th[HASH_MAX], th_ch[HASH_MAX];
 	size_t hlen = c->suite->hash()->digest_len, shared_len = hlen;
 	int err = 0;
+
+	if (c->early == HS_EARLY_ACCEPTED) /* its secrets hash the ClientHello */
+		transcript_hash(&c->tr, th_ch);
 
 	if (c->resumed != 2) {
 		/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
@@ -601,6 +613,12 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 				 : keysched_start(&c->ks, c->suite->hash());
 	}
 	wipe(c->psk, sizeof(c->psk)); /* the early secret holds it */
+	if (err == 0 && c->early == HS_EARLY_ACCEPTED) {
+		err = keysched_early(&c->ks, th_ch);
+		c->early_exp = err == 0;
+		if (err == 0)
+			keysched_note(c, 2);
+	}
 	if (err == 0)
 		err = keysched_handshake(&c->ks, shared, shared_len, th);
 	wipe(shared, sizeof(shared));
@@ -626,6 +644,8 @@ static int send_encrypted_extensions(struct hs_conn *c)
 		ext_w_opaque(&w, EXT_SERVER_NAME, 0, NULL, 0);
 	if (c->alpn[0])
 		ext_w_alpn(&w, alpn, 1);
+	if (c->early == HS_EARLY_ACCEPTED) /* 4.2.10: empty in EncryptedExtensions */
+		ext_w_opaque(&w, EXT_EARLY_DATA, 0, NULL, 0);
 	write_vec_close(&w, &exts);
 	return msg_end(c, &w, &v);
 }
@@ -685,7 +705,14 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 
 	TRY(key_exchange(c, share));
 	TRY(set_write_key(c, c->ks.s_hs));
-	TRY(set_read_key(c, c->ks.c_hs));
+	/* 0-RTT accepted: the client's early data, then EndOfEarlyData, come
+	 * under client_early_traffic_secret (on_end_of_early_data: c_hs) */
+	if (c->early == HS_EARLY_ACCEPTED) {
+		TRY(set_read_key(c, c->ks.c_e));
+		keysched_forget(c->ks.c_e); /* the read key holds it */
+	} else {
+		TRY(set_read_key(c, c->ks.c_hs));
+	}
 	TRY(send_encrypted_extensions(c));
 	/* 2.2: resumed, the PSK authenticates us; 4.3.2: "Servers which are
 	 * authenticating with a PSK MUST NOT send the CertificateRequest" */
@@ -703,6 +730,8 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	keysched_forget(c->ks.s_hs); /* our Finished is built */
 	if (c->cert_requested)
 		c->state = S_WAIT_CERT;
+	if (c->early == HS_EARLY_ACCEPTED)
+		c->state = S_WAIT_EOED;
 	/* kept: c_hs (the client's Finished), c_ap (its read key after
 	 * that), the master (resumption_master_secret needs the transcript
 	 * through the client's Finished) */
@@ -729,6 +758,7 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 	c->skip_early = !c->hrr_done && ext_find(&ch.exts, EXT_EARLY_DATA) != NULL;
 	TRY(pick_suite(c, &ch));
 	TRY(read_sni(c, &ch)); /* before the credential: it may pick by name */
+	TRY(read_alpn(c, &ch)); /* before the PSK: 0-RTT needs the ticket's ALPN */
 	TRY(accept_psk(c, &ch, msg, len));
 	if (!c->resumed)
 		TRY(check_sigalgs(c, &ch));
@@ -737,7 +767,6 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		TRY(read_groups(&ch));
 		TRY(pick_group(c, &ch, &share, &have_share));
 	}
-	TRY(read_alpn(c, &ch));
 	transcript_choose(&c->tr, c->suite->hash());
 	transcript_update(&c->tr, msg, len);
 	if (!c->hrr_done) {
@@ -745,8 +774,13 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		memcpy(c->client_random, ch.random, 32); /* the key log's */
 		c->sid_len = ch.sid.len;
 		memcpy(c->sid, ch.sid.p, ch.sid.len);
-		if ((!have_share && c->resumed != 2) || c->cfg->hrr_cookie)
+		if ((!have_share && c->resumed != 2) || c->cfg->hrr_cookie) {
+			/* 4.2.10: a HelloRetryRequest rejects 0-RTT */
+			if (c->skip_early)
+				c->early = HS_EARLY_REJECTED;
 			return send_hrr(c, !have_share && c->resumed != 2);
+		}
+		TRY(early_decide(c, c->skip_early));
 	}
 	/* after our HelloRetryRequest the share must be for the group we named */
 	ENSURE(have_share || c->resumed == 2, HS_ERR_TLS_BAD_KEY_SHARE);
@@ -807,6 +841,7 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 
 static const struct transition server_table[] = {
 	{ S_START, HT_CLIENT_HELLO, on_client_hello, S_WAIT_FINISHED },
+	{ S_WAIT_EOED, HT_END_OF_EARLY_DATA, on_end_of_early_data, S_WAIT_FINISHED },
 	{ S_WAIT_CERT, HT_CERTIFICATE, on_client_certificate, S_WAIT_CV },
 	{ S_WAIT_CV, HT_CERTIFICATE_VERIFY, on_client_cert_verify, S_WAIT_FINISHED },
 	{ S_WAIT_FINISHED, HT_FINISHED, on_client_finished, S_CONNECTED },

@@ -31,6 +31,7 @@ struct test_secrets {
 	size_t len;
 	uint8_t client_hs[48], server_hs[48], client_ap[48], server_ap[48];
 	uint8_t master[48], handshake[48];
+	uint8_t client_early[48]; /* client_early_traffic_secret (0-RTT) */
 };
 
 struct test_hooks {

@@ -381,6 +381,9 @@ static void json_str(FILE *f, const char *key, const char *v)
 
 static const char *name_or_null(uint16_t id, const char *name) { return id != 0 ? name : NULL; }
 
+/* hs_conn_early_data(): enum hs_early */
+static const char *const early_names[4] = { NULL, "offered", "accepted", "rejected" };
+
 void report_json(FILE *f, const struct hs_conn *c, const struct conn_report *r)
 {
 	int sent = c != NULL ? hs_conn_alert(c, 0) : -1, got = c != NULL ? hs_conn_alert(c, 1) : -1;
@@ -401,6 +404,7 @@ void report_json(FILE *f, const struct hs_conn *c, const struct conn_report *r)
 		json_str(f, "server_name", r->server_name != NULL ? r->server_name
 								   : hs_conn_server_name(c));
 		fprintf(f, ",\"hrr\":%s", hs_conn_used_hrr(c) ? "true" : "false");
+		json_str(f, "early_data", early_names[hs_conn_early_data(c) & 3]);
 	}
 	json_str(f, "verify", r->verify);
 	json_str(f, "client_cert", r->client_cert);

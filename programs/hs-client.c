@@ -38,6 +38,10 @@ struct client {
 	 * --psk-ke resumes without (EC)DHE */
 	const char *sess_in, *sess_out;
 	int psk_ke;
+	/* --early-data FILE-or-string: 0-RTT (with --sess-in) */
+	const char *early_arg;
+	char *early;
+	size_t early_len;
 	/* external PSK: --psk HEX --psk-identity ID (openssl -psk/-psk_identity) */
 	const char *psk_identity;
 	uint8_t psk[256];
@@ -134,6 +138,11 @@ static int set_psk_ke(void *ctx, const char *a)
 	((struct client *)ctx)->psk_ke = 1;
 	return 0;
 }
+static int set_early(void *ctx, const char *a)
+{
+	((struct client *)ctx)->early_arg = a;
+	return 0;
+}
 static int set_psk(void *ctx, const char *a)
 {
 	struct client *cl = ctx;
@@ -214,6 +223,8 @@ static const struct opt options[] = {
 	{ "--sess-out -sess_out", "FILE", set_sess_out,
 	  "save the session (the server's tickets, secret: mode 0600) when done" },
 	{ "--psk-ke", NULL, set_psk_ke, "resume in psk_ke mode (no (EC)DHE; default psk_dhe_ke)" },
+	{ "--early-data -early_data", "FILE|TEXT", set_early,
+	  "0-RTT: send FILE's contents (or TEXT itself) as early data (with --sess-in)" },
 	{ "--psk -psk", "HEX", set_psk,
 	  "external PSK (SHA-256 suites); without --ca/--capath/--pin only the PSK authenticates" },
 	{ "--psk-identity -psk_identity", "ID", set_psk_identity, "its identity (default Client_identity)" },
@@ -400,6 +411,68 @@ static int save_session(const struct client *cl, const struct hs_conn *c)
 	return 0;
 }
 
+/* --early-data: a readable file's contents, else the text itself. */
+static int load_early(struct client *cl)
+{
+	int err;
+
+	if (cl->early_arg == NULL)
+		return 0;
+	if (cl->sess_in == NULL)
+		return fail(EXIT_USAGE, "--early-data needs --sess-in (0-RTT resumes a session)");
+	if (access(cl->early_arg, R_OK) == 0) {
+		err = hs_read_file(cl->early_arg, &cl->early, &cl->early_len);
+		if (err)
+			return fail(EXIT_USAGE, "cannot read --early-data file '%s': %s",
+				    cl->early_arg, hs_strerror(err));
+		return 0;
+	}
+	cl->early_len = strlen(cl->early_arg);
+	cl->early = malloc(cl->early_len + 1);
+	if (cl->early == NULL)
+		return fail(EXIT_TLS, "out of memory");
+	memcpy(cl->early, cl->early_arg, cl->early_len + 1);
+	return 0;
+}
+
+/*
+ * 0-RTT: as much of --early-data as the ticket allows goes out right after
+ * the ClientHello (*n bytes). After the handshake: rejected, all of it is
+ * sent again as 1-RTT data; accepted, what did not fit follows as 1-RTT.
+ */
+static int early_write(const struct client *cl, struct hs_conn *c, size_t *n)
+{
+	int err;
+
+	*n = 0;
+	if (cl->early == NULL)
+		return 0;
+	err = hs_conn_write_early(c, (const uint8_t *)cl->early, cl->early_len, n);
+	if (err == HS_ERR_TLS_STATE) {
+		note(1, "early data: not offered (the session's ticket allows no 0-RTT)");
+		return 0;
+	}
+	return err;
+}
+
+static int early_finish(const struct client *cl, struct hs_conn *c, int sock, size_t n)
+{
+	int err = 0;
+
+	if (cl->early == NULL)
+		return 0;
+	if (hs_conn_early_data(c) == HS_EARLY_ACCEPTED) {
+		note(1, "early data: accepted %zu bytes", n);
+	} else {
+		if (hs_conn_early_data(c) == HS_EARLY_REJECTED)
+			note(1, "early data: rejected (%zu bytes sent again as 1-RTT data)", n);
+		n = 0;
+	}
+	if (n < cl->early_len)
+		err = hs_fd_write(c, sock, cl->early + n, cl->early_len - n);
+	return err ? tls_fail(c, err, "sending the early data as 1-RTT") : 0;
+}
+
 /* Handshake, report, relay; deadline_ms: what --timeout leaves after connect. */
 static int run(const struct client *cl, const struct hs_config *cfg, int sock, unsigned deadline_ms)
 {
@@ -411,11 +484,14 @@ static int run(const struct client *cl, const struct hs_config *cfg, int sock, u
 	struct hs_conn *c = NULL;
 	char desc[ESC_MAX + 200];
 	double t0 = now_ms();
+	size_t early_n = 0;
 	int err = hs_conn_new(&c, cfg), rc;
 
 	if (err)
 		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
-	err = hs_fd_handshake_deadline(c, sock, deadline_ms);
+	err = early_write(cl, c, &early_n);
+	if (err == 0)
+		err = hs_fd_handshake_deadline(c, sock, deadline_ms);
 	rep.handshake_ms = now_ms() - t0;
 	if (err == HS_ERR_TLS_TIMEOUT)
 		rc = fail(EXIT_NET, "handshake: timed out after %u s (--timeout)", cl->timeout_s);
@@ -429,7 +505,9 @@ static int run(const struct client *cl, const struct hs_config *cfg, int sock, u
 		note(1, "psk: %s", psk_desc(c, 1));
 	else if (cfg->session != NULL || cl->sess_out != NULL)
 		note(1, "session: %s", psk_desc(c, 0));
-	rc = relay_run(&r, c, sock);
+	rc = early_finish(cl, c, sock, early_n);
+	if (rc == 0)
+		rc = relay_run(&r, c, sock);
 	note(2, "done: %llu bytes sent, %llu received", (unsigned long long)r.bytes_out,
 	     (unsigned long long)r.bytes_in);
 	if (save_session(cl, c) != 0 && rc == 0)
@@ -511,6 +589,9 @@ int main(int argc, char **argv)
 		goto out;
 	cfg.session = sess;
 	cfg.psk_ke = cl.psk_ke;
+	if ((rc = load_early(&cl)) != 0)
+		goto out;
+	cfg.early_data = cl.early != NULL;
 	cfg.keep_tickets = cl.sess_out != NULL;
 	if (cl.psk_len > 0) {
 		const char *id = cl.psk_identity ? cl.psk_identity : "Client_identity";
@@ -536,6 +617,7 @@ int main(int argc, char **argv)
 	close(sock);
 out:
 	wipe(cl.psk, sizeof(cl.psk));
+	free(cl.early);
 	hs_session_free(sess);
 	hs_cred_free(cred);
 	hs_x509_store_free(trust);

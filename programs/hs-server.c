@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/wipe.h"
 #include "cli.h"
 #include "serve_uring.h"
 #include "crypto/sha2.h"
@@ -51,6 +52,8 @@ struct server {
 	 * --no-tickets: none), sealed with keys made at start */
 	long n_tickets;
 	int no_tickets;
+	/* 0-RTT: --early-data[=MAX] (max_early_data_size, default 16384) */
+	long early_max;
 	/* external PSK: --psk HEX --psk-identity ID (openssl -psk/-psk_identity) */
 	const char *psk_identity;
 	uint8_t psk[256];
@@ -189,6 +192,17 @@ static int set_no_tickets(void *ctx, const char *a)
 	return 0;
 }
 
+static int set_early(void *ctx, const char *a)
+{
+	char *end;
+	long n = a != NULL ? strtol(a, &end, 10) : 16384;
+
+	if (a != NULL && (*a == 0 || *end != 0 || n < 1 || n > 1048576))
+		return fail(EXIT_USAGE, "--early-data=MAX: want 1 to 1048576 bytes");
+	S(ctx)->early_max = n;
+	return 0;
+}
+
 static int set_psk(void *ctx, const char *a)
 {
 	return parse_psk_hex(a, S(ctx)->psk, sizeof(S(ctx)->psk), &S(ctx)->psk_len);
@@ -251,6 +265,8 @@ static const struct opt options[] = {
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--tickets", "N", set_tickets, "session tickets after each handshake (default 2)" },
 	{ "--no-tickets -no_ticket", NULL, set_no_tickets, "send no session tickets (no resumption)" },
+	{ "--early-data -early_data", "[=MAX]", set_early,
+	  "accept 0-RTT, up to MAX bytes (default 16384), once per ticket (replayable: see man)" },
 	{ "--psk -psk", "HEX", set_psk, "accept this external PSK (SHA-256 suites)" },
 	{ "--psk-identity -psk_identity", "ID", set_psk_identity,
 	  "the PSK's identity (default Client_identity)" },
@@ -386,6 +402,68 @@ static size_t page(struct hs_conn *c, char *out, size_t cap)
 	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+/* 0-RTT: the early data, read before the handshake ends (hs_fd_read_early) */
+static int read_early(const struct hs_config *cfg, struct hs_conn *c, int sock, uint8_t **buf,
+		      size_t *len)
+{
+	size_t n;
+	int err;
+
+	*len = 0;
+	*buf = malloc(cfg->max_early_data + 1u);
+	if (*buf == NULL)
+		return HS_ERR_NOMEM;
+	do {
+		err = hs_fd_read_early(c, sock, *buf + *len, cfg->max_early_data - *len, &n);
+		*len += n;
+	} while (err == 0 && n > 0);
+	return err;
+}
+
+/* A request header's end (the blank line, as relay.c's www mode wants it). */
+static int whole_request(const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (b[i] == '\n' && (b[i + 1] == '\n' ||
+				      (i + 2 < n && b[i + 1] == '\r' && b[i + 2] == '\n')))
+			return 1;
+	return 0;
+}
+
+/* After the handshake: say what became of 0-RTT; echo it, or answer it
+ * (www) when it held a whole request. *done: nothing more to relay. */
+static int after_early(const struct server *sv, struct hs_conn *c, int sock, const uint8_t *buf,
+		       size_t len, int *done)
+{
+	char page_buf[4096];
+	size_t n;
+	int err = 0;
+
+	*done = 0;
+	if (hs_conn_early_data(c) == HS_EARLY_REJECTED)
+		note(1, "early data: rejected");
+	if (hs_conn_early_data(c) != HS_EARLY_ACCEPTED)
+		return 0;
+	note(1, "early data: accepted %zu bytes", len);
+	if (len == 0)
+		return 0;
+	if (sv->echo)
+		err = hs_fd_write(c, sock, buf, len);
+	else if (whole_request(buf, len)) {
+		n = page(c, page_buf, sizeof(page_buf));
+		err = hs_fd_write(c, sock, page_buf, n);
+		if (err == 0)
+			err = hs_fd_close(c, sock);
+		/* read (and drop) what the client still sends until it closes, so
+		 * closing the socket does not reset the page away (SO_RCVTIMEO) */
+		for (int i = 0; err == 0 && i < 64; i++)
+			if (hs_fd_read(c, sock, page_buf, sizeof(page_buf), &n) != 0 || n == 0)
+				break;
+		*done = 1;
+	}
+	return err ? tls_fail(c, err, "answering the early data") : 0;
+}
+
 static int serve_one(const struct server *sv, const struct hs_config *cfg, int sock,
 		     const char *peer)
 {
@@ -395,11 +473,16 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 	struct hs_conn *c = NULL;
 	char desc[ESC_MAX + 200], sni[ESC_MAX];
 	double t0 = now_ms();
-	int err = hs_conn_new(&c, cfg), rc;
+	uint8_t *early = NULL;
+	size_t early_len = 0;
+	int err = hs_conn_new(&c, cfg), rc, done = 0;
 
 	if (err)
 		return fail(EXIT_TLS, "cannot create the connection: %s", hs_strerror(err));
-	err = hs_fd_handshake_deadline(c, sock, (unsigned)sv->timeout * 1000); /* whole handshake */
+	if (cfg->max_early_data > 0) /* SO_RCVTIMEO bounds each read */
+		err = read_early(cfg, c, sock, &early, &early_len);
+	if (err == 0) /* whole handshake */
+		err = hs_fd_handshake_deadline(c, sock, (unsigned)sv->timeout * 1000);
 	rep.handshake_ms = now_ms() - t0;
 	rep.client_cert = hs_conn_peer_cert_count(c) > 0 ? "verified" : "none";
 	if (err) {
@@ -413,7 +496,9 @@ static int serve_one(const struct server *sv, const struct hs_config *cfg, int s
 		note(1, "psk: %s", psk_desc(c, 1));
 	else if (cfg->ticket_keys != NULL)
 		note(1, "session: %s", psk_desc(c, 0));
-	rc = relay_run(&r, c, sock);
+	rc = after_early(sv, c, sock, early, early_len, &done);
+	if (rc == 0 && !done)
+		rc = relay_run(&r, c, sock);
 	note(2, "connection done: %llu bytes received, %llu sent",
 	     (unsigned long long)r.bytes_in, (unsigned long long)r.bytes_out);
 	rep.bytes_sent = r.bytes_out;
@@ -426,6 +511,9 @@ report:
 	rep.exit_code = rc;
 	if (sv->json)
 		report_json(stdout, c, &rep);
+	if (early != NULL)
+		wipe(early, early_len);
+	free(early);
 	hs_conn_free(c);
 	return rc;
 }
@@ -523,6 +611,7 @@ int main(int argc, char **argv)
 	size_t n_creds = 0;
 	struct hs_x509_store *client_cas = NULL;
 	struct hs_ticket_keys *tkeys = NULL;
+	struct hs_antireplay *replay = NULL;
 	char host[256], port[32];
 	unsigned bound;
 	int rc, lsock;
@@ -541,6 +630,8 @@ int main(int argc, char **argv)
 	}
 	if (sv.timeout == 0)
 		sv.timeout = HANDSHAKE_TIMEOUT;
+	if (sv.uring && sv.early_max > 0) /* the io_uring loop reads no early data yet */
+		return fail(EXIT_USAGE, "--early-data does not go with --uring yet");
 	if ((rc = split_hostport(sv.listen ? sv.listen : "127.0.0.1:4433", host, sizeof(host),
 				 port, sizeof(port), 1)) != 0)
 		return rc;
@@ -577,6 +668,14 @@ int main(int argc, char **argv)
 		cfg.psk_identity_len = strlen(id);
 	}
 	cfg.n_tickets = (unsigned)sv.n_tickets;
+	/* 0-RTT: one ticket's early data once per 10 s window, 16384 tickets
+	 * at once (384 KiB); more in a window are refused 0-RTT */
+	if (sv.early_max > 0 && hs_antireplay_new(&replay, 16384, 0) != 0) {
+		rc = fail(EXIT_TLS, "cannot make the anti-replay register");
+		goto out;
+	}
+	cfg.max_early_data = (uint32_t)sv.early_max;
+	cfg.antireplay = replay;
 	/* --ktls: the tickets go out after the hand-off, through kTLS (the
 	 * --uring loop hands off nothing: its engine sends them; a server
 	 * verifying clients issues none) */
@@ -601,6 +700,7 @@ int main(int argc, char **argv)
 		close(lsock);
 	}
 out:
+	hs_antireplay_free(replay);
 	hs_ticket_keys_free(tkeys);
 	hs_x509_store_free(client_cas);
 	for (size_t i = 0; i < n_creds; i++)

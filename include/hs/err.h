@@ -94,7 +94,8 @@ enum hs_err {
 	HS_ERR_TLS_RESET = -143,              /* the peer reset the connection (fd helpers) */
 	HS_ERR_TLS_IO = -144,                 /* another socket error: errno says which (fd helpers) */
 	HS_ERR_TLS_BAD_BINDER = -145,         /* PSK binder does not verify */
-	HS_ERR_TLS_LAST = -145,
+	HS_ERR_TLS_EARLY_DATA_LIMIT = -146,   /* more 0-RTT data than max_early_data_size */
+	HS_ERR_TLS_LAST = -146,
 	/* X.509 certificate errors (x509/): from -200 down */
 	HS_ERR_X509_FIRST = -200,
 	HS_ERR_X509_MALFORMED = -200,        /* certificate is not valid DER / RFC 5280 */

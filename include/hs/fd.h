@@ -58,6 +58,16 @@ HS_API HS_MUST_CHECK int hs_fd_accept(struct hs_conn *c, int fd);
  */
 HS_API HS_MUST_CHECK int hs_fd_read(struct hs_conn *c, int fd, void *buf, size_t cap, size_t *n);
 /*
+ * server, 0-RTT (hs_config.max_early_data): run the handshake until
+ * accepted early data arrives (*n > 0, that data) or none can come any
+ * more (*n = 0: the client's EndOfEarlyData, or 0-RTT not accepted; see
+ * hs_conn_early_data); then hs_fd_handshake finishes. Early data must be
+ * read this way: hs_fd_handshake fails with HS_ERR_TLS_STATE while some
+ * waits unread.
+ */
+HS_API HS_MUST_CHECK int hs_fd_read_early(struct hs_conn *c, int fd, void *buf, size_t cap,
+					  size_t *n);
+/*
  * Write all len bytes (on a non-blocking socket it waits with poll() until
  * everything is sent, so the result is all or an error).
  */

@@ -57,6 +57,15 @@ enum hs_event {
 	HS_EVENT_ALERT = 3,          /* a fatal alert was sent or received */
 	HS_EVENT_KEY_UPDATE = 4,     /* the peer updated its sending keys */
 	HS_EVENT_TICKET = 5,         /* client: a NewSessionTicket arrived */
+	HS_EVENT_EARLY_DATA = 6,     /* server: 0-RTT data waits (hs_conn_read_early) */
+};
+
+/* 0-RTT (early data, RFC 8446 4.2.10) of a connection: hs_conn_early_data(). */
+enum hs_early {
+	HS_EARLY_NONE = 0,     /* not offered (client) / the client offered none (server) */
+	HS_EARLY_OFFERED = 1,  /* client: offered, the server has not answered yet */
+	HS_EARLY_ACCEPTED = 2, /* the server took it */
+	HS_EARLY_REJECTED = 3, /* offered, refused: the server skipped it */
 };
 
 /* A certificate chain and its private key (see hs_cred_load_pem). */
@@ -149,7 +158,8 @@ struct hs_config {
 	 *
 	 * keylog: each traffic secret as a line of the NSS key log format
 	 * (no newline): "<LABEL> <ClientHello.random hex> <secret hex>" with
-	 * LABEL CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET,
+	 * LABEL CLIENT_EARLY_TRAFFIC_SECRET (0-RTT offered by a client,
+	 * accepted by a server), CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET,
 	 * CLIENT_TRAFFIC_SECRET_0, SERVER_TRAFFIC_SECRET_0, what Wireshark and
 	 * tshark read to decrypt a capture. Whoever holds these lines can read
 	 * the connection: for debugging only. The library logs nothing unless
@@ -246,6 +256,35 @@ struct hs_config {
 	void (*msg_cb)(void *arg, const struct hs_conn *c, int sent, int content_type,
 		       const uint8_t *msg, size_t len);
 	void *msg_arg;
+	/*
+	 * 0-RTT (early data, RFC 8446 2.3, 4.2.10). Off by default on both
+	 * sides: early data is not protected against replay by TLS itself (an
+	 * attacker who recorded a ClientHello and its early data can send
+	 * them again, to this server or another one holding the same ticket
+	 * keys), nor forward secret under the resumption PSK. Only requests
+	 * that are safe to run twice belong in it (RFC 8446 8, E.5).
+	 *
+	 * server: max_early_data > 0 puts the early_data extension with that
+	 * max_early_data_size in our tickets and accepts 0-RTT from them;
+	 * antireplay (hs_antireplay_new, shared by connections, owned by the
+	 * application) is then required: 0-RTT is accepted only for the
+	 * client's first identity, a ticket of ours that allowed it, the
+	 * ticket's suite and ALPN, a ticket age within the register's window,
+	 * early_data_ok's consent (NULL: consent) and a ClientHello the
+	 * register has not seen; anything else (a full register too) rejects
+	 * the early data (skipped) and the handshake goes on in 1-RTT. More
+	 * early data than the ticket allowed: unexpected_message. Accepted
+	 * early data is read with hs_conn_read_early (HS_EVENT_EARLY_DATA),
+	 * never by hs_conn_read.
+	 *
+	 * client: early_data offers 0-RTT when the session's ticket allows it
+	 * (hs_conn_write_early); see hs_conn_early_data for the outcome.
+	 */
+	uint32_t max_early_data;
+	struct hs_antireplay *antireplay;
+	int (*early_data_ok)(void *arg, const struct hs_conn *c);
+	void *early_data_arg;
+	int early_data;
 };
 /* How many of the client's ALPN protocols alpn_select sees. */
 #define HS_ALPN_OFFER_MAX 16
@@ -412,7 +451,57 @@ HS_API int hs_conn_external_psk(const struct hs_conn *c);
 HS_API HS_MUST_CHECK int hs_conn_export(const struct hs_conn *c, const char *label,
 				 const uint8_t *context, size_t context_len, uint8_t *out,
 				 size_t out_len);
-#define HS_SESSION_MAX 8192 /* bytes of a serialised session, at most */
+#define HS_SESSION_MAX 16384 /* bytes of a serialised session, at most */
+
+/*
+ * ---- 0-RTT (early data, RFC 8446 2.3, 4.2.10, 8) ----
+ * Server: the anti-replay register (8.1, 8.2): the ticket of each
+ * accepted 0-RTT ClientHello is remembered for window_secs (0 = 10), at
+ * most max_entries at once (rounded up to a multiple of 8; 24 bytes
+ * each), so one ticket gives 0-RTT once per window: a replayed
+ * ClientHello, or a client offering a ticket again, is refused 0-RTT. A
+ * ClientHello whose ticket age puts it more than window_secs / 2 away
+ * from now is refused 0-RTT too (so a replay after the window is caught
+ * as well). A ticket seen, or no room left: 0-RTT rejected, never
+ * accepted.
+ * Locked inside: one object serves connections on any thread. The
+ * register lives in one process: servers sharing ticket keys across
+ * machines share no register, so a ClientHello replayed to another
+ * machine is not caught (RFC 8446 8.2, 8.4).
+ */
+struct hs_antireplay;
+HS_API HS_MUST_CHECK int hs_antireplay_new(struct hs_antireplay **out, size_t max_entries,
+					   uint32_t window_secs);
+HS_API void hs_antireplay_free(struct hs_antireplay *r);
+/*
+ * client (early_data set, a session whose ticket allows 0-RTT): protect
+ * application data under the client_early_traffic_secret, to go out right
+ * after the ClientHello. Before the ServerHello is read; *n gets how many
+ * bytes were taken: at most what the ticket's max_early_data_size leaves,
+ * and what the output queue holds (pull, then write the rest).
+ * HS_ERR_TLS_STATE when 0-RTT is not offered on this connection. Whether
+ * the server took it: hs_conn_early_data() once the handshake is done;
+ * when rejected, the data was skipped by the server and the application
+ * sends it again with hs_conn_write if it still wants to.
+ */
+HS_API HS_MUST_CHECK int hs_conn_write_early(struct hs_conn *c, const uint8_t *buf, size_t len,
+					     size_t *n);
+/* server: accepted early data (HS_EVENT_EARLY_DATA); *n = 0 if none waits. */
+HS_API HS_MUST_CHECK int hs_conn_read_early(struct hs_conn *c, uint8_t *buf, size_t cap,
+					    size_t *n);
+/* enum hs_early: what happened to 0-RTT on this connection. */
+HS_API int hs_conn_early_data(const struct hs_conn *c);
+/* Early data bytes: client sent (taken by hs_conn_write_early), server received. */
+HS_API uint64_t hs_conn_early_bytes(const struct hs_conn *c);
+/*
+ * Early exporter (RFC 8446 7.5, early_exporter_master_secret): as
+ * hs_conn_export, from the ClientHello's PSK. client: once 0-RTT is offered
+ * (gone after a HelloRetryRequest); server: once accepted.
+ * HS_ERR_TLS_STATE otherwise. Kept until free.
+ */
+HS_API HS_MUST_CHECK int hs_conn_export_early(const struct hs_conn *c, const char *label,
+					      const uint8_t *context, size_t context_len,
+					      uint8_t *out, size_t out_len);
 
 /* Names for printing ("TLS_AES_128_GCM_SHA256", "x25519", ...; "?" if unknown). */
 HS_API const char *hs_suite_name(uint16_t suite);
