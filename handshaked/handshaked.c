@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "handshaked/conf.h"
+#include "handshaked/handoff.h"
 #include "handshaked/netlink.h"
 #include "handshaked/session.h"
 #include "hs/tls.h"
@@ -43,7 +45,9 @@ struct creds_ref { /* credentials shared by the workers that started under them 
 struct daemon {
 	struct hsd_conf conf;
 	const char *conf_path;
-	struct hsd_nl *mcast, *ctl;
+	struct hsd_nl *mcast, *ctl;      /* NULL: no kernel upcalls here (hand-offs only) */
+	int lsock;                       /* the hand-off socket, -1 if none */
+	gid_t group;
 	pthread_mutex_t ctl_lock; /* ACCEPT and DONE share the request socket */
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
@@ -100,26 +104,32 @@ static int load(const char *path, struct hsd_conf *conf, struct creds_ref **out)
 /* ---- workers ---- */
 
 struct job {
-	struct hsd_req req;
+	struct hsd_req req;  /* a kernel upcall */
+	int conn;            /* or an application hand-off connection (>= 0) */
 	struct creds_ref *creds;
 };
 
 static const char *role(const struct hsd_req *r)
 {
-	return r->msg_type == HSD_MSG_CLIENTHELLO ? "client" : "server";
+	return r->msg_type == 0 ? "hand-off" : r->msg_type == HSD_MSG_CLIENTHELLO ? "client" : "server";
 }
 
 static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct hsd_result res;
-	int err;
+	int err = 0;
 
-	hsd_session_run(&j->creds->cr, &j->req, &res);
-	pthread_mutex_lock(&d.ctl_lock);
-	err = hsd_nl_done(d.ctl, j->req.fd, res.status, NULL, 0);
-	pthread_mutex_unlock(&d.ctl_lock);
-	close(j->req.fd); /* the kernel holds its own reference */
+	if (j->conn >= 0) {
+		hsd_handoff_serve(&j->creds->cr, j->conn, &res);
+		j->req.msg_type = 0;
+	} else {
+		hsd_session_run(&j->creds->cr, &j->req, &res);
+		pthread_mutex_lock(&d.ctl_lock);
+		err = hsd_nl_done(d.ctl, j->req.fd, res.status, NULL, 0);
+		pthread_mutex_unlock(&d.ctl_lock);
+		close(j->req.fd); /* the kernel holds its own reference */
+	}
 	atomic_fetch_add(res.status == 0 ? &d.done_ok : &d.done_failed, 1);
 	if (res.status == 0)
 		logf_(1, "%s handshake with %s: %s, kernel TLS, %.1f ms", role(&j->req),
@@ -143,53 +153,98 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Start a worker for j (in_flight already counted); on failure undo. */
+static void start(struct job *j)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	j->creds = d.creds;
+	atomic_fetch_add(&j->creds->refs, 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, worker, j) != 0) {
+		if (j->conn >= 0) {
+			close(j->conn);
+		} else {
+			pthread_mutex_lock(&d.ctl_lock);
+			(void)hsd_nl_done(d.ctl, j->req.fd, ENOMEM, NULL, 0);
+			pthread_mutex_unlock(&d.ctl_lock);
+			close(j->req.fd);
+		}
+		creds_put(j->creds);
+		free(j);
+		pthread_mutex_lock(&d.lock);
+		d.in_flight--;
+		pthread_mutex_unlock(&d.lock);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static int slot(void)
+{
+	int ok;
+
+	pthread_mutex_lock(&d.lock);
+	ok = d.in_flight < d.conf.max_handshakes;
+	if (ok)
+		d.in_flight++;
+	pthread_mutex_unlock(&d.lock);
+	return ok;
+}
+
+static void unslot(void)
+{
+	pthread_mutex_lock(&d.lock);
+	d.in_flight--;
+	pthread_mutex_unlock(&d.lock);
+}
+
+/* Accept hand-off connections while there are free slots. */
+static void take_handoffs(void)
+{
+	while (d.lsock >= 0 && slot()) {
+		int c = accept4(d.lsock, NULL, NULL, SOCK_CLOEXEC);
+		struct job *j;
+
+		if (c < 0) {
+			unslot();
+			return;
+		}
+		if (!hsd_handoff_allowed(c, d.group) || (j = calloc(1, sizeof(*j))) == NULL) {
+			logf_(0, "hand-off refused: the peer is not root, us or in the socket group");
+			close(c);
+			unslot();
+			continue;
+		}
+		j->conn = c;
+		start(j);
+	}
+}
+
 /* Take every waiting request (up to the limit) and start a worker for each. */
 static void take_requests(void)
 {
-	for (;;) {
-		struct job *j;
-		pthread_attr_t attr;
-		pthread_t t;
+	while (d.ctl != NULL && slot()) {
+		struct job *j = calloc(1, sizeof(*j));
 		int err;
 
-		pthread_mutex_lock(&d.lock);
-		if (d.in_flight >= d.conf.max_handshakes) {
-			pthread_mutex_unlock(&d.lock);
-			return; /* the rest waits in the kernel; a finishing worker does not wake us,
-				   the next READY or the poll timeout does */
-		}
-		pthread_mutex_unlock(&d.lock);
-		j = calloc(1, sizeof(*j));
-		if (j == NULL)
+		if (j == NULL) {
+			unslot();
 			return;
+		}
+		j->conn = -1;
 		pthread_mutex_lock(&d.ctl_lock);
 		err = hsd_nl_accept(d.ctl, &j->req);
 		pthread_mutex_unlock(&d.ctl_lock);
 		if (err) {
 			free(j);
+			unslot();
 			if (err != HS_ERR_WANT_READ)
 				logf_(0, "ACCEPT failed: %s", strerror(hsd_nl_errno(d.ctl)));
-			return;
+			return; /* the rest waits in the kernel until a slot frees */
 		}
-		j->creds = d.creds;
-		atomic_fetch_add(&j->creds->refs, 1);
-		pthread_mutex_lock(&d.lock);
-		d.in_flight++;
-		pthread_mutex_unlock(&d.lock);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &attr, worker, j) != 0) {
-			pthread_mutex_lock(&d.ctl_lock);
-			(void)hsd_nl_done(d.ctl, j->req.fd, ENOMEM, NULL, 0);
-			pthread_mutex_unlock(&d.ctl_lock);
-			close(j->req.fd);
-			creds_put(j->creds);
-			free(j);
-			pthread_mutex_lock(&d.lock);
-			d.in_flight--;
-			pthread_mutex_unlock(&d.lock);
-		}
-		pthread_attr_destroy(&attr);
+		start(j);
 	}
 }
 
@@ -220,11 +275,14 @@ static void notify(const char *msg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: handshaked [--config FILE] [--foreground] [--json] [-v]\n"
+	fprintf(f, "usage: handshaked [--config FILE] [--socket PATH] [--no-upcalls] [--foreground]\n"
+		   "                  [--json] [-v]\n"
 		   "       handshaked --check [--config FILE] | --version | --help\n\n"
 		   "Answers the kernel's TLS handshake upcalls (net/handshake) with hs and\n"
 		   "installs kernel TLS on each socket.\n\n"
 		   "  --config FILE  tlshd's configuration format (default " DEFAULT_CONF ")\n"
+		   "  --socket PATH  the application hand-off socket (also [handshaked] socket=)\n"
+		   "  --no-upcalls   serve hand-offs only, not the kernel's upcalls\n"
 		   "  --foreground   stay in the foreground (systemd runs it so); logs go to stderr\n"
 		   "  --json         one JSON object per finished handshake on stdout\n"
 		   "  --check        read the configuration and credentials, report, exit\n"
@@ -233,7 +291,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
+	const char *socket_path = NULL;
+	int no_upcalls = 0;
 	sigset_t sigs;
 	char why[256];
 	int check = 0, sfd, stop = 0;
@@ -244,6 +304,10 @@ int main(int argc, char **argv)
 			d.conf_path = argv[++i];
 		else if (strcmp(argv[i], "--foreground") == 0 || strcmp(argv[i], "-f") == 0)
 			;
+		else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
+			socket_path = argv[++i];
+		else if (strcmp(argv[i], "--no-upcalls") == 0)
+			no_upcalls = 1;
 		else if (strcmp(argv[i], "--json") == 0)
 			d.json = 1;
 		else if (strcmp(argv[i], "--check") == 0)
@@ -269,10 +333,29 @@ int main(int argc, char **argv)
 		creds_put(d.creds);
 		return 0;
 	}
-	if (hsd_nl_open(&d.mcast, 1, why, sizeof(why)) != 0 ||
-	    hsd_nl_open(&d.ctl, 0, why, sizeof(why)) != 0) {
-		logf_(0, "%s", why);
-		return 1;
+	d.lsock = -1;
+	d.group = (gid_t)-1;
+	if (socket_path != NULL)
+		snprintf(d.conf.socket_path, sizeof(d.conf.socket_path), "%s", socket_path);
+	if (d.conf.socket_path[0] != '\0') {
+		struct group *g = d.conf.socket_group[0] ? getgrnam(d.conf.socket_group) : NULL;
+
+		if (hsd_handoff_listen(d.conf.socket_path, d.conf.socket_group, &d.lsock, why,
+				       sizeof(why)) != 0) {
+			logf_(0, "hand-off socket: %s", why);
+			return 1;
+		}
+		d.group = g != NULL ? g->gr_gid : (gid_t)-1;
+	}
+	if (!no_upcalls && (hsd_nl_open(&d.mcast, 1, why, sizeof(why)) != 0 ||
+			    hsd_nl_open(&d.ctl, 0, why, sizeof(why)) != 0)) {
+		hsd_nl_close(d.mcast);
+		d.mcast = NULL;
+		if (d.lsock < 0) {
+			logf_(0, "%s", why);
+			return 1;
+		}
+		logf_(0, "no kernel upcalls here (%s): serving hand-offs only", why);
 	}
 	pthread_mutex_init(&d.lock, NULL);
 	pthread_mutex_init(&d.ctl_lock, NULL);
@@ -283,14 +366,19 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* workers inherit the mask */
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
-	fcntl(hsd_nl_fd(d.mcast), F_SETFL, O_NONBLOCK);
-	logf_(0, "ready: answering handshake upcalls (at most %u at once)", d.conf.max_handshakes);
+	if (d.mcast != NULL)
+		fcntl(hsd_nl_fd(d.mcast), F_SETFL, O_NONBLOCK);
+	logf_(0, "ready: %s%s%s (at most %u at once)", d.mcast ? "answering handshake upcalls" : "",
+	      d.mcast && d.lsock >= 0 ? ", " : "", d.lsock >= 0 ? "hand-offs on the socket" : "",
+	      d.conf.max_handshakes);
 	notify("READY=1\nSTATUS=answering handshake upcalls");
 	take_requests(); /* anything queued before we joined */
 	while (!stop) {
-		pfd[0] = (struct pollfd){ .fd = hsd_nl_fd(d.mcast), .events = POLLIN };
+		pfd[0] = (struct pollfd){ .fd = d.mcast ? hsd_nl_fd(d.mcast) : -1, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (poll(pfd, 2, 1000) < 0 && errno != EINTR)
+		pfd[2] = (struct pollfd){ .fd = d.lsock, .events = POLLIN };
+		/* a finished worker frees a slot: look again within 50 ms */
+		if (poll(pfd, 3, 50) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -319,7 +407,8 @@ int main(int argc, char **argv)
 			while (hsd_nl_read_ready(d.mcast, &ready) == 0 && ready > 0)
 				;
 		}
-		take_requests(); /* also each second: requests that waited for a free slot */
+		take_requests(); /* also every 50 ms: requests that waited for a free slot */
+		take_handoffs();
 	}
 	notify("STOPPING=1");
 	pthread_mutex_lock(&d.lock);
@@ -331,5 +420,9 @@ int main(int argc, char **argv)
 	creds_put(d.creds);
 	hsd_nl_close(d.mcast);
 	hsd_nl_close(d.ctl);
+	if (d.lsock >= 0) {
+		close(d.lsock);
+		unlink(d.conf.socket_path);
+	}
 	return 0;
 }

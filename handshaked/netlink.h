@@ -28,6 +28,7 @@ struct hsd_req {
 	int32_t keyring;          /* 0 = none */
 	char peername[256];       /* the server's name (client role) or the peer's address */
 	int malformed;            /* an attribute failed its check: answer EINVAL */
+	char alpn[256];           /* application hand-off only: protocols, comma-separated */
 };
 
 struct hsd_nl;

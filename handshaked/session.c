@@ -116,8 +116,29 @@ static int is_tcp(int fd)
 static void fail(struct hsd_result *res, int status, const char *what, const char *detail)
 {
 	res->status = status;
-	snprintf(res->detail, sizeof(res->detail), "%s%s%s", what, detail ? ": " : "",
+	if (res->err == 0)
+		res->err = status == ETIMEDOUT ? HS_ERR_TLS_TIMEOUT
+			 : status == EOPNOTSUPP ? HS_ERR_UNSUPPORTED
+			 : status == ENOKEY	? HS_ERR_TLS_NO_CERT
+			 : status == EINVAL	? HS_ERR_ARG
+						: HS_ERR_TLS_IO;
+	snprintf(res->detail, sizeof(res->detail), "%s%s%.200s", what, detail ? ": " : "",
 		 detail ? detail : "");
+}
+
+/* "h2,http/1.1" into buf (NULs in place of the commas) and the list (at most 16) */
+static int split_alpn(const char *list, char *buf, char **out, size_t *n)
+{
+	char *save = NULL;
+
+	snprintf(buf, 256, "%s", list);
+	*n = 0;
+	for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		if (*n == 16 || *t == '\0' || strlen(t) > 255)
+			return -1;
+		out[(*n)++] = t;
+	}
+	return *n > 0 ? 0 : -1;
 }
 
 void hsd_session_run(const struct hsd_creds *cr, const struct hsd_req *req, struct hsd_result *res)
@@ -128,6 +149,7 @@ void hsd_session_run(const struct hsd_creds *cr, const struct hsd_req *req, stru
 	struct hs_cred *own = NULL;
 	struct hs_conn *c = NULL;
 	struct hs_ktls *k = NULL;
+	char alpn_buf[256], *alpn[16];
 	uint8_t psk[128];
 	size_t psk_len = 0;
 	char identity[256];
@@ -135,6 +157,7 @@ void hsd_session_run(const struct hsd_creds *cr, const struct hsd_req *req, stru
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	res->alert = -1;
 	if (req->malformed)
 		return fail(res, EINVAL, "malformed request", NULL);
 	if (!is_tcp(req->fd))
@@ -170,17 +193,28 @@ void hsd_session_run(const struct hsd_creds *cr, const struct hsd_req *req, stru
 		cfg.creds = creds;
 		cfg.n_creds = 1;
 	}
+	if (req->alpn[0] != '\0' && split_alpn(req->alpn, alpn_buf, alpn, &cfg.n_alpn) != 0) {
+		hs_cred_free(own);
+		return fail(res, EINVAL, "bad ALPN list", req->alpn);
+	}
+	cfg.alpn = cfg.n_alpn > 0 ? (const char *const *)alpn : NULL;
 	err = hs_conn_new(&c, &cfg);
 	if (err == 0)
 		err = hs_fd_handshake_deadline(c, req->fd,
 					       req->timeout_ms ? req->timeout_ms : DEFAULT_TIMEOUT_MS);
 	if (err) {
+		res->err = err;
+		if (c != NULL) /* the peer's alert, else the one we sent */
+			res->alert = hs_conn_alert(c, 1) >= 0 ? hs_conn_alert(c, 1) : hs_conn_alert(c, 0);
 		fail(res, status_of(err), "handshake",
 		     c != NULL && hs_conn_error_detail(c) ? hs_conn_error_detail(c) : hs_strerror(err));
 		goto out;
 	}
 	res->suite = hs_conn_suite(c);
 	res->peer_cert = hs_conn_peer_cert_count(c) > 0;
+	snprintf(res->alpn, sizeof(res->alpn), "%s", hs_conn_alpn(c) ? hs_conn_alpn(c) : "");
+	snprintf(res->sni, sizeof(res->sni), "%s",
+		 !client && hs_conn_server_name(c) ? hs_conn_server_name(c) : "");
 	k = aligned_alloc(64, HS_KTLS_SIZE);
 	err = k == NULL ? HS_ERR_NOMEM : hs_ktls_attach(k, c, req->fd, HS_KTLS_F_KERNEL_ONLY);
 	if (err) {

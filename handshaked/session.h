@@ -24,6 +24,10 @@ void hsd_creds_free(struct hsd_creds *cr);
 
 struct hsd_result {
 	int status;          /* 0, or the positive errno DONE reports */
+	int err;             /* the hs error behind it (0 on success) */
+	int alert;           /* the alert sent or received, -1 if none */
+	char alpn[256];      /* negotiated ("" if none) */
+	char sni[256];       /* server role: the client's SNI ("" if none) */
 	char detail[256];    /* what failed, for the log ("" on success) */
 	uint16_t suite;
 	int peer_cert;       /* the peer authenticated with a certificate */

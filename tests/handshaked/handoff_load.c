@@ -1,0 +1,350 @@
+/*
+ * The application hand-off under load (issue 13): 64 client threads hand
+ * 1,000 connected sockets to handshaked (hs_handoff), each to hs-server
+ * --uring --echo, while one more hand-off goes to a peer that never answers
+ * (a listening socket nobody accepts from). Checks: every other hand-off
+ * gets its answer; the staller's is a timeout at its deadline; on a kernel
+ * with kTLS (HS_KTLS_EXPECT=kernel, the UML 7.x guest) each socket comes
+ * back on kernel TLS and a line sent with send() comes back through the
+ * echo server with recv(); without kTLS (the host) each answer is the clear
+ * refusal "kernel TLS ..."; bad requests get an error result and the daemon
+ * lives on; its descriptors do not grow. Prints hand-offs per second.
+ *   handoff_load HANDSHAKED HS_SERVER
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hs/err.h"
+#include "hs/handoff.h"
+
+#define THREADS 64
+#define TOTAL 1000
+#define STALL_MS 1500
+
+static char dir[] = "/tmp/hsd-handoff.XXXXXX", sock_path[200];
+static unsigned echo_port, stall_port;
+static int kernel, failures;
+static atomic_int next_job, ok, refused, bad_result;
+static char first_bad[300];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void check(int good, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(int good, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", good ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failures += !good;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int dial(unsigned port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { .tv_sec = 20 };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void note_bad(const char *what, const struct hs_handoff_result *r)
+{
+	pthread_mutex_lock(&lock);
+	if (first_bad[0] == '\0')
+		snprintf(first_bad, sizeof(first_bad), "%s: %s (%s)", what, hs_strerror(r->status),
+			 r->detail);
+	pthread_mutex_unlock(&lock);
+	atomic_fetch_add(&bad_result, 1);
+}
+
+/* One hand-off to the echo server; on kTLS, a line through it. */
+static void one(void)
+{
+	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "localhost",
+					.timeout_ms = 10000 };
+	struct hs_handoff_result r;
+	char line[32] = "through the kernel\n", back[32];
+	int fd = dial(echo_port), err;
+
+	if (fd < 0) {
+		atomic_fetch_add(&bad_result, 1);
+		return;
+	}
+	err = hs_handoff(sock_path, fd, &q, &r);
+	if (err) {
+		r.status = err;
+		snprintf(r.detail, sizeof(r.detail), "hs_handoff itself failed");
+		note_bad("hand-off", &r);
+	} else if (kernel && r.status == 0) {
+		ssize_t n = send(fd, line, strlen(line), MSG_NOSIGNAL), got = 0;
+
+		while (n > 0 && got < n) {
+			ssize_t m = recv(fd, back + got, sizeof(back) - (size_t)got, 0);
+			if (m <= 0)
+				break;
+			got += m;
+		}
+		if (n > 0 && got == n && memcmp(line, back, (size_t)n) == 0)
+			atomic_fetch_add(&ok, 1);
+		else
+			note_bad("echo on the kTLS socket", &r);
+	} else if (!kernel && r.status == HS_ERR_UNSUPPORTED && strstr(r.detail, "kernel TLS") != NULL) {
+		atomic_fetch_add(&refused, 1);
+	} else {
+		note_bad("result", &r);
+	}
+	close(fd);
+}
+
+static void *work(void *arg)
+{
+	(void)arg;
+	while (atomic_fetch_add(&next_job, 1) < TOTAL)
+		one();
+	return NULL;
+}
+
+static double stall_s = -1;
+static int stall_status;
+
+static void *stall(void *arg)
+{
+	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "localhost",
+					.timeout_ms = STALL_MS };
+	struct hs_handoff_result r;
+	int fd = dial(stall_port);
+	double t0 = now_s();
+
+	(void)arg;
+	if (fd >= 0 && hs_handoff(sock_path, fd, &q, &r) == 0) {
+		stall_s = now_s() - t0;
+		stall_status = r.status;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static long count_fds(pid_t pid)
+{
+	char p[64];
+	struct dirent *e;
+	long n = 0;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+	d = opendir(p);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static pid_t spawn(char *const argv[], const char *err_path)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (freopen(err_path, "w", stderr) == NULL)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Wait (up to 10 s) for "text" in file; sscanf it with fmt into *v if fmt. */
+static int wait_for(const char *file, const char *text, const char *fmt, unsigned *v)
+{
+	char line[512];
+
+	for (int i = 0; i < 200; i++) {
+		FILE *f = fopen(file, "r");
+
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			char *at = strstr(line, text);
+
+			if (at != NULL && (fmt == NULL || sscanf(at, fmt, v) == 1)) {
+				fclose(f);
+				return 0;
+			}
+		}
+		if (f != NULL)
+			fclose(f);
+		usleep(50000);
+	}
+	return -1;
+}
+
+/* A raw request the daemon must refuse with an error result, and live on. */
+static int raw_request(const void *msg, size_t len, int with_fd)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct timeval tv = { .tv_sec = 10 };
+	uint8_t back[1024];
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), fd = -1;
+	ssize_t n = -1;
+
+	memcpy(a.sun_path, sock_path, strlen(sock_path));
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (with_fd) {
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0); /* not a TCP socket */
+		memset(&cb, 0, sizeof(cb));
+		m.msg_control = cb.buf;
+		m.msg_controllen = sizeof(cb.buf);
+		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), &fd, sizeof(int));
+	}
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)) == 0 && sendmsg(s, &m, 0) == (ssize_t)len)
+		n = recv(s, back, sizeof(back), 0);
+	close(s);
+	if (fd >= 0)
+		close(fd);
+	return n > 4 && memcmp(back, "HSHR", 4) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *expect = getenv("HS_KTLS_EXPECT");
+	char conf[256], ca[256], hsd_err[256], srv_err[256], port_arg[32];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	pthread_t th[THREADS], st;
+	long fds0, fds1;
+	double t0, secs;
+	pid_t srv, hsd;
+	int lst, status = -1;
+	FILE *f;
+
+	if (argc != 3 || mkdtemp(dir) == NULL)
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+	kernel = expect != NULL && strcmp(expect, "kernel") == 0;
+	snprintf(sock_path, sizeof(sock_path), "%s/handshaked.sock", dir);
+	snprintf(conf, sizeof(conf), "%s/tlshd.conf", dir);
+	snprintf(ca, sizeof(ca), "%s/server.pem", dir);
+	snprintf(hsd_err, sizeof(hsd_err), "%s/hsd.err", dir);
+	snprintf(srv_err, sizeof(srv_err), "%s/srv.err", dir);
+
+	/* the TLS peer: hs-server's generated certificate is the daemon's trust anchor */
+	{
+		char *sv[] = { argv[2], "--listen", "127.0.0.1:0", "--uring", "--echo",
+			       "--print-cert", ca, "--no-tickets", NULL };
+		srv = spawn(sv, srv_err);
+	}
+	if (wait_for(srv_err, "listening on 127.0.0.1 port", "listening on 127.0.0.1 port %u",
+		     &echo_port) != 0) {
+		printf("FAIL - hs-server did not start\n");
+		kill(srv, SIGKILL);
+		return 1;
+	}
+	/* the staller: a listening socket nobody accepts from (the kernel completes the TCP
+	 * handshake, nothing ever answers the ClientHello) */
+	lst = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(lst, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lst, 4) != 0 ||
+	    getsockname(lst, (struct sockaddr *)&a, &alen) != 0)
+		return 1;
+	stall_port = ntohs(a.sin_port);
+	f = fopen(conf, "w");
+	fprintf(f, "[authenticate.client]\nx509.truststore=%s\n[handshaked]\nmax_handshakes=64\n", ca);
+	fclose(f);
+	{
+		char *hv[] = { argv[1], "--config", conf, "--socket", sock_path, "--no-upcalls", NULL };
+		hsd = spawn(hv, hsd_err);
+	}
+	snprintf(port_arg, sizeof(port_arg), "%u", echo_port);
+	if (wait_for(hsd_err, "ready:", NULL, NULL) != 0) {
+		printf("FAIL - handshaked did not start\n");
+		kill(hsd, SIGKILL);
+		kill(srv, SIGKILL);
+		return 1;
+	}
+	check(raw_request("HSHO\x01", 5, 1) == 0, "a truncated request gets an error result");
+	check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 1) == 0,
+	      "a request with a socket that is not TCP gets an error result");
+	check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 0) == 0,
+	      "a request without a socket gets an error result");
+	fds0 = count_fds(hsd);
+
+	t0 = now_s();
+	pthread_create(&st, NULL, stall, NULL);
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&th[i], NULL, work, NULL);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	secs = now_s() - t0;
+	pthread_join(st, NULL);
+	if (kernel)
+		check(atomic_load(&ok) == TOTAL && atomic_load(&bad_result) == 0,
+		      "%d of %d hand-offs (64 at once) came back on kernel TLS and echoed a line%s%s",
+		      atomic_load(&ok), TOTAL, first_bad[0] ? "; first failure: " : "", first_bad);
+	else
+		check(atomic_load(&refused) == TOTAL && atomic_load(&bad_result) == 0,
+		      "%d of %d hand-offs (64 at once) answered with the clear refusal (no kTLS here)%s%s",
+		      atomic_load(&refused), TOTAL, first_bad[0] ? "; first failure: " : "", first_bad);
+	printf("    %.0f hand-offs/s (64 client threads, handshake + %s)\n", TOTAL / secs,
+	       kernel ? "kTLS install + one echo" : "refusal");
+	check(stall_s >= STALL_MS / 1e3 - 0.2 && stall_s < STALL_MS / 1e3 + 3 &&
+		      stall_status == HS_ERR_TLS_TIMEOUT,
+	      "the hand-off to a peer that never answers times out at its deadline (%.2f s, %s)",
+	      stall_s, hs_strerror(stall_status));
+	usleep(300000);
+	fds1 = count_fds(hsd);
+	check(fds0 > 0 && fds1 == fds0, "handshaked's descriptors: %ld before, %ld after", fds0, fds1);
+	kill(hsd, SIGTERM);
+	waitpid(hsd, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "handshaked stops cleanly on SIGTERM");
+	kill(srv, SIGTERM);
+	waitpid(srv, NULL, 0);
+	close(lst);
+	unlink(conf);
+	unlink(ca);
+	unlink(hsd_err);
+	unlink(srv_err);
+	rmdir(dir);
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}
