@@ -54,7 +54,13 @@
 static int rekey_dir(struct ktls_state *k, struct ktls_dir *d, int name)
 {
 	uint8_t key[HS_AEAD_MAX_KEY_LEN];
-	int err = rec_key_next(&d->rec, key), e = 0;
+	int err, e = 0;
+
+	if (k->adopted) { /* no traffic secret to step from: whoever installed the keys must */
+		d->why = HS_KTLS_WHY_NO_REKEY;
+		return ktls_fail(k, HS_ERR_UNSUPPORTED, 0);
+	}
+	err = rec_key_next(&d->rec, key);
 
 	if (err == 0 && d->path == HS_KTLS_PATH_KERNEL)
 		e = ktls_set_conf(k, name, key, d->rec.iv, 0);
@@ -87,7 +93,7 @@ static int key_update(struct ktls_state *k, int request_peer)
 	if (k->sent_close)
 		return HS_ERR_TLS_CLOSED;
 	k->tx_progress = 0;
-	if (k->tx.path == HS_KTLS_PATH_KERNEL && !kernel_can_rekey(k)) {
+	if (k->adopted || (k->tx.path == HS_KTLS_PATH_KERNEL && !kernel_can_rekey(k))) {
 		k->tx.why = HS_KTLS_WHY_NO_REKEY;
 		k->tx.why_errno = EBUSY;
 		return HS_ERR_UNSUPPORTED; /* nothing sent: the connection goes on */

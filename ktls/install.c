@@ -224,6 +224,27 @@ int hs_ktls_init(struct hs_ktls *pub, int fd, const struct hs_secrets *s, unsign
 	return err;
 }
 
+int hs_ktls_adopt(struct hs_ktls *pub, int fd, uint16_t suite)
+{
+	struct ktls_state *k;
+
+	if (pub == NULL || fd < 0 || hs_ktls_cipher_for_suite(suite) == NULL)
+		return HS_ERR_ARG;
+	k = ktls_of(pub);
+	memset(pub, 0, sizeof(*pub));
+	k->fd = fd;
+	atomic_init(&k->err, 0);
+	atomic_init(&k->sys_errno, 0);
+	atomic_init(&k->alert, KTLS_NO_ALERT);
+	atomic_init(&k->want_update, 0);
+	atomic_init(&k->peer_alert, -1);
+	k->cipher = hs_ktls_cipher_for_suite(suite);
+	k->ops = hs_ktls_sys_ops;
+	k->tx.path = k->rx.path = HS_KTLS_PATH_KERNEL;
+	k->adopted = 1;
+	return 0;
+}
+
 void hs_ktls_wipe(struct hs_ktls *pub)
 {
 	struct ktls_state *k;

@@ -47,6 +47,7 @@ struct ktls_state {
 	struct hs_ktls_ops ops;
 	struct ktls_dir tx, rx; /* tx: the writer's; rx: the reader's */
 	int no_pad;             /* kernel RX has TLS_RX_EXPECT_NO_PAD */
+	int adopted;            /* hs_ktls_adopt: the kernel has the keys, we have no secrets */
 
 	/* shared by reader and writer */
 	atomic_int err;         /* sticky: the first error wins (compare-exchange from 0) */

@@ -173,5 +173,7 @@ struct relay {
  * sent close_notify (or an error). Returns an exit code (reason printed).
  */
 int relay_run(struct relay *r, struct hs_conn *c, int sock);
+/* A socket handshaked put on kernel TLS (hs-client --via): stdin/stdout over it. */
+int relay_adopted(struct relay *r, int sock, uint16_t suite);
 
 #endif

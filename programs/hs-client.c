@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "hs/cred.h"
 #include "hs/fd.h"
+#include "hs/handoff.h"
 #include "hs/x509.h"
 
 #define ANCHOR_MAX 16384
@@ -47,6 +48,8 @@ struct client {
 	uint8_t psk[256];
 	size_t psk_len;
 	enum relay_ktls ktls;
+	/* --via PATH: handshaked does the handshake (its keys) and puts the socket on kTLS */
+	const char *via, *alpn_list;
 	struct algs algs;
 	uint8_t anchor[ANCHOR_MAX];
 	size_t anchor_len;
@@ -97,7 +100,17 @@ static int set_insecure(void *ctx, const char *a)
 	((struct client *)ctx)->insecure = 1;
 	return 0;
 }
-static int set_alpn(void *ctx, const char *a) { return parse_alpn(&((struct client *)ctx)->algs, a); }
+static int set_alpn(void *ctx, const char *a)
+{
+	((struct client *)ctx)->alpn_list = a; /* as given, for --via */
+	return parse_alpn(&((struct client *)ctx)->algs, a);
+}
+
+static int set_via(void *ctx, const char *a)
+{
+	((struct client *)ctx)->via = a;
+	return 0;
+}
 static int set_suites(void *ctx, const char *a)
 {
 	return parse_suites(&((struct client *)ctx)->algs, a);
@@ -217,6 +230,8 @@ static const struct opt options[] = {
 	  "one JSON object on stderr per connection instead of the status lines" },
 	{ "--timeout", "SECS", set_timeout,
 	  "give up when connect + handshake take longer (default 300, 0: never)" },
+	{ "--via", "PATH", set_via,
+	  "let handshaked (its socket PATH) do the handshake and put the socket on kTLS" },
 	{ "--ktls", "[=require]", set_ktls,
 	  "records on kernel TLS after the handshake (else userspace; =require: or exit 5)" },
 	{ "--sess-in -sess_in", "FILE", set_sess_in, "resume with a ticket of this saved session" },
@@ -536,6 +551,29 @@ static unsigned deadline_left(unsigned timeout_s, double t0)
 	return left < 1.0 ? 1u : (unsigned)left;
 }
 
+/* --via: the daemon does the handshake with its credentials; then stdin/stdout over kTLS */
+static int via(const struct client *cl, const struct hs_config *cfg, int sock, unsigned deadline_ms)
+{
+	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = cfg->server_name,
+					.alpn = cl->alpn_list, .timeout_ms = deadline_ms };
+	struct relay r = { .mode = RELAY_STDIO, .in_fd = 0, .out_fd = 1 };
+	struct hs_handoff_result res;
+	char alpn[ESC_MAX];
+	int err = hs_handoff(cl->via, sock, &q, &res), rc;
+
+	if (err)
+		return fail(EXIT_NET, "handshaked at %s: %s", cl->via, hs_strerror(err));
+	if (res.status != 0)
+		return fail(res.status == HS_ERR_UNSUPPORTED ? EXIT_KTLS : EXIT_TLS,
+			    "handshaked: %s", res.detail[0] ? res.detail : hs_strerror(res.status));
+	note(1, "handshaked: TLSv1.3 %s alpn=%s; the socket is on kernel TLS", hs_suite_name(res.suite),
+	     res.alpn[0] ? escape_peer(res.alpn, alpn, sizeof(alpn)) : "-");
+	rc = relay_adopted(&r, sock, res.suite);
+	note(2, "done: %llu bytes sent, %llu received", (unsigned long long)r.bytes_out,
+	     (unsigned long long)r.bytes_in);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct client cl;
@@ -613,7 +651,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	note(2, "connected to %s port %s", host, port);
-	rc = run(&cl, &cfg, sock, deadline_left(cl.timeout_s, t0));
+	rc = cl.via != NULL ? via(&cl, &cfg, sock, deadline_left(cl.timeout_s, t0))
+			    : run(&cl, &cfg, sock, deadline_left(cl.timeout_s, t0));
 	close(sock);
 out:
 	wipe(cl.psk, sizeof(cl.psk));

@@ -469,6 +469,44 @@ static int kt_stdio(struct kt_io *io, struct hs_conn *c)
 	return err ? err : io->err;
 }
 
+/* Move the data over k (attached or adopted): say where each direction runs. */
+static int kt_transfer(struct relay *r, struct hs_ktls *k, struct hs_conn *c, int sock)
+{
+	static struct kt_io io; /* one connection at a time */
+	int err, rc = 0;
+
+	memset(&io, 0, sizeof(io));
+	io.r = r;
+	io.k = k;
+	io.sock = sock;
+	r->ktls_tx = hs_ktls_tx_path(k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
+	r->ktls_rx = hs_ktls_rx_path(k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
+	note_paths(k);
+	err = r->send_tickets ? hs_ktls_send_tickets(k, c, 0) : 0;
+	if (!err && r->send_tickets)
+		note(2, "session tickets sent after the hand-off (ktls)");
+	if (!err)
+		err = r->mode == RELAY_STDIO ? kt_stdio(&io, c) : kt_read_loop(&io, c);
+	if (!err) /* the peer closed first (echo, or before stdin's end) */
+		err = kt_close_once(k);
+	else /* the writer's side sends the alert a read error left (best effort) */
+		(void)!hs_ktls_close(k);
+	if (io.fail_rc)
+		rc = io.fail_rc;
+	else if (err)
+		rc = kt_fail(k, err, "transfer");
+	return rc;
+}
+
+static void no_timeouts(int sock)
+{
+	struct timeval none = { 0 };
+
+	/* the handshake's timeouts must not cut an idle connection */
+	(void)setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof(none));
+	(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof(none));
+}
+
 /*
  * After the handshake: hand the socket to kTLS (or ktls/'s userspace
  * records), say where each direction runs, and move the data.
@@ -476,43 +514,32 @@ static int kt_stdio(struct kt_io *io, struct hs_conn *c)
 static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
 {
 	static struct hs_ktls k; /* HS_KTLS_SIZE (112 KiB): kept off the stack */
-	static struct kt_io io;  /* one connection at a time */
-	struct timeval no_timeout = { 0 };
 	unsigned flags = r->ktls == RELAY_KTLS_REQUIRE ? HS_KTLS_F_KERNEL_ONLY : 0;
-	int err, rc = 0;
+	int err, rc;
 
-	memset(&io, 0, sizeof(io));
-	io.r = r;
-	io.k = &k;
-	io.sock = sock;
-	/* the handshake's timeouts must not cut an idle connection */
-	(void)setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &no_timeout, sizeof(no_timeout));
-	(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &no_timeout, sizeof(no_timeout));
+	no_timeouts(sock);
 	err = hs_ktls_attach(&k, c, sock, flags);
-	if (err == HS_ERR_UNSUPPORTED && flags) {
+	if (err == HS_ERR_UNSUPPORTED && flags)
 		rc = fail(EXIT_KTLS, "kTLS unavailable: TX: %s; RX: %s",
 			  hs_ktls_tx_path(&k) ? "kernel" : hs_ktls_reason(&k, 0),
 			  hs_ktls_rx_path(&k) ? "kernel" : hs_ktls_reason(&k, 1));
-	} else if (err) {
+	else if (err)
 		rc = tls_fail(c, err, "kTLS hand-off");
-	} else {
-		r->ktls_tx = hs_ktls_tx_path(&k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
-		r->ktls_rx = hs_ktls_rx_path(&k) == HS_KTLS_PATH_KERNEL ? "kernel" : "userspace";
-		note_paths(&k);
-		err = r->send_tickets ? hs_ktls_send_tickets(&k, c, 0) : 0;
-		if (!err && r->send_tickets)
-			note(2, "session tickets sent after the hand-off (ktls)");
-		if (!err)
-			err = r->mode == RELAY_STDIO ? kt_stdio(&io, c) : kt_read_loop(&io, c);
-		if (!err) /* the peer closed first (echo, or before stdin's end) */
-			err = kt_close_once(&k);
-		else /* the writer's side sends the alert a read error left (best effort) */
-			(void)!hs_ktls_close(&k);
-		if (io.fail_rc)
-			rc = io.fail_rc;
-		else if (err)
-			rc = kt_fail(&k, err, "transfer");
-	}
+	else
+		rc = kt_transfer(r, &k, c, sock);
+	hs_ktls_wipe(&k);
+	return rc;
+}
+
+int relay_adopted(struct relay *r, int sock, uint16_t suite)
+{
+	static struct hs_ktls k;
+	int rc;
+
+	no_timeouts(sock);
+	if (hs_ktls_adopt(&k, sock, suite) != 0)
+		return fail(EXIT_TLS, "the daemon reported an unknown suite 0x%04x", suite);
+	rc = kt_transfer(r, &k, NULL, sock);
 	hs_ktls_wipe(&k);
 	return rc;
 }

@@ -251,6 +251,15 @@ HS_API HS_MUST_CHECK int hs_ktls_close(struct hs_ktls *k);
  */
 HS_API HS_MUST_CHECK int hs_ktls_key_update(struct hs_ktls *k, int request_peer);
 
+/*
+ * A socket another process already put on kernel TLS both ways (handshaked's
+ * hand-off, include/hs/handoff.h), with the suite it negotiated: read,
+ * write, control records, alerts and close_notify work as after
+ * hs_ktls_init; a KeyUpdate (ours or the peer's) cannot, for want of the
+ * traffic secrets: HS_ERR_UNSUPPORTED. The peer's NewSessionTickets are
+ * read and dropped.
+ */
+HS_API HS_MUST_CHECK int hs_ktls_adopt(struct hs_ktls *k, int fd, uint16_t suite);
 /* Wipe every secret in k (the fd is not closed). */
 HS_API void hs_ktls_wipe(struct hs_ktls *k);
 

@@ -1,0 +1,38 @@
+#!/bin/bash
+# hs-client --via: handshaked does the client's handshake with its own trust
+# store and hands the socket back on kernel TLS; hs-client then moves stdin
+# and stdout over it (ktls/'s adopted path). hs-server --echo is the peer
+# (it sends two session tickets, which the adopted socket reads and drops).
+#   HS_KTLS_EXPECT=kernel (UML 7.x): the line comes back, hs-client says kernel TLS
+#   HS_KTLS_EXPECT=user (host, no kTLS): hs-client exits 5 with the daemon's refusal
+#   via.sh HANDSHAKED HS_SERVER HS_CLIENT
+set -u
+hsd=$(realpath "$1")
+server=$(realpath "$2")
+client=$(realpath "$3")
+here=$(dirname "$(realpath "$0")")
+. "$here/../interop/lib.sh"
+
+"$server" --listen 127.0.0.1:0 --echo --max-conns 2 --print-cert "$tmp/ca.pem" 2>"$tmp/srv.err" &
+pids+=($!)
+port=$(hs_port "$tmp/srv.err") || { bad "hs-server did not start: $(cat "$tmp/srv.err")"; finish; }
+printf '[authenticate.client]\nx509.truststore=%s\n' "$tmp/ca.pem" >"$tmp/tlshd.conf"
+"$hsd" --config "$tmp/tlshd.conf" --socket "$tmp/hsd.sock" --no-upcalls -v 2>"$tmp/hsd.err" &
+pids+=($!)
+for _ in $(seq 50); do [ -S "$tmp/hsd.sock" ] && break; sleep 0.1; done
+out=$( (echo via-the-daemon; sleep 0.5) | timeout 20 "$client" --via "$tmp/hsd.sock" localhost:"$port" 2>"$tmp/cli.err")
+rc=$?
+if [ "${HS_KTLS_EXPECT:-user}" = kernel ]; then
+	[ "$rc" = 0 ] && [ "$out" = via-the-daemon ] && grep -q "the socket is on kernel TLS" "$tmp/cli.err" &&
+		pass "hs-client --via: handshake by handshaked, data over kernel TLS ($(grep -o 'TLSv1.3 [^ ]*' "$tmp/cli.err"))" ||
+		bad "hs-client --via: exit $rc, got '$out': $(cat "$tmp/cli.err" "$tmp/hsd.err")"
+else
+	[ "$rc" = 5 ] && grep -q "handshaked: kernel TLS" "$tmp/cli.err" &&
+		pass "hs-client --via without kTLS: exit 5, $(tail -1 "$tmp/cli.err")" ||
+		bad "hs-client --via: exit $rc: $(cat "$tmp/cli.err" "$tmp/hsd.err")"
+fi
+"$client" --via "$tmp/nonexistent.sock" localhost:"$port" </dev/null 2>"$tmp/cli2.err"
+rc=$?
+[ "$rc" = 4 ] && grep -q "handshaked at .*nonexistent.sock" "$tmp/cli2.err" &&
+	pass "no daemon at the path: exit 4, $(tail -1 "$tmp/cli2.err")" || bad "no daemon: exit $rc: $(cat "$tmp/cli2.err")"
+finish
