@@ -12,6 +12,9 @@
  * - The engine must hold no part of a record (hs_conn_input_wanted() is a
  *   full header); bytes it still has to send (a server's tickets) are sent
  *   before TX moves, since they are already sealed with the engine's keys.
+ * - Then hs_conn_handoff(): the engine wipes and frees its record keys,
+ *   buffers and what is left of the handshake, keeping its small header
+ *   (libhs/README.md "Memory") for post-handshake messages and getters.
  */
 #include <errno.h>
 #include <string.h>
@@ -89,6 +92,9 @@ int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
 	hs_secrets_wipe(&s);
 	if (!err)
 		err = drain_engine(k, c);
+	/* the engine keeps only its header: k has the keys and the records */
+	if (!err)
+		err = hs_conn_handoff(c);
 	if (!err)
 		ktls_of(k)->conn = c;
 	return err;

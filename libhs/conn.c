@@ -332,8 +332,9 @@ static int out_writer(struct hs_conn *c, size_t want, struct writer *w)
 	}
 	if (c->out_len + want > OUT_CAP)
 		want = OUT_CAP - c->out_len; /* the seal fails: no space */
-	TRY(grow(c, &c->out, &c->out_cap, &c->out_hw, c->out_len, c->out_len + want, REC_BUF,
-		 OUT_CAP));
+	/* a handshake flight takes what it needs; records, a record buffer */
+	TRY(grow(c, &c->out, &c->out_cap, &c->out_hw, c->out_len, c->out_len + want,
+		 c->handshake_done ? REC_BUF : 4096, OUT_CAP));
 	*w = writer_init(c->out + c->out_len, c->out_cap - c->out_len);
 	return 0;
 }
@@ -1019,10 +1020,12 @@ int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n)
 	ENSURE(c->handshake_done && !c->handed_off, HS_ERR_TLS_STATE);
 	ENSURE(!c->we_closed, HS_ERR_TLS_CLOSED);
 	while (*n < len) {
-		size_t k = fits(c, len - *n > REC_MAX_PLAIN ? REC_MAX_PLAIN : len - *n);
+		size_t want = len - *n > REC_MAX_PLAIN ? REC_MAX_PLAIN : len - *n;
+		size_t k = fits(c, want);
 		int err = 0;
 
-		if (k == 0)
+		/* no short record behind a queued one: wait until it is pulled */
+		if (k == 0 || (k < want && c->out_len > c->out_off))
 			break;
 		/* automatic KeyUpdate before the AEAD's per-key record limit */
 		if (c->wr->seq + 1 >= ku_limit(c))

@@ -395,6 +395,9 @@ static void test_secrets_wiped(void **state)
 	assert_int_equal(pair_transfer(&p, 1, (const uint8_t *)"data", 4, 0), 0);
 	assert_false(find(p.c, sizeof(*p.c), old_tx, 32));
 	assert_false(find(p.s, sizeof(*p.s), old_rx, 32));
+	/* the record keys live in their own block */
+	assert_false(find(p.c->keys, sizeof(*p.c->keys), old_tx, 32));
+	assert_false(find(p.s->keys, sizeof(*p.s->keys), old_rx, 32));
 	pair_free(&p);
 }
 #endif
