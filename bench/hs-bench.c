@@ -40,6 +40,9 @@ static const struct subcommand subcommands[] = {
 	{ .name = "ktls",
 	  .summary = "loopback throughput: kernel TLS next to hs's userspace record path",
 	  .run = bench_ktls },
+	{ .name = "memory",
+	  .summary = "bytes per connection (handshake, idle, active, kTLS) next to libssl",
+	  .run = bench_memory },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -136,6 +139,11 @@ int main(int argc, char **argv)
 	const struct subcommand *sc = NULL;
 	int r;
 
+	/* OpenSSL's allocator is set before OpenSSL allocates anything */
+	if (argc >= 2 && strcmp(argv[1], "memory") == 0 && bench_memory_hooks() != 0) {
+		fprintf(stderr, "hs-bench: cannot count OpenSSL's allocations\n");
+		return 1;
+	}
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;
