@@ -564,12 +564,14 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 	c->alert_recv = -1;
 	c->ku_after = cfg->key_update_after;
 	c->keys = conn_mem_alloc(c, sizeof(*c->keys));
-	c->hs = conn_mem_alloc(c, sizeof(*c->hs));
-	if (c->keys == NULL || c->hs == NULL) {
+	if (c->keys != NULL) {
+		memset(c->keys, 0, sizeof(*c->keys));
+		c->hs = conn_mem_alloc(c, sizeof(*c->hs));
+	}
+	if (c->hs == NULL) {
 		hs_conn_free(c);
 		return HS_ERR_NOMEM;
 	}
-	memset(c->keys, 0, sizeof(*c->keys));
 	memset(c->hs, 0, sizeof(*c->hs));
 	c->rd = &c->keys->rd;
 	c->wr = &c->keys->wr;
