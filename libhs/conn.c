@@ -933,7 +933,8 @@ int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
 	avail = c->out_len - c->out_off;
 	if (avail > cap)
 		avail = cap;
-	memcpy(out, c->out + c->out_off, avail);
+	if (avail > 0) /* out is NULL while nothing is queued */
+		memcpy(out, c->out + c->out_off, avail);
 	c->out_off += avail;
 	c->out_pulled += avail;
 	if (c->out_off == c->out_len)
