@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/wipe.h"
 #include "crypto/hkdf.h"
 
@@ -116,9 +117,9 @@ void rec_key_wipe(struct rec_key *k)
 void rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
 		  uint8_t out[HS_AEAD_NONCE_LEN])
 {
-	memcpy(out, iv, HS_AEAD_NONCE_LEN);
-	for (int i = 0; i < 8; i++)
-		out[HS_AEAD_NONCE_LEN - 1 - i] ^= (uint8_t)(seq >> (8 * i));
+	/* the sequence number, big-endian, XORed into the IV's last 8 bytes */
+	memcpy(out, iv, HS_AEAD_NONCE_LEN - 8);
+	store_be64(out + HS_AEAD_NONCE_LEN - 8, load_be64(iv + HS_AEAD_NONCE_LEN - 8) ^ seq);
 }
 
 size_t rec_wire_len(const struct rec_key *k, size_t n, size_t pad)
@@ -126,13 +127,12 @@ size_t rec_wire_len(const struct rec_key *k, size_t n, size_t pad)
 	return REC_HDR + n + (k->on ? 1 + pad + HS_AEAD_TAG_LEN : 0);
 }
 
+/* hdr: the REC_HDR bytes write_reserve gave (stores, no calls: every record pays this) */
 static void put_header(uint8_t *hdr, uint8_t type, uint16_t version, size_t len)
 {
-	struct writer w = writer_init(hdr, REC_HDR);
-
-	write_u8(&w, type);
-	write_u16(&w, version);
-	write_u16(&w, (uint16_t)len); /* fits: REC_HDR bytes, len <= 2^14 + 256 */
+	hdr[0] = type;
+	store_be16(hdr + 1, version);
+	store_be16(hdr + 3, (uint16_t)len); /* len <= 2^14 + 256 */
 }
 
 int rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version, const uint8_t *p,
@@ -162,7 +162,8 @@ int rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version, const uin
 	/* 5.2: outer type application_data, legacy_record_version 0x0303 */
 	put_header(hdr, REC_APP, REC_LEGACY_VERSION, inner + HS_AEAD_TAG_LEN);
 	body[n] = type;
-	memset(body + n + 1, 0, pad);
+	if (pad > 0)
+		memset(body + n + 1, 0, pad);
 	rec_nonce(k->iv, k->seq, iv);
 	k->aead->seal(ctx(k), iv, hdr, REC_HDR, body, inner, body);
 	k->seq++;
