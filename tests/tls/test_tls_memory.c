@@ -125,6 +125,16 @@ static void test_handshake_peak_mtls(void **state)
 	hs_x509_store_free(trust);
 }
 
+/* A pair after its handshake, and what each side holds then. */
+static void connected(struct pair *p, size_t *idle_c, size_t *idle_s)
+{
+	pair_init(p, EC_CERT, EC_KEY_PKCS8);
+	pair_start(p);
+	assert_int_equal(pair_handshake(p, 0), 0);
+	*idle_c = mem(p->c);
+	*idle_s = mem(p->s);
+}
+
 /* One record buffer each way while data is in flight, none once drained. */
 static void test_userspace_buffers(void **state)
 {
@@ -132,11 +142,7 @@ static void test_userspace_buffers(void **state)
 	uint8_t got[REC_MAX_PLAIN];
 	size_t n, idle_c, idle_s;
 	(void)state;
-	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
-	pair_start(&p);
-	assert_int_equal(pair_handshake(&p, 0), 0);
-	idle_c = mem(p.c);
-	idle_s = mem(p.s);
+	connected(&p, &idle_c, &idle_s);
 	/* a write of three records takes one: the queue holds one record */
 	assert_int_equal(hs_conn_write(p.c, data, sizeof(data), &n), 0);
 	assert_int_equal(n, REC_MAX_PLAIN);
@@ -232,11 +238,7 @@ static void test_zero_copy(void **state)
 	uint8_t *d, got[64];
 	size_t n, used, dlen, rec, idle_c, idle_s;
 	(void)state;
-	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
-	pair_start(&p);
-	assert_int_equal(pair_handshake(&p, 0), 0);
-	idle_c = mem(p.c);
-	idle_s = mem(p.s);
+	connected(&p, &idle_c, &idle_s);
 	for (size_t len = 0; len <= REC_MAX_PLAIN; len = len ? len * 4 : 1) {
 		rec = seal(p.c, buf, sizeof(buf), len);
 		/* not a whole record yet */
