@@ -189,21 +189,9 @@ int rec_check_header(const uint8_t *hdr, int protected, size_t *body_len)
 	return 0;
 }
 
-int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, size_t *len)
+/* The inner plaintext pt[0 .. n) once decrypted: limits, padding, type. */
+static int inner(const uint8_t *pt, size_t n, uint8_t *type, size_t *len)
 {
-	uint8_t iv[HS_AEAD_NONCE_LEN];
-	uint8_t *body = rec + REC_HDR;
-	size_t n;
-
-	if (!k->on || body_len < HS_AEAD_TAG_LEN + 1)
-		return k->on ? HS_ERR_TLS_BAD_RECORD_MAC : HS_ERR_INTERNAL;
-	if (k->seq == UINT64_MAX)
-		return HS_ERR_TLS_SEQ_EXHAUSTED;
-	rec_nonce(k->iv, k->seq, iv);
-	if (k->aead->open(ctx(k), iv, rec, REC_HDR, body, body_len, body) != 0)
-		return HS_ERR_TLS_BAD_RECORD_MAC;
-	k->seq++;
-	n = body_len - HS_AEAD_TAG_LEN;
 	/* 5.2: the whole TLSInnerPlaintext MUST NOT exceed 2^14 + 1 octets */
 	if (n > REC_MAX_INNER)
 		return HS_ERR_TLS_RECORD_OVERFLOW;
@@ -211,15 +199,49 @@ int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, si
 	 * "If a receiving implementation does not find a non-zero octet in the
 	 * cleartext, it MUST terminate the connection with an
 	 * unexpected_message alert." */
-	while (n > 0 && body[n - 1] == 0)
+	while (n > 0 && pt[n - 1] == 0)
 		n--;
 	if (n == 0)
 		return HS_ERR_TLS_EMPTY_RECORD;
-	*type = body[n - 1];
+	*type = pt[n - 1];
 	*len = n - 1;
 	/* 5.1: no zero-length fragments of handshake (or alert) content; 5.4:
 	 * only application data may be empty */
 	if (*len == 0 && *type != REC_APP)
 		return HS_ERR_TLS_EMPTY_RECORD;
 	return 0;
+}
+
+/* Decrypt rec's body into out (in place when out is the body). */
+static int open_into(struct rec_key *k, const uint8_t *rec, size_t body_len, uint8_t *out)
+{
+	uint8_t iv[HS_AEAD_NONCE_LEN];
+
+	if (!k->on || body_len < HS_AEAD_TAG_LEN + 1)
+		return k->on ? HS_ERR_TLS_BAD_RECORD_MAC : HS_ERR_INTERNAL;
+	if (k->seq == UINT64_MAX)
+		return HS_ERR_TLS_SEQ_EXHAUSTED;
+	rec_nonce(k->iv, k->seq, iv);
+	if (k->aead->open(ctx(k), iv, rec, REC_HDR, rec + REC_HDR, body_len, out) != 0)
+		return HS_ERR_TLS_BAD_RECORD_MAC;
+	k->seq++;
+	return 0;
+}
+
+int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, size_t *len)
+{
+	int err = open_into(k, rec, body_len, rec + REC_HDR);
+
+	return err ? err : inner(rec + REC_HDR, body_len - HS_AEAD_TAG_LEN, type, len);
+}
+
+int rec_open_to(struct rec_key *k, const uint8_t *rec, size_t body_len, uint8_t *out,
+		size_t cap, uint8_t *type, size_t *len)
+{
+	int err;
+
+	if (body_len >= HS_AEAD_TAG_LEN && cap < body_len - HS_AEAD_TAG_LEN)
+		return HS_ERR_ARG;
+	err = open_into(k, rec, body_len, out);
+	return err ? err : inner(out, body_len - HS_AEAD_TAG_LEN, type, len);
 }
