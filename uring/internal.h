@@ -13,7 +13,9 @@
 #define RING_ENTRIES 512
 #define BUF_GROUP 1
 #define BUF_COUNT 256          /* receive buffers shared by all connections */
-#define BUF_SIZE 16384         /* one full record's plaintext fits a buffer */
+/* one whole record fits a buffer (header + 2^14 + 256: RFC 8446 5.2), so it opens in place */
+#define BUF_SIZE (HS_RECORD_HEADER_LEN + 16384 + 256)
+#define SEND_IOV 16            /* chunks one send takes at once (sendmsg) */
 #define OUT_HIGH (256 * 1024)  /* queued output above which a connection stops reading */
 
 /* user_data = connection address | operation (struct hs_uring_conn is 16-byte aligned) */
@@ -47,6 +49,10 @@ struct hs_uring_conn {
 	struct __kernel_timespec ts; /* the linked timeout of the receive in flight */
 	struct chunk *q_head, *q_tail;
 	size_t queued;               /* bytes in the queue */
+	struct msghdr send_msg;      /* the send in flight: up to SEND_IOV chunks */
+	struct iovec send_iov[SEND_IOV];
+	uint8_t *part;               /* a record split across two receive buffers (on demand) */
+	size_t part_len;
 	struct msghdr msg;           /* kernel path: recvmsg with the record type cmsg */
 	struct iovec iov;
 	union {
@@ -89,6 +95,15 @@ void conn_end(struct hs_uring_conn *uc, int err);
 void conn_free(struct hs_uring_conn *uc);
 int conn_queue(struct hs_uring_conn *uc, const uint8_t *p, size_t n);
 void conn_kick(struct hs_uring_conn *uc);
+
+/* records.c: our records without copies, after the handshake */
+void records_on_recv(struct hs_uring_conn *uc, uint8_t *p, size_t n);
+int records_send(struct hs_uring_conn *uc, const uint8_t *p, size_t n);
+void records_free(struct hs_uring_conn *uc);
+int conn_flush(struct hs_uring_conn *uc);
+void conn_feed(struct hs_uring_conn *uc, const uint8_t *p, size_t len);
+void conn_deliver(struct hs_uring_conn *uc, const uint8_t *p, size_t n);
+int conn_events(struct hs_uring_conn *uc);
 
 /* ktls.c */
 void ktls_try(struct hs_uring_conn *uc);
