@@ -22,7 +22,7 @@
 #include "base/wipe.h"
 #include "uring/internal.h"
 
-#define PART_CAP BUF_SIZE
+#define PART_CAP (HS_RECORD_HEADER_LEN + 16384 + 256) /* one record (RFC 8446 5.2) */
 #define SEAL_MAX 16384
 
 /* A record's length on the wire from its header (5 bytes). */
@@ -96,9 +96,15 @@ void records_on_recv(struct hs_uring_conn *uc, uint8_t *p, size_t n)
 		err = open_one(uc, p + off, n - off, &used);
 		if (err == HS_ERR_TLS_STATE) {
 			/* the engine still holds part of a record (the buffer that
-			 * completed the handshake carried more): the copying path */
-			conn_feed(uc, p + off, n - off);
-			return;
+			 * completed the handshake carried more): it gets the bytes
+			 * that complete it, then records open in place again */
+			size_t k = hs_conn_input_wanted(uc->tls);
+
+			k = k < n - off ? k : n - off;
+			conn_feed(uc, p + off, k);
+			off += k;
+			err = 0;
+			continue;
 		}
 		if (err == HS_ERR_WANT_READ) { /* cut by the end of p: carry it */
 			uc->part = malloc(PART_CAP);
