@@ -59,6 +59,9 @@ struct bench_row {
 	size_t bytes;        /* bytes per operation for "MB/s" rows (MB = 10^6 bytes) */
 	const char *backend; /* the hs implementation that ran, e.g. "AES-128-GCM (AES-NI)" */
 	struct bench_stats hs, ref;
+	/* "MB/s" rows of records: hs's raw AEAD rate (ops/s of the same
+	 * payload) measured in the same run, 0 = none; printed with hs/aead */
+	double aead;
 };
 
 /* 1 if the row name passes opts->filter. */
@@ -71,6 +74,9 @@ int bench_match(const struct bench_opts *o, const char *name);
 int bench_pair(const struct bench_opts *o, const struct bench_side *hs,
 	       const struct bench_side *ref, struct bench_stats *hs_st,
 	       struct bench_stats *ref_st);
+
+/* Time one side alone, as bench_pair does (a reference measured for a ratio). */
+int bench_one(const struct bench_opts *o, const struct bench_side *s, struct bench_stats *st);
 
 /*
  * The machine header: CPU model, hs CPU features, kernel, compiler,
@@ -92,5 +98,8 @@ void bench_json_str(const char *s);
 int bench_crypto(const struct bench_opts *o);
 int bench_handshake(const struct bench_opts *o);
 int bench_record(const struct bench_opts *o);
+int bench_memory(const struct bench_opts *o);
+/* Count OpenSSL's allocations (CRYPTO_set_mem_functions): before any of its calls. */
+int bench_memory_hooks(void);
 
 #endif

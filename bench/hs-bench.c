@@ -38,6 +38,9 @@ static const struct subcommand subcommands[] = {
 	{ .name = "record",
 	  .summary = "16 KiB application records through the engine next to libssl",
 	  .run = bench_record },
+	{ .name = "memory",
+	  .summary = "bytes per connection (handshake, idle, active, kTLS) next to libssl",
+	  .run = bench_memory },
 	{ .name = "record-path",
 	  .summary = "loopback throughput of every record path (kernel TLS, hs, io_uring) and OpenSSL",
 	  .run = bench_record_path },
@@ -142,6 +145,11 @@ int main(int argc, char **argv)
 	const struct subcommand *sc = NULL;
 	int r;
 
+	/* OpenSSL's allocator is set before OpenSSL allocates anything */
+	if (argc >= 2 && strcmp(argv[1], "memory") == 0 && bench_memory_hooks() != 0) {
+		fprintf(stderr, "hs-bench: cannot count OpenSSL's allocations\n");
+		return 1;
+	}
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;

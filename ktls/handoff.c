@@ -15,6 +15,9 @@
  * - A server whose engine deferred its tickets (defer_tickets) sends them
  *   after the hand-off with hs_ktls_send_tickets: the engine makes each
  *   NewSessionTicket (hs_conn_make_ticket), this layer seals the record.
+ * - Then hs_conn_handoff(): the engine wipes and frees its record keys,
+ *   buffers and what is left of the handshake, keeping its small header
+ *   (libhs/README.md "Memory") for post-handshake messages and getters.
  */
 #include <errno.h>
 #include <string.h>
@@ -92,6 +95,9 @@ int hs_ktls_attach(struct hs_ktls *k, struct hs_conn *c, int fd, unsigned flags)
 	hs_secrets_wipe(&s);
 	if (!err)
 		err = drain_engine(k, c);
+	/* the engine keeps only its header: k has the keys and the records */
+	if (!err)
+		err = hs_conn_handoff(c);
 	if (!err)
 		ktls_of(k)->conn = c;
 	return err;

@@ -8,9 +8,11 @@
  * - Userspace records: header checks, nonce, seal, open, padding and every
  *   limit are record/'s (rec_*), so a bad record gives the same error
  *   here as in the engine. We never pad.
- * - Records are sealed into k->out and opened in place in k->in; nothing
- *   allocates. A received record's plaintext that does not fit the caller's
- *   buffer waits in k->pt.
+ * - Records are sealed into k->out; a received record is opened straight
+ *   into the caller's buffer when its whole inner plaintext fits there
+ *   (rec_open_to: no copy, no plaintext left in k->in), else in place in
+ *   k->in and copied; nothing allocates. A received record's plaintext that
+ *   does not fit the caller's buffer waits in k->pt.
  * - The sticky error is an atomic set once (compare-exchange from 0). The
  *   reader never sends: ktls_fail records the alert, ktls_tx_check (writer
  *   side) sends it, and the send loop stops at the next record once an
@@ -251,8 +253,13 @@ static int fill(struct ktls_state *k, size_t need)
 	return 0;
 }
 
-/* Open the record at k->in + in_off in place; *body, *len = inner content. */
-static int user_open(struct ktls_state *k, uint8_t *type, uint8_t **body, size_t *len)
+/*
+ * Open the record at k->in + in_off: into out when it holds the whole
+ * inner plaintext (record/'s rec_open_to: no copy, and k->in keeps only
+ * ciphertext), else in place; *body, *len = the content.
+ */
+static int user_open(struct ktls_state *k, uint8_t *type, uint8_t *out, size_t cap,
+		     uint8_t **body, size_t *len)
 {
 	uint8_t *hdr;
 	size_t clen;
@@ -275,11 +282,16 @@ static int user_open(struct ktls_state *k, uint8_t *type, uint8_t **body, size_t
 	if (err)
 		return err;
 	hdr = k->in + k->in_off; /* fill may have moved it */
-	err = rec_open(&k->rx.rec, hdr, clen, type, len);
+	if (clen >= HS_AEAD_TAG_LEN && cap >= clen - HS_AEAD_TAG_LEN) {
+		err = rec_open_to(&k->rx.rec, hdr, clen, out, cap, type, len);
+		*body = out;
+	} else {
+		err = rec_open(&k->rx.rec, hdr, clen, type, len);
+		*body = hdr + REC_HDR;
+	}
 	if (err)
 		return ktls_fail(k, err, 0);
 	k->in_off += REC_HDR + clen;
-	*body = hdr + REC_HDR;
 	return 0;
 }
 
@@ -290,10 +302,14 @@ static int user_recv(struct ktls_state *k, uint8_t *type, uint8_t *buf, size_t c
 	int err;
 
 	do /* skip empty application data records */
-		err = user_open(k, type, &body, &len);
+		err = user_open(k, type, buf, cap, &body, &len);
 	while (!err && len == 0);
 	if (err)
 		return err;
+	if (body == buf) { /* opened straight into the caller's buffer */
+		*n = len;
+		return 0;
+	}
 	if (len > cap && *type != HS_KTLS_DATA)
 		return ktls_fail(k, HS_ERR_NO_SPACE, 0);
 	*n = len < cap ? len : cap;

@@ -34,13 +34,13 @@ static const uint8_t hrr_random[32] = {
 
 static int offered(const struct hs_conn *c, uint16_t type)
 {
-	return u16_in(c->offered, c->n_offered, type);
+	return u16_in(c->hs->offered, c->hs->n_offered, type);
 }
 
 static void note_offered(struct hs_conn *c, uint16_t type)
 {
-	if (c->n_offered < MAX_OFFERED && !offered(c, type))
-		c->offered[c->n_offered++] = type;
+	if (c->hs->n_offered < MAX_OFFERED && !offered(c, type))
+		c->hs->offered[c->hs->n_offered++] = type;
 }
 
 static void write_available(struct writer *w, const uint16_t *v, size_t n,
@@ -117,7 +117,7 @@ static int fill_binder(struct hs_conn *c, uint8_t *msg, size_t len)
 	struct writer w;
 
 	ENSURE(len > tail, HS_ERR_INTERNAL);
-	TRY(psk_binder(&c->tr, h, c->psk_key, c->psk_key_len, c->psk_external, msg, len - tail,
+	TRY(psk_binder(&c->hs->tr, h, c->psk_key, c->psk_key_len, c->psk_external, msg, len - tail,
 		       binder));
 	w = writer_init(msg + len - h->digest_len, h->digest_len);
 	write_bytes(&w, binder, h->digest_len);
@@ -149,7 +149,7 @@ static void write_ch_exts(struct hs_conn *c, struct writer *w)
 	}
 	ext_w_u16_list(w, EXT_SUPPORTED_VERSIONS, 1, versions, 1);
 	note_offered(c, EXT_SUPPORTED_VERSIONS);
-	ext_w_key_share(w, c->kx_group->id, c->kx_pub, c->kx_group->kx->pub_len, 1);
+	ext_w_key_share(w, c->kx_group->id, c->hs->kx_pub, c->kx_group->kx->pub_len, 1);
 	note_offered(c, EXT_KEY_SHARE);
 	if (c->echo_cookie_len > 0) {
 		ext_w_opaque(w, EXT_COOKIE, 2, c->echo_cookie, c->echo_cookie_len);
@@ -192,7 +192,7 @@ static int send_client_hello(struct hs_conn *c, uint16_t record_version)
 	uint8_t *msg = c->handshake_out + c->handshake_out_len;
 	TRY(msg_end_notr(c, &w, &v));
 	TRY(fill_binder(c, msg, w.len));
-	transcript_update(&c->tr, msg, w.len);
+	transcript_update(&c->hs->tr, msg, w.len);
 	return flush_handshake(c, record_version);
 }
 
@@ -219,9 +219,10 @@ static int send_verbatim_hello(struct hs_conn *c)
 		if (ext_find(&exts, t) != NULL)
 			note_offered(c, t);
 	ENSURE(c->hooks.client_hello_len <= HANDSHAKE_OUT_MAX, HS_ERR_ARG);
+	TRY(conn_out_room(c, c->hooks.client_hello_len));
 	memcpy(c->handshake_out, c->hooks.client_hello, c->hooks.client_hello_len);
 	c->handshake_out_len = c->hooks.client_hello_len;
-	transcript_update(&c->tr, c->handshake_out, c->handshake_out_len);
+	transcript_update(&c->hs->tr, c->handshake_out, c->handshake_out_len);
 	return flush_handshake(c, 0x0301);
 }
 #endif
@@ -373,7 +374,7 @@ static int pick_suite(struct hs_conn *c, uint16_t id)
 	/* 4.1.4: the ServerHello suite must be the HelloRetryRequest's */
 	ENSURE(c->suite == NULL || c->suite == s, HS_ERR_TLS_ILLEGAL_PARAM);
 	c->suite = s;
-	transcript_choose(&c->tr, s->hash());
+	transcript_choose(&c->hs->tr, s->hash());
 	return 0;
 }
 
@@ -414,8 +415,8 @@ static int on_hrr(struct hs_conn *c, const uint8_t *msg, size_t len, struct serv
 	 * HelloRetryRequest (still in handshake_in) while the new hello is built */
 	if (ck != NULL)
 		TRY(ext_cookie(ck->body, &c->echo_cookie, &c->echo_cookie_len));
-	transcript_hrr_restart(&c->tr);
-	transcript_update(&c->tr, msg, len);
+	transcript_hrr_restart(&c->hs->tr);
+	transcript_update(&c->hs->tr, msg, len);
 	if (c->sid_len > 0)
 		TRY(send_ccs(c));
 	c->state = C_WAIT_SH;
@@ -436,8 +437,8 @@ static int sh_key_exchange(struct hs_conn *c, const struct server_hello *sh, uin
 	ENSURE(ks.group == c->kx_group->id, HS_ERR_TLS_BAD_KEY_SHARE);
 	/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
 	ENSURE(ks.len == c->kx_group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
-	err = c->kx_group->kx->shared(shared, c->kx_priv, ks.pub, ks.len);
-	wipe(c->kx_priv, sizeof(c->kx_priv));
+	err = c->kx_group->kx->shared(shared, c->hs->kx_priv, ks.pub, ks.len);
+	wipe(c->hs->kx_priv, sizeof(c->hs->kx_priv));
 	c->group = c->kx_group;
 	return err;
 }
@@ -495,11 +496,11 @@ static int on_server_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		if (err == 0)
 			shared_len = c->group->kx->shared_len;
 	} else {
-		wipe(c->kx_priv, sizeof(c->kx_priv));
+		wipe(c->hs->kx_priv, sizeof(c->hs->kx_priv));
 	}
 	if (err == 0) {
-		transcript_update(&c->tr, msg, len);
-		transcript_hash(&c->tr, th);
+		transcript_update(&c->hs->tr, msg, len);
+		transcript_hash(&c->hs->tr, th);
 		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk_key,
 						      c->psk_key_len)
 				 : keysched_start(&c->ks, c->suite->hash());
@@ -570,7 +571,7 @@ static int on_encrypted_extensions(struct hs_conn *c, const uint8_t *msg, size_t
 		}
 	}
 	TRY(early_client_answer(c, ext_find(&exts, EXT_EARLY_DATA)));
-	transcript_update(&c->tr, msg, len);
+	transcript_update(&c->hs->tr, msg, len);
 	/* 2.2: resumed, the server authenticates with the PSK: Finished next */
 	if (c->resumed)
 		c->state = C_WAIT_FINISHED;
@@ -615,9 +616,9 @@ static int on_certificate_request(struct hs_conn *c, const uint8_t *msg, size_t 
 	ENSURE(sig_algs != NULL, HS_ERR_TLS_MISSING_EXT);
 	TRY(pick_client_cred(c, sig_algs));
 	c->cert_requested = 1;
-	c->cr_context_len = ctx.len;
-	memcpy(c->cr_context, ctx.p, ctx.len);
-	transcript_update(&c->tr, msg, len);
+	c->hs->cr_context_len = ctx.len;
+	memcpy(c->hs->cr_context, ctx.p, ctx.len);
+	transcript_update(&c->hs->tr, msg, len);
 	return 0;
 }
 
@@ -631,14 +632,14 @@ static int on_certificate(struct hs_conn *c, const uint8_t *msg, size_t len)
 		       cfg->verify_cert != NULL,
 	       HS_ERR_TLS_CERT_UNTRUSTED);
 	TRY(parse_certificate(c, msg, len, &n));
-	transcript_update(&c->tr, msg, len);
+	transcript_update(&c->hs->tr, msg, len);
 	return 0;
 }
 
 static int on_certificate_verify(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	TRY(check_cert_verify(c, msg, len, 1));
-	transcript_update(&c->tr, msg, len);
+	transcript_update(&c->hs->tr, msg, len);
 	return 0;
 }
 
@@ -652,7 +653,7 @@ static int send_second_flight(struct hs_conn *c)
 	/* 4.4.2: our chain and its CertificateVerify, or (no credential, or
 	 * none the server accepts) an empty Certificate alone */
 	if (c->cert_requested) {
-		TRY(build_certificate(c, c->client_cred, c->cr_context, c->cr_context_len));
+		TRY(build_certificate(c, c->client_cred, c->hs->cr_context, c->hs->cr_context_len));
 		if (c->client_cred != NULL)
 			TRY(build_cert_verify(c, c->client_cred, 0));
 	}
@@ -665,8 +666,8 @@ static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	uint8_t th[HASH_MAX];
 
 	TRY(check_finished(c, c->ks.s_hs, msg, len));
-	transcript_update(&c->tr, msg, len);
-	transcript_hash(&c->tr, th);
+	transcript_update(&c->hs->tr, msg, len);
+	transcript_hash(&c->hs->tr, th);
 	TRY(keysched_master(&c->ks, th));
 	keysched_note(c, 1);
 	keysched_forget(c->ks.s_hs); /* its Finished is checked */
@@ -676,7 +677,7 @@ static int on_server_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	 * Finished); kept until free (or hs_conn_end_tickets) only if
 	 * tickets are kept */
 	if (c->cfg->keep_tickets) {
-		transcript_hash(&c->tr, th);
+		transcript_hash(&c->hs->tr, th);
 		TRY(keysched_resumption(&c->ks, th));
 		c->tickets_open = 1; /* until hs_conn_end_tickets */
 	}

@@ -18,12 +18,14 @@
  * - The first fatal error is stored, its alert queued (sealed under the
  *   current write key) and returned from every later call. A plaintext
  *   alert once the peer's records are protected ends it unanswered.
- * - The one allocation happens in hs_conn_new(); hs_conn_free() wipes the
- *   object (keys, transcript, and each buffer as far as it was ever
- *   written: its high-water mark; the header, which holds the marks,
- *   last) before freeing or keeping it. Buffer pages a connection never
- *   uses are never touched (no page faults for them). A magic number
- *   catches a double free (abort).
+ * - Memory on demand (libhs/README.md "Memory"): hs_conn_new() allocates
+ *   the header, the record keys and the handshake-only state (conn_hs);
+ *   each buffer is allocated when a byte must be stored in it, grows as
+ *   needed, and is wiped (as far as it was written) and freed when it is
+ *   empty at the end of an API call (conn_idle). The handshake-only state
+ *   goes when the handshake ends (conn_hs_end), the keys and every buffer
+ *   at hs_conn_handoff(). conn_mem_alloc/conn_mem_free count every byte
+ *   (hs_conn_memory). A magic number catches a double free (abort).
  */
 #include "libhs/internal.h"
 
@@ -33,6 +35,256 @@
 
 #include "base/wipe.h"
 #include "crypto/rand.h"
+#include "x509/x509.h"
+
+/* ---- memory on demand ---- */
+
+/*
+ * Record-sized buffers (in, and out while it holds one record) come and go
+ * with every record on the copying path; a few wiped ones are kept for the
+ * next connection that needs one (process-wide, lock-free, so any thread
+ * may take or return one), so that a busy connection does not pay malloc
+ * and page faults per record. Off under AddressSanitizer, which must see
+ * every use after free.
+ */
+#define REC_BUF ((OUT_DATA_CAP + 63) & ~(size_t)63)
+#if defined(__SANITIZE_ADDRESS__)
+#define N_SPARE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define N_SPARE 0
+#endif
+#endif
+#ifndef N_SPARE
+#define N_SPARE 4
+#endif
+static _Atomic(void *) spare[N_SPARE > 0 ? N_SPARE : 1];
+
+#ifdef HS_TEST_HOOKS
+static atomic_long alloc_fail_at, alloc_count;
+
+long conn_test_alloc_fail(long n)
+{
+	long made = atomic_exchange(&alloc_count, 0);
+
+	atomic_store(&alloc_fail_at, n);
+	return made;
+}
+#endif
+
+static size_t round64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+static void *mem_get(size_t size)
+{
+#ifdef HS_TEST_HOOKS
+	long at = atomic_load(&alloc_fail_at);
+
+	if (atomic_fetch_add(&alloc_count, 1) + 1 == at && at > 0)
+		return NULL; /* the allocation-failure test */
+#endif
+	if (size == REC_BUF)
+		for (int i = 0; i < N_SPARE; i++) {
+			void *p = atomic_exchange(&spare[i], NULL);
+			if (p != NULL)
+				return p;
+		}
+	return aligned_alloc(64, size);
+}
+
+/* p wiped already */
+static void mem_put(void *p, size_t size)
+{
+	if (size == REC_BUF)
+		for (int i = 0; i < N_SPARE; i++) {
+			void *empty = NULL;
+			if (atomic_compare_exchange_strong(&spare[i], &empty, p))
+				return;
+		}
+	free(p);
+}
+
+void *conn_mem_alloc(struct hs_conn *c, size_t size)
+{
+	void *p = mem_get(round64(size));
+
+	if (p == NULL)
+		return NULL;
+	c->mem += round64(size);
+	if (c->mem > c->mem_peak)
+		c->mem_peak = c->mem;
+	return p;
+}
+
+void conn_mem_free(struct hs_conn *c, void *p, size_t size, size_t used)
+{
+	if (p == NULL)
+		return;
+	wipe(p, used);
+	c->mem -= round64(size);
+	mem_put(p, round64(size));
+}
+
+/*
+ * Buffer *buf of *cap bytes, *len of them in use, to at least want bytes
+ * (at most max; min: the first size): a new block, the bytes in use
+ * copied, the old one wiped as far as *hw and freed.
+ */
+static int grow(struct hs_conn *c, uint8_t **buf, size_t *cap, size_t *hw, size_t len,
+		size_t want, size_t min, size_t max)
+{
+	size_t n = *cap > 0 ? *cap : min;
+	uint8_t *p;
+
+	if (want <= *cap)
+		return 0;
+	ENSURE(want <= max, HS_ERR_NO_SPACE);
+	while (n < want)
+		n *= 2;
+	if (n > max)
+		n = max;
+	p = conn_mem_alloc(c, n);
+	ENSURE(p != NULL, HS_ERR_NOMEM);
+	if (len > 0)
+		memcpy(p, *buf, len);
+	conn_mem_free(c, *buf, *cap, *hw);
+	*buf = p;
+	*cap = n;
+	*hw = len;
+	return 0;
+}
+
+/* Release one buffer (wiped as far as it was written). */
+static void drop(struct hs_conn *c, uint8_t **buf, size_t *cap, size_t *hw)
+{
+	conn_mem_free(c, *buf, *cap, *hw);
+	*buf = NULL;
+	*cap = *hw = 0;
+}
+
+/*
+ * At the end of every API call: each buffer that holds nothing is
+ * released. Sealed records hold ciphertext only (a record's plaintext is
+ * sealed in place), so out is not wiped; the others are, as far as they
+ * were written.
+ */
+static void conn_idle(struct hs_conn *c)
+{
+	if (c->in != NULL && c->in_len == 0 && c->app_len == 0)
+		drop(c, &c->in, &c->in_cap, &c->in_hw);
+	if (c->handshake_in != NULL && c->handshake_in_len == 0)
+		drop(c, &c->handshake_in, &c->handshake_in_cap, &c->handshake_in_hw);
+	if (c->handshake_out != NULL && c->handshake_out_len == 0)
+		drop(c, &c->handshake_out, &c->handshake_out_cap, &c->handshake_out_hw);
+	if (c->out != NULL && c->out_len == c->out_off) {
+		c->out_hw = 0; /* ciphertext and public records only */
+		c->out_off = c->out_len = 0;
+		drop(c, &c->out, &c->out_cap, &c->out_hw);
+	}
+}
+
+/* The handshake ended (or failed): its own state goes. */
+static void conn_hs_end(struct hs_conn *c)
+{
+	if (c->hs == NULL)
+		return;
+	transcript_wipe(&c->hs->tr);
+	conn_mem_free(c, c->hs, sizeof(*c->hs), sizeof(*c->hs));
+	c->hs = NULL;
+}
+
+int conn_out_room(struct hs_conn *c, size_t n)
+{
+	size_t want = c->handshake_out_len + n;
+
+	if (want > HANDSHAKE_OUT_MAX)
+		want = HANDSHAKE_OUT_MAX;
+	return grow(c, &c->handshake_out, &c->handshake_out_cap, &c->handshake_out_hw,
+		    c->handshake_out_len, want, 1024, HANDSHAKE_OUT_MAX);
+}
+
+int conn_keep_peer_cert(struct hs_conn *c, const uint8_t *p, size_t n)
+{
+	size_t hw = c->peer_certs_len;
+
+	if (n > HS_PEER_CERTS_MAX - c->peer_certs_len)
+		return 0;
+	/* exact size: the chain is kept until free */
+	if (c->peer_certs_len + n > c->peer_certs_cap) {
+		uint8_t *q = conn_mem_alloc(c, c->peer_certs_len + n);
+		ENSURE(q != NULL, HS_ERR_NOMEM);
+		if (c->peer_certs_len > 0)
+			memcpy(q, c->peer_certs, c->peer_certs_len);
+		conn_mem_free(c, c->peer_certs, c->peer_certs_cap, hw);
+		c->peer_certs = q;
+		c->peer_certs_cap = c->peer_certs_len + n;
+	}
+	memcpy(c->peer_certs + c->peer_certs_len, p, n);
+	c->peer_certs_len += n;
+	return 1;
+}
+
+int conn_tickets(struct hs_conn *c)
+{
+	if (c->tickets != NULL)
+		return 0;
+	c->tickets = conn_mem_alloc(c, sizeof(*c->tickets));
+	ENSURE(c->tickets != NULL, HS_ERR_NOMEM);
+	memset(c->tickets, 0, sizeof(*c->tickets));
+	return 0;
+}
+
+size_t hs_conn_memory(const struct hs_conn *c, size_t *peak)
+{
+	if (peak != NULL)
+		*peak = c->mem_peak;
+	return c->mem;
+}
+
+/*
+ * Room in handshake_out for one message of type: enough for every field
+ * whose size the configuration decides (chains, cookies, ALPN lists, CA
+ * names); 4 KiB for the rest.
+ */
+static size_t msg_room(const struct hs_conn *c, uint8_t type)
+{
+	const struct hs_config *cfg = c->cfg;
+	const struct hs_cred *cred;
+	const struct x509_cert *a;
+	size_t n = 4096;
+
+	switch (type) {
+	case HT_CLIENT_HELLO:
+		n += c->echo_cookie_len + c->psk_id_len + 2 * (cfg->n_suites + cfg->n_groups +
+							       cfg->n_sig_schemes);
+		for (size_t i = 0; i < cfg->n_alpn; i++)
+			n += strlen(cfg->alpn[i]) + 1;
+		break;
+	case HT_CERTIFICATE:
+		cred = c->role == HS_ROLE_SERVER ? c->server_cred : c->client_cred;
+		for (size_t i = 0; cred != NULL && i < cred->n_certs; i++)
+			n += cred->cert_len[i] + 5;
+		break;
+	case HT_CERTIFICATE_REQUEST:
+		n += 2 * cfg->n_sig_schemes;
+		for (size_t i = 0; cfg->send_ca_names && cfg->client_trust != NULL &&
+				   (a = x509_store_at(cfg->client_trust, i)) != NULL; i++)
+			n += a->subject.len + 2;
+		break;
+	case HT_ENCRYPTED_EXTENSIONS:
+		if (test_hooks(c) != NULL)
+			n += test_hooks(c)->ee_exts_len;
+		break;
+	case HT_NEW_SESSION_TICKET:
+		n += TICKET_MAX;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
 
 /* ---- events and errors ---- */
 
@@ -70,21 +322,32 @@ static void trace(const struct hs_conn *c, int sent, int type, const uint8_t *p,
 		c->cfg->msg_cb(c->cfg->msg_arg, c, sent, type, p, n);
 }
 
-static struct writer out_writer(struct hs_conn *c)
+/* A writer over out's free space, with room for want more bytes. */
+static int out_writer(struct hs_conn *c, size_t want, struct writer *w)
 {
 	if (c->out_off > 0) {
 		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
 		c->out_len -= c->out_off;
 		c->out_off = 0;
 	}
-	return writer_init(c->out + c->out_len, OUT_CAP - c->out_len);
+	if (c->out_len + want > OUT_CAP)
+		want = OUT_CAP - c->out_len; /* the seal fails: no space */
+	/* a handshake flight takes what it needs; records, a record buffer */
+	TRY(grow(c, &c->out, &c->out_cap, &c->out_hw, c->out_len, c->out_len + want,
+		 c->handshake_done ? REC_BUF : 4096, OUT_CAP));
+	*w = writer_init(c->out + c->out_len, c->out_cap - c->out_len);
+	return 0;
 }
 
 static int send_record(struct hs_conn *c, uint8_t type, uint16_t version, const uint8_t *p,
 		       size_t n)
 {
-	struct writer w = out_writer(c);
-	int err = rec_seal(&c->wr, type, version, p, n, 0, &w);
+	struct writer w;
+	int err;
+
+	ENSURE(c->wr != NULL, HS_ERR_TLS_STATE); /* handed off */
+	TRY(out_writer(c, rec_wire_len(c->wr, n, 0), &w));
+	err = rec_seal(c->wr, type, version, p, n, 0, &w);
 
 	touched(&c->out_hw, c->out_len + w.len);
 	if (err == 0) {
@@ -114,6 +377,7 @@ static int fail(struct hs_conn *c, int err)
 	if (c->err != 0)
 		return c->err;
 	c->err = err;
+	conn_hs_end(c); /* nothing more of the handshake is needed */
 	if (err == HS_ERR_TLS_PEER_ALERT && c->alert_recv >= 0)
 		conn_detail(c, "the peer sent the fatal alert %s (%d)", hs_alert_name(c->alert_recv),
 			    c->alert_recv);
@@ -123,6 +387,7 @@ static int fail(struct hs_conn *c, int err)
 	}
 	return err;
 }
+
 
 /* ---- services for client.c / server.c ---- */
 
@@ -146,15 +411,23 @@ int conn_keygen(struct hs_conn *c, const struct group *g)
 	if (th != NULL && th->kx_priv != NULL && th->kx_group == g->id) {
 		/* test hook: a fixed X25519 key; pub = X25519(priv, 9) */
 		ENSURE(g->id == HS_GROUP_X25519 && th->kx_priv_len == 32, HS_ERR_UNSUPPORTED);
-		memcpy(c->kx_priv, th->kx_priv, 32);
-		return g->kx->shared(c->kx_pub, c->kx_priv, base9, 32);
+		memcpy(c->hs->kx_priv, th->kx_priv, 32);
+		return g->kx->shared(c->hs->kx_pub, c->hs->kx_priv, base9, 32);
 	}
-	return g->kx->keygen(c->kx_priv, c->kx_pub);
+	return g->kx->keygen(c->hs->kx_priv, c->hs->kx_pub);
 }
 
 void msg_begin(struct hs_conn *c, uint8_t type, struct writer *w, struct writer_vec *v)
 {
-	*w = writer_init(c->handshake_out + c->handshake_out_len, HANDSHAKE_OUT_MAX - c->handshake_out_len);
+	int err = conn_out_room(c, msg_room(c, type));
+
+	if (err == HS_ERR_NOMEM) {
+		*w = writer_init(NULL, 0);
+		w->err = err; /* msg_end returns it */
+		return;
+	}
+	*w = writer_init(c->handshake_out + c->handshake_out_len,
+			 c->handshake_out_cap - c->handshake_out_len);
 	write_u8(w, type);
 	write_vec_open(w, 3, v);
 }
@@ -174,7 +447,7 @@ int msg_end(struct hs_conn *c, struct writer *w, struct writer_vec *v)
 	touched(&c->handshake_out_hw, c->handshake_out_len + w->len);
 	TRY(write_vec_close(w, v));
 	TRY(writer_error(w));
-	transcript_update(&c->tr, c->handshake_out + c->handshake_out_len, w->len);
+	transcript_update(&c->hs->tr, c->handshake_out + c->handshake_out_len, w->len);
 	trace(c, 1, CT_HANDSHAKE, c->handshake_out + c->handshake_out_len, w->len);
 	c->handshake_out_len += w->len;
 	return 0;
@@ -204,7 +477,7 @@ int send_ccs(struct hs_conn *c)
 		return 0;
 	c->ccs_sent = 1;
 	/* D.4: the CCS record is never protected; send it before any key is on */
-	struct rec_key *k = &c->wr;
+	struct rec_key *k = c->wr;
 	int on = k->on;
 	k->on = 0;
 	int err = send_record(c, CT_CCS, TLS12_VERSION, &one, 1);
@@ -221,17 +494,17 @@ static int set_key(struct rec_key *k, const struct suite *s, const uint8_t *secr
 int set_read_key(struct hs_conn *c, const uint8_t *secret)
 {
 	c->rd_gen++;
-	return set_key(&c->rd, c->suite, secret);
+	return set_key(c->rd, c->suite, secret);
 }
 
 int set_write_key(struct hs_conn *c, const uint8_t *secret)
 {
-	return set_key(&c->wr, c->suite, secret);
+	return set_key(c->wr, c->suite, secret);
 }
 
 int set_write_key_suite(struct hs_conn *c, const struct suite *s, const uint8_t *secret)
 {
-	return set_key(&c->wr, s, secret);
+	return set_key(c->wr, s, secret);
 }
 
 int dispatch(struct hs_conn *c, const struct transition *t, size_t n, const uint8_t *msg,
@@ -280,82 +553,58 @@ static int check_config(const struct hs_config *cfg)
 	return 0;
 }
 
-/*
- * Spare connection blocks, already wiped. A connection is one ~190 KiB
- * block: when a process makes connections one after another, glibc gives
- * the freed block back to the OS (heap trim) and the next connection pays
- * the brk calls and page faults again, a third of a handshake's time. One
- * block per slot is kept instead (two slots: a client and a server in one
- * process). Lock-free, so any thread may take or return one. Off under
- * AddressSanitizer, which must see every use after free.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define N_SPARE 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define N_SPARE 0
-#endif
-#endif
-#ifndef N_SPARE
-#define N_SPARE 2
-#endif
-static _Atomic(struct hs_conn *) spare[N_SPARE > 0 ? N_SPARE : 1];
-
-static struct hs_conn *conn_alloc(void)
-{
-	size_t size = (sizeof(struct hs_conn) + 63) & ~(size_t)63;
-
-	for (int i = 0; i < N_SPARE; i++) {
-		struct hs_conn *c = atomic_exchange(&spare[i], NULL);
-		if (c != NULL)
-			return c;
-	}
-	return aligned_alloc(64, size);
-}
-
-/* c must be wiped already. */
-static void conn_release(struct hs_conn *c)
-{
-	for (int i = 0; i < N_SPARE; i++)
-		if (atomic_load(&spare[i]) == c)
-			abort(); /* freed twice: never hand one block out twice */
-	for (int i = 0; i < N_SPARE; i++) {
-		struct hs_conn *empty = NULL;
-		if (atomic_compare_exchange_strong(&spare[i], &empty, c))
-			return;
-	}
-	free(c);
-}
-
 int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 {
 	struct hs_conn *c;
 
 	*out = NULL;
 	TRY(check_config(cfg));
-	c = conn_alloc();
+	c = mem_get(round64(sizeof(*c)));
 	if (c == NULL)
 		return HS_ERR_NOMEM;
-	/* the buffers are not zeroed: lengths say what they hold (see struct hs_conn) */
-	memset(c, 0, offsetof(struct hs_conn, in));
+	memset(c, 0, sizeof(*c));
+	c->mem = c->mem_peak = round64(sizeof(*c));
 	c->magic = CONN_MAGIC;
 	c->cfg = cfg;
 	c->role = cfg->role;
 	c->alert_sent = -1;
 	c->alert_recv = -1;
 	c->ku_after = cfg->key_update_after;
-	transcript_init(&c->tr);
+	c->keys = conn_mem_alloc(c, sizeof(*c->keys));
+	if (c->keys != NULL) {
+		memset(c->keys, 0, sizeof(*c->keys));
+		c->hs = conn_mem_alloc(c, sizeof(*c->hs));
+	}
+	if (c->hs == NULL) {
+		hs_conn_free(c);
+		return HS_ERR_NOMEM;
+	}
+	memset(c->hs, 0, sizeof(*c->hs));
+	c->rd = &c->keys->rd;
+	c->wr = &c->keys->wr;
+	transcript_init(&c->hs->tr);
 	*out = c;
 	return 0;
 }
 
+/* The record keys and every buffer go (hs_conn_handoff, hs_conn_free). */
+static void conn_release_records(struct hs_conn *c)
+{
+	if (c->keys != NULL) {
+		rec_key_wipe(&c->keys->rd);
+		rec_key_wipe(&c->keys->wr);
+		conn_mem_free(c, c->keys, sizeof(*c->keys), 0);
+	}
+	c->keys = NULL;
+	c->rd = c->wr = NULL;
+	c->in_len = c->app_len = c->handshake_in_len = c->handshake_out_len = 0;
+	c->out_off = c->out_len = 0;
+	conn_idle(c);
+}
+
 /*
- * Wipe everything, then free or keep the block. The buffers go first:
- * their high-water marks live in the header, and wiping the header first
- * would leave every buffer (decrypted application data included) intact
- * for the next connection that gets this block. A second free of the same
- * connection finds the magic already wiped and aborts: the alternative is
- * the same block in both spare slots, handed to two connections at once.
+ * Wipe everything, then free. A second free of the same connection finds
+ * the magic already wiped and aborts.
  */
 void hs_conn_free(struct hs_conn *c)
 {
@@ -363,16 +612,31 @@ void hs_conn_free(struct hs_conn *c)
 		return;
 	if (c->magic != CONN_MAGIC)
 		abort(); /* double free, or not a connection */
-	rec_key_wipe(&c->rd);
-	rec_key_wipe(&c->wr);
+	conn_hs_end(c);
+	conn_release_records(c);
 	keysched_wipe(&c->ks);
-	wipe(c->peer_certs, c->peer_certs_len);
-	wipe(c->in, c->in_hw);
-	wipe(c->handshake_in, c->handshake_in_hw);
-	wipe(c->handshake_out, c->handshake_out_hw);
-	wipe(c->out, c->out_hw);
-	wipe(c, offsetof(struct hs_conn, in)); /* the marks and the magic last */
-	conn_release(c);
+	if (c->tickets != NULL)
+		conn_mem_free(c, c->tickets, sizeof(*c->tickets), sizeof(*c->tickets));
+	conn_mem_free(c, c->peer_certs, c->peer_certs_cap, c->peer_certs_len);
+	wipe(c, sizeof(*c)); /* the magic too */
+	free(c);
+}
+
+int hs_conn_handoff(struct hs_conn *c)
+{
+	ENSURE(c != NULL, HS_ERR_ARG);
+	TRY(c->err);
+	if (c->handed_off)
+		return 0;
+	/* nothing may be lost: every queued byte pulled, no part of a record
+	 * taken, no decrypted data unread */
+	ENSURE(c->handshake_done && c->out_len == c->out_off && c->in_len == 0 &&
+		       c->app_len == 0 && c->handshake_in_len == 0,
+	       HS_ERR_TLS_STATE);
+	conn_hs_end(c);
+	conn_release_records(c);
+	c->handed_off = 1;
+	return 0;
 }
 
 #ifdef HS_TEST_HOOKS
@@ -428,6 +692,9 @@ static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 		unsigned gen = c->rd_gen;
 		int err;
 
+		TRY(grow(c, &c->handshake_in, &c->handshake_in_cap, &c->handshake_in_hw,
+			 c->handshake_in_len, c->handshake_in_len + take, 1024,
+			 4 + HANDSHAKE_IN_MAX));
 		memcpy(c->handshake_in + c->handshake_in_len, p + off, take);
 		c->handshake_in_len += take;
 		off += take;
@@ -437,6 +704,9 @@ static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 		len = in_body_len(c);
 		/* after the handshake: the one post-handshake limit ktls/ applies too */
 		ENSURE(len <= (c->handshake_done ? REC_MSG_MAX : HANDSHAKE_IN_MAX), HS_ERR_TLS_MSG_TOO_LARGE);
+		/* the whole message's room, now that its length is known */
+		TRY(grow(c, &c->handshake_in, &c->handshake_in_cap, &c->handshake_in_hw,
+			 c->handshake_in_len, 4 + len, 1024, 4 + HANDSHAKE_IN_MAX));
 		if (c->handshake_in_len < 4 + len)
 			continue;
 		trace(c, 0, CT_HANDSHAKE, c->handshake_in, 4 + len);
@@ -444,6 +714,8 @@ static int on_handshake(struct hs_conn *c, const uint8_t *p, size_t n)
 						: server_handle(c, c->handshake_in, 4 + len);
 		c->handshake_in_len = 0;
 		TRY(err);
+		if (c->handshake_done)
+			conn_hs_end(c); /* the transcript and the rest are done with */
 		/* 5.1: a message that changes keys must end its record */
 		ENSURE(gen == c->rd_gen || off == n, HS_ERR_TLS_KEY_CHANGE_MID_RECORD);
 	}
@@ -520,14 +792,14 @@ static int skip_early(struct hs_conn *c, size_t body_len)
 	return 0;
 }
 
-/* Open a protected record; early data the server skips gives *skipped. */
-static int open_record(struct hs_conn *c, uint8_t *type, size_t *n, int *skipped)
+/* Open the protected record rec; early data the server skips gives *skipped. */
+static int open_record(struct hs_conn *c, uint8_t *rec, uint8_t *type, size_t *n, int *skipped)
 {
 	size_t body_len = *n;
 	int err;
 
 	*skipped = 0;
-	if (!c->rd.on) {
+	if (!c->rd->on) {
 		/* after a HelloRetryRequest: the early data that followed the
 		 * first ClientHello is all application_data */
 		if (*type == CT_APP && c->skip_early) {
@@ -538,7 +810,7 @@ static int open_record(struct hs_conn *c, uint8_t *type, size_t *n, int *skipped
 		return 0;
 	}
 	ENSURE(*type == CT_APP, HS_ERR_TLS_UNEXPECTED_RECORD);
-	err = rec_open(&c->rd, c->in, body_len, type, n);
+	err = rec_open(c->rd, rec, body_len, type, n);
 	if (err == HS_ERR_TLS_BAD_RECORD_MAC && c->skip_early) {
 		/* trial decryption under the handshake key: not ours */
 		*skipped = 1;
@@ -550,21 +822,26 @@ static int open_record(struct hs_conn *c, uint8_t *type, size_t *n, int *skipped
 	return 0;
 }
 
-static int process_record(struct hs_conn *c)
+/*
+ * One whole record, rec[0 .. REC_HDR + body), header checked; application
+ * data is left in place: *app_len bytes at rec + REC_HDR.
+ */
+static int process_record(struct hs_conn *c, uint8_t *rec, size_t rec_len, size_t *app_len)
 {
-	uint8_t type = c->in[0];
-	size_t n = c->in_len - REC_HDR;
-	uint8_t *body = c->in + REC_HDR;
+	uint8_t type = rec[0];
+	size_t n = rec_len - REC_HDR;
+	uint8_t *body = rec + REC_HDR;
 	int skipped;
 
-	trace(c, 0, HS_TRACE_RECORD_HEADER, c->in, REC_HDR);
-	if (type == CT_CCS || (c->rd.on && type == CT_ALERT))
+	*app_len = 0;
+	trace(c, 0, HS_TRACE_RECORD_HEADER, rec, REC_HDR);
+	if (type == CT_CCS || (c->rd->on && type == CT_ALERT))
 		trace(c, 0, type, body, n);
 	if (type == CT_CCS)
 		return on_ccs(c, body, n);
-	if (c->rd.on && type == CT_ALERT)
+	if (c->rd->on && type == CT_ALERT)
 		return on_plain_alert(c, body, n);
-	TRY(open_record(c, &type, &n, &skipped));
+	TRY(open_record(c, rec, &type, &n, &skipped));
 	if (skipped)
 		return 0;
 	if (type == CT_ALERT)
@@ -584,8 +861,7 @@ static int process_record(struct hs_conn *c)
 			return 0;
 		}
 		c->n_empty = c->n_warn = c->n_ku = 0;
-		c->app_off = REC_HDR;
-		c->app_len = n;
+		*app_len = n;
 		c->app_early = !c->handshake_done; /* hs_conn_read_early's, not ours */
 		return 0;
 	default:
@@ -616,14 +892,20 @@ static int feed_bytes(struct hs_conn *c, const uint8_t *in, size_t len, size_t *
 		take = hs_conn_input_wanted(c);
 		if (take > len - *used)
 			take = len - *used;
+		if (c->in == NULL) {
+			c->in = conn_mem_alloc(c, REC_BUF);
+			ENSURE(c->in != NULL, HS_ERR_NOMEM);
+			c->in_cap = REC_BUF;
+		}
 		memcpy(c->in + c->in_len, in + *used, take);
 		c->in_len += take;
 		touched(&c->in_hw, c->in_len);
 		*used += take;
 		if (c->in_len == REC_HDR)
-			TRY(rec_check_header(c->in, c->rd.on, &body));
+			TRY(rec_check_header(c->in, c->rd->on, &body));
 		if (c->in_len >= REC_HDR && hs_conn_input_wanted(c) == 0) {
-			int err = process_record(c);
+			int err = process_record(c, c->in, c->in_len, &c->app_len);
+			c->app_off = REC_HDR;
 			c->in_len = 0;
 			TRY(err);
 		}
@@ -636,9 +918,13 @@ int hs_conn_feed(struct hs_conn *c, const uint8_t *in, size_t len, size_t *used)
 	int err;
 
 	*used = 0;
+	ENSURE(!c->handed_off, HS_ERR_TLS_STATE);
 	TRY(ensure_started(c));
 	err = feed_bytes(c, in, len, used);
-	return err ? fail(c, err) : 0;
+	if (err)
+		err = fail(c, err);
+	conn_idle(c);
+	return err;
 }
 
 /* ---- sending ---- */
@@ -659,19 +945,21 @@ int hs_conn_pull(struct hs_conn *c, uint8_t *out, size_t cap, size_t *n)
 	avail = c->out_len - c->out_off;
 	if (avail > cap)
 		avail = cap;
-	memcpy(out, c->out + c->out_off, avail);
+	if (avail > 0) /* out is NULL while nothing is queued */
+		memcpy(out, c->out + c->out_off, avail);
 	c->out_off += avail;
 	c->out_pulled += avail;
 	if (c->out_off == c->out_len)
 		c->out_off = c->out_len = 0;
 	*n = avail;
+	conn_idle(c);
 	return avail > 0 ? 0 : c->err;
 }
 
 const uint8_t *conn_out_view(struct hs_conn *c, size_t *n)
 {
 	*n = hs_conn_output_pending(c);
-	return c->out + c->out_off;
+	return *n > 0 ? c->out + c->out_off : NULL;
 }
 
 void conn_out_ack(struct hs_conn *c, size_t n)
@@ -680,6 +968,7 @@ void conn_out_ack(struct hs_conn *c, size_t n)
 	c->out_pulled += n;
 	if (c->out_off == c->out_len)
 		c->out_off = c->out_len = 0;
+	conn_idle(c);
 }
 
 int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
@@ -689,10 +978,12 @@ int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
 	*n = 0;
 	if (k == 0 && c->err != 0)
 		return c->err;
-	memcpy(buf, c->in + c->app_off, k);
+	if (k > 0)
+		memcpy(buf, c->in + c->app_off, k);
 	c->app_off += k;
 	c->app_len -= k;
 	*n = k;
+	conn_idle(c);
 	return 0;
 }
 
@@ -707,9 +998,9 @@ int send_key_update(struct hs_conn *c, int request)
 	TRY(msg_end_notr(c, &w, &v));
 	TRY(flush_handshake(c, TLS12_VERSION));
 	/* 7.2: application_traffic_secret_N+1 from _N */
-	TRY(rec_next_secret(h, c->wr.secret));
+	TRY(rec_next_secret(h, c->wr->secret));
 	c->ku_answer_end = c->out_queued;
-	return set_write_key(c, c->wr.secret);
+	return set_write_key(c, c->wr->secret);
 }
 
 int ku_answer_pending(const struct hs_conn *c)
@@ -722,18 +1013,22 @@ static uint64_t ku_limit(const struct hs_conn *c)
 	return c->ku_after != 0 ? c->ku_after : c->suite->record_limit;
 }
 
-/* room for a KeyUpdate record plus one data record of n bytes? */
+/*
+ * How much of want bytes of application data to queue: one record's worth
+ * at a time (OUT_DATA_CAP: with room for a KeyUpdate before it), so the
+ * queue holds at most one record buffer.
+ */
 static size_t fits(struct hs_conn *c, size_t want)
 {
 	size_t overhead = REC_HDR + 1 + HS_AEAD_TAG_LEN;
-	size_t free_ = OUT_CAP - (c->out_len - c->out_off) - 2 * overhead - 8;
+	size_t free_ = OUT_DATA_CAP - (c->out_len - c->out_off) - 2 * overhead - 8;
 
-	if (free_ > OUT_CAP)
+	if (free_ > OUT_DATA_CAP)
 		return 0;
 	return want < free_ ? want : free_;
 }
 
-size_t conn_out_room(struct hs_conn *c, size_t want)
+size_t conn_data_room(struct hs_conn *c, size_t want)
 {
 	return fits(c, want);
 }
@@ -747,16 +1042,18 @@ int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n)
 {
 	*n = 0;
 	TRY(c->err);
-	ENSURE(c->handshake_done, HS_ERR_TLS_STATE);
+	ENSURE(c->handshake_done && !c->handed_off, HS_ERR_TLS_STATE);
 	ENSURE(!c->we_closed, HS_ERR_TLS_CLOSED);
 	while (*n < len) {
-		size_t k = fits(c, len - *n > REC_MAX_PLAIN ? REC_MAX_PLAIN : len - *n);
+		size_t want = len - *n > REC_MAX_PLAIN ? REC_MAX_PLAIN : len - *n;
+		size_t k = fits(c, want);
 		int err = 0;
 
-		if (k == 0)
+		/* no short record behind a queued one: wait until it is pulled */
+		if (k == 0 || (k < want && c->out_len > c->out_off))
 			break;
 		/* automatic KeyUpdate before the AEAD's per-key record limit */
-		if (c->wr.seq + 1 >= ku_limit(c))
+		if (c->wr->seq + 1 >= ku_limit(c))
 			err = send_key_update(c, 0);
 		if (err == 0)
 			err = send_record(c, CT_APP, TLS12_VERSION, buf + *n, k);
@@ -772,10 +1069,74 @@ int hs_conn_key_update(struct hs_conn *c, int request_peer)
 	int err;
 
 	TRY(c->err);
-	ENSURE(c->handshake_done && !c->we_closed, HS_ERR_TLS_STATE);
-	ENSURE(fits(c, 64) == 64, HS_ERR_NO_SPACE);
+	ENSURE(c->handshake_done && !c->we_closed && !c->handed_off, HS_ERR_TLS_STATE);
+	ENSURE(c->out_len - c->out_off + 64 <= OUT_CAP, HS_ERR_NO_SPACE);
 	err = send_key_update(c, request_peer);
 	return err ? fail(c, err) : 0;
+}
+
+/* ---- zero-copy records: the caller's buffers (include/hs/tls.h) ---- */
+
+int hs_conn_seal(struct hs_conn *c, uint8_t *buf, size_t cap, size_t len, size_t *n)
+{
+	struct writer w = writer_init(buf, cap);
+	int err;
+
+	*n = 0;
+	TRY(c->err);
+	ENSURE(c->handshake_done && !c->handed_off, HS_ERR_TLS_STATE);
+	ENSURE(!c->we_closed, HS_ERR_TLS_CLOSED);
+	ENSURE(len <= REC_MAX_PLAIN && cap >= len + HS_RECORD_OVERHEAD, HS_ERR_ARG);
+	/* the engine's own records (a KeyUpdate answer, tickets) go first */
+	if (c->out_len > c->out_off)
+		return HS_ERR_WANT_WRITE;
+	/* automatic KeyUpdate before the AEAD's per-key record limit: queued,
+	 * to be pulled and sent before this record, sealed on the next call */
+	if (c->wr->seq + 1 >= ku_limit(c)) {
+		err = send_key_update(c, 0);
+		return err ? fail(c, err) : HS_ERR_WANT_WRITE;
+	}
+	/* the plaintext is where the record's body goes: sealed in place */
+	err = rec_seal(c->wr, CT_APP, TLS12_VERSION, buf + REC_HDR, len, 0, &w);
+	if (err)
+		return fail(c, err);
+	c->out_queued += w.len;
+	c->out_pulled += w.len;
+	*n = w.len;
+	return 0;
+}
+
+int hs_conn_open(struct hs_conn *c, uint8_t *buf, size_t len, size_t *used, uint8_t **data,
+		 size_t *data_len)
+{
+	size_t body;
+	int err;
+
+	*used = 0;
+	*data = NULL;
+	*data_len = 0;
+	TRY(c->err);
+	/* no part of a record and no unread data inside the engine */
+	ENSURE(c->handshake_done && !c->handed_off && c->in_len == 0 && c->app_len == 0,
+	       HS_ERR_TLS_STATE);
+	if (c->peer_closed)
+		return 0;
+	if (len < REC_HDR)
+		return HS_ERR_WANT_READ;
+	err = rec_check_header(buf, c->rd->on, &body);
+	if (err == 0 && len < REC_HDR + body)
+		return HS_ERR_WANT_READ;
+	if (err == 0)
+		err = process_record(c, buf, REC_HDR + body, data_len);
+	if (err) {
+		*data_len = 0;
+		err = fail(c, err);
+	} else {
+		*used = REC_HDR + body;
+		*data = buf + REC_HDR;
+	}
+	conn_idle(c);
+	return err;
 }
 
 int hs_conn_close(struct hs_conn *c)
@@ -899,7 +1260,7 @@ const uint8_t *hs_conn_ticket(const struct hs_conn *c, size_t *len, uint32_t *li
 {
 	*len = c->ticket_len;
 	*lifetime = c->ticket_lifetime;
-	return c->ticket_len ? c->ticket : NULL;
+	return c->ticket_len && c->tickets != NULL ? c->tickets->ticket : NULL;
 }
 
 void keysched_note(struct hs_conn *c, int master)

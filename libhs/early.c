@@ -193,7 +193,7 @@ int on_end_of_early_data(struct hs_conn *c, const uint8_t *msg, size_t len)
 
 	TRY(msg_body(msg, len, &body));
 	TRY(read_end(&body)); /* struct {} EndOfEarlyData */
-	transcript_update(&c->tr, msg, len);
+	transcript_update(&c->hs->tr, msg, len);
 	/* the rest of the client's flight: the handshake key (4.5) */
 	return set_read_key(c, c->ks.c_hs);
 }
@@ -274,7 +274,7 @@ int early_client_start(struct hs_conn *c)
 	int err;
 
 	/* the suite is not chosen yet: Hash(ClientHello) with the ticket's hash */
-	transcript_hash_plus(&c->tr, h, none, 0, th);
+	transcript_hash_plus(&c->hs->tr, h, none, 0, th);
 	TRY(keysched_start_psk(&c->ks, h, c->psk_key, c->psk_key_len));
 	err = keysched_early(&c->ks, th);
 	keysched_forget(c->ks.stage); /* the ServerHello starts again from the PSK */
@@ -297,7 +297,7 @@ void early_client_hrr(struct hs_conn *c)
 	/* 4.2.10: a HelloRetryRequest rejects 0-RTT; "A client MUST NOT include
 	 * the "early_data" extension in its followup ClientHello" */
 	c->early = HS_EARLY_REJECTED;
-	rec_key_wipe(&c->wr); /* the second ClientHello goes in plaintext */
+	rec_key_wipe(c->wr); /* the second ClientHello goes in plaintext */
 	keysched_forget(c->ks.e_exp);
 	c->early_exp = 0;
 }
@@ -347,7 +347,7 @@ int hs_conn_write_early(struct hs_conn *c, const uint8_t *buf, size_t len, size_
 			k = REC_MAX_PLAIN;
 		if (k > left)
 			k = left;
-		k = conn_out_room(c, k);
+		k = conn_data_room(c, k);
 		if (k == 0)
 			break;
 		TRY(conn_send_data(c, buf + *n, k));

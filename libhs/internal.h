@@ -1,13 +1,26 @@
 /*
  * libhs internals shared by the engine's files. Not installed, not public.
  *
- * Layout of a connection (struct hs_conn, conn.c owns it):
- *   in[]      one received record (header + body), opened in place; decrypted
- *             application data stays there until hs_conn_read() drains it
- *   handshake_in[]   handshake bytes being reassembled into whole messages
- *   handshake_out[]  our handshake messages not yet sealed into records
- *   out[]     sealed records waiting for hs_conn_pull()
- * All are fixed arrays inside the one allocation made by hs_conn_new().
+ * Layout of a connection (struct hs_conn, conn.c owns it; memory on demand,
+ * libhs/README.md "Memory"):
+ *   struct hs_conn   the small header: state, negotiated parameters, the
+ *                    key schedule's kept secrets, pointers to the rest
+ *   keys             the record keys of both directions (struct conn_keys),
+ *                    from hs_conn_new() until hs_conn_handoff()
+ *   hs               handshake-only state (struct conn_hs: transcript, key
+ *                    exchange, the peer's key), freed when the handshake ends
+ *   in               one received record (header + body), opened in place;
+ *                    decrypted application data stays there until
+ *                    hs_conn_read() drains it
+ *   handshake_in     handshake bytes being reassembled into whole messages
+ *   handshake_out    our handshake messages not yet sealed into records
+ *   out              sealed records waiting for hs_conn_pull()
+ *   peer_certs       the peer's chain (hs_conn_peer_cert), exact size
+ *   tickets          client: tickets kept (keep_tickets), from the first one
+ * Each buffer is allocated when a byte must be stored in it, grows as
+ * needed up to its limit, and is wiped and freed when it is empty at the end
+ * of an API call (conn_idle). conn_mem_alloc / conn_mem_free count every
+ * byte (hs_conn_memory).
  */
 #ifndef HS_LIBHS_INTERNAL_H
 #define HS_LIBHS_INTERNAL_H
@@ -40,7 +53,12 @@
 /* Our pending handshake messages: a second ClientHello echoing the
  * largest cookie (2^16-1) still fits, with room for the rest. */
 #define HANDSHAKE_OUT_MAX (65536 + 8192)
+/* Our sealed records waiting to be pulled, at most (a handshake flight
+ * with a large chain); application data is queued one record at a time. */
 #define OUT_CAP (5 * (REC_HDR + REC_MAX_CIPHER))
+/* Room for application data: one full record plus a KeyUpdate before it
+ * and an alert after it. */
+#define OUT_DATA_CAP (REC_MAX_WIRE + 128)
 #include "libhs/test_hooks.h"
 #define MAX_OFFERED 24
 #define HASH_MAX 48
@@ -390,11 +408,43 @@ struct transition {
  */
 #define MAX_EARLY_SKIP 65536
 
+/*
+ * Handshake-only state: allocated by hs_conn_new(), wiped and freed as soon
+ * as the handshake ends (conn_hs_end), or by hs_conn_free().
+ */
+struct conn_hs {
+	struct transcript tr;
+	uint8_t kx_priv[HS_KX_MAX_PRIV];
+	uint8_t kx_pub[HS_KX_MAX_PUB];
+	uint8_t cookie[COOKIE_MAX]; /* server: the cookie our HelloRetryRequest sent */
+	size_t cookie_len;
+	uint16_t offered[MAX_OFFERED]; /* client: extension types we sent */
+	size_t n_offered;
+	uint8_t cr_context[255];
+	size_t cr_context_len;
+	struct leaf_key peer;
+	uint8_t peer_spki[SPKI_MAX];
+};
+
+/* The record keys (64-byte aligned block: their AEAD contexts). */
+struct conn_keys {
+	struct rec_key rd, wr;
+};
+
+/* client: what keep_tickets keeps (allocated with the first ticket) */
+struct conn_tickets {
+	uint8_t ticket[TICKET_MAX];
+	struct hs_session got; /* tickets received */
+};
+
 /* struct hs_conn.magic of a live connection; 0 once freed */
 #define CONN_MAGIC 0x68732d636f6e6e31u
 
 struct hs_conn {
-	struct rec_key rd, wr; /* record/ keys of each direction */
+	/* record/ keys of each direction: point into keys (NULL once handed off) */
+	struct rec_key *rd, *wr;
+	struct conn_keys *keys;
+	struct conn_hs *hs; /* handshake-only state; NULL once the handshake ended */
 	uint64_t magic;           /* CONN_MAGIC while live: hs_conn_free aborts otherwise */
 	const struct hs_config *cfg;
 	enum hs_role role;
@@ -421,34 +471,23 @@ struct hs_conn {
 	char alpn[NAME_MAX_LEN + 1];
 	char sni[NAME_MAX_LEN + 1];
 
-	/* handshake state */
-	struct transcript tr;
+	/* handshake state (the larger part lives in hs) */
 	struct keysched ks;
 	uint8_t random[32];
 	uint8_t sid[32];
 	size_t sid_len;
-	uint8_t kx_priv[HS_KX_MAX_PRIV];
-	uint8_t kx_pub[HS_KX_MAX_PUB];
 	const struct group *kx_group; /* client: group of the share we sent */
-	uint8_t cookie[COOKIE_MAX]; /* server: the cookie our HelloRetryRequest sent */
-	size_t cookie_len;
 	/* client: the HelloRetryRequest's cookie (a view into handshake_in) while
 	 * the second ClientHello is built; up to 2^16-1 bytes */
 	const uint8_t *echo_cookie;
 	size_t echo_cookie_len;
-	uint16_t offered[MAX_OFFERED]; /* client: extension types we sent */
-	size_t n_offered;
-	uint8_t cr_context[255];
-	size_t cr_context_len;
-	struct leaf_key peer;
-	uint8_t peer_spki[SPKI_MAX];
 	/* the peer's chain, copied into peer_certs[] (hs_conn_peer_cert) */
 	size_t peer_n, peer_certs_len;
 	size_t peer_off[PEER_MAX_CERTS], peer_len[PEER_MAX_CERTS];
 	int peer_verified;                 /* its CertificateVerify checked out */
 	const struct hs_cred *client_cred; /* client: what answers the CertificateRequest */
 	const struct hs_cred *server_cred; /* server: the credential picked for this hello */
-	uint8_t ticket[TICKET_MAX];
+	struct conn_tickets *tickets; /* client, keep_tickets: NULL until the first */
 	size_t ticket_len;
 	uint32_t ticket_lifetime;
 	/* resumption: psk is the offered (client) or accepted (server)
@@ -464,7 +503,6 @@ struct hs_conn {
 	const uint8_t *psk_id; /* client: the identity offered, its age */
 	size_t psk_id_len;
 	uint32_t psk_age;
-	struct hs_session got; /* client: tickets received (keep_tickets) */
 	/* 0-RTT (early.c): enum hs_early; server: a candidate once the
 	 * ticket allows it (the final checks come after the HelloRetryRequest
 	 * decision), the ticket's key in the anti-replay register */
@@ -488,26 +526,19 @@ struct hs_conn {
 	int has_hooks;
 #endif
 
-	/* buffers */
-	size_t in_len;            /* bytes of the current record in in[] */
-	size_t app_off, app_len;  /* unread application data inside in[] */
+	/* buffers (conn.c): allocated on demand, freed when empty (conn_idle) */
+	size_t in_len;            /* bytes of the current record in in */
+	size_t app_off, app_len;  /* unread application data inside in */
 	size_t handshake_in_len, handshake_out_len;
 	size_t out_off, out_len;
-	/*
-	 * High-water marks: how far each buffer below was ever written.
-	 * hs_conn_new() zeroes the struct only up to in[], and hs_conn_free()
-	 * wipes each buffer up to its mark, so the pages of a buffer that a
-	 * connection never uses are never touched (most of the ~190 KiB: a
-	 * handshake uses a few KiB; touching the rest cost page faults on
-	 * every connection). Every write into a buffer raises its mark.
-	 */
+	/* capacities, and how far each buffer was written (wiped that far) */
+	size_t in_cap, handshake_in_cap, handshake_out_cap, out_cap, peer_certs_cap;
 	size_t in_hw, handshake_in_hw, handshake_out_hw, out_hw;
-	/* the buffers stay last: from in[] on, nothing is zeroed at creation */
-	uint8_t in[REC_HDR + REC_MAX_CIPHER];
-	uint8_t handshake_in[4 + HANDSHAKE_IN_MAX]; /* one message: record bytes are taken as needed */
-	uint8_t handshake_out[HANDSHAKE_OUT_MAX];
-	uint8_t out[OUT_CAP];
-	uint8_t peer_certs[HS_PEER_CERTS_MAX]; /* public: written up to peer_certs_len */
+	uint8_t *in, *handshake_in, *handshake_out, *out;
+	uint8_t *peer_certs; /* public: written up to peer_certs_len */
+	/* bytes allocated for this connection now / at most (hs_conn_memory) */
+	size_t mem, mem_peak;
+	int handed_off; /* hs_conn_handoff(): records belong to another layer */
 };
 
 /*
@@ -567,9 +598,10 @@ HS_MUST_CHECK int set_write_key(struct hs_conn *c, const uint8_t *secret);
 /* client's early write key: the ticket's suite, before one is negotiated */
 HS_MUST_CHECK int set_write_key_suite(struct hs_conn *c, const struct suite *s,
 				      const uint8_t *secret);
-/* one application_data record of n bytes (<= conn_out_room) */
+/* one application_data record of n bytes (<= conn_data_room) */
 HS_MUST_CHECK int conn_send_data(struct hs_conn *c, const uint8_t *p, size_t n);
-size_t conn_out_room(struct hs_conn *c, size_t want);
+/* how many of want bytes of application data fit in one record out now */
+size_t conn_data_room(struct hs_conn *c, size_t want);
 HS_MUST_CHECK int hello_random(struct hs_conn *c, uint8_t out[32]);
 /* hooks.c: the application's callbacks (include/hs/tls.h) and the error detail */
 void keylog_note(const struct hs_conn *c, int master);
@@ -578,6 +610,17 @@ HS_MUST_CHECK int verify_hook(struct hs_conn *c, int result, const uint8_t *cons
 			      const size_t *len, size_t n);
 void conn_detail(struct hs_conn *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* conn.c: memory on demand (libhs/README.md "Memory") */
+/* size bytes (64-byte aligned) counted in c->mem; NULL: HS_ERR_NOMEM */
+void *conn_mem_alloc(struct hs_conn *c, size_t size);
+/* wipe the first used bytes, free, uncount size */
+void conn_mem_free(struct hs_conn *c, void *p, size_t size, size_t used);
+/* Room for n more bytes of handshake_out (grown up to HANDSHAKE_OUT_MAX). */
+HS_MUST_CHECK int conn_out_room(struct hs_conn *c, size_t n);
+/* Keep certificate i of the peer's chain (hs_conn_peer_cert); 0 if it does not fit. */
+HS_MUST_CHECK int conn_keep_peer_cert(struct hs_conn *c, const uint8_t *p, size_t n);
+/* client: the ticket store, allocated with the first ticket kept */
+HS_MUST_CHECK int conn_tickets(struct hs_conn *c);
 /* fd.c: the queued output in place (nothing removed), then how much was sent */
 const uint8_t *conn_out_view(struct hs_conn *c, size_t *n);
 void conn_out_ack(struct hs_conn *c, size_t n);

@@ -8,7 +8,8 @@
  * (ct_memneq); the CertificateVerify input is rebuilt in a stack buffer
  * that holds only public data. The peer's SubjectPublicKeyInfo is copied
  * out of the message buffer (which is reused) into the connection, and
- * the peer's chain (public) into peer_certs[] for hs_conn_peer_cert().
+ * the peer's chain (public) into peer_certs (conn_keep_peer_cert) for
+ * hs_conn_peer_cert().
  * Certificate parsing serves both sides: a client checks the server's
  * chain (pin, trust, name), a server the client's (client_trust,
  * clientAuth, no name; an empty list only in request mode).
@@ -40,7 +41,7 @@ int build_finished(struct hs_conn *c, const uint8_t *base_secret)
 	const struct hash *h = c->suite->hash();
 	uint8_t th[HASH_MAX], mac[HASH_MAX];
 
-	transcript_hash(&c->tr, th);
+	transcript_hash(&c->hs->tr, th);
 	TRY(keysched_finished(h, base_secret, th, mac));
 	msg_begin(c, HT_FINISHED, &w, &v);
 	write_bytes(&w, mac, h->digest_len);
@@ -58,7 +59,7 @@ int check_finished(struct hs_conn *c, const uint8_t *base_secret, const uint8_t 
 
 	TRY(msg_body(msg, len, &body));
 	ENSURE(reader_left(&body) == h->digest_len, HS_ERR_TLS_DECODE);
-	transcript_hash(&c->tr, th);
+	transcript_hash(&c->hs->tr, th);
 	TRY(keysched_finished(h, base_secret, th, mac));
 	/* constant time: the expected MAC is secret until compared */
 	diff = ct_memneq(mac, body.p, h->digest_len);
@@ -95,7 +96,7 @@ static int check_rsa_leaf(const struct hs_conn *c)
 	const uint8_t *key;
 	size_t key_len, bits;
 
-	if (x509_rsa_key(c->peer.spki, c->peer.spki_len, &key, &key_len, &bits) != 0)
+	if (x509_rsa_key(c->hs->peer.spki, c->hs->peer.spki_len, &key, &key_len, &bits) != 0)
 		return HS_ERR_TLS_BAD_CERT;
 	ENSURE(bits >= HS_RSA_MIN_BITS || (test_hooks(c) != NULL && test_hooks(c)->verify != NULL),
 	       HS_ERR_TLS_UNSUPPORTED_CERT);
@@ -106,9 +107,9 @@ static int check_leaf(struct hs_conn *c, const struct x509_cert *leaf)
 {
 	const struct hs_config *cfg = c->cfg;
 
-	if (c->peer.type == KEY_NONE)
+	if (c->hs->peer.type == KEY_NONE)
 		return HS_ERR_TLS_UNSUPPORTED_CERT;
-	if (c->peer.type == KEY_RSA)
+	if (c->hs->peer.type == KEY_RSA)
 		TRY(check_rsa_leaf(c));
 	/* a server validates a client's chain in verify_chain() only */
 	if (c->role == HS_ROLE_SERVER || cfg->insecure)
@@ -179,16 +180,20 @@ static int verify_chain(struct hs_conn *c, const struct x509_cert *leaf,
 
 /* Copy certificate number i of the peer's chain into the connection
  * (hs_conn_peer_cert); stops at the first that does not fit. */
-static void keep_cert(struct hs_conn *c, size_t i, const struct reader *cert)
+static int keep_cert(struct hs_conn *c, size_t i, const struct reader *cert)
 {
-	if (i != c->peer_n || i >= PEER_MAX_CERTS ||
-	    cert->len > sizeof(c->peer_certs) - c->peer_certs_len)
-		return;
-	memcpy(c->peer_certs + c->peer_certs_len, cert->p, cert->len);
-	c->peer_off[i] = c->peer_certs_len;
+	size_t off = c->peer_certs_len;
+	int kept;
+
+	if (i != c->peer_n || i >= PEER_MAX_CERTS)
+		return 0;
+	kept = conn_keep_peer_cert(c, cert->p, cert->len);
+	if (kept <= 0)
+		return kept;
+	c->peer_off[i] = off;
 	c->peer_len[i] = cert->len;
-	c->peer_certs_len += cert->len;
 	c->peer_n++;
+	return 0;
 }
 
 /* 4.4.2: the certificate_request_context: empty for a server's
@@ -198,8 +203,8 @@ static int check_cert_context(const struct hs_conn *c, const struct reader *ctx)
 	if (c->role == HS_ROLE_CLIENT)
 		ENSURE(ctx->len == 0, HS_ERR_TLS_ILLEGAL_PARAM);
 	else
-		ENSURE(ctx->len == c->cr_context_len &&
-			       (ctx->len == 0 || memcmp(ctx->p, c->cr_context, ctx->len) == 0),
+		ENSURE(ctx->len == c->hs->cr_context_len &&
+			       (ctx->len == 0 || memcmp(ctx->p, c->hs->cr_context, ctx->len) == 0),
 		       HS_ERR_TLS_ILLEGAL_PARAM);
 	return 0;
 }
@@ -234,11 +239,11 @@ static int read_leaf(struct hs_conn *c, struct reader *list, struct reader *cert
 	err = x509_cert_parse(leaf, cert->p, cert->len);
 	ENSURE(err == 0 || err == HS_ERR_X509_UNKNOWN_CRITICAL, HS_ERR_TLS_BAD_CERT);
 	TRY(err);
-	ENSURE(x509_leaf_key(leaf, &c->peer) == 0, HS_ERR_TLS_BAD_CERT);
-	ENSURE(c->peer.spki_len <= sizeof(c->peer_spki), HS_ERR_TLS_BAD_CERT);
+	ENSURE(x509_leaf_key(leaf, &c->hs->peer) == 0, HS_ERR_TLS_BAD_CERT);
+	ENSURE(c->hs->peer.spki_len <= sizeof(c->hs->peer_spki), HS_ERR_TLS_BAD_CERT);
 	/* keep the SPKI: the message buffer is reused */
-	memcpy(c->peer_spki, c->peer.spki, c->peer.spki_len);
-	c->peer.spki = c->peer_spki;
+	memcpy(c->hs->peer_spki, c->hs->peer.spki, c->hs->peer.spki_len);
+	c->hs->peer.spki = c->hs->peer_spki;
 	return check_leaf(c, leaf);
 }
 
@@ -268,12 +273,12 @@ int parse_certificate(struct hs_conn *c, const uint8_t *msg, size_t len, size_t 
 		return 0;
 	}
 	TRY(read_leaf(c, &list, &cert, &leaf));
-	keep_cert(c, 0, &cert);
+	TRY(keep_cert(c, 0, &cert));
 	der[0] = cert.p;
 	der_len[0] = cert.len;
 	for (size_t i = 1; reader_left(&list) > 0; i++) {
 		TRY(read_entry(&list, &cert));
-		keep_cert(c, i, &cert);
+		TRY(keep_cert(c, i, &cert));
 		if (n < HS_X509_MAX_CHAIN) {
 			der[n] = cert.p;
 			der_len[n++] = cert.len;
@@ -296,7 +301,7 @@ static size_t cv_content(struct hs_conn *c, int server, uint8_t *out)
 	n = 64;
 	memcpy(out + n, server ? sctx : cctx, sizeof(sctx)); /* with its 0 byte */
 	n += sizeof(sctx);
-	transcript_hash(&c->tr, out + n);
+	transcript_hash(&c->hs->tr, out + n);
 	return n + c->suite->hash()->digest_len;
 }
 
@@ -353,11 +358,11 @@ int build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server)
 static int peer_verify(const struct hs_conn *c, const struct sigscheme *ss,
 		       const uint8_t *content, size_t n, const uint8_t *sig, size_t sig_len)
 {
-	const uint8_t *pub = c->peer.pub;
-	size_t pub_len = c->peer.pub_len, bits;
+	const uint8_t *pub = c->hs->peer.pub;
+	size_t pub_len = c->hs->peer.pub_len, bits;
 
-	if (c->peer.type == KEY_RSA)
-		TRY(x509_rsa_key(c->peer.spki, c->peer.spki_len, &pub, &pub_len, &bits));
+	if (c->hs->peer.type == KEY_RSA)
+		TRY(x509_rsa_key(c->hs->peer.spki, c->hs->peer.spki_len, &pub, &pub_len, &bits));
 	return ss->sig->verify(pub, pub_len, content, n, sig, sig_len);
 }
 
@@ -379,7 +384,7 @@ int check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int ser
 
 	if (th != NULL && th->verify != NULL && scheme == th->extra_scheme) {
 		/* test hook: a verifier for RFC 8448's 1024-bit RSA key */
-		if (th->verify(scheme, c->peer.spki, c->peer.spki_len, content, n, sig.p,
+		if (th->verify(scheme, c->hs->peer.spki, c->hs->peer.spki_len, content, n, sig.p,
 				    sig.len) != 0)
 			return HS_ERR_TLS_BAD_CERT_VERIFY;
 		c->peer_verified = 1;
@@ -390,7 +395,7 @@ int check_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len, int ser
 	cfg_sigs(c->cfg, &offered, &n_offered);
 	ss = sigscheme_find(scheme);
 	ENSURE(ss != NULL && u16_in(offered, n_offered, scheme), HS_ERR_TLS_ILLEGAL_PARAM);
-	ENSURE(ss->key == c->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
+	ENSURE(ss->key == c->hs->peer.type, HS_ERR_TLS_ILLEGAL_PARAM);
 	if (peer_verify(c, ss, content, n, sig.p, sig.len) != 0) {
 		conn_detail(c, "the %s's CertificateVerify (%s) does not verify with its"
 			    " certificate's key", server ? "server" : "client", ss->name);
@@ -418,8 +423,8 @@ int on_key_update(struct hs_conn *c, const uint8_t *msg, size_t len)
 	/* a bounded number in a row without application data */
 	ENSURE(++c->n_ku <= MAX_KEY_UPDATES, HS_ERR_TLS_TOO_MANY_RECORDS);
 	/* 7.2: application_traffic_secret_N+1 replaces _N, which is gone */
-	TRY(rec_next_secret(c->suite->hash(), c->rd.secret));
-	TRY(set_read_key(c, c->rd.secret));
+	TRY(rec_next_secret(c->suite->hash(), c->rd->secret));
+	TRY(set_read_key(c, c->rd->secret));
 	conn_event(c, HS_EVENT_KEY_UPDATE);
 	/* update_requested: answer with our own (update_not_requested) "prior
 	 * to sending its next Application Data record" (4.6.3). While an
@@ -454,7 +459,7 @@ static int keep_ticket(struct hs_conn *c, struct reader ticket, struct reader no
 	memcpy(t.alpn, c->alpn, sizeof(t.alpn));
 	err = ticket_psk(h, c->ks.res_master, nonce.p, nonce.len, t.psk);
 	if (err == 0)
-		session_add(&c->got, &t, c->suite->id);
+		session_add(&c->tickets->got, &t, c->suite->id);
 	wipe(&t, sizeof(t));
 	return err;
 }
@@ -477,8 +482,9 @@ int on_ticket(struct hs_conn *c, const uint8_t *msg, size_t len)
 	TRY(early_ticket_max(&exts, &max_early));
 	/* a flood of tickets: each would cost an HKDF (internal.h) */
 	ENSURE(++c->n_tickets <= MAX_TICKETS_RECV, HS_ERR_TLS_TOO_MANY_RECORDS);
-	if (c->cfg->keep_tickets && c->tickets_open && ticket.len <= sizeof(c->ticket)) {
-		memcpy(c->ticket, ticket.p, ticket.len);
+	if (c->cfg->keep_tickets && c->tickets_open && ticket.len <= TICKET_MAX) {
+		TRY(conn_tickets(c));
+		memcpy(c->tickets->ticket, ticket.p, ticket.len);
 		c->ticket_len = ticket.len;
 		c->ticket_lifetime = lifetime;
 		TRY(keep_ticket(c, ticket, nonce, lifetime, age_add, max_early));

@@ -415,11 +415,12 @@ void session_add(struct hs_session *s, const struct session_ticket *t, uint16_t 
 int hs_conn_session(const struct hs_conn *c, struct hs_session **out)
 {
 	*out = NULL;
-	ENSURE(c->role == HS_ROLE_CLIENT && c->got.n > 0, HS_ERR_TLS_STATE);
+	ENSURE(c->role == HS_ROLE_CLIENT && c->tickets != NULL && c->tickets->got.n > 0,
+	       HS_ERR_TLS_STATE);
 	*out = malloc(sizeof(**out));
 	if (*out == NULL)
 		return HS_ERR_NOMEM;
-	**out = c->got;
+	**out = c->tickets->got;
 	return 0;
 }
 

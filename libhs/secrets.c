@@ -24,11 +24,12 @@ static int fill(const struct rec_key *k, const struct suite *s, struct hs_dir_se
 
 int hs_conn_secrets(const struct hs_conn *c, struct hs_secrets *s)
 {
-	const struct rec_key *tx = &c->wr, *rx = &c->rd;
+	const struct rec_key *tx = c->wr, *rx = c->rd;
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	ENSURE(c->handshake_done && c->err == 0, HS_ERR_TLS_STATE);
+	/* after hs_conn_handoff the keys are gone */
+	ENSURE(c->handshake_done && c->err == 0 && !c->handed_off, HS_ERR_TLS_STATE);
 	s->suite = c->suite->id;
 	s->secret_len = c->suite->hash()->digest_len;
 	s->key_len = c->suite->key_len;

@@ -327,11 +327,11 @@ static int check_retry(struct hs_conn *c, const struct client_hello *ch)
 	ENSURE(memcmp(ch->random, c->random, 32) == 0, HS_ERR_TLS_ILLEGAL_PARAM);
 	ENSURE(ch->sid.len == c->sid_len && memcmp(ch->sid.p, c->sid, c->sid_len) == 0,
 	       HS_ERR_TLS_ILLEGAL_PARAM);
-	if (c->cookie_len == 0)
+	if (c->hs->cookie_len == 0)
 		return 0;
 	ENSURE(e != NULL, HS_ERR_TLS_BAD_COOKIE);
 	TRY(ext_cookie(e->body, &p, &n));
-	ENSURE(n == c->cookie_len && memcmp(p, c->cookie, n) == 0, HS_ERR_TLS_BAD_COOKIE);
+	ENSURE(n == c->hs->cookie_len && memcmp(p, c->hs->cookie, n) == 0, HS_ERR_TLS_BAD_COOKIE);
 	return 0;
 }
 
@@ -435,7 +435,7 @@ static int check_binder(struct hs_conn *c, const struct psk_offer *o, size_t ind
 	for (size_t i = 0; i <= index; i++)
 		TRY(read_vec(&r, 1, 32, 255, &b));
 	ENSURE(b.len == h->digest_len, HS_ERR_TLS_BAD_BINDER);
-	TRY(psk_binder(&c->tr, h, psk, psk_len, external, msg, o->partial_len, want));
+	TRY(psk_binder(&c->hs->tr, h, psk, psk_len, external, msg, o->partial_len, want));
 	diff = ct_memneq(want, b.p, h->digest_len);
 	wipe(want, sizeof(want));
 	return diff ? HS_ERR_TLS_BAD_BINDER : 0;
@@ -534,17 +534,17 @@ static int send_hrr(struct hs_conn *c, int ask_group)
 	struct writer_vec v, exts;
 
 	if (c->cfg->hrr_cookie) {
-		c->cookie_len = 32;
+		c->hs->cookie_len = 32;
 		const struct test_hooks *th = test_hooks(c);
 
 		if (th != NULL && th->cookie != NULL && th->cookie_len <= COOKIE_MAX) {
-			c->cookie_len = th->cookie_len;
-			memcpy(c->cookie, th->cookie, c->cookie_len);
+			c->hs->cookie_len = th->cookie_len;
+			memcpy(c->hs->cookie, th->cookie, c->hs->cookie_len);
 		} else {
-			TRY(rand_bytes(c->cookie, 32));
+			TRY(rand_bytes(c->hs->cookie, 32));
 		}
 	}
-	transcript_hrr_restart(&c->tr);
+	transcript_hrr_restart(&c->hs->tr);
 	write_sh_start(c, &w, &v, hrr_random);
 	write_vec_open(&w, 2, &exts);
 	ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
@@ -552,8 +552,8 @@ static int send_hrr(struct hs_conn *c, int ask_group)
 		ext_w_key_share(&w, c->group->id, NULL, 0, 0);
 		c->kx_group = c->group; /* the group the second hello must use */
 	}
-	if (c->cookie_len > 0)
-		ext_w_opaque(&w, EXT_COOKIE, 2, c->cookie, c->cookie_len);
+	if (c->hs->cookie_len > 0)
+		ext_w_opaque(&w, EXT_COOKIE, 2, c->hs->cookie, c->hs->cookie_len);
 	write_vec_close(&w, &exts);
 	TRY(msg_end(c, &w, &v));
 	TRY(flush_handshake(c, TLS12_VERSION));
@@ -573,7 +573,7 @@ static int send_server_hello(struct hs_conn *c)
 	write_sh_start(c, &w, &v, c->random);
 	write_vec_open(&w, 2, &exts);
 	if (c->resumed != 2)
-		ext_w_key_share(&w, c->group->id, c->kx_pub, c->group->kx->pub_len, 0);
+		ext_w_key_share(&w, c->group->id, c->hs->kx_pub, c->group->kx->pub_len, 0);
 	ext_w_opaque(&w, EXT_SUPPORTED_VERSIONS, 0, v13, 2);
 	if (c->resumed) { /* 4.2.11: selected_identity */
 		uint8_t sel[2] = { (uint8_t)(c->psk_index >> 8), (uint8_t)c->psk_index };
@@ -594,20 +594,20 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 	int err = 0;
 
 	if (c->early == HS_EARLY_ACCEPTED) /* its secrets hash the ClientHello */
-		transcript_hash(&c->tr, th_ch);
+		transcript_hash(&c->hs->tr, th_ch);
 
 	if (c->resumed != 2) {
 		/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
 		ENSURE(share->len == c->group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
 		TRY(conn_keygen(c, c->group));
-		err = c->group->kx->shared(shared, c->kx_priv, share->pub, share->len);
-		wipe(c->kx_priv, sizeof(c->kx_priv));
+		err = c->group->kx->shared(shared, c->hs->kx_priv, share->pub, share->len);
+		wipe(c->hs->kx_priv, sizeof(c->hs->kx_priv));
 		shared_len = c->group->kx->shared_len;
 	}
 	if (err == 0)
 		err = send_server_hello(c);
 	if (err == 0) {
-		transcript_hash(&c->tr, th);
+		transcript_hash(&c->hs->tr, th);
 		err = c->resumed ? keysched_start_psk(&c->ks, c->suite->hash(), c->psk_key,
 						      c->psk_key_len)
 				 : keysched_start(&c->ks, c->suite->hash());
@@ -724,7 +724,7 @@ static int send_flight(struct hs_conn *c, const struct key_share *share)
 	}
 	TRY(build_finished(c, c->ks.s_hs));
 	TRY(flush_handshake(c, TLS12_VERSION));
-	transcript_hash(&c->tr, th);
+	transcript_hash(&c->hs->tr, th);
 	TRY(keysched_master(&c->ks, th));
 	keysched_note(c, 1);
 	keysched_forget(c->ks.s_hs); /* our Finished is built */
@@ -767,8 +767,9 @@ static int on_client_hello(struct hs_conn *c, const uint8_t *msg, size_t len)
 		TRY(read_groups(&ch));
 		TRY(pick_group(c, &ch, &share, &have_share));
 	}
-	transcript_choose(&c->tr, c->suite->hash());
-	transcript_update(&c->tr, msg, len);
+	TRY(read_alpn(c, &ch));
+	transcript_choose(&c->hs->tr, c->suite->hash());
+	transcript_update(&c->hs->tr, msg, len);
 	if (!c->hrr_done) {
 		memcpy(c->random, ch.random, 32);
 		memcpy(c->client_random, ch.random, 32); /* the key log's */
@@ -794,7 +795,7 @@ static int on_client_certificate(struct hs_conn *c, const uint8_t *msg, size_t l
 	size_t n;
 
 	TRY(parse_certificate(c, msg, len, &n));
-	transcript_update(&c->tr, msg, len);
+	transcript_update(&c->hs->tr, msg, len);
 	/* 4.4.3: no CertificateVerify follows an empty Certificate */
 	if (n == 0)
 		c->state = S_WAIT_FINISHED;
@@ -804,7 +805,7 @@ static int on_client_certificate(struct hs_conn *c, const uint8_t *msg, size_t l
 static int on_client_cert_verify(struct hs_conn *c, const uint8_t *msg, size_t len)
 {
 	TRY(check_cert_verify(c, msg, len, 0));
-	transcript_update(&c->tr, msg, len);
+	transcript_update(&c->hs->tr, msg, len);
 	return 0;
 }
 
@@ -814,12 +815,12 @@ static int on_client_finished(struct hs_conn *c, const uint8_t *msg, size_t len)
 	int err = 0;
 
 	TRY(check_finished(c, c->ks.c_hs, msg, len));
-	transcript_update(&c->tr, msg, len);
+	transcript_update(&c->hs->tr, msg, len);
 	/* 4.6.1: resumption_master_secret (CH..client Finished) before the
 	 * master goes; it lives only until our tickets are sealed (with
 	 * defer_tickets: until hs_conn_end_tickets or the last ticket) */
 	if (tickets_on(c)) {
-		transcript_hash(&c->tr, th);
+		transcript_hash(&c->hs->tr, th);
 		err = keysched_resumption(&c->ks, th);
 	}
 	keysched_forget(c->ks.stage);

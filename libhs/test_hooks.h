@@ -67,6 +67,14 @@ struct test_hooks {
 HS_MUST_CHECK int conn_test_hooks(struct hs_conn *c, const struct test_hooks *h);
 
 /*
+ * Allocation failures: the n-th allocation of the engine from now on
+ * (n = 1: the next) fails, as if malloc returned NULL; 0: none fails.
+ * Process-wide (one test thread). Returns how many allocations were made
+ * since the previous call, so a test can fail each one in turn.
+ */
+long conn_test_alloc_fail(long n);
+
+/*
  * The key schedule's secrets (digest_len bytes) as the connection holds
  * them now: each is all zeros once wiped (RFC 8446 7.2: the handshake
  * secrets after both Finished, the master secret once the application

@@ -91,6 +91,8 @@ int serve_uring(const struct hs_config *cfg, int lsock, const struct uring_opts 
 	     (unsigned long long)st.accepted, (unsigned long long)st.handshakes,
 	     (unsigned long long)st.failed, (unsigned long long)st.timed_out, st.active_peak,
 	     (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out);
+	note(2, "io_uring: records after the handshake: %llu opened in place, %llu carried across receives",
+	     (unsigned long long)st.records_in_place, (unsigned long long)st.records_carried);
 	if (o->ktls)
 		note(1, "io_uring: %llu connections on kernel TLS, %llu kept on our records "
 			"(the kernel could not)",

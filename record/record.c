@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/wipe.h"
 #include "crypto/hkdf.h"
 
@@ -116,9 +117,9 @@ void rec_key_wipe(struct rec_key *k)
 void rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
 		  uint8_t out[HS_AEAD_NONCE_LEN])
 {
-	memcpy(out, iv, HS_AEAD_NONCE_LEN);
-	for (int i = 0; i < 8; i++)
-		out[HS_AEAD_NONCE_LEN - 1 - i] ^= (uint8_t)(seq >> (8 * i));
+	/* the sequence number, big-endian, XORed into the IV's last 8 bytes */
+	memcpy(out, iv, HS_AEAD_NONCE_LEN - 8);
+	store_be64(out + HS_AEAD_NONCE_LEN - 8, load_be64(iv + HS_AEAD_NONCE_LEN - 8) ^ seq);
 }
 
 size_t rec_wire_len(const struct rec_key *k, size_t n, size_t pad)
@@ -126,13 +127,12 @@ size_t rec_wire_len(const struct rec_key *k, size_t n, size_t pad)
 	return REC_HDR + n + (k->on ? 1 + pad + HS_AEAD_TAG_LEN : 0);
 }
 
+/* hdr: the REC_HDR bytes write_reserve gave (stores, no calls: every record pays this) */
 static void put_header(uint8_t *hdr, uint8_t type, uint16_t version, size_t len)
 {
-	struct writer w = writer_init(hdr, REC_HDR);
-
-	write_u8(&w, type);
-	write_u16(&w, version);
-	write_u16(&w, (uint16_t)len); /* fits: REC_HDR bytes, len <= 2^14 + 256 */
+	hdr[0] = type;
+	store_be16(hdr + 1, version);
+	store_be16(hdr + 3, (uint16_t)len); /* len <= 2^14 + 256 */
 }
 
 int rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version, const uint8_t *p,
@@ -162,7 +162,8 @@ int rec_seal(struct rec_key *k, uint8_t type, uint16_t legacy_version, const uin
 	/* 5.2: outer type application_data, legacy_record_version 0x0303 */
 	put_header(hdr, REC_APP, REC_LEGACY_VERSION, inner + HS_AEAD_TAG_LEN);
 	body[n] = type;
-	memset(body + n + 1, 0, pad);
+	if (pad > 0)
+		memset(body + n + 1, 0, pad);
 	rec_nonce(k->iv, k->seq, iv);
 	k->aead->seal(ctx(k), iv, hdr, REC_HDR, body, inner, body);
 	k->seq++;
@@ -188,21 +189,9 @@ int rec_check_header(const uint8_t *hdr, int protected, size_t *body_len)
 	return 0;
 }
 
-int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, size_t *len)
+/* The inner plaintext pt[0 .. n) once decrypted: limits, padding, type. */
+static int inner(const uint8_t *pt, size_t n, uint8_t *type, size_t *len)
 {
-	uint8_t iv[HS_AEAD_NONCE_LEN];
-	uint8_t *body = rec + REC_HDR;
-	size_t n;
-
-	if (!k->on || body_len < HS_AEAD_TAG_LEN + 1)
-		return k->on ? HS_ERR_TLS_BAD_RECORD_MAC : HS_ERR_INTERNAL;
-	if (k->seq == UINT64_MAX)
-		return HS_ERR_TLS_SEQ_EXHAUSTED;
-	rec_nonce(k->iv, k->seq, iv);
-	if (k->aead->open(ctx(k), iv, rec, REC_HDR, body, body_len, body) != 0)
-		return HS_ERR_TLS_BAD_RECORD_MAC;
-	k->seq++;
-	n = body_len - HS_AEAD_TAG_LEN;
 	/* 5.2: the whole TLSInnerPlaintext MUST NOT exceed 2^14 + 1 octets */
 	if (n > REC_MAX_INNER)
 		return HS_ERR_TLS_RECORD_OVERFLOW;
@@ -210,15 +199,49 @@ int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, si
 	 * "If a receiving implementation does not find a non-zero octet in the
 	 * cleartext, it MUST terminate the connection with an
 	 * unexpected_message alert." */
-	while (n > 0 && body[n - 1] == 0)
+	while (n > 0 && pt[n - 1] == 0)
 		n--;
 	if (n == 0)
 		return HS_ERR_TLS_EMPTY_RECORD;
-	*type = body[n - 1];
+	*type = pt[n - 1];
 	*len = n - 1;
 	/* 5.1: no zero-length fragments of handshake (or alert) content; 5.4:
 	 * only application data may be empty */
 	if (*len == 0 && *type != REC_APP)
 		return HS_ERR_TLS_EMPTY_RECORD;
 	return 0;
+}
+
+/* Decrypt rec's body into out (in place when out is the body). */
+static int open_into(struct rec_key *k, const uint8_t *rec, size_t body_len, uint8_t *out)
+{
+	uint8_t iv[HS_AEAD_NONCE_LEN];
+
+	if (!k->on || body_len < HS_AEAD_TAG_LEN + 1)
+		return k->on ? HS_ERR_TLS_BAD_RECORD_MAC : HS_ERR_INTERNAL;
+	if (k->seq == UINT64_MAX)
+		return HS_ERR_TLS_SEQ_EXHAUSTED;
+	rec_nonce(k->iv, k->seq, iv);
+	if (k->aead->open(ctx(k), iv, rec, REC_HDR, rec + REC_HDR, body_len, out) != 0)
+		return HS_ERR_TLS_BAD_RECORD_MAC;
+	k->seq++;
+	return 0;
+}
+
+int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type, size_t *len)
+{
+	int err = open_into(k, rec, body_len, rec + REC_HDR);
+
+	return err ? err : inner(rec + REC_HDR, body_len - HS_AEAD_TAG_LEN, type, len);
+}
+
+int rec_open_to(struct rec_key *k, const uint8_t *rec, size_t body_len, uint8_t *out,
+		size_t cap, uint8_t *type, size_t *len)
+{
+	int err;
+
+	if (body_len >= HS_AEAD_TAG_LEN && cap < body_len - HS_AEAD_TAG_LEN)
+		return HS_ERR_ARG;
+	err = open_into(k, rec, body_len, out);
+	return err ? err : inner(out, body_len - HS_AEAD_TAG_LEN, type, len);
 }

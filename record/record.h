@@ -133,5 +133,15 @@ HS_MUST_CHECK int rec_check_header(const uint8_t *hdr, int protected, size_t *bo
  */
 HS_MUST_CHECK int rec_open(struct rec_key *k, uint8_t *rec, size_t body_len, uint8_t *type,
 			      size_t *len);
+/*
+ * The same, decrypting into the caller's out instead of in place (out must
+ * not overlap rec; cap >= body_len - 16, else HS_ERR_ARG before anything):
+ * the content is out[0 .. *len), followed by its type byte and padding; rec
+ * keeps only ciphertext. A reader that wants the plaintext in its own buffer
+ * gets it without a copy (ktls/'s userspace RX). Same errors, same order;
+ * on a bad tag out[0 .. body_len - 16) is zeroed.
+ */
+HS_MUST_CHECK int rec_open_to(struct rec_key *k, const uint8_t *rec, size_t body_len,
+			      uint8_t *out, size_t cap, uint8_t *type, size_t *len);
 
 #endif

@@ -55,17 +55,25 @@ void conn_arm_recv(struct hs_uring_conn *uc)
 	uc->in_flight += 2;
 }
 
+/* One send for up to SEND_IOV queued chunks (sendmsg): small records go out together. */
 static void arm_send(struct hs_uring_conn *uc)
 {
 	struct io_uring_sqe *sqe;
-	struct chunk *c = uc->q_head;
+	size_t n = 0;
 
-	if (uc->send_armed || c == NULL || uc->ending)
+	if (uc->send_armed || uc->q_head == NULL || uc->ending)
 		return;
 	if (uc->ktls != NULL && ktls_before_send(uc) != 0)
 		return; /* ended */
+	for (struct chunk *c = uc->q_head; c != NULL && n < SEND_IOV; c = c->next, n++) {
+		uc->send_iov[n].iov_base = c->data + c->off;
+		uc->send_iov[n].iov_len = c->len - c->off;
+	}
+	memset(&uc->send_msg, 0, sizeof(uc->send_msg));
+	uc->send_msg.msg_iov = uc->send_iov;
+	uc->send_msg.msg_iovlen = n;
 	sqe = uring_sqe(uc->lp, 1);
-	io_uring_prep_send(sqe, uc->fd, c->data + c->off, c->len - c->off, MSG_NOSIGNAL);
+	io_uring_prep_sendmsg(sqe, uc->fd, &uc->send_msg, MSG_NOSIGNAL);
 	io_uring_sqe_set_data64(sqe, uring_tag(uc, OP_SEND));
 	uc->send_armed = true;
 	uc->in_flight++;
@@ -104,7 +112,7 @@ static void drop_head(struct hs_uring_conn *uc)
 }
 
 /* Move the engine's queued records into the send queue, then send. */
-static int flush(struct hs_uring_conn *uc)
+int conn_flush(struct hs_uring_conn *uc)
 {
 	size_t want, n;
 	int err;
@@ -166,6 +174,7 @@ void conn_free(struct hs_uring_conn *uc)
 		uc->next->prev = uc->prev;
 	while (uc->q_head != NULL)
 		drop_head(uc);
+	records_free(uc);
 	close(uc->fd);
 	if (uc->ktls != NULL) {
 		hs_ktls_wipe(uc->ktls);
@@ -212,13 +221,22 @@ void conn_accept(struct loop *lp, int fd)
 
 /* ---- our records: the engine ---- */
 
-/* Events, application data and output after the engine moved. */
-static int drive(struct hs_uring_conn *uc)
+/* Application data for the application. */
+void conn_deliver(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
+{
+	const struct hs_uring_config *cfg = uc->lp->cfg;
+
+	uc->bytes_in += n;
+	uc->lp->st->bytes_in += n;
+	if (cfg->on_data != NULL)
+		cfg->on_data(cfg->arg, uc, p, n);
+}
+
+/* Events, close_notify and errors after the engine moved; then its output. */
+int conn_events(struct hs_uring_conn *uc)
 {
 	const struct hs_uring_config *cfg = uc->lp->cfg;
 	enum hs_event ev;
-	size_t n;
-	int err;
 
 	while ((ev = hs_conn_next_event(uc->tls)) != HS_EVENT_NONE) {
 		if (ev == HS_EVENT_HANDSHAKE_DONE && !uc->handshaken) {
@@ -228,28 +246,29 @@ static int drive(struct hs_uring_conn *uc)
 				cfg->on_handshake(cfg->arg, uc);
 		}
 	}
-	for (;;) {
-		err = hs_conn_read(uc->tls, uc->lp->scratch, sizeof(uc->lp->scratch), &n);
-		if (err || n == 0)
-			break;
-		uc->bytes_in += n;
-		uc->lp->st->bytes_in += n;
-		if (cfg->on_data != NULL)
-			cfg->on_data(cfg->arg, uc, uc->lp->scratch, n);
-		wipe(uc->lp->scratch, n);
-	}
 	if (hs_conn_peer_closed(uc->tls) && !uc->finish) {
-		/* answer close_notify with ours; an error is sticky, read below */
-		err = hs_conn_close(uc->tls);
+		/* answer close_notify with ours; its error is sticky, read below */
+		uc->ok_end = hs_conn_close(uc->tls) == 0;
 		uc->finish = true;
-		uc->ok_end = true;
 	}
 	if (hs_conn_error(uc->tls) != 0)
 		uc->finish = true; /* the alert goes out first */
-	return flush(uc);
+	return conn_flush(uc);
 }
 
-static void feed(struct hs_uring_conn *uc, const uint8_t *p, size_t len)
+/* After hs_conn_feed: the application data it decrypted, the events, the output. */
+static int drive(struct hs_uring_conn *uc)
+{
+	size_t n;
+
+	while (hs_conn_read(uc->tls, uc->lp->scratch, sizeof(uc->lp->scratch), &n) == 0 && n > 0) {
+		conn_deliver(uc, uc->lp->scratch, n);
+		wipe(uc->lp->scratch, n);
+	}
+	return conn_events(uc);
+}
+
+void conn_feed(struct hs_uring_conn *uc, const uint8_t *p, size_t len)
 {
 	size_t off = 0, used;
 	int err = 0;
@@ -267,7 +286,7 @@ static void feed(struct hs_uring_conn *uc, const uint8_t *p, size_t len)
 		}
 	}
 	if (err && !uc->finish) {
-		(void)flush(uc); /* the engine's alert, if it queued one */
+		(void)conn_flush(uc); /* the engine's alert, if it queued one */
 		uc->finish = true;
 	}
 }
@@ -316,8 +335,10 @@ void conn_on_recv(struct hs_uring_conn *uc, int res, unsigned flags)
 
 		if (!uc->ending && uc->ktls != NULL)
 			ktls_on_recv(uc, uring_buf(lp, bid), (size_t)res);
+		else if (!uc->ending && uc->handshaken && !uc->want_ktls)
+			records_on_recv(uc, uring_buf(lp, bid), (size_t)res);
 		else if (!uc->ending)
-			feed(uc, uring_buf(lp, bid), (size_t)res);
+			conn_feed(uc, uring_buf(lp, bid), (size_t)res);
 		uring_give_back(lp, bid);
 	} else if (res == -ENOBUFS && !uc->ending) {
 		uc->next_wait = lp->wait_head; /* re-armed once this batch is handled */
@@ -345,13 +366,19 @@ void conn_on_send(struct hs_uring_conn *uc, int res)
 		conn_end(uc, HS_ERR_TLS_IO);
 		return;
 	}
-	uc->q_head->off += (size_t)res;
-	uc->queued -= (size_t)res;
-	if (uc->q_head->off == uc->q_head->len)
-		drop_head(uc); /* sent: freed (and wiped) at once */
+	for (size_t left = (size_t)res; left > 0 && uc->q_head != NULL;) {
+		struct chunk *c = uc->q_head;
+		size_t k = c->len - c->off < left ? c->len - c->off : left;
+
+		c->off += k;
+		uc->queued -= k;
+		left -= k;
+		if (c->off == c->len)
+			drop_head(uc); /* sent: freed (and wiped) at once */
+	}
 	if (uc->ending)
 		return;
-	if (flush(uc) != 0) {
+	if (conn_flush(uc) != 0) {
 		conn_end(uc, HS_ERR_NOMEM);
 		return;
 	}
@@ -363,7 +390,6 @@ void conn_on_send(struct hs_uring_conn *uc, int res)
 int hs_uring_send(struct hs_uring_conn *uc, const void *p, size_t n)
 {
 	const uint8_t *b = p;
-	size_t off = 0, took;
 	int err;
 
 	if (uc->ending || uc->finish)
@@ -377,17 +403,12 @@ int hs_uring_send(struct hs_uring_conn *uc, const void *p, size_t n)
 		arm_send(uc);
 		return 0;
 	}
-	while (off < n) {
-		err = hs_conn_write(uc->tls, b + off, n - off, &took);
-		if (err)
-			return err;
-		off += took;
-		uc->bytes_out += took;
-		uc->lp->st->bytes_out += took;
-		err = flush(uc); /* the engine's queue into ours: it has room again */
-		if (err)
-			return err;
-	}
+	err = records_send(uc, b, n); /* sealed in the chunk that is sent: one copy */
+	if (err)
+		return err;
+	uc->bytes_out += n;
+	uc->lp->st->bytes_out += n;
+	arm_send(uc);
 	return 0;
 }
 
@@ -399,7 +420,7 @@ void hs_uring_close(struct hs_uring_conn *uc)
 	uc->ok_end = true;
 	if (uc->ktls == NULL) {
 		uc->ok_end = hs_conn_close(uc->tls) == 0; /* else the sticky error ends it */
-		(void)flush(uc);
+		(void)conn_flush(uc);
 	}
 	/* the kernel path sends close_notify once the queue is out (ktls_finish) */
 }

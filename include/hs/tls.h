@@ -22,9 +22,14 @@
  * alert from the peer gives HS_ERR_TLS_PEER_ALERT (hs_conn_alert() tells
  * which).
  *
- * Memory: hs_conn_new() allocates everything the connection needs; no
- * call after that allocates. The config (and the buffers it points to) must
- * outlive the connection. Secrets are wiped by hs_conn_free().
+ * Memory on demand (libhs/README.md "Memory"): hs_conn_new() allocates a
+ * small header, the record keys and the handshake-only state; record and
+ * message buffers are allocated when bytes must be kept and wiped and freed
+ * when empty; the handshake-only state goes when the handshake ends, the
+ * keys and buffers at hs_conn_handoff(). So any call that stores bytes may
+ * fail with HS_ERR_NOMEM (sticky, like every error). hs_conn_memory() says
+ * how much a connection holds. The config (and the buffers it points to)
+ * must outlive the connection. Secrets are wiped by hs_conn_free().
  */
 #ifndef HS_TLS_H
 #define HS_TLS_H
@@ -322,6 +327,54 @@ HS_API HS_MUST_CHECK int hs_conn_read(struct hs_conn *c, uint8_t *buf, size_t ca
  * len when the output queue is full: pull, then write the rest).
  */
 HS_API HS_MUST_CHECK int hs_conn_write(struct hs_conn *c, const uint8_t *buf, size_t len, size_t *n);
+/*
+ * Zero-copy records, after the handshake: the caller's buffers, no copy.
+ *
+ * hs_conn_seal: the application data (len <= 16384 bytes) sits at
+ * buf + HS_RECORD_HEADER_LEN; it is sealed in place into one record,
+ * buf[0 .. *n) (*n = len + HS_RECORD_OVERHEAD), to be sent as is; cap >=
+ * len + HS_RECORD_OVERHEAD. HS_ERR_WANT_WRITE (not sticky, nothing sealed,
+ * buf untouched): the engine has records of its own to go first (a KeyUpdate
+ * answer, tickets, the automatic KeyUpdate before the AEAD's limit): pull
+ * and send them (hs_conn_pull), then call again.
+ *
+ * hs_conn_open: buf holds len received bytes; the first record is opened
+ * in place. *used = its length (send the rest again later); *data, *data_len:
+ * its application data inside buf (0 bytes for the other records, which the
+ * engine handles as hs_conn_feed does: KeyUpdate, NewSessionTicket, alerts,
+ * events; a KeyUpdate answer is queued for hs_conn_pull). HS_ERR_WANT_READ
+ * (not sticky, *used = 0): not a whole record yet (hs_conn_input_wanted-like:
+ * the header's length says how many bytes it needs). After close_notify
+ * *used = 0 and hs_conn_peer_closed() is 1. Not to be mixed with a partial
+ * hs_conn_feed: the engine must hold no part of a record and no unread data
+ * (HS_ERR_TLS_STATE).
+ */
+#define HS_RECORD_HEADER_LEN 5
+#define HS_RECORD_OVERHEAD (5 + 1 + 16) /* header, content type, tag: hs never pads */
+HS_API HS_MUST_CHECK int hs_conn_seal(struct hs_conn *c, uint8_t *buf, size_t cap, size_t len,
+				      size_t *n);
+HS_API HS_MUST_CHECK int hs_conn_open(struct hs_conn *c, uint8_t *buf, size_t len, size_t *used,
+				      uint8_t **data, size_t *data_len);
+/*
+ * Another layer (ktls/: kernel TLS, or its userspace records) now carries
+ * the records: the engine wipes and frees its record keys, its buffers and
+ * what remains of the handshake, keeping only the header (at most 4 KiB,
+ * plus the peer's certificate chain and a client's kept tickets, when
+ * there are any): getters, hs_conn_export, hs_conn_post_handshake and
+ * hs_conn_session still work; feed, pull, read, write, seal, open,
+ * key_update and hs_conn_secrets give HS_ERR_TLS_STATE. Take the secrets
+ * first. The handshake must be done, every queued byte pulled, no part
+ * of a record fed and no application data unread (else HS_ERR_TLS_STATE).
+ * hs_ktls_attach() calls it. A second call does nothing.
+ */
+HS_API HS_MUST_CHECK int hs_conn_handoff(struct hs_conn *c);
+/*
+ * Bytes the connection holds now (its allocations, rounded to 64 bytes;
+ * the allocator's own overhead not counted), and in *peak (if not NULL)
+ * the most it ever held.
+ */
+HS_API size_t hs_conn_memory(const struct hs_conn *c, size_t *peak);
+
 /* Send our KeyUpdate; request_peer asks the peer to update too. */
 HS_API HS_MUST_CHECK int hs_conn_key_update(struct hs_conn *c, int request_peer);
 /* Queue close_notify; afterwards writes fail with HS_ERR_TLS_CLOSED. */

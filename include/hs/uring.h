@@ -49,6 +49,9 @@ struct hs_uring_stats {
 	uint64_t accepted, handshakes, failed, timed_out;
 	uint64_t bytes_in, bytes_out; /* application data */
 	uint64_t ktls, ktls_refused;  /* handed to kernel TLS; the kernel could not */
+	/* our records after the handshake: opened in the receive buffer they came
+	 * in; carried over (cut by the end of a receive, completed from the next) */
+	uint64_t records_in_place, records_carried;
 	unsigned active_peak;
 };
 

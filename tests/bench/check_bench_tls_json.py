@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Smoke test of `hs-bench handshake --json` and `hs-bench record --json`:
+"""Smoke test of `hs-bench handshake --json`, `hs-bench record --json` and
+`hs-bench memory --json`:
 proves that every documented row is measured (each row's check passed: both
 libraries completed their handshakes with the asked suite and moved bytes
 each way, or the row would be missing and the status 1), with the
 documented keys in order, positive finite numbers and ratio = hs/openssl;
 that the per-side rows are consistent (each side alone is faster than the
 whole handshake); that the RSA row names rsa_pss_rsae_sha256 as hs's
-backend; and that --filter narrows the rows.
+backend; that every record row carries hs's raw AEAD rate (aead) and the
+ratio to it (vs_aead = hs/aead); that the memory rows hold the documented
+bounds (hand-off <= 4 KiB, handshake peak <= 64 KiB, one record buffer each
+way while active); and that --filter narrows the rows.
 
 Usage: check_bench_tls_json.py PATH/TO/hs-bench
 """
@@ -19,9 +23,14 @@ HANDSHAKE = ["handshake, no verify", "handshake, pinned + name",
              "handshake, client side", "handshake, server side",
              "handshake, RSA-2048 server cert", "handshake, chain via intermediate",
              "handshake, resumed psk_dhe_ke", "handshake, resumed psk_ke"]
-RECORD = [f"record {s} {op} 16 KiB"
+RECORD = [f"record {s} {op}"
           for s in ("AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305")
-          for op in ("seal", "seal+open")]
+          for op in ("seal 16 KiB", "seal+open 16 KiB", "seal 1 KiB",
+                     "zero-copy seal 16 KiB", "zero-copy open 16 KiB",
+                     "zero-copy seal 1 KiB", "zero-copy open 1 KiB")]
+MEMORY = ["memory, handshake peak (server)", "memory, handshake peak (client)",
+          "memory, idle userspace", "memory, active userspace",
+          "memory, after hand-off to kTLS"]
 FIRST_KEYS = ["row", "unit", "hs", "openssl", "ratio"]
 
 errors = []
@@ -94,6 +103,24 @@ def main():
     bench = sys.argv[1]
     hs = check(bench, "handshake", HANDSHAKE, "ops/s")
     rec = check(bench, "record", RECORD, "MB/s")
+    mem = check(bench, "memory", MEMORY, "bytes")
+
+    # each record row next to hs's raw AEAD, measured in the same run
+    for name, d in rec.items():
+        if not positive(d.get("aead")) or not positive(d.get("vs_aead")):
+            error(f"{name}: no raw AEAD reference: {d}")
+        elif abs(d["vs_aead"] - d["hs"] / d["aead"]) > 1e-3 * d["vs_aead"] + 1e-4:
+            error(f"{name}: vs_aead {d['vs_aead']} != hs/aead")
+    # the memory bounds (libhs/README.md "Memory"): sizes, not timings
+    hsb = {k: v["hs"] for k, v in mem.items()}
+    if len(hsb) == len(MEMORY):
+        if hsb["memory, after hand-off to kTLS"] > 4096:
+            error(f"after hand-off: {hsb['memory, after hand-off to kTLS']} bytes > 4 KiB")
+        for side in ("server", "client"):
+            if hsb[f"memory, handshake peak ({side})"] > 65536:
+                error(f"handshake peak ({side}) over 64 KiB")
+        if hsb["memory, active userspace"] - hsb["memory, idle userspace"] > 2 * 17 * 1024:
+            error("active userspace holds more than one record buffer each way")
 
     # the RSA row really ran RSA-PSS (its check also asked both libraries for it)
     rsa = hs.get("handshake, RSA-2048 server cert")
@@ -114,7 +141,7 @@ def main():
     if errors:
         print(f"{len(errors)} problem(s)")
         return 1
-    print(f"all {len(HANDSHAKE) + len(RECORD)} rows present with positive numbers")
+    print(f"all {len(HANDSHAKE) + len(RECORD) + len(MEMORY)} rows present with positive numbers")
     return 0
 
 

@@ -503,6 +503,9 @@ static void test_attach(void **state)
 	wire_take(p.c, &p.c2s);
 	assert_int_equal(wire_feed(&p.c2s, p.s, 0), 0);
 	assert_int_equal(hs_ktls_attach(k, p.s, -1, HS_KTLS_F_USER), 0);
+	/* the engine handed off: keys and buffers gone, its header left */
+	assert_true(hs_conn_memory(p.s, NULL) <= 4096);
+	assert_int_equal(hs_conn_write(p.s, (const uint8_t *)"x", 1, &n), HS_ERR_TLS_STATE);
 	assert_int_equal(hs_ktls_read(k, buf, sizeof(buf), &n), 0);
 	assert_int_equal(n, 4);
 	assert_memory_equal(buf, "seam", 4);

@@ -382,6 +382,54 @@ static void test_in_place(void **state)
 	rec_key_wipe(&k2);
 }
 
+/* rec_open_to: the same record opened into another buffer, the ciphertext left alone. */
+static void test_open_to(void **state)
+{
+	uint8_t rec[64], copy[64], out[64], type;
+	struct rec_key k, r, r2;
+	struct writer w = writer_init(rec, sizeof(rec));
+	size_t len, body;
+
+	(void)state;
+	test_key(&k);
+	test_key(&r);
+	test_key(&r2);
+	/* padded: the inner plaintext is content, type and 4 zeros */
+	assert_int_equal(rec_seal(&k, REC_HANDSHAKE, 0x0303, (const uint8_t *)"open to", 7, 4,
+				     &w),
+			 0);
+	body = w.len - REC_HDR;
+	memcpy(copy, rec, w.len);
+	/* too small for the inner plaintext: refused before anything moves */
+	assert_int_equal(rec_open_to(&r, rec, body, out, body - 16 - 1, &type, &len),
+			 HS_ERR_ARG);
+	assert_int_equal(r.seq, 0);
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(rec_open_to(&r, rec, body, out, body - 16, &type, &len), 0);
+	assert_int_equal(type, REC_HANDSHAKE);
+	assert_int_equal(len, 7);
+	assert_memory_equal(out, "open to", 7);
+	assert_int_equal(out[body - 16], 0xee); /* nothing past the inner plaintext */
+	assert_memory_equal(rec, copy, w.len);  /* the record untouched */
+	assert_int_equal(r.seq, 1);
+	/* the same answer as in place */
+	assert_int_equal(rec_open(&r2, rec, body, &type, &len), 0);
+	assert_int_equal(len, 7);
+	assert_memory_equal(rec + REC_HDR, out, body - 16);
+	/* a bad tag: the same error, the output zeroed, the sequence number kept */
+	memcpy(rec, copy, w.len);
+	rec[w.len - 1] ^= 1;
+	r.seq = 0;
+	assert_int_equal(rec_open_to(&r, rec, body, out, sizeof(out), &type, &len),
+			 HS_ERR_TLS_BAD_RECORD_MAC);
+	assert_int_equal(r.seq, 0);
+	for (size_t i = 0; i < body - 16; i++)
+		assert_int_equal(out[i], 0);
+	rec_key_wipe(&k);
+	rec_key_wipe(&r);
+	rec_key_wipe(&r2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_open_inner),
 		cmocka_unit_test(test_seq_and_tag),
 		cmocka_unit_test(test_in_place),
+		cmocka_unit_test(test_open_to),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,7 +156,7 @@ static void one(const struct bad *b)
 	len = build(b, &s, seq, rec);
 
 	/* the engine: the client's connection after its handshake */
-	p.c->rd.seq = seq;
+	p.c->rd->seq = seq;
 	err_engine = hs_conn_feed(p.c, rec, len, &used);
 
 	/* ktls's userspace path: the same secrets and sequence number */

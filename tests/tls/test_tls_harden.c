@@ -93,7 +93,7 @@ static struct hs_conn *new_server(struct hs_config *cfg)
 static void seal(struct hs_conn *x, uint8_t type, const uint8_t *p, size_t n, struct wire *w)
 {
 	struct writer wr = writer_init(w->buf + w->len, WIRE_CAP - w->len);
-	assert_int_equal(rec_seal(&x->wr, type, 0x0303, p, n, 0, &wr), 0);
+	assert_int_equal(rec_seal(x->wr, type, 0x0303, p, n, 0, &wr), 0);
 	w->len += wr.len;
 }
 
@@ -383,18 +383,21 @@ static void test_secrets_wiped(void **state)
 		assert_true(all_zero(s.handshake, sizeof(s.handshake)));
 		/* the kTLS hand-off still has the current secrets */
 		assert_int_equal(hs_conn_secrets(x, &k), 0);
-		assert_memory_equal(k.tx->secret, x->wr.secret, k.secret_len);
-		assert_memory_equal(k.rx->secret, x->rd.secret, k.secret_len);
+		assert_memory_equal(k.tx->secret, x->wr->secret, k.secret_len);
+		assert_memory_equal(k.rx->secret, x->rd->secret, k.secret_len);
 		assert_false(all_zero(k.tx->secret, k.secret_len));
 		hs_secrets_wipe(&k);
 	}
 	/* 7.2: after a KeyUpdate the old traffic secret is nowhere */
-	memcpy(old_tx, p.c->wr.secret, sizeof(old_tx));
-	memcpy(old_rx, p.s->rd.secret, sizeof(old_rx));
+	memcpy(old_tx, p.c->wr->secret, sizeof(old_tx));
+	memcpy(old_rx, p.s->rd->secret, sizeof(old_rx));
 	assert_int_equal(hs_conn_key_update(p.c, 0), 0);
 	assert_int_equal(pair_transfer(&p, 1, (const uint8_t *)"data", 4, 0), 0);
 	assert_false(find(p.c, sizeof(*p.c), old_tx, 32));
 	assert_false(find(p.s, sizeof(*p.s), old_rx, 32));
+	/* the record keys live in their own block */
+	assert_false(find(p.c->keys, sizeof(*p.c->keys), old_tx, 32));
+	assert_false(find(p.s->keys, sizeof(*p.s->keys), old_rx, 32));
 	pair_free(&p);
 }
 #endif

@@ -127,7 +127,7 @@ static void expect(struct hs_conn *x, const uint8_t *in, size_t n, int err, int 
 	assert_int_equal(hs_conn_alert(x, 0), alert);
 	if (hs_conn_pull(x, out, sizeof(out), &got) != 0)
 		got = 0;
-	if (!x->wr.on) {
+	if (!x->wr->on) {
 		assert_true(got >= 7);
 		assert_memory_equal(out + got - 7, "\x15\x03\x03\x00\x02\x02", 6);
 		assert_int_equal(out[got - 1], alert);

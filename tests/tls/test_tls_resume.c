@@ -646,7 +646,7 @@ static int give_record(struct pair *p, const uint8_t *msg, size_t n)
 {
 	struct writer wr = writer_init(p->s2c.buf + p->s2c.len, WIRE_CAP - p->s2c.len);
 
-	assert_int_equal(rec_seal(&p->s->wr, CT_HANDSHAKE, 0x0303, msg, n, 0, &wr), 0);
+	assert_int_equal(rec_seal(p->s->wr, CT_HANDSHAKE, 0x0303, msg, n, 0, &wr), 0);
 	p->s2c.len += wr.len;
 	return wire_feed(&p->s2c, p->c, 0);
 }
