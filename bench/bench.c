@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -369,4 +372,21 @@ void bench_footer(const struct bench_opts *o)
 			"hs-bench: warning: the benchmark got only %.0f%% of a CPU while timing; "
 			"other load may have skewed the numbers\n",
 			100.0 * total_cpu_ns / total_wall_ns);
+}
+
+int bench_listen_loopback(unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(fd, SOMAXCONN) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
 }

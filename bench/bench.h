@@ -91,6 +91,9 @@ void bench_emit(const struct bench_opts *o, const struct bench_row *r);
 /* Warn on stderr if other processes took much of the CPU during the run. */
 void bench_footer(const struct bench_opts *o);
 
+/* A TCP socket listening on 127.0.0.1 at a free port (*port), or -1. */
+int bench_listen_loopback(unsigned *port);
+
 /* Print s as a JSON string on stdout (quotes, backslash, control characters escaped). */
 void bench_json_str(const char *s);
 

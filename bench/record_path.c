@@ -352,23 +352,6 @@ static void tx_body(void *arg)
 		_exit(4);
 }
 
-static int listen_any(unsigned *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 128) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
 static int read_report(int fd, struct report *r)
 {
 	ssize_t n = read(fd, r, sizeof(*r));
@@ -390,7 +373,7 @@ static int run_row(const struct peers *pe, enum path p, unsigned conns, size_t w
 	int prx[2], ptx[2];
 	pid_t a, b;
 
-	x.lfd = listen_any(&x.port);
+	x.lfd = bench_listen_loopback(&x.port);
 	if (x.lfd < 0 || pipe(prx) != 0 || pipe(ptx) != 0)
 		return -1;
 	x.wfd = prx[1];

@@ -194,23 +194,6 @@ static int wait_listening(unsigned port, pid_t pid)
 	return -1;
 }
 
-static int listen_any(unsigned *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    listen(fd, SOMAXCONN) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
 struct measured {
 	double rate, cpu_rate, cpu_share;
 	unsigned long done, failed;
@@ -279,7 +262,7 @@ int bench_tcp(const struct bench_opts *o)
 	fprintf(hdr, "  method:   %d client threads (hs, full handshakes: X25519, ECDSA P-256, "
 		     "AES-128-GCM), %u ms per server; one server thread: io_uring hs_uring_serve vs "
 		     "openssl s_server\n", CLIENTS, ms);
-	lfd = listen_any(&hs_port);
+	lfd = bench_listen_loopback(&hs_port);
 	pid = lfd < 0 ? -1 : start_hs(&pe, lfd);
 	if (lfd >= 0)
 		close(lfd);
@@ -287,7 +270,7 @@ int bench_tcp(const struct bench_opts *o)
 		fprintf(stderr, "hs-bench tcp: the io_uring server did not serve\n");
 		status = 1;
 	}
-	lfd = listen_any(&ossl_port); /* a free port for s_server */
+	lfd = bench_listen_loopback(&ossl_port); /* a free port for s_server */
 	if (lfd >= 0)
 		close(lfd);
 	if (peers_write_pem(&pe, cert, key) != 0 || (pid = start_openssl(dir, ossl_port)) < 0 ||

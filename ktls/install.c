@@ -178,6 +178,21 @@ static int load_dir(struct ktls_state *k, struct ktls_dir *d, const struct hs_di
 			       s->seq) ? HS_ERR_INTERNAL : 0;
 }
 
+/* A clean state on fd: no error, no alert, nothing owed. */
+static struct ktls_state *state_init(struct hs_ktls *pub, int fd)
+{
+	struct ktls_state *k = ktls_of(pub);
+
+	memset(pub, 0, sizeof(*pub));
+	k->fd = fd;
+	atomic_init(&k->err, 0);
+	atomic_init(&k->sys_errno, 0);
+	atomic_init(&k->alert, KTLS_NO_ALERT);
+	atomic_init(&k->want_update, 0);
+	atomic_init(&k->peer_alert, -1);
+	return k;
+}
+
 int hs_ktls_init(struct hs_ktls *pub, int fd, const struct hs_secrets *s, unsigned flags,
 		 const struct hs_ktls_ops *ops)
 {
@@ -187,14 +202,7 @@ int hs_ktls_init(struct hs_ktls *pub, int fd, const struct hs_secrets *s, unsign
 
 	if (!pub)
 		return HS_ERR_ARG;
-	k = ktls_of(pub);
-	memset(pub, 0, sizeof(*pub));
-	k->fd = fd;
-	atomic_init(&k->err, 0);
-	atomic_init(&k->sys_errno, 0);
-	atomic_init(&k->alert, KTLS_NO_ALERT);
-	atomic_init(&k->want_update, 0);
-	atomic_init(&k->peer_alert, -1);
+	k = state_init(pub, fd);
 	err = validate(s, &c);
 	if (err)
 		return err;
@@ -230,14 +238,7 @@ int hs_ktls_adopt(struct hs_ktls *pub, int fd, uint16_t suite)
 
 	if (pub == NULL || fd < 0 || hs_ktls_cipher_for_suite(suite) == NULL)
 		return HS_ERR_ARG;
-	k = ktls_of(pub);
-	memset(pub, 0, sizeof(*pub));
-	k->fd = fd;
-	atomic_init(&k->err, 0);
-	atomic_init(&k->sys_errno, 0);
-	atomic_init(&k->alert, KTLS_NO_ALERT);
-	atomic_init(&k->want_update, 0);
-	atomic_init(&k->peer_alert, -1);
+	k = state_init(pub, fd);
 	k->cipher = hs_ktls_cipher_for_suite(suite);
 	k->ops = hs_ktls_sys_ops;
 	k->tx.path = k->rx.path = HS_KTLS_PATH_KERNEL;

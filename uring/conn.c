@@ -79,23 +79,39 @@ static void arm_send(struct hs_uring_conn *uc)
 	uc->in_flight++;
 }
 
-/* Queue n bytes to send (a chunk of their own). */
-int conn_queue(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
+/* A chunk with room for n bytes (not queued yet), or NULL. */
+struct chunk *chunk_new(size_t n)
 {
 	struct chunk *c = malloc(sizeof(*c) + n);
 
-	if (c == NULL)
-		return HS_ERR_NOMEM;
-	c->next = NULL;
-	c->len = n;
-	c->off = 0;
-	memcpy(c->data, p, n);
+	if (c != NULL) {
+		c->next = NULL;
+		c->len = n;
+		c->off = 0;
+	}
+	return c;
+}
+
+/* Put c, holding c->len bytes to send, at the end of the send queue. */
+void chunk_queue(struct hs_uring_conn *uc, struct chunk *c)
+{
 	if (uc->q_tail != NULL)
 		uc->q_tail->next = c;
 	else
 		uc->q_head = c;
 	uc->q_tail = c;
-	uc->queued += n;
+	uc->queued += c->len;
+}
+
+/* Queue n bytes to send (a chunk of their own). */
+int conn_queue(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
+{
+	struct chunk *c = chunk_new(n);
+
+	if (c == NULL)
+		return HS_ERR_NOMEM;
+	memcpy(c->data, p, n);
+	chunk_queue(uc, c);
 	return 0;
 }
 
@@ -118,7 +134,7 @@ int conn_flush(struct hs_uring_conn *uc)
 	int err;
 
 	while (uc->ktls == NULL && (want = hs_conn_output_pending(uc->tls)) > 0) {
-		struct chunk *c = malloc(sizeof(*c) + want);
+		struct chunk *c = chunk_new(want);
 
 		if (c == NULL)
 			return HS_ERR_NOMEM;
@@ -127,15 +143,8 @@ int conn_flush(struct hs_uring_conn *uc)
 			free(c);
 			return err;
 		}
-		c->next = NULL;
 		c->len = n;
-		c->off = 0;
-		if (uc->q_tail != NULL)
-			uc->q_tail->next = c;
-		else
-			uc->q_head = c;
-		uc->q_tail = c;
-		uc->queued += n;
+		chunk_queue(uc, c);
 	}
 	arm_send(uc);
 	return 0;
@@ -394,16 +403,8 @@ int hs_uring_send(struct hs_uring_conn *uc, const void *p, size_t n)
 
 	if (uc->ending || uc->finish)
 		return HS_ERR_TLS_CLOSED;
-	if (uc->ktls != NULL) {
-		err = conn_queue(uc, b, n); /* the kernel seals it */
-		if (err)
-			return err;
-		uc->bytes_out += n;
-		uc->lp->st->bytes_out += n;
-		arm_send(uc);
-		return 0;
-	}
-	err = records_send(uc, b, n); /* sealed in the chunk that is sent: one copy */
+	/* kernel path: the kernel seals it; ours: sealed in the chunk that is sent (one copy) */
+	err = uc->ktls != NULL ? conn_queue(uc, b, n) : records_send(uc, b, n);
 	if (err)
 		return err;
 	uc->bytes_out += n;

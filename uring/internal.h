@@ -99,6 +99,8 @@ void conn_arm_recv(struct hs_uring_conn *uc);
 void conn_end(struct hs_uring_conn *uc, int err);
 void conn_free(struct hs_uring_conn *uc);
 int conn_queue(struct hs_uring_conn *uc, const uint8_t *p, size_t n);
+struct chunk *chunk_new(size_t n);
+void chunk_queue(struct hs_uring_conn *uc, struct chunk *c);
 void conn_kick(struct hs_uring_conn *uc);
 
 /* records.c: our records without copies, after the handshake */

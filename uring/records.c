@@ -145,7 +145,7 @@ int records_send(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
 
 	while (off < n) {
 		size_t k = n - off < SEAL_MAX ? n - off : SEAL_MAX, out;
-		struct chunk *c = malloc(sizeof(*c) + k + HS_RECORD_OVERHEAD);
+		struct chunk *c = chunk_new(k + HS_RECORD_OVERHEAD);
 		int err;
 
 		if (c == NULL)
@@ -162,15 +162,8 @@ int records_send(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
 			free(c);
 			return err;
 		}
-		c->next = NULL;
 		c->len = out;
-		c->off = 0;
-		if (uc->q_tail != NULL)
-			uc->q_tail->next = c;
-		else
-			uc->q_head = c;
-		uc->q_tail = c;
-		uc->queued += out;
+		chunk_queue(uc, c);
 		off += k;
 	}
 	return 0;

@@ -31,6 +31,7 @@
 
 #include "hs/err.h"
 #include "hs/handoff.h"
+#include "loopback.h"
 
 #define MAX_THREADS 64
 #define STALL_MS 1500
@@ -41,23 +42,10 @@ static int total = 1000, n_threads = 64;
 
 static char dir[] = "/tmp/hsd-handoff.XXXXXX", sock_path[200];
 static unsigned echo_port, stall_port;
-static int kernel, failures;
+static int kernel;
 static atomic_int next_job, ok, refused, bad_result;
 static char first_bad[300];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void check(int good, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int good, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", good ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !good;
-}
 
 static double now_s(void)
 {
@@ -65,21 +53,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int dial(unsigned port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { .tv_sec = 20 };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
 }
 
 static void note_bad(const char *what, const struct hs_handoff_result *r)
@@ -99,7 +72,7 @@ static void one(void)
 					.timeout_ms = 30000 };
 	struct hs_handoff_result r;
 	char line[32] = "through the kernel\n", back[32];
-	int fd = dial(echo_port), err;
+	int fd = lo_dial(echo_port, 20), err;
 
 	if (fd < 0) {
 		atomic_fetch_add(&bad_result, 1);
@@ -147,7 +120,7 @@ static void *stall(void *arg)
 	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "localhost",
 					.timeout_ms = STALL_MS };
 	struct hs_handoff_result r;
-	int fd = dial(stall_port);
+	int fd = lo_dial(stall_port, 20);
 	double t0 = now_s();
 
 	(void)arg;
@@ -158,23 +131,6 @@ static void *stall(void *arg)
 	if (fd >= 0)
 		close(fd);
 	return NULL;
-}
-
-static long count_fds(pid_t pid)
-{
-	char p[64];
-	struct dirent *e;
-	long n = 0;
-	DIR *d;
-
-	snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
-	d = opendir(p);
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static pid_t spawn(char *const argv[], const char *err_path)
@@ -311,12 +267,12 @@ int main(int argc, char **argv)
 		kill(srv, SIGKILL);
 		return 1;
 	}
-	check(raw_request("HSHO\x01", 5, 1) == 0, "a truncated request gets an error result");
-	check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 1) == 0,
+	lo_check(raw_request("HSHO\x01", 5, 1) == 0, "a truncated request gets an error result");
+	lo_check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 1) == 0,
 	      "a request with a socket that is not TCP gets an error result");
-	check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 0) == 0,
+	lo_check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 0) == 0,
 	      "a request without a socket gets an error result");
-	fds0 = count_fds(hsd);
+	fds0 = lo_count_fds(hsd);
 
 	t0 = now_s();
 	pthread_create(&st, NULL, stall, NULL);
@@ -327,25 +283,25 @@ int main(int argc, char **argv)
 	secs = now_s() - t0;
 	pthread_join(st, NULL);
 	if (kernel)
-		check(atomic_load(&ok) == total && atomic_load(&bad_result) == 0,
+		lo_check(atomic_load(&ok) == total && atomic_load(&bad_result) == 0,
 		      "%d of %d hand-offs (%d at once) came back on kernel TLS and echoed a line%s%s",
 		      atomic_load(&ok), total, n_threads, first_bad[0] ? "; first failure: " : "", first_bad);
 	else
-		check(atomic_load(&refused) == total && atomic_load(&bad_result) == 0,
+		lo_check(atomic_load(&refused) == total && atomic_load(&bad_result) == 0,
 		      "%d of %d hand-offs (%d at once) answered with the clear refusal (no kTLS here)%s%s",
 		      atomic_load(&refused), total, n_threads, first_bad[0] ? "; first failure: " : "", first_bad);
 	printf("    %.0f hand-offs/s (%d client threads, handshake + %s)\n", total / secs, n_threads,
 	       kernel ? "kTLS install + one echo" : "refusal");
-	check(stall_s >= STALL_MS / 1e3 - 0.2 && stall_s < STALL_MS / 1e3 + 3 &&
+	lo_check(stall_s >= STALL_MS / 1e3 - 0.2 && stall_s < STALL_MS / 1e3 + 3 &&
 		      stall_status == HS_ERR_TLS_TIMEOUT,
 	      "the hand-off to a peer that never answers times out at its deadline (%.2f s, %s)",
 	      stall_s, hs_strerror(stall_status));
 	usleep(300000);
-	fds1 = count_fds(hsd);
-	check(fds0 > 0 && fds1 == fds0, "handshaked's descriptors: %ld before, %ld after", fds0, fds1);
+	fds1 = lo_count_fds(hsd);
+	lo_check(fds0 > 0 && fds1 == fds0, "handshaked's descriptors: %ld before, %ld after", fds0, fds1);
 	kill(hsd, SIGTERM);
 	waitpid(hsd, &status, 0);
-	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "handshaked stops cleanly on SIGTERM");
+	lo_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "handshaked stops cleanly on SIGTERM");
 	kill(srv, SIGTERM);
 	waitpid(srv, NULL, 0);
 	close(lst);
@@ -354,6 +310,6 @@ int main(int argc, char **argv)
 	unlink(hsd_err);
 	unlink(srv_err);
 	rmdir(dir);
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	printf("%d failed\n", lo_failures);
+	return lo_failures ? 1 : 0;
 }

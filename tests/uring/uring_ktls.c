@@ -26,24 +26,12 @@
 #include "hs/fd.h"
 #include "hs/ktls.h"
 #include "hs/tls.h"
+#include "loopback.h"
 #include "hs/uring.h"
 #include "hs/x509_write.h"
 #include "ktls/internal.h"
 
-static int failures, kernel;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !ok;
-}
+static int kernel;
 
 struct server {
 	pthread_t t;
@@ -68,36 +56,6 @@ static void *serve(void *arg)
 
 	s->err = hs_uring_serve(&s->cfg, &s->st);
 	return NULL;
-}
-
-static int listen_any(unsigned *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 8) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) != 0)
-		return -1;
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-static int dial(unsigned port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { .tv_sec = 20 };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* Write n bytes of m, read them back into b. */
@@ -134,44 +92,44 @@ static void one_suite(const struct hs_cred *cred, uint16_t suite)
 	s.cfg.arg = &s;
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 13 + suite);
-	s.cfg.listen_fd = listen_any(&port);
+	s.cfg.listen_fd = lo_listen(&port);
 	if (k == NULL || s.cfg.listen_fd < 0 || pthread_create(&s.t, NULL, serve, &s) != 0) {
-		check(0, "%s: setup", name);
+		lo_check(0, "%s: setup", name);
 		free(k);
 		return;
 	}
-	fd = dial(port);
+	fd = lo_dial(port, 20);
 	err = fd < 0 ? HS_ERR_TLS_IO : hs_conn_new(&c, &ccfg);
 	if (err == 0)
 		err = hs_ktls_connect(k, c, fd, kernel ? HS_KTLS_F_KERNEL_ONLY : 0);
 	if (err == 0)
 		err = round_trip(k, msg, back, sizeof(msg));
-	check(err == 0, "%s: 64 KiB echoed through the io_uring server (%s)", name, hs_strerror(err));
+	lo_check(err == 0, "%s: 64 KiB echoed through the io_uring server (%s)", name, hs_strerror(err));
 	if (err == 0)
 		err = hs_ktls_key_update(k, 1);
 	if (err == 0)
 		err = round_trip(k, msg, back, 16384);
-	check(err == 0 && ktls_of(k)->key_updates_rx == 1,
+	lo_check(err == 0 && ktls_of(k)->key_updates_rx == 1,
 	      "%s: KeyUpdate(update_requested) answered by the server before its echo (%s, %u)",
 	      name, hs_strerror(err), ktls_of(k)->key_updates_rx);
 	if (err == 0)
 		err = hs_ktls_close(k);
 	if (err == 0)
 		err = hs_ktls_read(k, back, sizeof(back), &r);
-	check(err == 0 && r == 0, "%s: close_notify answered with close_notify (%s)", name,
+	lo_check(err == 0 && r == 0, "%s: close_notify answered with close_notify (%s)", name,
 	      hs_strerror(err));
 	pthread_join(s.t, NULL);
-	check(s.err == 0 && s.st.handshakes == 1 && s.st.failed == 0 &&
+	lo_check(s.err == 0 && s.st.handshakes == 1 && s.st.failed == 0 &&
 		      s.st.bytes_in == sizeof(msg) + 16384 && s.st.bytes_out == s.st.bytes_in,
-	      "%s: the server saw 1 handshake, 0 failures, %llu bytes each way", name,
+	      "%s: the server saw 1 handshake, 0 lo_failures, %llu bytes each way", name,
 	      (unsigned long long)s.st.bytes_in);
 	if (kernel)
-		check(s.st.ktls == 1 && strcmp(s.path, "kernel") == 0 &&
+		lo_check(s.st.ktls == 1 && strcmp(s.path, "kernel") == 0 &&
 			      hs_ktls_tx_path(k) == HS_KTLS_PATH_KERNEL &&
 			      hs_ktls_rx_path(k) == HS_KTLS_PATH_KERNEL,
 		      "%s: server and client on kernel TLS both ways (server: %s)", name, s.path);
 	else
-		check(s.st.ktls == 0 && s.st.ktls_refused == 1 && strcmp(s.path, "user") == 0,
+		lo_check(s.st.ktls == 0 && s.st.ktls_refused == 1 && strcmp(s.path, "user") == 0,
 		      "%s: no kTLS here: the server stays on our records (%s)", name, s.path);
 	hs_ktls_wipe(k);
 	free(k);
@@ -201,12 +159,12 @@ static void split_record(const struct hs_cred *cred)
 
 	s.cfg.arg = &s;
 	memset(msg, 0x6b, sizeof(msg));
-	s.cfg.listen_fd = listen_any(&port);
+	s.cfg.listen_fd = lo_listen(&port);
 	if (s.cfg.listen_fd < 0 || pthread_create(&s.t, NULL, serve, &s) != 0) {
-		check(0, "split record: setup");
+		lo_check(0, "split record: setup");
 		return;
 	}
-	fd = dial(port);
+	fd = lo_dial(port, 20);
 	err = fd < 0 ? HS_ERR_TLS_IO : hs_conn_new(&c, &ccfg);
 	if (err == 0)
 		err = hs_fd_connect(c, fd);
@@ -229,7 +187,7 @@ static void split_record(const struct hs_cred *cred)
 	if (err == 0)
 		err = memcmp(msg, back, sizeof(msg)) != 0 ? HS_ERR_INTERNAL : hs_fd_close(c, fd);
 	pthread_join(s.t, NULL);
-	check(err == 0 && s.st.records_carried >= 1,
+	lo_check(err == 0 && s.st.records_carried >= 1,
 	      "a record cut across two receives is carried and opened whole (%s; %llu carried, "
 	      "%llu in place)", hs_strerror(err), (unsigned long long)s.st.records_carried,
 	      (unsigned long long)s.st.records_in_place);
@@ -265,6 +223,6 @@ int main(void)
 	if (!kernel)
 		split_record(cred);
 	hs_cred_free(cred);
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	printf("%d failed\n", lo_failures);
+	return lo_failures ? 1 : 0;
 }

@@ -31,6 +31,7 @@
 
 #include "hs/fd.h"
 #include "hs/tls.h"
+#include "loopback.h"
 
 #define THREADS 64
 #define WARM_PER_THREAD 2   /* 128 connections before the first measurement */
@@ -62,24 +63,6 @@ static void bad(const char *what, int code)
 	atomic_fetch_add(&bad_conns, 1);
 }
 
-static int dial(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { .tv_sec = 20 };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static void fill(uint8_t *m, unsigned seed)
 {
 	for (size_t i = 0; i < MSG; i++)
@@ -92,7 +75,7 @@ static void one_hs(unsigned seed)
 	uint8_t msg[MSG], back[MSG];
 	struct hs_conn *c = NULL;
 	size_t got = 0, n;
-	int fd = dial(), err;
+	int fd = lo_dial((unsigned)port, 20), err;
 
 	if (fd < 0)
 		return bad("hs client: connect", errno);
@@ -124,7 +107,7 @@ static void one_openssl(unsigned seed)
 {
 	uint8_t msg[MSG], back[MSG];
 	size_t got = 0;
-	int fd = dial(), ok = 0;
+	int fd = lo_dial((unsigned)port, 20), ok = 0;
 	SSL *s;
 
 	if (fd < 0)
@@ -191,7 +174,7 @@ static void *stall(void *arg)
 	uint8_t part[45] = { 22, 3, 1, 2, 0, 1, 0, 1, 252, 3, 3 };
 	uint8_t b[64];
 	double t0;
-	int fd = dial();
+	int fd = lo_dial((unsigned)port, 20);
 
 	(void)arg;
 	if (fd < 0)
@@ -204,23 +187,6 @@ static void *stall(void *arg)
 	}
 	close(fd);
 	return NULL;
-}
-
-static long count_fds(void)
-{
-	char path[64];
-	struct dirent *e;
-	long n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)server);
-	d = opendir(path);
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static long rss_kib(void)
@@ -240,20 +206,6 @@ static long rss_kib(void)
 	return kib;
 }
 
-static int failures;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !ok;
-}
 
 /* Start hs-server; its stderr goes to errfile; the port comes from it. */
 static int start_server(const char *prog, const char *errfile)
@@ -332,26 +284,26 @@ int main(int argc, char **argv)
 	pthread_create(&staller, NULL, stall, NULL);
 	run_clients(WARM_PER_THREAD);
 	pthread_join(staller, NULL);
-	check(stall_cut_after >= DEADLINE_S - 0.3 && stall_cut_after < DEADLINE_S + 4,
+	lo_check(stall_cut_after >= DEADLINE_S - 0.3 && stall_cut_after < DEADLINE_S + 4,
 	      "the stalling client is cut at the 2 s deadline (after %.2f s) while %d others completed",
 	      stall_cut_after, atomic_load(&ok_conns));
 	usleep(200000);
-	fds0 = count_fds();
+	fds0 = lo_count_fds(server);
 	rss0 = rss_kib();
 	run_clients(MAIN_PER_THREAD);
 	usleep(200000);
-	fds1 = count_fds();
+	fds1 = lo_count_fds(server);
 	rss1 = rss_kib();
-	check(atomic_load(&ok_conns) == THREADS * (WARM_PER_THREAD + MAIN_PER_THREAD) &&
+	lo_check(atomic_load(&ok_conns) == THREADS * (WARM_PER_THREAD + MAIN_PER_THREAD) &&
 		      atomic_load(&bad_conns) == 0,
 	      "%d connections (64 at once, hs and OpenSSL clients) completed, %d failed%s%s",
 	      atomic_load(&ok_conns), atomic_load(&bad_conns), first_error[0] ? ": " : "",
 	      first_error);
-	check(fds0 > 0 && fds1 == fds0, "server descriptors: %ld after 128 connections, %ld after 1,024",
+	lo_check(fds0 > 0 && fds1 == fds0, "server descriptors: %ld after 128 connections, %ld after 1,024",
 	      fds0, fds1);
 	/* a leak of even 16 KiB a connection would add 14 MiB over the 896; the
 	 * allocator's own slack between two peaks of 64 clients stays well under 12 */
-	check(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 12288,
+	lo_check(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 12288,
 	      "server memory: %ld KiB resident after 128 connections, %ld KiB after 1,024", rss0, rss1);
 
 	kill(server, SIGTERM);
@@ -371,12 +323,12 @@ int main(int argc, char **argv)
 	if (f != NULL)
 		fclose(f);
 	summary[strcspn(summary, "\n")] = '\0';
-	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "SIGTERM ends the server cleanly (exit %d)",
+	lo_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "SIGTERM ends the server cleanly (exit %d)",
 	      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	check(strstr(summary, "1025 accepted, 1024 handshakes, 1 failed (1 timed out)") != NULL,
+	lo_check(strstr(summary, "1025 accepted, 1024 handshakes, 1 failed (1 timed out)") != NULL,
 	      "its summary: %s", summary);
 	SSL_CTX_free(ossl_ctx);
 	unlink(errfile);
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	printf("%d failed\n", lo_failures);
+	return lo_failures ? 1 : 0;
 }
