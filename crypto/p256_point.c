@@ -34,6 +34,7 @@
 
 #include "base/err.h"
 #include "base/wipe.h"
+#include "crypto/cpu.h"
 #include "crypto/ct.h"
 
 /*
@@ -344,10 +345,12 @@ static inline uint64_t mask64(uint32_t m32)
 
 /*
  * r = p256_base_table[win][idx - 1] (zeros for idx = 0); reads the whole
- * row, 16 bytes at a time (GCC vector extension: SSE2 on any x86-64, so no
- * dispatch). Each entry is ANDed with its mask and ORed in.
+ * row, 16 bytes at a time (GCC vector extension: SSE2 on any x86-64).
+ * Each entry is ANDed with its mask and ORed in: all-ones for the wanted
+ * entry, zero for the others, so the addresses read and the instructions
+ * run are the same for every idx.
  */
-static void lookup_base(struct p256_affine *r, unsigned win, uint32_t idx)
+void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx)
 {
 	typedef uint64_t v2 __attribute__((vector_size(16)));
 	const struct p256_affine *row = p256_base_table[win];
@@ -829,12 +832,18 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	uint32_t abs;
 	uint64_t neg, nonzero, inf = ~(uint64_t)0;
 
+	void (*lookup)(struct p256_affine *, unsigned, uint32_t) = p256_lookup_base_portable;
+
+#if defined(HS_HAVE_P256_AVX2)
+	if (cpu_has(HS_CPU_AVX2))
+		lookup = p256_lookup_base_avx2;
+#endif
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
 	recode(d, HS_P256_BASE_WINDOWS, kr, BASE_W);
 	jac_set_infinity(&acc);
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		neg = digit_sign(d[i], &abs);
-		lookup_base(&q, i, abs);
+		lookup(&q, i, abs);
 		p256_fe_neg(ny, q.y);
 		fcmov(q.y, ny, neg);
 		/* sum = acc + q ("madd-1998-cmo"), meaningless if acc is infinity */

@@ -40,6 +40,19 @@ struct p256_affine {
 #define HS_P256_BASE_ENTRIES 32
 extern const struct p256_affine p256_base_table[HS_P256_BASE_WINDOWS][HS_P256_BASE_ENTRIES];
 
+/*
+ * r = p256_base_table[win][idx - 1], or (0, 0) for idx = 0 (idx <= 32).
+ * Constant time in idx: every entry of the row is read and selected with
+ * a mask. The backends give identical results; p256_point_mul_base uses
+ * the AVX2 one when cpu_has(HS_CPU_AVX2).
+ */
+void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx);
+#if defined(__x86_64__)
+#define HS_HAVE_P256_AVX2 1
+/* crypto/asm/p256_table_avx2.c */
+void p256_lookup_base_avx2(struct p256_affine *r, unsigned win, uint32_t idx);
+#endif
+
 void p256_point_set_infinity(struct p256_point *r);
 void p256_point_set_generator(struct p256_point *r);
 void p256_point_from_affine(struct p256_point *r, const struct p256_affine *a);
