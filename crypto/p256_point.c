@@ -13,9 +13,9 @@
  *   then negated under a mask. The addition (jac_add_ct) is made complete
  *   by computing the doubling too and selecting among sum, double, p and
  *   q with masks. The number and order of operations never depend on k.
- * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(6i) with 43
- *   signed digits in [-31, 32]; the table holds (j+1) 2^(6i) G for j < 32,
- *   so kG is 43 mixed Jacobian additions and no doubling (why the
+ * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(7i) with 37
+ *   signed digits in [-63, 64]; the table holds (j+1) 2^(7i) G for j < 64,
+ *   so kG is 37 mixed Jacobian additions and no doubling (why the
  *   incomplete formula cannot fail there is argued above the function).
  *   A zero digit still does the addition (of a dummy entry) and discards
  *   it with a masked move.
@@ -376,7 +376,6 @@ void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx
 	memcpy(&r->y[2], &a3, sizeof(a3));
 }
 
-#define BASE_W 6
 
 /*
  * Variable time, Jacobian coordinates: public data only (verify).
@@ -562,7 +561,7 @@ static void jac_mul_base_vartime(struct jac *r, const p256_sc k)
 	int8_t d[HS_P256_BASE_WINDOWS];
 	struct p256_affine q;
 
-	recode(d, HS_P256_BASE_WINDOWS, k, BASE_W);
+	recode(d, HS_P256_BASE_WINDOWS, k, HS_P256_BASE_W);
 	jac_set_infinity(r);
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		if (d[i] == 0)
@@ -804,7 +803,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 }
 
 /*
- * r = k G: 43 signed 6-bit digits of k mod n, one mixed Jacobian addition
+ * r = k G: 37 signed 7-bit digits of k mod n, one mixed Jacobian addition
  * (8M + 3S, against 11M and two products by b for the complete formula)
  * per digit, no doubling. Leaks nothing of k: every digit does a full
  * table-row scan and an addition; a zero digit (dummy entry) and the first
@@ -812,14 +811,15 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
  * masked moves.
  *
  * Why the incomplete formula is enough: with k' = k mod n in [0, n) and
- * k' = sum d_j 2^(6j), the accumulator before digit i is A G with
- * |A| < 0.51 * 2^(6i), and the added point is d_i 2^(6i) G with
- * |d_i| 2^(6i) >= 2^(6i). The formula fails only for A = +-d_i 2^(6i)
- * mod n. For i <= 41 both sides are below n/2 in size and differ, so
- * never; for the top digit (i = 42, d in [1, 16]) A - d 2^252 = -n would
- * need d = 16 and then k' = 2^257 - n > n, and A + d 2^252 = 0 mod n
- * means k' = 0, which has no nonzero digit. A = 0 happens only while
- * every digit so far was 0: the infinity mask.
+ * k' = sum d_j 2^(7j), |d_j| <= 64, the accumulator before digit i is A G
+ * with |A| <= 64 (2^(7i) - 1) / 127 < 0.51 * 2^(7i), and the added point
+ * is d_i 2^(7i) G with |d_i| 2^(7i) >= 2^(7i). The formula fails only for
+ * A = +-d_i 2^(7i) mod n. For i <= 35 both sides are below 2^251 < n/2
+ * in size and differ, so never; for the top digit (i = 36: bits 252..255
+ * plus the carry, d in [1, 16]) A - d 2^252 = -n would need d = 16 and
+ * then k' = 2^257 - n > n, and A + d 2^252 = 0 mod n means k' = 0, which
+ * has no nonzero digit. A = 0 happens only while every digit so far was
+ * 0: the infinity mask.
  */
 void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 {
@@ -839,7 +839,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 		lookup = p256_lookup_base_avx2;
 #endif
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
-	recode(d, HS_P256_BASE_WINDOWS, kr, BASE_W);
+	recode(d, HS_P256_BASE_WINDOWS, kr, HS_P256_BASE_W);
 	jac_set_infinity(&acc);
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		neg = digit_sign(d[i], &abs);

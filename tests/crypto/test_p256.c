@@ -287,7 +287,7 @@ static void test_base_table(void **state)
 			assert_memory_equal(got, want, 64);
 			p256_point_add(&acc, &acc, &base);
 		}
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < HS_P256_BASE_W; k++)
 			p256_point_double(&base, &base);
 	}
 }
@@ -1042,8 +1042,8 @@ static void test_lookup_backends_agree(void **state)
 				assert_memory_equal(&a, &p256_base_table[w][j - 1], sizeof(a));
 		}
 	}
-	for (int i = 0; i < 64; i++) {
-		/* i < 8: 1..8; i < 16: n-1..n-8; then 32 << (6 k) and its neighbours */
+	for (int i = 0; i < 16 + 2 * HS_P256_BASE_WINDOWS; i++) {
+		/* i < 8: 1..8; i < 16: n-1..n-8; then 2^(w - 1) 2^(w k) and k + 1 */
 		memset(d, 0, 32);
 		if (i < 8) {
 			d[31] = (uint8_t)(i + 1);
@@ -1051,7 +1051,8 @@ static void test_lookup_backends_agree(void **state)
 			unhex(N_HEX, d, 32);
 			d[31] = (uint8_t)(d[31] - (i - 7));
 		} else {
-			unsigned bit = 5 + 6 * (unsigned)((i - 16) / 2);
+			unsigned bit = HS_P256_BASE_W - 1 +
+				       HS_P256_BASE_W * (unsigned)((i - 16) / 2);
 
 			if (bit > 255)
 				bit = 255;
