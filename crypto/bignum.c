@@ -573,23 +573,24 @@ static int64_t divsteps(int64_t delta, uint64_t f, uint64_t g, struct divstep_ma
 		/* masks behind barriers: the compiler must not turn them back into branches */
 		uint64_t pos = (uint64_t)0 - ct_barrier_u64((uint64_t)-delta >> 63); /* delta > 0 */
 		uint64_t odd = (uint64_t)0 - ct_barrier_u64(g & 1);
-		uint64_t sw = pos & odd, x;
+		/*
+		 * One divstep without a swap on the critical path:
+		 * if (delta > 0 and g odd): (delta, f, g) = (1 - delta, g, (g - f) / 2);
+		 * else: (delta, f, g) = (1 + delta, f, (g + (g odd) f) / 2).
+		 * First g += -f or +f (f negated under pos, added under odd); then,
+		 * when both held, f += that new g (f + (g - f) = g). The matrix rows
+		 * follow the same moves; u, v double instead of q, r halving.
+		 */
+		uint64_t nf = (f ^ pos) - pos, nu = (u ^ pos) - pos, nv = (v ^ pos) - pos;
 
-		/* if (delta > 0 and g odd): (delta, f, g, u, v, q, r) = (-delta, g, -f, q, r, -u, -v) */
-		x = (f ^ g) & sw;
-		f ^= x;
-		g = ((g ^ x) ^ sw) - sw; /* (y ^ sw) - sw negates y when sw is all-ones */
-		x = (u ^ q) & sw;
-		u ^= x;
-		q = ((q ^ x) ^ sw) - sw;
-		x = (v ^ r) & sw;
-		v ^= x;
-		r = ((r ^ x) ^ sw) - sw;
-		delta = (int64_t)(((uint64_t)delta ^ sw) - sw) + 1;
-		/* then: if g odd, g += f (making it even); halve g, or double the other row */
-		g += f & odd;
-		q += u & odd;
-		r += v & odd;
+		g += nf & odd;
+		q += nu & odd;
+		r += nv & odd;
+		pos &= odd; /* now: the swap happened */
+		delta = (int64_t)(((uint64_t)delta ^ pos) - pos) + 1;
+		f += g & pos;
+		u += q & pos;
+		v += r & pos;
 		g >>= 1;
 		u <<= 1;
 		v <<= 1;
@@ -663,8 +664,8 @@ static void update_de(uint64_t *d, uint64_t *e, const struct divstep_mat *t, con
 	normalize(ne, m1, len);
 	memcpy(d, nd, len * sizeof(*d));
 	memcpy(e, ne, len * sizeof(*e));
-	wipe(nd, sizeof(nd));
-	wipe(ne, sizeof(ne));
+	wipe(nd, len * sizeof(*nd));
+	wipe(ne, len * sizeof(*ne));
 }
 
 /* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
@@ -677,8 +678,8 @@ static void update_fg(uint64_t *f, uint64_t *g, const struct divstep_mat *t, siz
 	lincomb(ng, t->q, f, t->r, g, 0, zero, len);
 	memcpy(f, nf, len * sizeof(*f));
 	memcpy(g, ng, len * sizeof(*g));
-	wipe(nf, sizeof(nf));
-	wipe(ng, sizeof(ng));
+	wipe(nf, len * sizeof(*nf));
+	wipe(ng, len * sizeof(*ng));
 }
 
 /* All inversion state, wiped as a whole. */

@@ -99,8 +99,9 @@ void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 			   const struct bn_mont *c);
 /*
- * r = a^-1 mod m (a < m) by a constant-time binary extended GCD of 128 n
- * iterations. Returns all-ones if gcd(a, m) = 1, else 0 (then r is junk).
+ * r = a^-1 mod m (a < m) by Bernstein-Yang safegcd divsteps, a count fixed
+ * by n: constant time (also serves P-256's scalar inversion). Returns
+ * all-ones if gcd(a, m) = 1, else 0 (then r is junk; a = 0 gives r = 0).
  */
 uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
 

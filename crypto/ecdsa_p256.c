@@ -9,7 +9,8 @@
  *   hedged != 0, 32 fresh random bytes are appended to that seed as the
  *   "additional data" k' of section 3.6, so a broken RNG still leaves a
  *   deterministic, safe nonce and a good one protects against faults.
- * - s = k^-1 (e + r d) mod n with Montgomery scalars; 1/k by Fermat.
+ * - s = k^-1 (e + r d) mod n with Montgomery scalars; 1/k by constant-time
+ *   safegcd (p256_sc_inv_mont).
  * - The candidate loop (RFC 6979 3.2 step h, continued when r or s is 0
  *   as section 3.4 allows) branches on whether the candidate was usable.
  *   That reveals only that a discarded k was out of range or gave r = 0

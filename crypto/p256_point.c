@@ -13,9 +13,10 @@
  *   then negated under a mask. The addition (jac_add_ct) is made complete
  *   by computing the doubling too and selecting among sum, double, p and
  *   q with masks. The number and order of operations never depend on k.
- * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(6i) with 43
- *   signed digits in [-31, 32]; the table holds (j+1) 2^(6i) G for j < 32,
- *   so kG is 43 mixed Jacobian additions and no doubling (why the
+ * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(7i) with 37
+ *   signed digits in [-63, 64]; the table holds (j+1) 2^(7i) G for j < 64,
+ *   so kG is 37 mixed Jacobian additions (in two interleaved chains)
+ *   and no doubling (why the
  *   incomplete formula cannot fail there is argued above the function).
  *   A zero digit still does the addition (of a dummy entry) and discards
  *   it with a masked move.
@@ -34,6 +35,7 @@
 
 #include "base/err.h"
 #include "base/wipe.h"
+#include "crypto/cpu.h"
 #include "crypto/ct.h"
 
 /*
@@ -344,10 +346,12 @@ static inline uint64_t mask64(uint32_t m32)
 
 /*
  * r = p256_base_table[win][idx - 1] (zeros for idx = 0); reads the whole
- * row, 16 bytes at a time (GCC vector extension: SSE2 on any x86-64, so no
- * dispatch). Each entry is ANDed with its mask and ORed in.
+ * row, 16 bytes at a time (GCC vector extension: SSE2 on any x86-64).
+ * Each entry is ANDed with its mask and ORed in: all-ones for the wanted
+ * entry, zero for the others, so the addresses read and the instructions
+ * run are the same for every idx.
  */
-static void lookup_base(struct p256_affine *r, unsigned win, uint32_t idx)
+void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx)
 {
 	typedef uint64_t v2 __attribute__((vector_size(16)));
 	const struct p256_affine *row = p256_base_table[win];
@@ -373,7 +377,6 @@ static void lookup_base(struct p256_affine *r, unsigned win, uint32_t idx)
 	memcpy(&r->y[2], &a3, sizeof(a3));
 }
 
-#define BASE_W 6
 
 /*
  * Variable time, Jacobian coordinates: public data only (verify).
@@ -559,7 +562,7 @@ static void jac_mul_base_vartime(struct jac *r, const p256_sc k)
 	int8_t d[HS_P256_BASE_WINDOWS];
 	struct p256_affine q;
 
-	recode(d, HS_P256_BASE_WINDOWS, k, BASE_W);
+	recode(d, HS_P256_BASE_WINDOWS, k, HS_P256_BASE_W);
 	jac_set_infinity(r);
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		if (d[i] == 0)
@@ -800,86 +803,151 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	wipe(&abs, sizeof(abs));
 }
 
+/* Temporaries of base_step2, for both lanes; wiped once by the caller. */
+struct base_ws {
+	p256_fe z1z1[2], u2[2], s2[2], h[2], rr[2], hh[2], hhh[2], v[2], s1hhh[2], t[2], one;
+	struct jac sum[2];
+};
+
 /*
- * r = k G: 43 signed 6-bit digits of k mod n, one mixed Jacobian addition
+ * One fixed-base step on two independent accumulators: acc[l] += q[l]
+ * by the mixed Jacobian addition "madd-1998-cmo" (8M + 3S; its tail is
+ * jac_add_tail's), written operation by operation for both lanes so the
+ * CPU overlaps the two chains of dependent products. Then, per lane, if
+ * acc was infinity the sum is q (inf[l] mask), and a zero digit (nz[l]
+ * = 0, q the dummy (0, 0)) keeps acc. Masks only: constant time.
+ */
+static void base_step2(struct jac acc[2], uint64_t inf[2], const struct p256_affine q[2],
+		       const uint64_t nz[2], struct base_ws *w)
+{
+	int l;
+
+	for (l = 0; l < 2; l++)
+		fsqr(w->z1z1[l], acc[l].z);
+	for (l = 0; l < 2; l++)
+		fmul(w->u2[l], q[l].x, w->z1z1[l]);
+	for (l = 0; l < 2; l++)
+		fmul(w->s2[l], q[l].y, acc[l].z);
+	for (l = 0; l < 2; l++)
+		fmul(w->s2[l], w->s2[l], w->z1z1[l]);
+	for (l = 0; l < 2; l++) {
+		fsub(w->h[l], w->u2[l], acc[l].x);
+		fsub(w->rr[l], w->s2[l], acc[l].y);
+	}
+	for (l = 0; l < 2; l++)
+		fmul(w->sum[l].z, acc[l].z, w->h[l]);
+	/* X3 = rr^2 - h^3 - 2 X1 h^2, Y3 = rr (X1 h^2 - X3) - Y1 h^3 */
+	for (l = 0; l < 2; l++)
+		fsqr(w->hh[l], w->h[l]);
+	for (l = 0; l < 2; l++)
+		fmul(w->hhh[l], w->h[l], w->hh[l]);
+	for (l = 0; l < 2; l++)
+		fmul(w->v[l], acc[l].x, w->hh[l]);
+	for (l = 0; l < 2; l++)
+		fmul(w->s1hhh[l], acc[l].y, w->hhh[l]);
+	for (l = 0; l < 2; l++)
+		fsqr(w->t[l], w->rr[l]);
+	for (l = 0; l < 2; l++) {
+		fsub(w->t[l], w->t[l], w->hhh[l]);
+		fsub(w->t[l], w->t[l], w->v[l]);
+		fsub(w->sum[l].x, w->t[l], w->v[l]);
+		fsub(w->t[l], w->v[l], w->sum[l].x);
+	}
+	for (l = 0; l < 2; l++)
+		fmul(w->t[l], w->rr[l], w->t[l]);
+	p256_fe_set_one(w->one);
+	for (l = 0; l < 2; l++) {
+		fsub(w->sum[l].y, w->t[l], w->s1hhh[l]);
+		fcmov(w->sum[l].x, q[l].x, inf[l]);
+		fcmov(w->sum[l].y, q[l].y, inf[l]);
+		fcmov(w->sum[l].z, w->one, inf[l]);
+		jac_cmov(&acc[l], &w->sum[l], nz[l]);
+		inf[l] &= ~nz[l];
+	}
+}
+
+/* windows 0..BASE_SPLIT-1 go to lane 0, the others to lane 1 */
+#define BASE_SPLIT ((HS_P256_BASE_WINDOWS + 1) / 2)
+
+/*
+ * r = k G: 37 signed 7-bit digits of k mod n, one mixed Jacobian addition
  * (8M + 3S, against 11M and two products by b for the complete formula)
- * per digit, no doubling. Leaks nothing of k: every digit does a full
- * table-row scan and an addition; a zero digit (dummy entry) and the first
- * nonzero one (acc still infinity, tracked as a mask) are fixed up by
- * masked moves.
+ * per digit, no doubling. The low 19 windows and the high 18 sum into
+ * two accumulators, stepped together (base_step2), then added with the
+ * constant-time general addition. Leaks nothing of k: every digit does a
+ * full table-row scan and an addition; a zero digit (dummy entry) and the
+ * first nonzero one (acc still infinity, tracked as a mask) are fixed up
+ * by masked moves; which windows exist is public.
  *
  * Why the incomplete formula is enough: with k' = k mod n in [0, n) and
- * k' = sum d_j 2^(6j), the accumulator before digit i is A G with
- * |A| < 0.51 * 2^(6i), and the added point is d_i 2^(6i) G with
- * |d_i| 2^(6i) >= 2^(6i). The formula fails only for A = +-d_i 2^(6i)
- * mod n. For i <= 41 both sides are below n/2 in size and differ, so
- * never; for the top digit (i = 42, d in [1, 16]) A - d 2^252 = -n would
- * need d = 16 and then k' = 2^257 - n > n, and A + d 2^252 = 0 mod n
- * means k' = 0, which has no nonzero digit. A = 0 happens only while
- * every digit so far was 0: the infinity mask.
+ * k' = sum d_j 2^(7j), |d_j| <= 64, a lane's accumulator before digit i
+ * is A G with A = sum d_j 2^(7j) over its earlier windows j < i, so
+ * |A| <= 64 (2^(7i) - 1) / 127 < 0.51 * 2^(7i), and the added point is
+ * d_i 2^(7i) G with |d_i| 2^(7i) >= 2^(7i). The formula fails only for
+ * A -+ d_i 2^(7i) = j n. Lane 0 (i <= 18): both terms are below 2^133
+ * in size, so j = 0 and A = +-d_i 2^(7i), impossible by the sizes. Lane 1
+ * (windows 19..36): the left side is a multiple of 2^133 below 2^257 in
+ * size and n is odd, so again j = 0, impossible. A = 0 happens only
+ * while every digit so far was 0: the infinity mask. The final addition
+ * is complete (jac_add_ct handles infinity, equal and opposite points by
+ * masks).
  */
 void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
-	struct jac acc, sum;
-	struct p256_affine q;
-	p256_fe ny, z1z1, u2, s2, h, rr, t;
+	struct jac acc[2], res;
+	struct p256_affine q[2];
+	struct base_ws ws;
+	p256_fe ny, t;
 	p256_sc kr;
 	int8_t d[HS_P256_BASE_WINDOWS];
 	uint32_t abs;
-	uint64_t neg, nonzero, inf = ~(uint64_t)0;
+	uint64_t neg, nz[2], inf[2] = { ~(uint64_t)0, ~(uint64_t)0 };
+	void (*lookup)(struct p256_affine *, unsigned, uint32_t) = p256_lookup_base_portable;
 
+#if defined(HS_HAVE_P256_AVX2)
+	if (cpu_has(HS_CPU_AVX2))
+		lookup = p256_lookup_base_avx2;
+#endif
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
-	recode(d, HS_P256_BASE_WINDOWS, kr, BASE_W);
-	jac_set_infinity(&acc);
-	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
-		neg = digit_sign(d[i], &abs);
-		lookup_base(&q, i, abs);
-		p256_fe_neg(ny, q.y);
-		fcmov(q.y, ny, neg);
-		/* sum = acc + q ("madd-1998-cmo"), meaningless if acc is infinity */
-		fsqr(z1z1, acc.z);
-		fmul(u2, q.x, z1z1);
-		fmul(s2, q.y, acc.z);
-		fmul(s2, s2, z1z1);
-		fsub(h, u2, acc.x);
-		fsub(rr, s2, acc.y);
-		fmul(sum.z, acc.z, h);
-		jac_add_tail(&sum, acc.x, acc.y, h, rr);
-		/* acc was infinity: the sum is q */
-		fcmov(sum.x, q.x, inf);
-		fcmov(sum.y, q.y, inf);
-		p256_fe_set_one(t);
-		fcmov(sum.z, t, inf);
-		/* d = 0 selected the dummy (0, 0): keep acc */
-		nonzero = ~mask64(ct_eq_mask_u32(abs, 0));
-		jac_cmov(&acc, &sum, nonzero);
-		inf &= ~nonzero;
-	}
-	/* back to projective: (X Z : Y : Z^3), or (0 : 1 : 0) for k = 0 mod n */
-	fmul(r->x, acc.x, acc.z);
-	p256_fe_copy(r->y, acc.y);
-	fsqr(t, acc.z);
-	fmul(r->z, t, acc.z);
-	{
-		struct p256_point infinity;
+	recode(d, HS_P256_BASE_WINDOWS, kr, HS_P256_BASE_W);
+	jac_set_infinity(&acc[0]);
+	jac_set_infinity(&acc[1]);
+	for (unsigned i = 0; i < BASE_SPLIT; i++) {
+		for (unsigned l = 0; l < 2; l++) {
+			unsigned win = i + l * BASE_SPLIT;
 
-		p256_point_set_infinity(&infinity);
-		p256_point_cmov(r, &infinity, inf);
+			if (win >= HS_P256_BASE_WINDOWS) { /* public: lane 1 has one window less */
+				memset(&q[l], 0, sizeof(q[l]));
+				nz[l] = 0;
+				continue;
+			}
+			neg = digit_sign(d[win], &abs);
+			lookup(&q[l], win, abs);
+			p256_fe_neg(ny, q[l].y);
+			fcmov(q[l].y, ny, neg);
+			nz[l] = ~mask64(ct_eq_mask_u32(abs, 0));
+		}
+		base_step2(acc, inf, q, nz, &ws);
 	}
-	wipe(&acc, sizeof(acc));
-	wipe(&sum, sizeof(sum));
-	wipe(&q, sizeof(q));
+	jac_add_ct(&res, &acc[0], &acc[1], 1);
+	/* back to projective: (X Z : Y : Z^3), or (0 : 1 : 0) for k = 0 mod n */
+	fmul(r->x, res.x, res.z);
+	p256_fe_copy(r->y, res.y);
+	fsqr(t, res.z);
+	fmul(r->z, t, res.z);
+	p256_fe_set_one(t);
+	fcmov(r->y, t, p256_fe_is_zero(res.z));
+	wipe(acc, sizeof(acc));
+	wipe(&res, sizeof(res));
+	wipe(q, sizeof(q));
+	wipe(&ws, sizeof(ws));
 	wipe(ny, sizeof(ny));
-	wipe(z1z1, sizeof(z1z1));
-	wipe(u2, sizeof(u2));
-	wipe(s2, sizeof(s2));
-	wipe(h, sizeof(h));
-	wipe(rr, sizeof(rr));
 	wipe(t, sizeof(t));
 	wipe(kr, sizeof(kr));
 	wipe(d, sizeof(d));
 	wipe(&abs, sizeof(abs));
 	wipe(&neg, sizeof(neg));
-	wipe(&inf, sizeof(inf));
+	wipe(nz, sizeof(nz));
+	wipe(inf, sizeof(inf));
 }

@@ -50,7 +50,7 @@ void p256_sc_mont_sqr_adx(p256_sc r, const p256_sc a);
 #endif
 /* r = a * 2^256 mod n (into Montgomery form). */
 void p256_sc_to_mont(p256_sc r, const p256_sc a);
-/* r = 1/a in Montgomery form, for a in Montgomery form (Fermat; 0 gives 0). */
+/* r = 1/a in Montgomery form, for a in Montgomery form (safegcd; 0 gives 0). */
 void p256_sc_inv_mont(p256_sc r, const p256_sc a);
 
 /*

@@ -13,6 +13,11 @@
  *   is byte-identical to i2d_ECDSA_SIG; mutated DER is accepted by us
  *   exactly when OpenSSL decodes it to non-negative 256-bit integers that
  *   re-encode to the same bytes (strict DER), and then to the same values.
+ * - every backend: with the dispatch forced portable and not, public keys
+ *   of edge scalars (1, 2, n-1, n-2, each power of two, 2^(7i) windows
+ *   times 1, 63, 64, 65, plus and minus 1) and random ones equal
+ *   OpenSSL's, 0 and n are refused, and deterministic signatures are
+ *   identical across backends and verify in OpenSSL.
  * Seeded (HS_TEST_SEED) so a failure replays.
  */
 #include <setjmp.h>
@@ -31,6 +36,7 @@
 #include <openssl/obj_mac.h>
 #include <openssl/param_build.h>
 
+#include "crypto/cpu.h"
 #include "crypto/p256.h"
 #include "crypto/sha2.h"
 #include "crypto/sig.h"
@@ -267,6 +273,107 @@ static void test_digest_lengths(void **state)
 	}
 }
 
+/* d = m 2^e + delta (mod 2^256, big-endian), m < 256 */
+static void scalar_at(uint8_t d[32], unsigned m, unsigned e, int delta)
+{
+	unsigned carry = 0;
+
+	memset(d, 0, 32);
+	if (e < 256) {
+		unsigned v = m << (e % 8);
+
+		d[31 - e / 8] = (uint8_t)v;
+		if (e / 8 < 31)
+			d[30 - e / 8] = (uint8_t)(v >> 8);
+	}
+	/* add or subtract |delta| (small) at the bottom, with carries */
+	if (delta >= 0) {
+		carry = (unsigned)delta;
+		for (int i = 31; i >= 0 && carry; i--) {
+			carry += d[i];
+			d[i] = (uint8_t)carry;
+			carry >>= 8;
+		}
+	} else {
+		carry = (unsigned)-delta;
+		for (int i = 31; i >= 0 && carry; i--) {
+			unsigned v = d[i];
+
+			d[i] = (uint8_t)(v - carry);
+			carry = v < carry ? 1 : 0;
+		}
+	}
+}
+
+/* 1 if d is in [1, n-1] (big-endian compare) */
+static int in_range(const uint8_t d[32])
+{
+	static const uint8_t zero[32];
+
+	return memcmp(d, zero, 32) != 0 && memcmp(d, n_bytes, 32) < 0;
+}
+
+static void test_backends_vs_openssl(void **state)
+{
+	(void)state;
+	static const unsigned mult[] = { 1, 63, 64, 65 };
+	struct test_rng rng;
+	uint8_t d[32], ours[2][65], theirs[65], h[32], sig[2][64], der[HS_SIG_MAX_LEN];
+	int cases = 0;
+
+	test_rng_init(&rng, 0xd256e);
+	/* 0 and n are refused by both backends */
+	for (int f = 0; f < 2; f++) {
+		cpu_force_portable(f);
+		memset(d, 0, 32);
+		assert_int_equal(p256_public(ours[0], d), HS_ERR_BAD_KEY);
+		assert_int_equal(p256_public(ours[0], n_bytes), HS_ERR_BAD_KEY);
+	}
+	for (unsigned e = 0; e < 256 + 40; e++) {
+		for (int v = 0; v < 12; v++) {
+			if (e < 256)
+				scalar_at(d, mult[v / 3], e, v % 3 - 1);
+			else if (e < 276)
+				scalar_at(d, 0, 0, (int)(e - 255)); /* 1 .. 20 */
+			else {
+				memcpy(d, n_bytes, 32);
+				d[31] = (uint8_t)(d[31] - (e - 275)); /* n-1 .. n-20 */
+			}
+			if (e >= 256 && v > 0)
+				break;
+			if (!in_range(d))
+				continue;
+			if (cases % 4 == 3)
+				rand_priv(&rng, d);
+			ossl_public(d, theirs);
+			test_rng_bytes(&rng, h, sizeof(h));
+			for (int f = 0; f < 2; f++) {
+				cpu_force_portable(f);
+				assert_int_equal(p256_public(ours[f], d), 0);
+				assert_int_equal(ecdsa_p256_sign(sig[f], d, h, sizeof(h), 0), 0);
+			}
+			cpu_force_portable(0);
+			assert_memory_equal(ours[0], theirs, 65);
+			assert_memory_equal(ours[1], theirs, 65);
+			assert_memory_equal(sig[0], sig[1], 64);
+			if (cases % 8 == 0) {
+				size_t der_len = sizeof(der);
+				EVP_PKEY *k = ossl_key(NULL, theirs);
+				EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(k, NULL);
+
+				assert_non_null(c);
+				assert_int_equal(ecdsa_sig_to_der(der, &der_len, sig[0]), 0);
+				assert_int_equal(EVP_PKEY_verify_init(c), 1);
+				assert_int_equal(EVP_PKEY_verify(c, der, der_len, h, sizeof(h)), 1);
+				EVP_PKEY_CTX_free(c);
+				EVP_PKEY_free(k);
+			}
+			cases++;
+		}
+	}
+	assert_true(cases > 2000);
+}
+
 /* OpenSSL's DER for raw r || s */
 static int ossl_der(const uint8_t raw[64], uint8_t *out)
 {
@@ -405,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_ecdh),
 		cmocka_unit_test(test_sign_verify),
 		cmocka_unit_test(test_digest_lengths),
+		cmocka_unit_test(test_backends_vs_openssl),
 		cmocka_unit_test(test_der_encode),
 		cmocka_unit_test(test_der_mutations),
 	};

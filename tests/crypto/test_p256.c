@@ -15,7 +15,8 @@
  * - verification rejects r or s of 0 or n, modified r, s, digest or key;
  * - strict DER encoding and parsing; the kx and sig tables;
  * - the MULX/ADX field and scalar backends give bit-identical results to
- *   the portable ones (edge and random operands, and whole operations).
+ *   the portable ones (edge and random operands, and whole operations);
+ *   so does the AVX2 fixed-base table scan (every row and index).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -286,7 +287,7 @@ static void test_base_table(void **state)
 			assert_memory_equal(got, want, 64);
 			p256_point_add(&acc, &acc, &base);
 		}
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < HS_P256_BASE_W; k++)
 			p256_point_double(&base, &base);
 	}
 }
@@ -1011,6 +1012,63 @@ static void test_backends_agree(void **state)
 #endif
 }
 
+/*
+ * The AVX2 fixed-base table scan against the portable one: every row and
+ * every index (0 gives zeros), then k G for edge scalars (0, 1, 2, n - 1,
+ * n - 2, window boundaries) forced portable and not.
+ */
+static void test_lookup_backends_agree(void **state)
+{
+	(void)state;
+	if (!cpu_has(HS_CPU_AVX2)) {
+		printf("# p256: no AVX2 here: only the portable table scan exists\n");
+		skip();
+	}
+#if defined(HS_HAVE_P256_AVX2)
+	static const uint8_t zero[32];
+	struct p256_affine a, b;
+	uint8_t d[32], o1[65], o2[65];
+
+	for (unsigned w = 0; w < HS_P256_BASE_WINDOWS; w++) {
+		for (uint32_t j = 0; j <= HS_P256_BASE_ENTRIES; j++) {
+			memset(&a, 0x55, sizeof(a));
+			memset(&b, 0xaa, sizeof(b));
+			p256_lookup_base_portable(&a, w, j);
+			p256_lookup_base_avx2(&b, w, j);
+			assert_memory_equal(&a, &b, sizeof(a));
+			if (j == 0)
+				assert_memory_equal(&a, zero, 32);
+			else
+				assert_memory_equal(&a, &p256_base_table[w][j - 1], sizeof(a));
+		}
+	}
+	for (int i = 0; i < 16 + 2 * HS_P256_BASE_WINDOWS; i++) {
+		/* i < 8: 1..8; i < 16: n-1..n-8; then 2^(w - 1) 2^(w k) and k + 1 */
+		memset(d, 0, 32);
+		if (i < 8) {
+			d[31] = (uint8_t)(i + 1);
+		} else if (i < 16) {
+			unhex(N_HEX, d, 32);
+			d[31] = (uint8_t)(d[31] - (i - 7));
+		} else {
+			unsigned bit = HS_P256_BASE_W - 1 +
+				       HS_P256_BASE_W * (unsigned)((i - 16) / 2);
+
+			if (bit > 255)
+				bit = 255;
+			d[31 - bit / 8] = (uint8_t)(1u << (bit % 8));
+			if (i % 2)
+				d[31] |= 1;
+		}
+		cpu_force_portable(1);
+		assert_int_equal(p256_public(o1, d), 0);
+		cpu_force_portable(0);
+		assert_int_equal(p256_public(o2, d), 0);
+		assert_memory_equal(o1, o2, 65);
+	}
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1031,6 +1089,7 @@ int main(void)
 		cmocka_unit_test(test_der_strict),
 		cmocka_unit_test(test_sig_table),
 		cmocka_unit_test(test_backends_agree),
+		cmocka_unit_test(test_lookup_backends_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
