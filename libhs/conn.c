@@ -170,7 +170,7 @@ static void drop(struct hs_conn *c, uint8_t **buf, size_t *cap, size_t *hw)
  * sealed in place), so out is not wiped; the others are, as far as they
  * were written.
  */
-static void conn_idle(struct hs_conn *c)
+void conn_idle(struct hs_conn *c)
 {
 	if (c->in != NULL && c->in_len == 0 && c->app_len == 0)
 		drop(c, &c->in, &c->in_cap, &c->in_hw);

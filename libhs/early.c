@@ -238,7 +238,7 @@ int hs_conn_read_early(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
 	size_t k = c->app_early ? (c->app_len < cap ? c->app_len : cap) : 0;
 
 	*n = 0;
-	if (k == 0 && c->err != 0)
+	if (k == 0) /* nothing early waits (and the buffer may be gone: memory on demand) */
 		return c->err;
 	memcpy(buf, c->in + c->app_off, k);
 	c->app_off += k;
@@ -246,6 +246,7 @@ int hs_conn_read_early(struct hs_conn *c, uint8_t *buf, size_t cap, size_t *n)
 	if (c->app_len == 0)
 		c->app_early = 0;
 	*n = k;
+	conn_idle(c);
 	return 0;
 }
 

@@ -615,6 +615,8 @@ void conn_detail(struct hs_conn *c, const char *fmt, ...)
 void *conn_mem_alloc(struct hs_conn *c, size_t size);
 /* wipe the first used bytes, free, uncount size */
 void conn_mem_free(struct hs_conn *c, void *p, size_t size, size_t used);
+/* The end of an API call: buffers that are empty are wiped and freed. */
+void conn_idle(struct hs_conn *c);
 /* Room for n more bytes of handshake_out (grown up to HANDSHAKE_OUT_MAX). */
 HS_MUST_CHECK int conn_out_room(struct hs_conn *c, size_t n);
 /* Keep certificate i of the peer's chain (hs_conn_peer_cert); 0 if it does not fit. */
