@@ -171,10 +171,14 @@ static size_t msg_len(const uint8_t *h)
  */
 static int gather(struct ktls_state *k, const uint8_t **p, size_t *len, const uint8_t **m)
 {
-	size_t want = k->len < 4 ? 4 - k->len : msg_len(k->hs) - k->len;
-	size_t take = want < *len ? want : *len;
+	size_t want, take;
+	int err = ktls_buf(k, &k->hs, KTLS_HS_CAP);
 
 	*m = NULL;
+	if (err)
+		return err;
+	want = k->len < 4 ? 4 - k->len : msg_len(k->hs) - k->len;
+	take = want < *len ? want : *len;
 	memcpy(k->hs + k->len, *p, take);
 	k->len += take;
 	*p += take;
@@ -272,6 +276,8 @@ int hs_ktls_read(struct hs_ktls *pub, void *buf, size_t cap, size_t *n)
 		if (k->peer_closed)
 			return 0;
 		/* a small buffer: receive into k->pt (a control record must fit) */
+		if (cap < REC_MAX_PLAIN && (err = ktls_buf(k, &k->pt, KTLS_PT_CAP)) != 0)
+			return err;
 		dst = cap >= REC_MAX_PLAIN ? buf : k->pt;
 		dcap = cap >= REC_MAX_PLAIN ? cap : REC_MAX_PLAIN;
 		err = ktls_recv(k, &type, dst, dcap, &got);

@@ -17,6 +17,7 @@
  *   version or cipher type (Linux < 5.1 for TLS 1.3, < 5.11 for ChaCha20).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/tls.h>
@@ -246,6 +247,23 @@ int hs_ktls_adopt(struct hs_ktls *pub, int fd, uint16_t suite)
 	return 0;
 }
 
+int ktls_buf(struct ktls_state *k, uint8_t **b, size_t cap)
+{
+	if (*b != NULL)
+		return 0;
+	*b = calloc(1, cap);
+	return *b != NULL ? 0 : ktls_fail(k, HS_ERR_NOMEM, ENOMEM);
+}
+
+static void buf_free(uint8_t **b, size_t cap)
+{
+	if (*b == NULL)
+		return;
+	wipe(*b, cap);
+	free(*b);
+	*b = NULL;
+}
+
 void hs_ktls_wipe(struct hs_ktls *pub)
 {
 	struct ktls_state *k;
@@ -255,6 +273,10 @@ void hs_ktls_wipe(struct hs_ktls *pub)
 	k = ktls_of(pub);
 	rec_key_wipe(&k->tx.rec);
 	rec_key_wipe(&k->rx.rec);
+	buf_free(&k->hs, KTLS_HS_CAP);
+	buf_free(&k->in, KTLS_IN_CAP);
+	buf_free(&k->pt, KTLS_PT_CAP);
+	buf_free(&k->out, KTLS_OUT_CAP);
 	wipe(pub, sizeof(*pub));
 	k->fd = -1;
 }
@@ -305,7 +327,14 @@ int hs_ktls_push_plaintext(struct hs_ktls *k, const uint8_t *p, size_t len)
 
 int ktls_push_pt(struct ktls_state *k, const uint8_t *p, size_t len)
 {
-	if (len > sizeof(k->pt) - (k->pt_len - k->pt_off))
+	int err;
+
+	if (len == 0)
+		return 0;
+	err = ktls_buf(k, &k->pt, KTLS_PT_CAP);
+	if (err)
+		return err;
+	if (len > KTLS_PT_CAP - (k->pt_len - k->pt_off))
 		return HS_ERR_NO_SPACE;
 	if (k->pt_off > 0) {
 		memmove(k->pt, k->pt + k->pt_off, k->pt_len - k->pt_off);

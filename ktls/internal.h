@@ -26,6 +26,16 @@
 #define TCP_ULP 31
 #endif
 
+/*
+ * The buffers, allocated the first time a path needs them (ktls_buf) and
+ * wiped and freed by hs_ktls_wipe: a connection on the kernel path both
+ * ways holds none of them.
+ */
+#define KTLS_HS_CAP (4 + REC_MSG_MAX)
+#define KTLS_IN_CAP (2 * REC_MAX_WIRE)
+#define KTLS_PT_CAP (REC_MAX_PLAIN + 1)
+#define KTLS_OUT_CAP REC_MAX_WIRE
+
 /* No alert waiting for the writer. */
 #define KTLS_NO_ALERT (-1)
 
@@ -64,25 +74,28 @@ struct ktls_state {
 	struct hs_conn *conn; /* hs_ktls_attach's engine: post-handshake messages go to it */
 	/* a post-handshake message split across records, [0, len) so far */
 	size_t len;
-	uint8_t hs[4 + REC_MSG_MAX];
+	uint8_t *hs; /* KTLS_HS_CAP, allocated when a message is split (ktls_buf) */
 	/* userspace RX: raw bytes received, [in_off, in_len) not yet used */
 	size_t in_off, in_len;
-	uint8_t in[2 * REC_MAX_WIRE];
+	uint8_t *in; /* KTLS_IN_CAP, allocated on the userspace RX path */
 	/* plaintext waiting for hs_ktls_read: [pt_off, pt_len) */
 	size_t pt_off, pt_len;
-	uint8_t pt[REC_MAX_PLAIN + 1];
+	uint8_t *pt; /* KTLS_PT_CAP, allocated when a record's plaintext must wait */
 
 	/* writer only */
 	int sent_close;  /* close_notify or a fatal alert is out: nothing more is sent */
 	int tx_progress; /* the current call has sent bytes (EAGAIN then waits) */
 	unsigned key_updates_tx;
-	uint8_t out[REC_MAX_WIRE]; /* userspace TX: one sealed record */
+	uint8_t *out; /* KTLS_OUT_CAP, userspace TX: one sealed record (allocated on that path) */
 };
 
 _Static_assert(sizeof(struct ktls_state) <= sizeof(struct hs_ktls),
 	      "struct ktls_state outgrew HS_KTLS_SIZE");
 _Static_assert(alignof(struct ktls_state) <= alignof(struct hs_ktls),
 	      "struct ktls_state needs more alignment than struct hs_ktls gives");
+
+/* *b (cap bytes) allocated if it is not yet: 0, or the sticky HS_ERR_NOMEM. */
+int ktls_buf(struct ktls_state *k, uint8_t **b, size_t cap);
 
 /* The state inside the caller's opaque object. */
 static inline struct ktls_state *ktls_of(struct hs_ktls *k)

@@ -11,7 +11,8 @@
  * - Records are sealed into k->out; a received record is opened straight
  *   into the caller's buffer when its whole inner plaintext fits there
  *   (rec_open_to: no copy, no plaintext left in k->in), else in place in
- *   k->in and copied; nothing allocates. A received record's plaintext that
+ *   k->in and copied. The buffers are allocated the first time a path needs
+ *   them (ktls_buf). A received record's plaintext that
  *   does not fit the caller's buffer waits in k->pt.
  * - The sticky error is an atomic set once (compare-exchange from 0). The
  *   reader never sends: ktls_fail records the alert, ktls_tx_check (writer
@@ -126,7 +127,12 @@ static int send_raw(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t
 /* Seal one record of at most 2^14 bytes into k->out and send it. */
 static int user_send_one(struct ktls_state *k, uint8_t type, const uint8_t *p, size_t len)
 {
-	struct writer w = writer_init(k->out, sizeof(k->out));
+	struct writer w;
+	int e = ktls_buf(k, &k->out, KTLS_OUT_CAP);
+
+	if (e)
+		return e;
+	w = writer_init(k->out, KTLS_OUT_CAP);
 	int err = rec_seal(&k->tx.rec, type, REC_LEGACY_VERSION, p, len, 0, &w);
 
 	if (err)
@@ -227,16 +233,19 @@ static int fill(struct ktls_state *k, size_t need)
 	struct msghdr m;
 	struct iovec iov;
 	ssize_t r;
+	int err = ktls_buf(k, &k->in, KTLS_IN_CAP);
 
+	if (err)
+		return err;
 	while (k->in_len - k->in_off < need) {
-		if (k->in_off + need > sizeof(k->in)) {
+		if (k->in_off + need > KTLS_IN_CAP) {
 			memmove(k->in, k->in + k->in_off, k->in_len - k->in_off);
 			k->in_len -= k->in_off;
 			k->in_off = 0;
 		}
 		memset(&m, 0, sizeof(m));
 		iov.iov_base = k->in + k->in_len;
-		iov.iov_len = sizeof(k->in) - k->in_len;
+		iov.iov_len = KTLS_IN_CAP - k->in_len;
 		m.msg_iov = &iov;
 		m.msg_iovlen = 1;
 		r = k->ops.recvmsg(k->ops.user, k->fd, &m, 0);

@@ -513,7 +513,7 @@ static void no_timeouts(int sock)
  */
 static int relay_ktls(struct relay *r, struct hs_conn *c, int sock)
 {
-	static struct hs_ktls k; /* HS_KTLS_SIZE (112 KiB): kept off the stack */
+	static struct hs_ktls k; /* one connection at a time */
 	unsigned flags = r->ktls == RELAY_KTLS_REQUIRE ? HS_KTLS_F_KERNEL_ONLY : 0;
 	int err, rc;
 

@@ -14,11 +14,14 @@
  *
  * Memory: struct hs_ktls is caller memory of a fixed, opaque size
  * (HS_KTLS_SIZE bytes, aligned for any standard type: malloc/calloc, static
- * or automatic storage all do; record buffers, post-handshake reassembly and
- * two AEAD contexts); nothing here allocates. Its fields are private
- * (ktls/internal.h; a static assert there keeps them within HS_KTLS_SIZE).
- * It holds secrets: hs_ktls_wipe() clears it; the socket is the caller's to
- * close.
+ * or automatic storage all do: the state and two record keys). The record
+ * buffers of the userspace path (received bytes, a sealed record, plaintext
+ * waiting for a small reader, a post-handshake message split across records)
+ * are allocated the first time that path needs them: a socket on the kernel
+ * path both ways holds none. Its fields are private (ktls/internal.h; a
+ * static assert there keeps them within HS_KTLS_SIZE). It holds secrets:
+ * hs_ktls_wipe() clears it and frees those buffers (call it once done with
+ * k, whatever happened); the socket is the caller's to close.
  *
  * Errors: 0 or a negative hs_err (hs/err.h). A failed syscall becomes
  * HS_ERR_TLS_CLOSED (EOF, EPIPE, ECONNRESET), HS_ERR_TLS_BAD_RECORD_MAC
@@ -58,9 +61,10 @@ struct hs_conn;
 
 /*
  * The connection object: caller memory, fields private. HS_KTLS_SIZE is
- * part of the ABI: it only grows, with a note in ktls/README.md.
+ * part of the ABI: it only grows, with a note in ktls/README.md (it shrank
+ * once, from 112 KiB to 8 KiB in 0.1, when the buffers went on demand).
  */
-#define HS_KTLS_SIZE (112 * 1024)
+#define HS_KTLS_SIZE (8 * 1024)
 struct hs_ktls {
 	alignas(16) unsigned char opaque[HS_KTLS_SIZE];
 };
