@@ -33,6 +33,9 @@ if ! grep -q "Capturing on" "$tmp/tshark.err"; then
 	echo "skipped: tshark cannot capture on lo here: $(tail -n 2 "$tmp/tshark.err")"
 	exit 77
 fi
+# "Capturing on" comes a little before packets are taken: on a loaded machine
+# the first ClientHello was missed once, and nothing could be decrypted
+sleep 1
 
 marker="hs-keylog-marker-$RANDOM$RANDOM"
 echo "$marker" >"$tmp/req"
