@@ -632,6 +632,12 @@ int main(int argc, char **argv)
 		sv.timeout = HANDSHAKE_TIMEOUT;
 	if (sv.uring && sv.early_max > 0) /* the io_uring loop reads no early data yet */
 		return fail(EXIT_USAGE, "--early-data does not go with --uring yet");
+	/* the io_uring loop reports a summary, not one object per connection, and
+	 * keeps a connection on our records where the kernel refuses kTLS */
+	if (sv.uring && sv.json)
+		return fail(EXIT_USAGE, "--json does not go with --uring yet");
+	if (sv.uring && sv.ktls == RELAY_KTLS_REQUIRE)
+		return fail(EXIT_USAGE, "--ktls=require does not go with --uring (use --ktls)");
 	if ((rc = split_hostport(sv.listen ? sv.listen : "127.0.0.1:4433", host, sizeof(host),
 				 port, sizeof(port), 1)) != 0)
 		return rc;
@@ -677,7 +683,7 @@ int main(int argc, char **argv)
 	cfg.max_early_data = (uint32_t)sv.early_max;
 	cfg.antireplay = replay;
 	/* --ktls: the tickets go out after the hand-off, through kTLS (the
-	 * --uring loop hands off nothing: its engine sends them; a server
+	 * --uring loop hands off only once the engine has sent them; a server
 	 * verifying clients issues none) */
 	cfg.defer_tickets = sv.ktls != RELAY_KTLS_OFF && !sv.uring && tkeys != NULL &&
 			    cfg.verify_client == HS_VERIFY_NONE;
