@@ -2,11 +2,12 @@
  * handshaked: the handshake daemon. Answers the kernel's net/handshake
  * upcalls (as tlshd does, for NFS and NVMe over TLS) with hs.
  *
- * The main thread waits (poll) on the notification socket and a signalfd;
- * on READY it takes requests (ACCEPT) while fewer than max_handshakes are
- * in flight, each run by a worker thread with its own deadline (the
- * kernel's timeout), which reports DONE. Requests beyond the limit wait in
- * the kernel's queue. SIGHUP reloads the configuration and credentials
+ * The main thread waits (poll) on the notification socket, a signalfd, the
+ * hand-off socket and a pipe that ending workers write to; on READY (or a
+ * freed slot) it takes requests (ACCEPT) and hand-offs while fewer than
+ * max_handshakes are in flight, each run by a worker thread with its own
+ * deadline (the kernel's timeout), which reports DONE or the result.
+ * Requests beyond the limit wait in the kernel's queue or the backlog. SIGHUP reloads the configuration and credentials
  * (handshakes in flight keep the old ones); SIGINT/SIGTERM stop taking
  * requests and wait for those in flight (bounded by their deadlines).
  * Readiness goes to systemd (sd_notify protocol) once the group is joined.
@@ -54,6 +55,7 @@ struct daemon {
 	unsigned in_flight;
 	struct creds_ref *creds;
 	int json, verbose;
+	int wake[2]; /* a worker that ends writes a byte: the main loop may take more */
 	atomic_ulong done_ok, done_failed;
 };
 
@@ -149,6 +151,7 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&d.lock);
 	d.in_flight--;
 	pthread_cond_signal(&d.idle);
+	(void)!write(d.wake[1], "", 1); /* a slot is free: the main loop looks again */
 	pthread_mutex_unlock(&d.lock);
 	return NULL;
 }
@@ -291,7 +294,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	const char *socket_path = NULL;
 	int no_upcalls = 0;
 	sigset_t sigs;
@@ -360,6 +363,10 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&d.lock, NULL);
 	pthread_mutex_init(&d.ctl_lock, NULL);
 	pthread_cond_init(&d.idle, NULL);
+	if (pipe2(d.wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+		logf_(0, "pipe: %s", strerror(errno));
+		return 1;
+	}
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGINT);
@@ -374,12 +381,25 @@ int main(int argc, char **argv)
 	notify("READY=1\nSTATUS=answering handshake upcalls");
 	take_requests(); /* anything queued before we joined */
 	while (!stop) {
+		int full;
+
+		pthread_mutex_lock(&d.lock);
+		full = d.in_flight >= d.conf.max_handshakes;
+		pthread_mutex_unlock(&d.lock);
 		pfd[0] = (struct pollfd){ .fd = d.mcast ? hsd_nl_fd(d.mcast) : -1, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		pfd[2] = (struct pollfd){ .fd = d.lsock, .events = POLLIN };
-		/* a finished worker frees a slot: look again within 50 ms */
-		if (poll(pfd, 3, 50) < 0 && errno != EINTR)
+		/* at the limit, waiting hand-offs stay in the backlog: not polled, or
+		 * the loop would spin; a worker that ends wakes it (wake[0]) */
+		pfd[2] = (struct pollfd){ .fd = full ? -1 : d.lsock, .events = POLLIN };
+		pfd[3] = (struct pollfd){ .fd = d.wake[0], .events = POLLIN };
+		if (poll(pfd, 4, -1) < 0 && errno != EINTR)
 			break;
+		if (pfd[3].revents & POLLIN) {
+			char drain[64];
+
+			while (read(d.wake[0], drain, sizeof(drain)) > 0)
+				;
+		}
 		if (pfd[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -407,8 +427,11 @@ int main(int argc, char **argv)
 			while (hsd_nl_read_ready(d.mcast, &ready) == 0 && ready > 0)
 				;
 		}
-		take_requests(); /* also every 50 ms: requests that waited for a free slot */
-		take_handoffs();
+		/* after READY, or a freed slot: requests waiting in the kernel, hand-offs */
+		if (!stop) {
+			take_requests();
+			take_handoffs();
+		}
 	}
 	notify("STOPPING=1");
 	pthread_mutex_lock(&d.lock);
@@ -424,5 +447,7 @@ int main(int argc, char **argv)
 		close(d.lsock);
 		unlink(d.conf.socket_path);
 	}
+	close(d.wake[0]);
+	close(d.wake[1]);
 	return 0;
 }
