@@ -29,12 +29,25 @@
  *                                             kernel with it): idle with
  *                                             SSL_MODE_RELEASE_BUFFERS, its
  *                                             least
+ *   memory, on kernel kTLS (engine + ktls)    hs: the row above plus what
+ *                                             ktls/ holds with both
+ *                                             directions on the kernel:
+ *                                             struct hs_ktls and the heap
+ *                                             hs_ktls_init took (mallinfo2
+ *                                             before and after). The host
+ *                                             has no kTLS, so the kernel's
+ *                                             setsockopt is stood in for by
+ *                                             one that accepts (the
+ *                                             kernel's own memory is not
+ *                                             counted, for either library);
+ *                                             OpenSSL as above
  *
  * The unit is "bytes": the ratio hs/OpenSSL is below 1 where hs holds less.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +60,8 @@
 
 #include "bench/bench.h"
 #include "bench/tls_peers.h"
+#include "hs/ktls.h"
+#include "hs/secrets.h"
 
 /* ---- OpenSSL's allocations, counted per side */
 
@@ -191,13 +206,44 @@ static int hs_byte(struct hs_side *a, struct hs_side *b)
 }
 
 struct numbers {
-	double peak_c, peak_s, idle, active, handoff;
+	double peak_c, peak_s, idle, active, handoff, on_ktls;
 };
+
+/* A kernel that takes TCP_ULP "tls", TLS_TX and TLS_RX (the host has no kTLS). */
+static int accept_setsockopt(void *user, int fd, int level, int name, const void *val,
+			     socklen_t len)
+{
+	(void)user, (void)fd, (void)level, (void)name, (void)val, (void)len;
+	return 0;
+}
+
+/* Bytes ktls/ holds for a connection on the kernel path both ways. */
+static int ktls_kernel_bytes(int fd, const struct hs_secrets *sec, double *bytes)
+{
+	struct hs_ktls_ops ops = hs_ktls_sys_ops;
+	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
+	struct mallinfo2 before, after;
+	int r = -1;
+
+	if (k == NULL)
+		return -1;
+	ops.setsockopt = accept_setsockopt;
+	before = mallinfo2();
+	if (hs_ktls_init(k, fd, sec, HS_KTLS_F_KERNEL_ONLY, &ops) == 0 && hs_ktls_is_kernel(k)) {
+		after = mallinfo2();
+		*bytes = (double)sizeof(*k) + (double)(after.uordblks - before.uordblks);
+		r = 0;
+	}
+	hs_ktls_wipe(k);
+	free(k);
+	return r;
+}
 
 static int measure_hs(const struct peers *p, struct numbers *m)
 {
 	struct hs_side c = { NULL, -1 }, s = { NULL, -1 };
-	int fds[2], r = -1;
+	struct hs_secrets sec;
+	int fds[2], r = -1, have_sec = 0;
 	size_t n, pc, ps;
 	uint8_t x;
 
@@ -220,11 +266,19 @@ static int measure_hs(const struct peers *p, struct numbers *m)
 	/* everything out and read: then the hand-off */
 	if (hs_flush(&s) != 0 || hs_conn_read(s.c, sink, sizeof(sink), &n) != 0 ||
 	    hs_pump_in(&c) != 0 || hs_conn_read(c.c, sink, sizeof(sink), &n) != 0 ||
-	    hs_conn_handoff(s.c) != 0)
+	    hs_conn_secrets(s.c, &sec) != 0)
+		goto out;
+	have_sec = 1;
+	if (hs_conn_handoff(s.c) != 0)
 		goto out;
 	m->handoff = (double)hs_conn_memory(s.c, NULL);
+	if (ktls_kernel_bytes(s.fd, &sec, &m->on_ktls) != 0)
+		goto out;
+	m->on_ktls += m->handoff;
 	r = 0;
 out:
+	if (have_sec)
+		hs_secrets_wipe(&sec);
 	hs_conn_free(c.c);
 	hs_conn_free(s.c);
 	close(fds[0]);
@@ -325,7 +379,7 @@ static int measure_ossl(const struct peers *p, struct numbers *m)
 
 	if (ossl_conn(p, 0, m) != 0 || ossl_conn(p, 1, &rel) != 0)
 		return -1;
-	m->handoff = rel.idle;
+	m->handoff = m->on_ktls = rel.idle;
 	return 0;
 }
 
@@ -370,6 +424,8 @@ int bench_memory(const struct bench_opts *o)
 		     "a 16 KiB record each way in flight");
 		emit(o, "memory, after hand-off to kTLS", h.handoff, ossl.handoff,
 		     "hs_conn_handoff; OpenSSL: idle, SSL_MODE_RELEASE_BUFFERS");
+		emit(o, "memory, on kernel kTLS (engine + ktls)", h.on_ktls, ossl.on_ktls,
+		     "+ struct hs_ktls and its heap, kernel path both ways");
 	}
 	peers_free(&p);
 	return r;

@@ -175,6 +175,15 @@ static int load_dir(struct ktls_state *k, struct ktls_dir *d, const struct hs_di
 	const struct hs_ktls_cipher *c = k->cipher;
 	const struct aead *aead = d->path == HS_KTLS_PATH_USER ? ktls_cipher_aead(c) : NULL;
 
+	if (aead != NULL) {
+		/* the AEAD context: only this path has one (aligned_alloc wants a multiple) */
+		size_t cap = (aead->ctx_size + 63) & ~(size_t)63;
+		void *mem = aligned_alloc(64, cap);
+
+		if (mem == NULL)
+			return HS_ERR_NOMEM;
+		rec_key_init(&d->rec, mem, cap);
+	}
 	return rec_key_load(&d->rec, aead, ktls_cipher_hash(c), c->key_len, s->secret, s->key, s->iv,
 			       s->seq) ? HS_ERR_INTERNAL : 0;
 }
@@ -273,6 +282,8 @@ void hs_ktls_wipe(struct hs_ktls *pub)
 	k = ktls_of(pub);
 	rec_key_wipe(&k->tx.rec);
 	rec_key_wipe(&k->rx.rec);
+	free(k->tx.rec.ctx); /* wiped with the key */
+	free(k->rx.rec.ctx);
 	buf_free(&k->hs, KTLS_HS_CAP);
 	buf_free(&k->in, KTLS_IN_CAP);
 	buf_free(&k->pt, KTLS_PT_CAP);

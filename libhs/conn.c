@@ -580,8 +580,8 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 		return HS_ERR_NOMEM;
 	}
 	memset(c->hs, 0, sizeof(*c->hs));
-	c->rd = &c->keys->rd;
-	c->wr = &c->keys->wr;
+	c->rd = rec_key_mem_init(&c->keys->rd);
+	c->wr = rec_key_mem_init(&c->keys->wr);
 	transcript_init(&c->hs->tr);
 	*out = c;
 	return 0;
@@ -591,8 +591,8 @@ int hs_conn_new(struct hs_conn **out, const struct hs_config *cfg)
 static void conn_release_records(struct hs_conn *c)
 {
 	if (c->keys != NULL) {
-		rec_key_wipe(&c->keys->rd);
-		rec_key_wipe(&c->keys->wr);
+		rec_key_wipe(&c->keys->rd.key);
+		rec_key_wipe(&c->keys->wr.key);
 		conn_mem_free(c, c->keys, sizeof(*c->keys), 0);
 	}
 	c->keys = NULL;

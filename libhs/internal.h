@@ -426,9 +426,9 @@ struct conn_hs {
 	uint8_t peer_spki[SPKI_MAX];
 };
 
-/* The record keys (64-byte aligned block: their AEAD contexts). */
+/* The record keys with their AEAD contexts (a 64-byte aligned block). */
 struct conn_keys {
-	struct rec_key rd, wr;
+	struct rec_key_mem rd, wr;
 };
 
 /* client: what keep_tickets keeps (allocated with the first ticket) */

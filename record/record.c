@@ -22,9 +22,19 @@
 #include "base/wipe.h"
 #include "crypto/hkdf.h"
 
-static void *ctx(const struct rec_key *k)
+static void *ctx(const struct rec_key *k) { return k->ctx; }
+
+void rec_key_init(struct rec_key *k, void *ctx_mem, size_t cap)
 {
-	return (void *)(((uintptr_t)k->ctx_buf + 63) & ~(uintptr_t)63);
+	memset(k, 0, sizeof(*k));
+	k->ctx = ctx_mem;
+	k->ctx_cap = ctx_mem != NULL ? cap : 0;
+}
+
+struct rec_key *rec_key_mem_init(struct rec_key_mem *m)
+{
+	rec_key_init(&m->key, m->ctx, sizeof(m->ctx));
+	return &m->key;
 }
 
 int rec_traffic_key(const struct hash *h, const uint8_t *secret, size_t key_len,
@@ -58,7 +68,7 @@ int rec_key_load(struct rec_key *k, const struct aead *aead, const struct hash *
 		    uint64_t seq)
 {
 	if (h == NULL || h->digest_len > REC_SECRET_MAX || key_len > HS_AEAD_MAX_KEY_LEN ||
-	    (aead != NULL && (aead->key_len != key_len || aead->ctx_size > HS_AEAD_CTX_MAX)))
+	    (aead != NULL && (aead->key_len != key_len || aead->ctx_size > k->ctx_cap)))
 		return HS_ERR_ARG;
 	unkey(k);
 	k->aead = aead;
@@ -110,8 +120,15 @@ int rec_key_next(struct rec_key *k, uint8_t *key_out)
 
 void rec_key_wipe(struct rec_key *k)
 {
+	void *mem = k->ctx;
+	size_t cap = k->ctx_cap;
+
 	unkey(k);
+	if (mem != NULL)
+		wipe(mem, cap);
 	wipe(k, sizeof(*k));
+	k->ctx = mem; /* the memory stays the owner's */
+	k->ctx_cap = cap;
 }
 
 void rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,

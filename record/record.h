@@ -8,11 +8,13 @@
  *   additional data = the 5-byte record header
  *
  * A struct rec_key is one direction: traffic secret, IV, sequence number
- * and the keyed AEAD context. It needs only the alignment of a uint64_t, so
- * it can live in malloc'd or caller memory of any origin: the AEAD context is
- * 64-byte aligned inside ctx_buf at run time, at an offset that depends on
- * the address, so a keyed rec_key must not be copied (key the copy
- * instead). It holds secrets: rec_key_wipe() clears it.
+ * and a pointer to the keyed AEAD context. The context lives in memory its
+ * owner gives with rec_key_init (64-byte aligned): a direction the kernel
+ * protects is never keyed and needs none, so ktls/ allocates it only on
+ * its userspace path, and struct rec_key_mem puts the two side by side for
+ * owners that always key (the engine, tests). A keyed rec_key must not be
+ * copied (key the copy instead). It holds secrets: rec_key_wipe() clears
+ * it and its context, and keeps the context memory for the owner to free.
  *
  * Buffers are the caller's (nothing here allocates), which lets an I/O layer
  * seal straight into the buffer it submits: rec_seal writes the record at
@@ -26,6 +28,7 @@
 #ifndef HS_RECORD_RECORD_H
 #define HS_RECORD_RECORD_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,8 +68,24 @@ struct rec_key {
 	uint8_t iv[HS_AEAD_NONCE_LEN];
 	uint8_t secret[REC_SECRET_MAX];   /* current traffic secret */
 	int on;                              /* AEAD keyed: records are protected */
-	uint8_t ctx_buf[HS_AEAD_CTX_MAX + 63];
+	void *ctx;      /* the AEAD context: owner's memory, 64-byte aligned, or NULL */
+	size_t ctx_cap; /* its size: an AEAD whose ctx_size is larger is refused */
 };
+
+/* A rec_key and the memory of its AEAD context (rec_key_mem_init). */
+struct rec_key_mem {
+	alignas(64) uint8_t ctx[HS_AEAD_CTX_MAX];
+	struct rec_key key;
+};
+
+/*
+ * Zero k and give it ctx (cap bytes, 64-byte aligned) for its AEAD context;
+ * ctx NULL: k may hold a secret and IV but never be keyed (rec_key_load
+ * with an AEAD gives HS_ERR_ARG).
+ */
+void rec_key_init(struct rec_key *k, void *ctx, size_t cap);
+/* rec_key_init(&m->key, m->ctx, sizeof(m->ctx)); returns &m->key. */
+struct rec_key *rec_key_mem_init(struct rec_key_mem *m);
 
 /*
  * Key k from a traffic secret (7.3: key = HKDF-Expand-Label(secret, "key",

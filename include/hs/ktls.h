@@ -14,11 +14,12 @@
  *
  * Memory: struct hs_ktls is caller memory of a fixed, opaque size
  * (HS_KTLS_SIZE bytes, aligned for any standard type: malloc/calloc, static
- * or automatic storage all do: the state and two record keys). The record
- * buffers of the userspace path (received bytes, a sealed record, plaintext
- * waiting for a small reader, a post-handshake message split across records)
- * are allocated the first time that path needs them: a socket on the kernel
- * path both ways holds none. Its fields are private (ktls/internal.h; a
+ * or automatic storage all do: the state, and each direction's secret, IV
+ * and sequence number). The AEAD context of a direction on the userspace
+ * path and the record buffers of that path (received bytes, a sealed record,
+ * plaintext waiting for a small reader, a post-handshake message split
+ * across records) are allocated the first time that path needs them: a
+ * socket on the kernel path both ways holds none. Its fields are private (ktls/internal.h; a
  * static assert there keeps them within HS_KTLS_SIZE). It holds secrets:
  * hs_ktls_wipe() clears it and frees those buffers (call it once done with
  * k, whatever happened); the socket is the caller's to close.
@@ -61,10 +62,11 @@ struct hs_conn;
 
 /*
  * The connection object: caller memory, fields private. HS_KTLS_SIZE is
- * part of the ABI: it only grows, with a note in ktls/README.md (it shrank
- * once, from 112 KiB to 8 KiB in 0.1, when the buffers went on demand).
+ * part of the ABI: from 1.0 on it only grows, with a note in ktls/README.md
+ * (under 0.x it shrank twice: from 112 KiB to 8 KiB when the buffers went
+ * on demand, then to 1 KiB when the AEAD contexts did).
  */
-#define HS_KTLS_SIZE (8 * 1024)
+#define HS_KTLS_SIZE 1024
 struct hs_ktls {
 	alignas(16) unsigned char opaque[HS_KTLS_SIZE];
 };

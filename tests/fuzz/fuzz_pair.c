@@ -52,7 +52,8 @@ struct op {
 };
 
 struct dir {
-	struct rec_key open, seal; /* first: aligned AEAD contexts */
+	struct rec_key_mem open_mem, seal_mem; /* first: aligned AEAD contexts */
+	struct rec_key open, seal;
 	int keyed, done;
 	unsigned n_rec;
 };
@@ -177,6 +178,10 @@ static void key_dir(const struct hs_conn *server, int d)
 		return;
 	const struct suite *su = server->suite;
 
+	if (x->open.ctx == NULL) {
+		rec_key_init(&x->open, x->open_mem.ctx, sizeof(x->open_mem.ctx));
+		rec_key_init(&x->seal, x->seal_mem.ctx, sizeof(x->seal_mem.ctx));
+	}
 	if (rec_key_set(&x->open, su->aead(), su->hash(), su->key_len, secret) != 0 ||
 	    rec_key_set(&x->seal, su->aead(), su->hash(), su->key_len, secret) != 0) {
 		x->done = 1;

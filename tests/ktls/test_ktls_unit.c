@@ -267,6 +267,9 @@ static void test_install_order(void **state)
 	assert_int_equal(f.calls[3].name, TLS_RX_EXPECT_NO_PAD);
 	assert_true(hs_ktls_is_kernel(k));
 	assert_string_equal(hs_ktls_reason(k, 0), "");
+	/* the kernel has the keys: no AEAD context is allocated for either direction */
+	assert_null(ktls_of(k)->tx.rec.ctx);
+	assert_null(ktls_of(k)->rx.rec.ctx);
 	hs_ktls_wipe(k);
 	free(k);
 }
@@ -287,6 +290,11 @@ static void refusal(int level, int name, int e, uint16_t suite, enum hs_ktls_why
 			 tx_why == HS_KTLS_WHY_NONE ? HS_KTLS_PATH_KERNEL : HS_KTLS_PATH_USER);
 	assert_int_equal(hs_ktls_rx_path(k),
 			 rx_why == HS_KTLS_WHY_NONE ? HS_KTLS_PATH_KERNEL : HS_KTLS_PATH_USER);
+	/* an AEAD context exactly where our records run */
+	assert_true((ktls_of(k)->tx.rec.ctx != NULL) == (tx_why != HS_KTLS_WHY_NONE));
+	assert_true((ktls_of(k)->rx.rec.ctx != NULL) == (rx_why != HS_KTLS_WHY_NONE));
+	assert_true(ktls_of(k)->tx.rec.on == (tx_why != HS_KTLS_WHY_NONE));
+	hs_ktls_wipe(k);
 	/* the same under KERNEL_ONLY: a clear failure */
 	memset(&f, 0, sizeof(f));
 	f.fail_level = level;

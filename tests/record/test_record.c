@@ -48,7 +48,6 @@ static void key_from_hex(struct rec_key *k, const char *secret_hex)
 	size_t n;
 	uint8_t *secret = hx(secret_hex, &n);
 
-	memset(k, 0, sizeof(*k));
 	assert_int_equal(n, 32);
 	assert_int_equal(rec_key_set(k, aead_aes128gcm(), hash_sha256(), 16, secret), 0);
 	free(secret);
@@ -99,7 +98,8 @@ static void rfc_record(struct rec_key *k, const char *rec_hex, uint8_t want_type
 
 static void test_rfc8448_records(void **state)
 {
-	struct rec_key k;
+	struct rec_key_mem k_mem; /* AEAD context memory */
+	struct rec_key k = *rec_key_mem_init(&k_mem);
 
 	(void)state;
 	key_from_hex(&k, C_AP);
@@ -138,7 +138,8 @@ static void test_key_update(void **state)
 	for (int i = 0; i < 2; i++) {
 		const struct hash *h = hashes[i];
 		uint8_t secret[48], next[48], key[32], iv[12], key_out[32], rec[64];
-		struct rec_key a, b;
+		struct rec_key_mem a_mem, b_mem; /* AEAD context memory */
+		struct rec_key a = *rec_key_mem_init(&a_mem), b = *rec_key_mem_init(&b_mem);
 		struct writer w = writer_init(rec, sizeof(rec));
 		size_t len;
 		uint8_t type;
@@ -153,7 +154,6 @@ static void test_key_update(void **state)
 				 0);
 		assert_int_equal(hkdf_expand_label(h, next, "iv", NULL, 0, iv, 12), 0);
 
-		memset(&a, 0, sizeof(a));
 		assert_int_equal(rec_key_set(&a, aeads[i], h, key_lens[i], secret), 0);
 		a.seq = 41;
 		assert_int_equal(rec_key_next(&a, key_out), 0);
@@ -164,7 +164,6 @@ static void test_key_update(void **state)
 		assert_true(a.on);
 
 		/* a record under the new key opens with a key set from next */
-		memset(&b, 0, sizeof(b));
 		assert_int_equal(rec_key_set(&b, aeads[i], h, key_lens[i], next), 0);
 		assert_int_equal(rec_seal(&a, REC_APP, REC_LEGACY_VERSION,
 					     (const uint8_t *)"hi", 2, 0, &w),
@@ -190,12 +189,11 @@ static void test_key_update(void **state)
 	}
 }
 
-/* A keyed rec_key is not copied (its AEAD context sits at an address-dependent offset). */
+/* Key k (its AEAD context memory given by rec_key_mem_init). */
 static void test_key(struct rec_key *k)
 {
 	static const uint8_t secret[32] = { 1, 2, 3 };
 
-	memset(k, 0, sizeof(*k));
 	assert_int_equal(rec_key_set(k, aead_chacha20poly1305(), hash_sha256(), 32,
 					secret),
 			 0);
@@ -204,7 +202,8 @@ static void test_key(struct rec_key *k)
 static void test_seal_limits(void **state)
 {
 	static uint8_t pt[REC_MAX_PLAIN + 2], rec[REC_MAX_WIRE + 64];
-	struct rec_key k, r;
+	struct rec_key_mem k_mem, r_mem; /* AEAD context memory */
+	struct rec_key k = *rec_key_mem_init(&k_mem), r = *rec_key_mem_init(&r_mem);
 	struct writer w;
 	uint8_t type;
 	size_t len;
@@ -268,7 +267,8 @@ static void test_headers(void **state)
 static int open_raw(const uint8_t *inner, size_t n, uint64_t seq, uint8_t *type, size_t *len)
 {
 	static uint8_t rec[REC_MAX_WIRE + 64];
-	struct rec_key k;
+	struct rec_key_mem k_mem; /* AEAD context memory */
+	struct rec_key k = *rec_key_mem_init(&k_mem);
 	size_t rn;
 	int err;
 
@@ -317,7 +317,8 @@ static void test_seq_and_tag(void **state)
 {
 	static const uint8_t inner[] = { 'o', 'k', REC_APP };
 	uint8_t rec[64], type;
-	struct rec_key k, r;
+	struct rec_key_mem k_mem, r_mem; /* AEAD context memory */
+	struct rec_key k = *rec_key_mem_init(&k_mem), r = *rec_key_mem_init(&r_mem);
 	struct writer w = writer_init(rec, sizeof(rec));
 	size_t len;
 
@@ -356,7 +357,8 @@ static void test_seq_and_tag(void **state)
 static void test_in_place(void **state)
 {
 	uint8_t a[64], b[64];
-	struct rec_key k, k2;
+	struct rec_key_mem k_mem, k2_mem; /* AEAD context memory */
+	struct rec_key k = *rec_key_mem_init(&k_mem), k2 = *rec_key_mem_init(&k2_mem);
 	struct writer wa = writer_init(a, sizeof(a)), wb = writer_init(b, sizeof(b));
 
 	(void)state;
@@ -386,7 +388,8 @@ static void test_in_place(void **state)
 static void test_open_to(void **state)
 {
 	uint8_t rec[64], copy[64], out[64], type;
-	struct rec_key k, r, r2;
+	struct rec_key_mem k_mem, r_mem, r2_mem; /* AEAD context memory */
+	struct rec_key k = *rec_key_mem_init(&k_mem), r = *rec_key_mem_init(&r_mem), r2 = *rec_key_mem_init(&r2_mem);
 	struct writer w = writer_init(rec, sizeof(rec));
 	size_t len, body;
 

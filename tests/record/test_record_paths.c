@@ -115,7 +115,8 @@ static size_t build(const struct bad *b, const struct hs_secrets *s, uint64_t se
 {
 	static uint8_t inner[REC_MAX_INNER + 64];
 	const struct hs_ktls_cipher *c = hs_ktls_cipher_for_suite(s->suite);
-	struct rec_key peer;
+	struct rec_key_mem peer_mem; /* AEAD context memory */
+	struct rec_key peer = *rec_key_mem_init(&peer_mem);
 	size_t n = b->inner_len, len;
 
 	if (b->kind == RAW) {
@@ -126,7 +127,6 @@ static size_t build(const struct bad *b, const struct hs_secrets *s, uint64_t se
 	memcpy(inner, b->inner, b->prefix);
 	if (n > b->prefix)
 		inner[n - 1] = b->last;
-	memset(&peer, 0, sizeof(peer));
 	assert_int_equal(rec_key_set(&peer, ktls_cipher_aead(c), ktls_cipher_hash(c), c->key_len, s->rx->secret), 0);
 	len = rec_raw(&peer, seq, inner, n, out);
 	if (b->kind == SEALED_FLIP)

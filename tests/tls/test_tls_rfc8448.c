@@ -205,7 +205,8 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 	struct hs_config cfg = { .role = HS_ROLE_CLIENT };
 	struct test_hooks hooks = { 0 };
 	struct hs_conn *c;
-	struct rec_key k;
+	struct rec_key_mem k_mem; /* AEAD context memory */
+	struct rec_key k = *rec_key_mem_init(&k_mem);
 	size_t anchor_len;
 	uint8_t *anchor = hx(SERVER_CERT, &anchor_len);
 	size_t ch_len, priv_len, n, used, plen, off = 0;
@@ -230,7 +231,6 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 	if (raw) {
 		flight[100] ^= 1;
 	} else {
-		memset(&k, 0, sizeof(k));
 		assert_int_equal(rec_key_set(&k, aead_aes128gcm(), hash_sha256(), 16, secret), 0);
 		assert_int_equal(rec_open(&k, flight, n - 5, &type, &plen), 0);
 		while (off < plen && flight[5 + off] != target)
