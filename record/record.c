@@ -134,9 +134,23 @@ void rec_key_wipe(struct rec_key *k)
 void rec_nonce(const uint8_t iv[HS_AEAD_NONCE_LEN], uint64_t seq,
 		  uint8_t out[HS_AEAD_NONCE_LEN])
 {
-	/* the sequence number, big-endian, XORed into the IV's last 8 bytes */
-	memcpy(out, iv, HS_AEAD_NONCE_LEN - 8);
-	store_be64(out + HS_AEAD_NONCE_LEN - 8, load_be64(iv + HS_AEAD_NONCE_LEN - 8) ^ seq);
+	/*
+	 * The sequence number, big-endian, XORed into the IV's last 8 bytes.
+	 * Written as one 4-byte and one 8-byte store, the loads the AES-GCM
+	 * backends read the nonce with: each then takes its bytes straight
+	 * from the store buffer.
+	 */
+	uint8_t be[8];
+	uint64_t tail, s;
+	uint32_t head;
+
+	store_be64(be, seq);
+	memcpy(&s, be, 8);
+	memcpy(&head, iv, 4);
+	memcpy(&tail, iv + 4, 8);
+	tail ^= s;
+	memcpy(out, &head, 4);
+	memcpy(out + 4, &tail, 8);
 }
 
 size_t rec_wire_len(const struct rec_key *k, size_t n, size_t pad)
