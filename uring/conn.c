@@ -65,6 +65,14 @@ static void arm_send(struct hs_uring_conn *uc)
 		return;
 	if (uc->ktls != NULL && ktls_before_send(uc) != 0)
 		return; /* ended */
+	if (sendbuf_want_zc(uc, uc->q_head)) {
+		/* one chunk: result, then the notification (both counted in flight) */
+		sqe = uring_sqe(uc->lp, 1);
+		sendbuf_prep_zc(uc, uc->q_head, sqe);
+		uc->send_armed = true;
+		uc->in_flight += 2;
+		return;
+	}
 	for (struct chunk *c = uc->q_head; c != NULL && n < SEND_IOV; c = c->next, n++) {
 		uc->send_iov[n].iov_base = c->data + c->off;
 		uc->send_iov[n].iov_len = c->len - c->off;
@@ -77,19 +85,6 @@ static void arm_send(struct hs_uring_conn *uc)
 	io_uring_sqe_set_data64(sqe, uring_tag(uc, OP_SEND));
 	uc->send_armed = true;
 	uc->in_flight++;
-}
-
-/* A chunk with room for n bytes (not queued yet), or NULL. */
-struct chunk *chunk_new(size_t n)
-{
-	struct chunk *c = malloc(sizeof(*c) + n);
-
-	if (c != NULL) {
-		c->next = NULL;
-		c->len = n;
-		c->off = 0;
-	}
-	return c;
 }
 
 /* Put c, holding c->len bytes to send, at the end of the send queue. */
@@ -106,7 +101,7 @@ void chunk_queue(struct hs_uring_conn *uc, struct chunk *c)
 /* Queue n bytes to send (a chunk of their own). */
 int conn_queue(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
 {
-	struct chunk *c = chunk_new(n);
+	struct chunk *c = chunk_new(uc->lp, n);
 
 	if (c == NULL)
 		return HS_ERR_NOMEM;
@@ -123,8 +118,10 @@ static void drop_head(struct hs_uring_conn *uc)
 	if (uc->q_head == NULL)
 		uc->q_tail = NULL;
 	uc->queued -= c->len - c->off;
-	wipe(c->data, c->len); /* plaintext on the kernel path */
-	free(c);
+	if (c->zc_refs > 0)
+		c->sent = true; /* the kernel still reads it: freed by its notification */
+	else
+		chunk_free(uc->lp, c);
 }
 
 /* Move the engine's queued records into the send queue, then send. */
@@ -134,13 +131,13 @@ int conn_flush(struct hs_uring_conn *uc)
 	int err;
 
 	while (uc->ktls == NULL && (want = hs_conn_output_pending(uc->tls)) > 0) {
-		struct chunk *c = chunk_new(want);
+		struct chunk *c = chunk_new(uc->lp, want);
 
 		if (c == NULL)
 			return HS_ERR_NOMEM;
 		err = hs_conn_pull(uc->tls, c->data, want, &n);
 		if (err) {
-			free(c);
+			chunk_free(uc->lp, c);
 			return err;
 		}
 		c->len = n;

@@ -21,18 +21,38 @@
  */
 #define BUF_SIZE 65536
 #define SEND_IOV 16            /* chunks one send takes at once (sendmsg) */
+/* sendbuf.c: registered send slots of one record each (SEND_SLOTS x 16.6 KiB) */
+#define SEND_SLOTS 64
+#define SLOT_DATA (HS_RECORD_HEADER_LEN + 16384 + 256 + 59) /* a record, ending 64-aligned */
+/* automatic mode: a zero-copy send for a chunk of at least this much */
+#define ZC_MIN 8192
+/* Linux >= 6.2 uapi, missing from older liburing headers */
+#ifndef IORING_SEND_ZC_REPORT_USAGE
+#define IORING_SEND_ZC_REPORT_USAGE (1U << 3)
+#endif
+#ifndef IORING_NOTIF_USAGE_ZC_COPIED
+#define IORING_NOTIF_USAGE_ZC_COPIED (1U << 31)
+#endif
 #define OUT_HIGH (256 * 1024)  /* queued output above which a connection stops reading */
 
 /* user_data = connection address | operation (struct hs_uring_conn is 16-byte aligned) */
-enum op { OP_ACCEPT = 1, OP_RECV = 2, OP_SEND = 3, OP_TIMEOUT = 4, OP_CANCEL = 5 };
+enum op { OP_ACCEPT = 1, OP_RECV = 2, OP_SEND = 3, OP_TIMEOUT = 4, OP_CANCEL = 5, OP_SEND_ZC = 6 };
 #define OP_MASK 7u
 
-/* Bytes waiting to be sent: records (our path) or plaintext (kernel path: wiped when sent). */
+/*
+ * Bytes waiting to be sent: records (our path) or plaintext (kernel path:
+ * wiped when freed). In a send slot or on the heap (sendbuf.c); 16-byte
+ * aligned (a zero-copy send's user_data is its address | OP_SEND_ZC).
+ */
 struct chunk {
 	struct chunk *next;
-	size_t len, off;
-	uint8_t data[];
-};
+	struct hs_uring_conn *uc; /* set by a zero-copy send */
+	uint8_t *data;            /* cap bytes; [off, len) still to send */
+	size_t len, off, cap;
+	int slot;                 /* its send slot, or -1: heap */
+	unsigned zc_refs;         /* zero-copy sends whose notification is still due */
+	bool sent;                /* out of the queue: freed with the last notification */
+} __attribute__((aligned(16)));
 
 struct loop;
 
@@ -48,6 +68,7 @@ struct hs_uring_conn {
 	bool timed_out, handshaken, ok_end;
 	bool want_ktls;              /* hand off once the handshake is done and all is sent */
 	bool align;                  /* receive only to the end of the engine's partial record */
+	bool zc_off;                 /* the kernel copied a zero-copy send: plain sends from now */
 	int err;
 	uint64_t deadline_ns;        /* handshake deadline (absolute, CLOCK_MONOTONIC) */
 	uint64_t bytes_in, bytes_out;
@@ -78,6 +99,10 @@ struct loop {
 	bool accept_armed, accept_stopping, stopping;
 	struct hs_uring_conn *wait_head;
 	struct hs_uring_conn *conns;
+	uint8_t *slots;              /* SEND_SLOTS send slots (sendbuf.c) */
+	bool slots_fixed, zc_ok;     /* slots registered; IORING_OP_SEND_ZC available */
+	unsigned n_free;
+	uint16_t free_slot[SEND_SLOTS];
 	uint8_t scratch[BUF_SIZE]; /* decrypted application data on its way to on_data */
 };
 
@@ -99,7 +124,6 @@ void conn_arm_recv(struct hs_uring_conn *uc);
 void conn_end(struct hs_uring_conn *uc, int err);
 void conn_free(struct hs_uring_conn *uc);
 int conn_queue(struct hs_uring_conn *uc, const uint8_t *p, size_t n);
-struct chunk *chunk_new(size_t n);
 void chunk_queue(struct hs_uring_conn *uc, struct chunk *c);
 void conn_kick(struct hs_uring_conn *uc);
 
@@ -111,6 +135,16 @@ int conn_flush(struct hs_uring_conn *uc);
 void conn_feed(struct hs_uring_conn *uc, const uint8_t *p, size_t len);
 void conn_deliver(struct hs_uring_conn *uc, const uint8_t *p, size_t n);
 int conn_events(struct hs_uring_conn *uc);
+
+/* sendbuf.c: send slots and zero-copy sends */
+void sendbuf_setup(struct loop *lp);
+void sendbuf_teardown(struct loop *lp);
+/* A chunk with room for n bytes (len = n; not queued yet), or NULL. */
+struct chunk *chunk_new(struct loop *lp, size_t n);
+void chunk_free(struct loop *lp, struct chunk *c);
+bool sendbuf_want_zc(const struct hs_uring_conn *uc, const struct chunk *c);
+void sendbuf_prep_zc(struct hs_uring_conn *uc, struct chunk *c, struct io_uring_sqe *sqe);
+struct hs_uring_conn *sendbuf_on_zc(struct chunk *c, int res, unsigned flags);
 
 /* ktls.c */
 void ktls_try(struct hs_uring_conn *uc);

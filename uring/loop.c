@@ -100,6 +100,7 @@ static void teardown(struct loop *lp)
 		(void)io_uring_unregister_buf_ring(&lp->ring, BUF_GROUP);
 		munmap(lp->br, BUF_COUNT * sizeof(struct io_uring_buf));
 	}
+	sendbuf_teardown(lp);
 	if (lp->bufs != NULL) {
 		/* the buffers held ciphertext only; wiped anyway, it costs little here */
 		wipe(lp->bufs, (size_t)BUF_COUNT * BUF_SIZE);
@@ -219,6 +220,9 @@ static void handle(struct loop *lp, struct io_uring_cqe *cqe)
 	case OP_SEND:
 		conn_on_send(uc, cqe->res);
 		break;
+	case OP_SEND_ZC: /* user_data is the chunk's address */
+		uc = sendbuf_on_zc((struct chunk *)(void *)uc, cqe->res, cqe->flags);
+		break;
 	}
 	if (uc->ending && uc->in_flight == 0)
 		conn_free(uc);
@@ -265,6 +269,8 @@ int hs_uring_serve(const struct hs_uring_config *cfg, struct hs_uring_stats *st)
 		return err;
 	}
 	err = setup_buffers(lp);
+	if (err == 0)
+		sendbuf_setup(lp);
 	while (err == 0 && !done(lp)) {
 		struct io_uring_cqe *cqe;
 		unsigned head, count = 0;

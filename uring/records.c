@@ -145,7 +145,7 @@ int records_send(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
 
 	while (off < n) {
 		size_t k = n - off < SEAL_MAX ? n - off : SEAL_MAX, out;
-		struct chunk *c = chunk_new(k + HS_RECORD_OVERHEAD);
+		struct chunk *c = chunk_new(uc->lp, k + HS_RECORD_OVERHEAD);
 		int err;
 
 		if (c == NULL)
@@ -158,8 +158,7 @@ int records_send(struct hs_uring_conn *uc, const uint8_t *p, size_t n)
 				err = hs_conn_seal(uc->tls, c->data, k + HS_RECORD_OVERHEAD, k, &out);
 		}
 		if (err) {
-			wipe(c->data, k + HS_RECORD_OVERHEAD);
-			free(c);
+			chunk_free(uc->lp, c);
 			return err;
 		}
 		c->len = out;

@@ -36,6 +36,14 @@ struct hs_uring_config {
 	 * still does its I/O. 0: our records (the engine's) always.
 	 */
 	unsigned ktls;
+	/*
+	 * Zero-copy sends (IORING_OP_SEND_ZC) of our records:
+	 * HS_URING_ZC_AUTO (0): for chunks of 8 KiB or more, until the kernel
+	 * reports that it copied one anyway (it does on loopback), then plain
+	 * sends for that connection; HS_URING_ZC_OFF: never;
+	 * HS_URING_ZC_ALWAYS: every send of our records (tests, benchmarks).
+	 */
+	unsigned send_zc;
 	volatile sig_atomic_t *stop;  /* set (from a signal handler) to end: optional */
 	/* Callbacks, all optional. They may call hs_uring_send / hs_uring_close. */
 	void (*on_handshake)(void *arg, struct hs_uring_conn *uc);
@@ -45,6 +53,10 @@ struct hs_uring_config {
 	void *arg;
 };
 
+#define HS_URING_ZC_AUTO 0u
+#define HS_URING_ZC_OFF 1u
+#define HS_URING_ZC_ALWAYS 2u
+
 struct hs_uring_stats {
 	uint64_t accepted, handshakes, failed, timed_out;
 	uint64_t bytes_in, bytes_out; /* application data */
@@ -53,6 +65,8 @@ struct hs_uring_stats {
 	 * in; carried over (cut by the end of a receive, completed from the next) */
 	uint64_t records_in_place, records_carried;
 	unsigned active_peak;
+	/* zero-copy sends; of them, those the kernel reported it copied */
+	uint64_t sends_zc, sends_zc_copied;
 };
 
 /*
