@@ -43,6 +43,11 @@
  *                             reads it); the client offers the same
  *                             session each time (hs: reuse_tickets)
  *
+ *   handshake, P-256 key exchange (and its client / server side rows)
+ *                             pinned + name with secp256r1 as the one key
+ *                             exchange group (both sides: keygen + ECDH
+ *                             on P-256 instead of X25519)
+ *
  * Before a row is timed, its check runs once: each library completes a
  * handshake with the asked parameters and one byte goes each way.
  */
@@ -71,6 +76,9 @@ static const struct hs_row rows[] = {
 	{ "handshake, chain via intermediate", PEER_CHAIN, BOTH },
 	{ "handshake, resumed psk_dhe_ke", PEER_RESUME_DHE, BOTH },
 	{ "handshake, resumed psk_ke", PEER_RESUME_KE, BOTH },
+	{ "handshake, P-256 key exchange", PEER_P256_KX, BOTH },
+	{ "handshake, P-256 kx client side", PEER_P256_KX, CLIENT_ONLY },
+	{ "handshake, P-256 kx server side", PEER_P256_KX, SERVER_ONLY },
 };
 
 struct hs_arg {
@@ -139,8 +147,8 @@ static int run_row(const struct bench_opts *o, const struct hs_row *row, const s
 		return -1;
 	}
 	snprintf(backend, sizeof(backend), "%s %s %s", hs_suite_name(p->suite),
-		 p->verify == PEER_RESUME_KE ? "no-dhe" : hs_group_name(HS_GROUP_X25519),
-		 p->verify >= PEER_RESUME_DHE ? "psk" : hs_sig_scheme_name(p->scheme));
+		 p->verify == PEER_RESUME_KE ? "no-dhe" : hs_group_name(peers_group(p)),
+		 (p->verify == PEER_RESUME_DHE || p->verify == PEER_RESUME_KE) ? "psk" : hs_sig_scheme_name(p->scheme));
 	bench_emit(o, &out);
 	return 0;
 }

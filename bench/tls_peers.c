@@ -48,6 +48,13 @@ struct made {
 static struct made made[CRED_KINDS];
 
 static const uint16_t group_x25519[] = { HS_GROUP_X25519 };
+static const uint16_t group_p256[] = { HS_GROUP_SECP256R1 };
+
+/* The key exchange group of a mode (psk_ke's full handshake uses X25519 too). */
+uint16_t peers_group(const struct peers *p)
+{
+	return p->verify == PEER_P256_KX ? HS_GROUP_SECP256R1 : HS_GROUP_X25519;
+}
 
 static enum cred_kind kind_of(enum peer_verify v)
 {
@@ -271,7 +278,7 @@ static SSL_CTX *ossl_ctx(const struct peers *p, int server)
 		goto fail;
 	ok = SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) &&
 	     SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) &&
-	     SSL_CTX_set_ciphersuites(ctx, suite) && SSL_CTX_set1_groups_list(ctx, "X25519") &&
+	     SSL_CTX_set_ciphersuites(ctx, suite) && SSL_CTX_set1_groups_list(ctx, p->verify == PEER_P256_KX ? "P-256" : "X25519") &&
 	     SSL_CTX_set1_sigalgs_list(ctx, sigalgs) &&
 	     SSL_CTX_set_num_tickets(ctx, resuming(p) ? 1 : 0);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
@@ -318,7 +325,7 @@ static void hs_configs(struct peers *p)
 	s->role = HS_ROLE_SERVER;
 	c->suites = s->suites = &p->suite;
 	c->n_suites = s->n_suites = 1;
-	c->groups = s->groups = group_x25519;
+	c->groups = s->groups = p->verify == PEER_P256_KX ? group_p256 : group_x25519;
 	c->n_groups = s->n_groups = 1;
 	c->sig_schemes = s->sig_schemes = &p->scheme;
 	c->n_sig_schemes = s->n_sig_schemes = 1;
@@ -674,7 +681,7 @@ static int check_hs(const struct peers *p)
 			goto out;
 		}
 	} else if (hs_conn_suite(x.c) != p->suite || hs_conn_suite(x.s) != p->suite ||
-	    hs_conn_group(x.c) != HS_GROUP_X25519 ||
+	    hs_conn_group(x.c) != peers_group(p) || hs_conn_group(x.s) != peers_group(p) ||
 	    hs_conn_sig_scheme(x.c) != p->scheme || hs_conn_sig_scheme(x.s) != p->scheme) {
 		say("hs negotiated other parameters than asked");
 		goto out;
@@ -720,6 +727,11 @@ static int check_ossl(const struct peers *p)
 	    SSL_version(x.c) != TLS1_3_VERSION ||
 	    (p->verify != PEER_NO_VERIFY && SSL_get_verify_result(x.c) != X509_V_OK)) {
 		say("OpenSSL negotiated other parameters than asked");
+		goto out;
+	}
+	if (!resuming(p) && SSL_get_negotiated_group(x.c) !=
+				    (p->verify == PEER_P256_KX ? NID_X9_62_prime256v1 : NID_X25519)) {
+		say("OpenSSL negotiated another key exchange group than asked");
 		goto out;
 	}
 	if (resuming(p) && !SSL_session_reused(x.c)) {

@@ -40,7 +40,8 @@ enum peer_verify {
 			       to the root (hs: trust store; OpenSSL: root as CA) + name */
 	PEER_RESUME_DHE = 4, /* PEER_PINNED's session resumed: psk_dhe_ke, X25519 */
 	PEER_RESUME_KE = 5,  /* the same in psk_ke (no (EC)DHE) */
-	PEER_MODES = 6,
+	PEER_P256_KX = 6,    /* PEER_PINNED with P-256 (secp256r1) as the key exchange group */
+	PEER_MODES = 7,
 };
 
 /* The credential and both libraries' configurations, set up once. */
@@ -84,6 +85,8 @@ struct ossl_pair {
  * suite and verify mode. 0, or -1 with the reason on stderr.
  */
 int peers_init(struct peers *p, uint16_t suite, enum peer_verify verify);
+/* The key exchange group the mode's full handshakes use. */
+uint16_t peers_group(const struct peers *p);
 void peers_free(struct peers *p);
 /* The credential as PEM files (for a peer program such as openssl s_server). */
 int peers_write_pem(const struct peers *p, const char *cert_path, const char *key_path);

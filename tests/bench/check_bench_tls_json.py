@@ -22,7 +22,9 @@ import sys
 HANDSHAKE = ["handshake, no verify", "handshake, pinned + name",
              "handshake, client side", "handshake, server side",
              "handshake, RSA-2048 server cert", "handshake, chain via intermediate",
-             "handshake, resumed psk_dhe_ke", "handshake, resumed psk_ke"]
+             "handshake, resumed psk_dhe_ke", "handshake, resumed psk_ke",
+             "handshake, P-256 key exchange", "handshake, P-256 kx client side",
+             "handshake, P-256 kx server side"]
 RECORD = [f"record {s} {op}"
           for s in ("AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305")
           for op in ("seal 16 KiB", "seal+open 16 KiB", "seal 1 KiB",
@@ -30,7 +32,7 @@ RECORD = [f"record {s} {op}"
                      "zero-copy seal 1 KiB", "zero-copy open 1 KiB")]
 MEMORY = ["memory, handshake peak (server)", "memory, handshake peak (client)",
           "memory, idle userspace", "memory, active userspace",
-          "memory, after hand-off to kTLS"]
+          "memory, after hand-off to kTLS", "memory, on kernel kTLS (engine + ktls)"]
 FIRST_KEYS = ["row", "unit", "hs", "openssl", "ratio"]
 
 errors = []
@@ -131,7 +133,9 @@ def main():
     p = run(bench, "handshake", "--json", "--time", "5", "--repeat", "1",
             "--filter", "side")
     got = sorted(rows_of(p, "ops/s"))
-    if p.returncode != 0 or got != ["handshake, client side", "handshake, server side"]:
+    if p.returncode != 0 or got != ["handshake, P-256 kx client side",
+                                    "handshake, P-256 kx server side",
+                                    "handshake, client side", "handshake, server side"]:
         error(f"handshake --filter side gave {got} (status {p.returncode})")
     p = run(bench, "record", "--json", "--time", "5", "--repeat", "1", "--filter", "chacha")
     got = sorted(rows_of(p, "MB/s"))
