@@ -20,6 +20,16 @@
  *   hs send/recv      both ends on hs's records (ktls/ userspace path, record/), threads
  *   hs io_uring       receiver: the io_uring loop (uring/) on hs's records; sender as above
  *   kernel io_uring   receiver: the io_uring loop on kernel TLS; sender on kernel TLS
+ *   hs io_uring send  the other way round: the io_uring loop (listening) sends
+ *                     on hs's records, queueing 64 KiB more each time its
+ *                     queue drains (on_drained), plain sends (send_zc OFF);
+ *                     the dialing process receives (ktls/ userspace, threads)
+ *   hs io_uring send zc  the same with every record sent zero-copy
+ *                     (IORING_OP_SEND_ZC from the registered send slots,
+ *                     send_zc ALWAYS): on loopback the kernel copies anyway,
+ *                     so this row shows what a zero-copy send costs where it
+ *                     cannot pay (the automatic mode stops using it there)
+ * For the two send rows the sender's clock starts at its first handshake.
  *   OpenSSL           SSL_write / SSL_read, threads, over the same kind of sockets
  *
  * Without kernel TLS (the host here: no CONFIG_TLS) the kernel rows are
@@ -54,10 +64,15 @@
 
 int bench_record_path(const struct bench_opts *o);
 
-enum path { P_OPENSSL, P_KERNEL, P_USER, P_URING_USER, P_URING_KERNEL, N_PATHS };
+enum path { P_OPENSSL, P_KERNEL, P_USER, P_URING_USER, P_URING_KERNEL, P_URING_TX, P_URING_TX_ZC,
+	    N_PATHS };
 
 static const char *const path_name[N_PATHS] = { "OpenSSL", "kernel", "hs send/recv", "hs io_uring",
-						 "kernel io_uring" };
+						 "kernel io_uring", "hs io_uring send",
+						 "hs io_uring send zc" };
+
+/* the listening process sends, the dialing one receives */
+static int loop_sends(enum path p) { return p == P_URING_TX || p == P_URING_TX_ZC; }
 
 struct report {
 	int err;
@@ -154,6 +169,69 @@ static void rx_count(void *arg, struct hs_uring_conn *uc, const uint8_t *p, size
 	(void)p;
 	first_byte(arg);
 	atomic_fetch_add(&((struct receiver *)arg)->bytes, n);
+}
+#endif
+
+#ifdef HS_HAVE_URING
+/* The io_uring loop as the sender (P_URING_TX*): 64 KiB more whenever a queue drains. */
+struct loop_tx {
+	size_t wlen;
+	unsigned ms;
+	int started;
+	double deadline, cpu0, wall0;
+	unsigned long long sent;
+};
+
+static void tx_more(void *arg, struct hs_uring_conn *uc)
+{
+	static uint8_t block[16384];
+	struct loop_tx *t = arg;
+	double now = clock_s(CLOCK_MONOTONIC);
+
+	if (!t->started) {
+		memset(block, 0x5a, sizeof(block));
+		t->started = 1;
+		t->deadline = now + t->ms / 1e3;
+		t->cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+		t->wall0 = now;
+	}
+	if (now >= t->deadline) {
+		hs_uring_close(uc);
+		return;
+	}
+	for (size_t n = 0; n < 65536; n += t->wlen) {
+		if (hs_uring_send(uc, block, t->wlen) != 0) {
+			hs_uring_close(uc);
+			return;
+		}
+		t->sent += t->wlen;
+	}
+}
+
+static void loop_send(const struct peers *pe, enum path p, unsigned conns, size_t wlen, unsigned ms,
+		      int lfd, struct report *rep)
+{
+	static struct loop_tx t;
+	struct hs_uring_config cfg = { .listen_fd = lfd, .tls = &pe->hs_server, .max_conns = conns,
+				       .send_zc = p == P_URING_TX_ZC ? HS_URING_ZC_ALWAYS
+								     : HS_URING_ZC_OFF,
+				       .on_handshake = tx_more, .on_drained = tx_more, .arg = &t };
+	struct hs_uring_stats st;
+
+	t = (struct loop_tx){ .wlen = wlen, .ms = ms };
+	rep->err = hs_uring_serve(&cfg, &st);
+	if (rep->err == 0 && st.failed > 0)
+		rep->err = HS_ERR_TLS_IO;
+	if (rep->err == 0 && p == P_URING_TX_ZC && st.sends_zc == 0) {
+		rep->err = HS_ERR_UNSUPPORTED;
+		snprintf(rep->why, sizeof(rep->why), "no zero-copy send here (IORING_OP_SEND_ZC)");
+	}
+	if (p == P_URING_TX_ZC)
+		snprintf(rep->why, sizeof(rep->why), "%llu zero-copy sends, %llu reported copied",
+			 (unsigned long long)st.sends_zc, (unsigned long long)st.sends_zc_copied);
+	rep->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - t.cpu0;
+	rep->wall_s = clock_s(CLOCK_MONOTONIC) - t.wall0;
+	rep->bytes = t.sent;
 }
 #endif
 
@@ -275,6 +353,64 @@ static void *tx_thread(void *arg)
 	return NULL;
 }
 
+/* P_URING_TX*: a dialing thread that receives until close_notify. */
+struct dial_rx {
+	struct receiver *r;
+	unsigned port;
+};
+
+static void *rx_dial_thread(void *arg)
+{
+	static _Thread_local uint8_t buf[65536];
+	struct dial_rx *d = arg;
+	struct receiver *r = d->r;
+	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
+	struct hs_conn *c = NULL;
+	int fd = dial(d->port), err = fd < 0 ? HS_ERR_TLS_IO : k == NULL ? HS_ERR_NOMEM : 0;
+	size_t n = 1;
+
+	if (err == 0)
+		err = hs_conn_new(&c, &r->pe->hs_client);
+	if (err == 0)
+		err = hs_ktls_connect(k, c, fd, HS_KTLS_F_USER);
+	while (err == 0 && n > 0) {
+		err = hs_ktls_read(k, buf, sizeof(buf), &n);
+		if (err == 0 && n > 0) {
+			first_byte(r);
+			atomic_fetch_add(&r->bytes, n);
+		}
+	}
+	if (err)
+		atomic_store(&r->err, err);
+	if (k != NULL)
+		hs_ktls_wipe(k);
+	free(k);
+	hs_conn_free(c);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void receive_dialed(const struct peers *pe, enum path p, unsigned conns, unsigned port,
+			   struct report *rep)
+{
+	static struct receiver r;
+	pthread_t th[64];
+	struct dial_rx d = { &r, port };
+	unsigned n = 0;
+
+	r = (struct receiver){ .pe = pe, .path = p };
+	for (; n < conns; n++)
+		if (pthread_create(&th[n], NULL, rx_dial_thread, &d) != 0)
+			break;
+	for (unsigned i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	rep->err = n < conns ? HS_ERR_TLS_IO : atomic_load(&r.err);
+	rep->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - r.cpu0;
+	rep->wall_s = clock_s(CLOCK_MONOTONIC) - r.wall0;
+	rep->bytes = atomic_load(&r.bytes);
+}
+
 static void send_all(const struct peers *pe, enum path p, unsigned conns, unsigned port, size_t wlen,
 		     unsigned ms, struct report *rep)
 {
@@ -336,7 +472,16 @@ static void rx_body(void *arg)
 	struct row_ctx *x = arg;
 	struct report rep = { 0 };
 
-	receive(x->pe, x->path, x->conns, x->lfd, &rep);
+	if (loop_sends(x->path)) {
+#ifdef HS_HAVE_URING
+		loop_send(x->pe, x->path, x->conns, x->wlen, x->ms, x->lfd, &rep);
+#else
+		rep.err = HS_ERR_UNSUPPORTED;
+		snprintf(rep.why, sizeof(rep.why), "built without liburing");
+#endif
+	} else {
+		receive(x->pe, x->path, x->conns, x->lfd, &rep);
+	}
 	if (write(x->wfd, &rep, sizeof(rep)) != (ssize_t)sizeof(rep))
 		_exit(4);
 }
@@ -347,7 +492,10 @@ static void tx_body(void *arg)
 	struct report rep = { 0 };
 
 	close(x->lfd);
-	send_all(x->pe, x->path, x->conns, x->port, x->wlen, x->ms, &rep);
+	if (loop_sends(x->path))
+		receive_dialed(x->pe, x->path, x->conns, x->port, &rep);
+	else
+		send_all(x->pe, x->path, x->conns, x->port, x->wlen, x->ms, &rep);
 	if (write(x->wfd, &rep, sizeof(rep)) != (ssize_t)sizeof(rep))
 		_exit(4);
 }
@@ -383,8 +531,9 @@ static int run_row(const struct peers *pe, enum path p, unsigned conns, size_t w
 	close(x.lfd);
 	close(prx[1]);
 	close(ptx[1]);
-	read_report(ptx[0], tx);
-	read_report(prx[0], rx);
+	/* the send rows: the listening process sent, the dialing one received */
+	read_report(ptx[0], loop_sends(p) ? rx : tx);
+	read_report(prx[0], loop_sends(p) ? tx : rx);
 	waitpid(a, NULL, 0);
 	waitpid(b, NULL, 0);
 	return 0;
@@ -450,7 +599,7 @@ int bench_record_path(const struct bench_opts *o)
 		fprintf(hdr, "  kernel:   inside User-Mode Linux: the kernel has no AES-NI/AVX crypto, "
 			     "kernel rows show function, not speed\n");
 	fprintf(hdr, "  method:   TLS_AES_128_GCM_SHA256, a sending and a receiving process, one "
-		     "thread per connection (io_uring rows: one receiving thread), %u ms of "
+		     "thread per connection (io_uring rows: the loop, one thread), %u ms of "
 		     "sending per row; MB/s at the receiver; CPU s/GB of each process\n", ms);
 	if (!o->json)
 		printf("\n%-40s %9s %8s %10s %10s  %s\n", "row", "MB/s", "/OpenSSL", "send s/GB",
@@ -499,6 +648,8 @@ int bench_record_path(const struct bench_opts *o)
 				       : p == P_KERNEL ? (uml ? "kernel TLS (UML: function, not speed)" : "kernel TLS (threads)")
 				       : p == P_USER ? "hs records over send/recv (threads)"
 				       : p == P_URING_USER ? "receiver: io_uring loop, hs records"
+				       : p == P_URING_TX ? "sender: io_uring loop, hs records, plain sends"
+				       : p == P_URING_TX_ZC ? tx.why
 				       : (uml ? "receiver: io_uring loop on kernel TLS (UML: function, not speed)"
 					      : "receiver: io_uring loop on kernel TLS");
 				emit(o, row, (enum path)p, conn_counts[ci], wlens[w], &rx, &tx, ossl, note);

@@ -384,6 +384,8 @@ void conn_on_send(struct hs_uring_conn *uc, int res)
 	}
 	if (uc->ending)
 		return;
+	if (uc->q_head == NULL && uc->handshaken && !uc->finish && uc->lp->cfg->on_drained != NULL)
+		uc->lp->cfg->on_drained(uc->lp->cfg->arg, uc);
 	if (conn_flush(uc) != 0) {
 		conn_end(uc, HS_ERR_NOMEM);
 		return;

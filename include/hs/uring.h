@@ -51,6 +51,11 @@ struct hs_uring_config {
 	/* err = 0: closed cleanly (close_notify or end of stream after it). */
 	void (*on_end)(void *arg, struct hs_uring_conn *uc, int err);
 	void *arg;
+	/*
+	 * Optional: everything queued on uc was handed to the kernel (its send
+	 * queue is empty): a streaming sender queues its next piece here.
+	 */
+	void (*on_drained)(void *arg, struct hs_uring_conn *uc);
 };
 
 #define HS_URING_ZC_AUTO 0u
