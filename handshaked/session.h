@@ -35,6 +35,27 @@ struct hsd_result {
 	double ms;           /* handshake + hand-off time */
 };
 
-void hsd_session_run(const struct hsd_creds *cr, const struct hsd_req *req, struct hsd_result *res);
+/*
+ * One handshake as a non-blocking state machine, driven by the event loop:
+ * hsd_session_start configures it (NULL and *res filled when the request
+ * cannot start: bad request, missing key); hsd_session_step does what the
+ * socket allows (MSG_DONTWAIT: the descriptor's own flags stay the
+ * requester's) and returns HSD_STEP_READ / HSD_STEP_WRITE (wait for that,
+ * then step again) or HSD_STEP_DONE with *res filled (kernel TLS on the
+ * socket, or the error); hsd_session_expire ends it at its deadline.
+ * hsd_session_free wipes and frees it (the socket stays the requester's).
+ */
+enum hsd_step { HSD_STEP_DONE = 0, HSD_STEP_READ = 1, HSD_STEP_WRITE = 2 };
+
+struct hsd_session;
+
+struct hsd_session *hsd_session_start(const struct hsd_creds *cr, const struct hsd_req *req,
+				      struct hsd_result *res);
+enum hsd_step hsd_session_step(struct hsd_session *s, struct hsd_result *res);
+void hsd_session_expire(struct hsd_session *s, struct hsd_result *res);
+void hsd_session_free(struct hsd_session *s);
+/* The deadline (CLOCK_MONOTONIC ms): the request's timeout from the start. */
+int64_t hsd_session_deadline(const struct hsd_session *s);
+int64_t hsd_now_ms(void);
 
 #endif

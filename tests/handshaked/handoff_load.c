@@ -8,7 +8,9 @@
  * back on kernel TLS and a line sent with send() comes back through the
  * echo server with recv(); without kTLS (the host) each answer is the clear
  * refusal "kernel TLS ..."; bad requests get an error result and the daemon
- * lives on; its descriptors do not grow. Prints hand-offs per second.
+ * lives on; its descriptors do not grow; many hand-offs progress at once on
+ * the daemon's one thread (many_at_once). HSD_LOOP picks its event loop
+ * (auto, io_uring, epoll). Prints hand-offs per second.
  *   handoff_load HANDSHAKED HS_SERVER
  */
 #define _GNU_SOURCE
@@ -133,6 +135,96 @@ static void *stall(void *arg)
 	return NULL;
 }
 
+/*
+ * Many at once on one thread: N_STALL hand-offs to the silent peer (deadline
+ * OPEN_MS) are opened first; while every one of them is still unanswered,
+ * N_QUICK others must complete, and the daemon must have one thread.
+ */
+#define N_STALL 8
+#define N_QUICK 32
+#define OPEN_MS 4000
+
+static atomic_int stalls_back, quick_next, quick_done;
+static int stall_timeouts;
+
+static void *open_stall(void *arg)
+{
+	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "localhost",
+					.timeout_ms = OPEN_MS };
+	struct hs_handoff_result r;
+	int fd = lo_dial(stall_port, 20);
+
+	(void)arg;
+	if (fd >= 0 && hs_handoff(sock_path, fd, &q, &r) == 0 && r.status == HS_ERR_TLS_TIMEOUT) {
+		pthread_mutex_lock(&lock);
+		stall_timeouts++;
+		pthread_mutex_unlock(&lock);
+	}
+	if (fd >= 0)
+		close(fd);
+	atomic_fetch_add(&stalls_back, 1);
+	return NULL;
+}
+
+static void *quick(void *arg)
+{
+	(void)arg;
+	while (atomic_fetch_add(&quick_next, 1) < N_QUICK) {
+		int before = atomic_load(&ok) + atomic_load(&refused);
+
+		one();
+		if (atomic_load(&ok) + atomic_load(&refused) > before)
+			atomic_fetch_add(&quick_done, 1);
+	}
+	return NULL;
+}
+
+/* Threads: in /proc/PID/status, -1 if unreadable. */
+static long count_threads(pid_t pid)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Threads: %ld", &n) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+static void many_at_once(pid_t hsd)
+{
+	pthread_t st[N_STALL], qt[4];
+	long threads, base = lo_count_fds(hsd);
+	int back;
+
+	for (int i = 0; i < N_STALL; i++)
+		pthread_create(&st[i], NULL, open_stall, NULL);
+	/* the stallers' sockets are in the daemon (2 descriptors each) before the rest start */
+	for (int i = 0; i < 200 && lo_count_fds(hsd) < base + 2 * N_STALL; i++)
+		usleep(10000);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&qt[i], NULL, quick, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(qt[i], NULL);
+	back = atomic_load(&stalls_back);
+	threads = count_threads(hsd);
+	lo_check(atomic_load(&quick_done) == N_QUICK && back == 0,
+		 "%d of %d hand-offs completed while %d stalled ones were open (%d of them answered meanwhile)",
+		 atomic_load(&quick_done), N_QUICK, N_STALL, back);
+	lo_check(threads == 1, "handshaked runs them all on one thread (%ld threads)", threads);
+	for (int i = 0; i < N_STALL; i++)
+		pthread_join(st[i], NULL);
+	lo_check(stall_timeouts == N_STALL, "the %d stalled hand-offs each timed out at their deadline",
+		 stall_timeouts);
+	atomic_store(&ok, 0);
+	atomic_store(&refused, 0);
+}
+
 static pid_t spawn(char *const argv[], const char *err_path)
 {
 	pid_t pid = fork();
@@ -249,7 +341,7 @@ int main(int argc, char **argv)
 	 * handshake, nothing ever answers the ClientHello) */
 	lst = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(lst, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lst, 4) != 0 ||
+	if (bind(lst, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lst, 64) != 0 ||
 	    getsockname(lst, (struct sockaddr *)&a, &alen) != 0)
 		return 1;
 	stall_port = ntohs(a.sin_port);
@@ -257,7 +349,9 @@ int main(int argc, char **argv)
 	fprintf(f, "[authenticate.client]\nx509.truststore=%s\n[handshaked]\nmax_handshakes=64\n", ca);
 	fclose(f);
 	{
-		char *hv[] = { argv[1], "--config", conf, "--socket", sock_path, "--no-upcalls", NULL };
+		char *loop = getenv("HSD_LOOP") != NULL ? getenv("HSD_LOOP") : "auto";
+		char *hv[] = { argv[1], "--config", conf, "--socket", sock_path, "--no-upcalls",
+			       "--loop", loop, NULL };
 		hsd = spawn(hv, hsd_err);
 	}
 	snprintf(port_arg, sizeof(port_arg), "%u", echo_port);
@@ -272,7 +366,8 @@ int main(int argc, char **argv)
 	      "a request with a socket that is not TCP gets an error result");
 	lo_check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 0) == 0,
 	      "a request without a socket gets an error result");
-	usleep(300000); /* the workers of the bad requests close their sockets */
+	many_at_once(hsd);
+	usleep(300000); /* the last answers go out, their sockets close */
 	fds0 = lo_count_fds(hsd);
 
 	t0 = now_s();
