@@ -52,7 +52,7 @@ static double wall_s(void)
 }
 
 /* CPU seconds (user + system) process pid used so far. */
-static double cpu_of(pid_t pid)
+double bench_cpu_of(pid_t pid)
 {
 	unsigned long ut = 0, st = 0;
 	char path[64], buf[1024], *p;
@@ -135,7 +135,7 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static pid_t start_hs(const struct peers *pe, int lfd)
+pid_t bench_uring_server(const struct peers *pe, int lfd)
 {
 	pid_t pid = fork();
 
@@ -206,9 +206,9 @@ static int measure(const struct peers *pe, pid_t pid, unsigned port, unsigned ms
 
 	if (wait_listening(port, pid) != 0)
 		return -1;
-	c0 = cpu_of(pid);
+	c0 = bench_cpu_of(pid);
 	m->done = run_load(pe, port, ms, &secs, &m->failed);
-	c1 = cpu_of(pid);
+	c1 = bench_cpu_of(pid);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	if (m->done == 0 || c0 < 0 || c1 <= c0)
@@ -263,7 +263,7 @@ int bench_tcp(const struct bench_opts *o)
 		     "AES-128-GCM), %u ms per server; one server thread: io_uring hs_uring_serve vs "
 		     "openssl s_server\n", CLIENTS, ms);
 	lfd = bench_listen_loopback(&hs_port);
-	pid = lfd < 0 ? -1 : start_hs(&pe, lfd);
+	pid = lfd < 0 ? -1 : bench_uring_server(&pe, lfd);
 	if (lfd >= 0)
 		close(lfd);
 	if (pid < 0 || measure(&pe, pid, hs_port, ms, &h) != 0) {

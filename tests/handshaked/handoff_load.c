@@ -225,6 +225,49 @@ static void many_at_once(pid_t hsd)
 	atomic_store(&refused, 0);
 }
 
+/* A peer that reads the ClientHello and closes: the handshake fails mid-way. */
+static void *closer(void *arg)
+{
+	int l = *(int *)arg, c = accept(l, NULL, NULL);
+	char buf[512];
+
+	if (c >= 0) {
+		(void)!read(c, buf, sizeof(buf));
+		close(c);
+	}
+	return NULL;
+}
+
+/* A failed handshake gets its error result, with the alert (the daemon lives on). */
+static void failures(void)
+{
+	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "wrong.example",
+					.timeout_ms = 10000 };
+	struct hs_handoff_result r = { .status = 0 };
+	unsigned port;
+	pthread_t t;
+	int fd = lo_dial(echo_port, 20), l, sent;
+
+	sent = fd >= 0 && hs_handoff(sock_path, fd, &q, &r) == 0;
+	lo_check(sent && r.status != 0 && r.status != HS_ERR_UNSUPPORTED && r.alert >= 0,
+		 "a server whose certificate is not for the name asked: %s, alert %d",
+		 hs_strerror(r.status), r.alert);
+	if (fd >= 0)
+		close(fd);
+	l = lo_listen(&port);
+	pthread_create(&t, NULL, closer, &l);
+	fd = lo_dial(port, 20);
+	q.server_name = "localhost";
+	r.status = 0;
+	sent = fd >= 0 && hs_handoff(sock_path, fd, &q, &r) == 0;
+	lo_check(sent && (r.status == HS_ERR_TLS_CLOSED || r.status == HS_ERR_TLS_RESET),
+		 "a peer that closes mid-handshake: %s", hs_strerror(r.status));
+	pthread_join(t, NULL);
+	if (fd >= 0)
+		close(fd);
+	close(l);
+}
+
 static pid_t spawn(char *const argv[], const char *err_path)
 {
 	pid_t pid = fork();
@@ -366,6 +409,7 @@ int main(int argc, char **argv)
 	      "a request with a socket that is not TCP gets an error result");
 	lo_check(raw_request("HSHO\x01\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00", 16, 0) == 0,
 	      "a request without a socket gets an error result");
+	failures();
 	many_at_once(hsd);
 	usleep(300000); /* the last answers go out, their sockets close */
 	fds0 = lo_count_fds(hsd);
