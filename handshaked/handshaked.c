@@ -34,6 +34,7 @@
 
 #include "handshaked/conf.h"
 #include "handshaked/handoff.h"
+#include "handshaked/keys.h"
 #include "handshaked/loop.h"
 #include "handshaked/netlink.h"
 #include "handshaked/session.h"
@@ -120,6 +121,33 @@ static int load(const char *path, struct hsd_conf *conf, struct creds_ref **out)
 	r->refs = 1;
 	*out = r;
 	return 0;
+}
+
+/*
+ * The configuration's keyrings, linked into our session keyring as tlshd
+ * does (so the keys the kernel names from them are ours to read), and the
+ * kernel consumers' own (.nvme, .nfs, .nfsd) where they exist, as tlshd
+ * always links them. At start and on each reload; a link that exists stays.
+ */
+static void link_keyrings(const struct hsd_conf *conf)
+{
+	static const char *const kernel_rings[] = { ".nvme", ".nfs", ".nfsd" };
+	char why[256];
+
+	for (size_t i = 0; i < conf->n_keyrings; i++) {
+		int32_t k;
+
+		if (strcmp(conf->keyrings[i], ".nvme") == 0 || strcmp(conf->keyrings[i], ".nfs") == 0 ||
+		    strcmp(conf->keyrings[i], ".nfsd") == 0)
+			continue; /* below */
+		k = hsd_keyring_link(conf->keyrings[i], why, sizeof(why));
+		if (k < 0)
+			logf_(0, "%s", why);
+		else
+			logf_(1, "keyring %s (%d) linked into the session keyring", conf->keyrings[i], k);
+	}
+	for (size_t i = 0; i < sizeof(kernel_rings) / sizeof(kernel_rings[0]); i++)
+		(void)hsd_keyring_link(kernel_rings[i], why, sizeof(why)); /* absent: no consumer loaded */
 }
 
 /* The job slots: as many as max_handshakes asks (grown on reload, never shrunk). */
@@ -412,6 +440,7 @@ static int on_signal(void)
 				creds_put(d.creds);
 				d.creds = nc;
 				d.conf = conf;
+				link_keyrings(&d.conf);
 				logf_(0, "reloaded %s", d.conf_path);
 			} else if (nc != NULL) {
 				creds_put(nc);
@@ -508,6 +537,7 @@ int main(int argc, char **argv)
 		creds_put(d.creds);
 		return 0;
 	}
+	link_keyrings(&d.conf);
 	d.lsock = -1;
 	d.group = (gid_t)-1;
 	snprintf(d.socket_path, sizeof(d.socket_path), "%s",
