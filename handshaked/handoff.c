@@ -114,6 +114,7 @@ int hsd_handoff_read(int conn, struct hsd_req *req, struct hsd_result *res)
 	memset(req, 0, sizeof(*req));
 	req->fd = -1;
 	req->auth = HSD_AUTH_X509;
+	req->handoff = 1;
 	err = receive(conn, &q, &req->fd);
 	if (err == HS_ERR_WANT_READ)
 		return err;

@@ -228,7 +228,7 @@ static void finish(struct job *j, const struct hsd_result *res)
 			hsd_handoff_answer(j->conn, res);
 		close(j->conn);
 	} else {
-		err = hsd_nl_done(d.ctl, j->req.fd, res->status, NULL, 0);
+		err = hsd_nl_done(d.ctl, j->req.fd, res->status, res->remote, res->n_remote);
 	}
 	if (j->req.fd >= 0)
 		close(j->req.fd); /* the kernel or the application holds its own reference */
@@ -244,10 +244,16 @@ static void finish(struct job *j, const struct hsd_result *res)
 		      res->status);
 	if (d.json) {
 		printf("{\"role\": \"%s\", \"peer\": \"%s\", \"status\": %d, \"suite\": \"%s\", "
-		       "\"ktls\": %s, \"ms\": %.1f, \"done_reported\": %s}\n",
+		       "\"ktls\": %s, \"ms\": %.1f, \"done_reported\": %s, \"auth\": \"%s\", "
+		       "\"peer_cert\": %s, \"remote_auth\": [",
 		       role(j), j->req.peername[0] ? "named" : "", res->status,
 		       res->status == 0 ? hs_suite_name(res->suite) : "", res->ktls ? "true" : "false",
-		       res->ms, err == 0 ? "true" : "false");
+		       res->ms, err == 0 ? "true" : "false",
+		       j->req.auth == HSD_AUTH_PSK ? "psk" : j->req.auth == HSD_AUTH_X509 ? "x509" : "unauth",
+		       res->peer_cert ? "true" : "false");
+		for (size_t i = 0; i < res->n_remote; i++)
+			printf("%s%u", i ? ", " : "", (unsigned)res->remote[i]);
+		printf("]}\n");
 		fflush(stdout);
 	}
 	hsd_session_free(j->s);

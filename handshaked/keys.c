@@ -114,3 +114,23 @@ int32_t hsd_keyring_link(const char *name, char *why, size_t cap)
 	}
 	return k;
 }
+
+int32_t hsd_key_peer_cert(const uint8_t *der, size_t len, const char *peername)
+{
+	char desc[300];
+	key_serial_t k;
+
+	snprintf(desc, sizeof(desc), "TLS x509 %s", peername);
+	/* in our session keyring (tlshd uses its user keyring): possessed, so we may
+	 * give it an end; the consumer finds it by its serial wherever it is */
+	k = add_key("asymmetric", desc, der, len, KEY_SPEC_SESSION_KEYRING);
+	if (k < 0)
+		return -1;
+	/* without an end, a daemon doing many handshakes would fill its user's key
+	 * quota (tlshd's keys never end) */
+	if (keyctl_set_timeout(k, HSD_PEER_KEY_SECS) < 0) {
+		(void)keyctl_invalidate(k);
+		return -1;
+	}
+	return k;
+}

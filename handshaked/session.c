@@ -59,6 +59,16 @@ int hsd_creds_load(const struct hsd_conf *c, struct hsd_creds *cr, char *why, si
 	err = load_store(c->client.truststore, &cr->client_trust, why, cap);
 	if (err == 0 && c->server.truststore[0])
 		err = load_store(c->server.truststore, &cr->server_trust, why, cap);
+	/* a server upcall in x509 mode asks for a client certificate: checked against
+	 * the server's trust store, else the system roots (tlshd's rule) */
+	if (err == 0 && cr->server_trust != NULL) {
+		cr->upcall_client_trust = cr->server_trust;
+	} else if (err == 0 && c->client.truststore[0] == '\0') {
+		cr->upcall_client_trust = cr->client_trust; /* already the system roots */
+	} else if (err == 0) {
+		err = load_store("", &cr->upcall_client_trust, why, cap);
+		cr->upcall_client_trust_owned = err == 0;
+	}
 	if (err == 0)
 		err = load_cred(&c->client, &cr->client_cred, why, cap);
 	if (err == 0)
@@ -74,6 +84,8 @@ void hsd_creds_free(struct hsd_creds *cr)
 	hs_cred_free(cr->server_cred);
 	hs_x509_store_free(cr->client_trust);
 	hs_x509_store_free(cr->server_trust);
+	if (cr->upcall_client_trust_owned)
+		hs_x509_store_free(cr->upcall_client_trust);
 	memset(cr, 0, sizeof(*cr));
 }
 
@@ -153,6 +165,9 @@ static int split_alpn(const char *list, char *buf, char **out, size_t *n)
 struct hsd_session {
 	int fd;                 /* the requester's socket (ours to use, not to close) */
 	int client;
+	uint32_t auth;          /* the request's (enum hsd_auth) */
+	int handoff;            /* an application's hand-off: no DONE, no remote identity */
+	int32_t psk_serial;     /* the PSK's key (auth PSK) */
 	struct hs_conn *c;
 	struct hs_cred *own;    /* a credential the kernel named by serial */
 	/* the engine keeps cfg and what it points to for the connection's life */
@@ -191,20 +206,29 @@ static int configure(struct hsd_session *s, const struct hsd_creds *cr, const st
 			return fail(res, ENOKEY, "the certificate or key the kernel named", NULL), -1;
 	}
 	if (s->client) {
-		snprintf(s->peername, sizeof(s->peername), "%s", req->peername);
 		cfg->server_name = s->peername[0] ? s->peername : NULL;
 		cfg->trust = cr->client_trust;
 		if (cfg->server_name == NULL && req->auth != HSD_AUTH_PSK)
 			cfg->insecure = 1; /* no name to check: the chain alone cannot say who it is */
-		s->creds[0] = s->own != NULL ? s->own : cr->client_cred;
+		/* unauth (xprtsec=tls): no client certificate, even if one is configured */
+		s->creds[0] = s->own != NULL ? s->own : req->auth == HSD_AUTH_UNAUTH ? NULL : cr->client_cred;
 	} else {
 		s->creds[0] = s->own != NULL ? s->own : cr->server_cred;
-		cfg->client_trust = cr->server_trust;
-		cfg->verify_client = cr->server_trust != NULL ? HS_VERIFY_REQUEST : HS_VERIFY_NONE;
+		if (!req->handoff && req->auth == HSD_AUTH_X509) {
+			/* the kernel's x509 server (knfsd): ask for a client certificate; DONE
+			 * then says whether one was checked (xprtsec=mtls exports need one) */
+			cfg->client_trust = cr->upcall_client_trust;
+			cfg->verify_client = HS_VERIFY_REQUEST;
+		} else {
+			cfg->client_trust = cr->server_trust;
+			cfg->verify_client = cr->server_trust != NULL ? HS_VERIFY_REQUEST : HS_VERIFY_NONE;
+		}
 		if (s->creds[0] == NULL && req->auth != HSD_AUTH_PSK)
 			return fail(res, ENOKEY, "no server certificate configured", NULL), -1;
 	}
-	if (s->creds[0] != NULL) {
+	if (s->creds[0] != NULL && s->client) {
+		cfg->cred = s->creds[0]; /* a client answers a CertificateRequest with cred */
+	} else if (s->creds[0] != NULL) {
 		cfg->creds = s->creds;
 		cfg->n_creds = 1;
 	}
@@ -234,6 +258,10 @@ struct hsd_session *hsd_session_start(const struct hsd_creds *cr, const struct h
 	if (s == NULL)
 		return fail(res, ENOMEM, "out of memory", NULL), NULL;
 	s->fd = req->fd;
+	s->auth = req->auth;
+	s->handoff = req->handoff;
+	s->psk_serial = req->n_peerids > 0 ? req->peerids[0] : 0;
+	snprintf(s->peername, sizeof(s->peername), "%s", req->peername);
 	s->client = req->msg_type == HSD_MSG_CLIENTHELLO;
 	s->t0 = now_ms_frac();
 	s->deadline = hsd_now_ms() + (req->timeout_ms ? req->timeout_ms : DEFAULT_TIMEOUT_MS);
@@ -330,11 +358,41 @@ static int receive(struct hsd_session *s)
 	return 0;
 }
 
+/*
+ * DONE's remote-auth for a kernel upcall, once the socket is on kernel TLS
+ * (leaf: the server's certificate, copied before the hand-off).
+ */
+static void remote_identity(const struct hsd_session *s, const uint8_t *leaf, size_t leaf_len,
+			    struct hsd_result *res)
+{
+	int32_t k;
+
+	if (s->handoff)
+		return;
+	if (s->auth == HSD_AUTH_PSK && s->psk_serial > 0) {
+		res->remote[res->n_remote++] = s->psk_serial; /* the PSK both sides used */
+	} else if (s->client && leaf != NULL) {
+		k = hsd_key_peer_cert(leaf, leaf_len, s->peername);
+		if (k > 0)
+			res->remote[res->n_remote++] = k;
+	} else if (!s->client && hs_conn_peer_cert_count(s->c) > 0) {
+		res->remote[res->n_remote++] = HSD_PEER_AUTHENTICATED;
+	}
+}
+
 /* Handshake done and flushed: kernel TLS both ways. */
 static void install(struct hsd_session *s, struct hsd_result *res)
 {
 	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
+	const uint8_t *p;
+	uint8_t *leaf = NULL;
+	size_t leaf_len = 0;
 	int err;
+
+	/* the server's certificate, when its chain and name were checked */
+	if (s->client && !s->cfg.insecure && s->auth != HSD_AUTH_PSK && !s->handoff &&
+	    (p = hs_conn_peer_cert(s->c, 0, &leaf_len)) != NULL && (leaf = malloc(leaf_len)) != NULL)
+		memcpy(leaf, p, leaf_len);
 
 	res->suite = hs_conn_suite(s->c);
 	res->peer_cert = hs_conn_peer_cert_count(s->c) > 0;
@@ -347,7 +405,9 @@ static void install(struct hsd_session *s, struct hsd_result *res)
 	} else {
 		hs_ktls_detach_engine(k);
 		res->ktls = 1;
+		remote_identity(s, leaf, leaf_len, res);
 	}
+	free(leaf);
 	if (k != NULL) {
 		hs_ktls_wipe(k);
 		free(k);

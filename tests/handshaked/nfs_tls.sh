@@ -3,7 +3,9 @@
 # NFS client's and knfsd's), inside a UML 7.x guest (tests/uml): knfsd
 # exports a tmpfs directory, the client mounts it over loopback with
 # xprtsec=tls, a file is written and read back, the NFS socket is on kernel
-# TLS (/proc/net/tls_stat), and handshaked logged both handshakes. First,
+# TLS (/proc/net/tls_stat), and handshaked logged both handshakes; then an
+# xprtsec=mtls mount (the client's configured certificate, checked by the
+# server side) and each DONE's remote identity. First,
 # with no daemon running, the mount must fail (not hang).
 #   nfs_tls.sh HANDSHAKED     (inside the guest; meson runs it through run-in-uml.sh)
 # NFS_MOUNTS=N adds N more mount + umount cycles and prints upcall
@@ -50,6 +52,13 @@ printf '%s\n' basicConstraints=critical,CA:FALSE keyUsage=critical,digitalSignat
 	extendedKeyUsage=serverAuth subjectAltName=DNS:localhost,IP:127.0.0.1 >$P/server.ext
 openssl x509 -req -in $P/server.csr -CA $P/ca.pem -CAkey $P/ca.key -CAcreateserial -days 2 \
 	-extfile $P/server.ext -out $P/server.pem 2>/dev/null
+# a client certificate from the same CA, for xprtsec=mtls
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=nfs-client \
+	-keyout $P/client.key -out $P/client.csr 2>/dev/null
+printf '%s\n' basicConstraints=critical,CA:FALSE keyUsage=critical,digitalSignature \
+	extendedKeyUsage=clientAuth >$P/client.ext
+openssl x509 -req -in $P/client.csr -CA $P/ca.pem -CAkey $P/ca.key -CAcreateserial -days 2 \
+	-extfile $P/client.ext -out $P/client.pem 2>/dev/null
 # tlshd's configuration format, unchanged
 cat >$P/tlshd.conf <<CONF
 [debug]
@@ -59,8 +68,11 @@ loglevel=0
 
 [authenticate.client]
 x509.truststore=$P/ca.pem
+x509.certificate=$P/client.pem
+x509.private_key=$P/client.key
 
 [authenticate.server]
+x509.truststore=$P/ca.pem
 x509.certificate=$P/server.pem
 x509.private_key=$P/server.key
 CONF
@@ -109,6 +121,21 @@ if run "mount -t nfs4 -o vers=4.2,proto=tcp,xprtsec=tls 127.0.0.1:/ /mnt/tls" \
 		bad "no kernel TLS sockets: $(tr '\n' ' ' </proc/net/tls_stat)"
 	run "umount" umount /mnt/tls
 fi
+# xprtsec=mtls: the client's upcall is x509 (no key named: the configured client certificate
+# goes), knfsd's asks for a client certificate and checks it; its DONE then says the peer
+# was authenticated (UINT_MAX, as tlshd sends it: no key, this kernel has no asymmetric type)
+t1=$(date +%s.%N)
+if timeout 120 mount -t nfs4 -o vers=4.2,proto=tcp,xprtsec=mtls 127.0.0.1:/ /mnt/tls 2>/tmp/m.err; then
+	ok "mount -o xprtsec=mtls ($(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s)"
+	run "read a server-side file through the mtls mount" grep -q 'hello over NFS with TLS' /mnt/tls/server-file
+	tail -n 2 /tmp/hsd.json | grep -q '"role": "server".*"status": 0.*"remote_auth": \[4294967295\]' &&
+		ok "knfsd's DONE: the client's certificate was checked (remote-auth $(tail -n 2 /tmp/hsd.json |
+			grep '"role": "server"' | sed 's/.*"remote_auth": \(\[[^]]*\]\).*/\1/'))" ||
+		bad "knfsd's DONE after the mtls mount: $(tail -n 2 /tmp/hsd.json | tr '\n' ' ')"
+	run "umount (mtls)" umount /mnt/tls
+else
+	bad "mount -o xprtsec=mtls: $(tr '\n' ' ' </tmp/m.err) $(tail -n 2 /tmp/hsd.json | tr '\n' ' ')"
+fi
 if [ "${NFS_MOUNTS:-0}" -gt 0 ]; then
 	# each mount: a new transport, so a client and a server handshake (counted, not assumed)
 	before=$(grep -c '"status": 0' /tmp/hsd.json)
@@ -132,6 +159,28 @@ if [ "${NFS_MOUNTS:-0}" -gt 0 ]; then
 	command -v tlshd >/dev/null ||
 		echo "      upcall handshakes/s (tlshd): not available (ktls-utils is not packaged in Debian 12)"
 fi
+# DONE's remote identity (as tlshd gives it): the client's upcall gets a key holding the
+# server's certificate (type asymmetric: the kernel must parse it, ECDSA P-256 here); knfsd's
+# x509 upcall asked for a client certificate and, xprtsec=tls sending none, gets no identity
+remote=$(grep -m1 '"role": "client".*"status": 0' /tmp/hsd.json | sed -n 's/.*"remote_auth": \[\([0-9]*\).*/\1/p')
+if ! command -v keyctl >/dev/null; then
+	echo "      note: keyctl missing (keyutils): DONE's remote identity not looked at"
+elif [ -n "$remote" ]; then
+	desc=$(keyctl describe "$remote" 2>&1)
+	case $desc in
+	*"asymmetric;"*"TLS x509 127.0.0.1"*) ok "DONE named the server's certificate: key $remote ($desc)" ;;
+	*) bad "DONE's key $remote: $desc" ;;
+	esac
+else
+	openssl x509 -in $P/server.pem -outform der -out $P/server.der
+	why=$(keyctl padd asymmetric probe @s <$P/server.der 2>&1)
+	echo "      note: DONE carried no key for the server's certificate: this kernel cannot make" \
+		"one (keyctl padd asymmetric: ${why:-it could: a bug})"
+	case $why in [0-9]*) bad "handshaked made no key the kernel could make" ;; esac
+fi
+grep -q '"role": "server".*"status": 0.*"remote_auth": \[\]' /tmp/hsd.json &&
+	ok "knfsd's DONE: no client identity (xprtsec=tls sends no certificate)" ||
+	bad "knfsd's DONE: $(grep '"role": "server"' /tmp/hsd.json | head -1)"
 n_ok=$(grep -c '"status": 0' /tmp/hsd.json)
 grep -q '"role": "client".*"status": 0.*"ktls": true' /tmp/hsd.json &&
 	grep -q '"role": "server".*"status": 0.*"ktls": true' /tmp/hsd.json &&
