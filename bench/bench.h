@@ -97,7 +97,9 @@ void bench_footer(const struct bench_opts *o);
 /* A TCP socket listening on 127.0.0.1 at a free port (*port), or -1. */
 int bench_listen_loopback(unsigned *port);
 
-/* bench/tcp_rows.c, shared with bench/handoff_rows.c: CPU seconds (user + system) process pid used so far, -1 if unreadable. */
+/* bench/tcp_rows.c, shared with bench/handoff_rows.c: seconds on the monotonic clock; */
+double bench_wall_s(void);
+/* CPU seconds (user + system) process pid used so far, -1 if unreadable. */
 double bench_cpu_of(pid_t pid);
 
 /* Print s as a JSON string on stdout (quotes, backslash, control characters escaped). */

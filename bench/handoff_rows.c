@@ -28,7 +28,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -39,14 +38,6 @@
 #define CLIENTS 32
 
 int bench_handoff(const struct bench_opts *o);
-
-static double wall_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 #ifndef HS_HAVE_URING
 int bench_handoff(const struct bench_opts *o)
@@ -73,7 +64,7 @@ static void *client(void *arg)
 					.timeout_ms = 10000 };
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	while (wall_s() < l->deadline) {
+	while (bench_wall_s() < l->deadline) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = HS_ERR_TLS_IO;
 		struct hs_handoff_result r = { .status = HS_ERR_TLS_IO };
 
@@ -253,14 +244,14 @@ int bench_handoff(const struct bench_opts *o)
 		     "handshaked (client role, X25519, ECDSA P-256, AES-128-GCM, chain checked), wait "
 		     "for the answer; %u ms\n", CLIENTS, ms);
 	c0 = bench_cpu_of(u.hsd);
-	t0 = wall_s();
+	t0 = bench_wall_s();
 	l.deadline = t0 + ms / 1e3;
 	for (; n < CLIENTS; n++)
 		if (pthread_create(&th[n], NULL, client, &l) != 0)
 			break;
 	for (unsigned i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	u.secs = wall_s() - t0;
+	u.secs = bench_wall_s() - t0;
 	u.cpu = bench_cpu_of(u.hsd) - c0;
 	teardown(&u);
 	peers_free(&pe);

@@ -43,7 +43,8 @@
 
 int bench_tcp(const struct bench_opts *o);
 
-static double wall_s(void)
+/* Seconds on the monotonic clock. */
+double bench_wall_s(void)
 {
 	struct timespec t;
 
@@ -86,7 +87,7 @@ static void *client(void *arg)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)l->port) };
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	while (wall_s() < l->deadline) {
+	while (bench_wall_s() < l->deadline) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = HS_ERR_TLS_IO;
 		struct hs_conn *c = NULL;
 
@@ -111,7 +112,7 @@ static unsigned long run_load(const struct peers *pe, unsigned port, unsigned ms
 	static struct load l;
 	pthread_t th[CLIENTS];
 	unsigned n = 0;
-	double t0 = wall_s();
+	double t0 = bench_wall_s();
 
 	l = (struct load){ .pe = pe, .port = port, .deadline = t0 + ms / 1e3 };
 	for (; n < CLIENTS; n++)
@@ -119,7 +120,7 @@ static unsigned long run_load(const struct peers *pe, unsigned port, unsigned ms
 			break;
 	for (unsigned i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	*secs = wall_s() - t0;
+	*secs = bench_wall_s() - t0;
 	*failed = atomic_load(&l.failed);
 	return atomic_load(&l.done);
 }

@@ -117,21 +117,32 @@ static void *work(void *arg)
 static double stall_s = -1;
 static int stall_status;
 
-static void *stall(void *arg)
+/* A hand-off to the peer that never answers, with this deadline: its status
+ * (HS_ERR_TLS_IO if it got no answer) and how long the answer took. */
+static int to_staller(unsigned timeout_ms, double *secs)
 {
 	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "localhost",
-					.timeout_ms = STALL_MS };
-	struct hs_handoff_result r;
+					.timeout_ms = timeout_ms };
+	struct hs_handoff_result r = { .status = HS_ERR_TLS_IO };
 	int fd = lo_dial(stall_port, 20);
 	double t0 = now_s();
 
-	(void)arg;
-	if (fd >= 0 && hs_handoff(sock_path, fd, &q, &r) == 0) {
-		stall_s = now_s() - t0;
-		stall_status = r.status;
-	}
+	if (fd >= 0 && hs_handoff(sock_path, fd, &q, &r) != 0)
+		r.status = HS_ERR_TLS_IO;
+	*secs = now_s() - t0;
 	if (fd >= 0)
 		close(fd);
+	return fd >= 0 ? r.status : HS_ERR_TLS_IO;
+}
+
+static void *stall(void *arg)
+{
+	double secs;
+
+	(void)arg;
+	stall_status = to_staller(STALL_MS, &secs);
+	if (stall_status != HS_ERR_TLS_IO)
+		stall_s = secs;
 	return NULL;
 }
 
@@ -149,19 +160,14 @@ static int stall_timeouts;
 
 static void *open_stall(void *arg)
 {
-	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "localhost",
-					.timeout_ms = OPEN_MS };
-	struct hs_handoff_result r;
-	int fd = lo_dial(stall_port, 20);
+	double secs;
 
 	(void)arg;
-	if (fd >= 0 && hs_handoff(sock_path, fd, &q, &r) == 0 && r.status == HS_ERR_TLS_TIMEOUT) {
+	if (to_staller(OPEN_MS, &secs) == HS_ERR_TLS_TIMEOUT) {
 		pthread_mutex_lock(&lock);
 		stall_timeouts++;
 		pthread_mutex_unlock(&lock);
 	}
-	if (fd >= 0)
-		close(fd);
 	atomic_fetch_add(&stalls_back, 1);
 	return NULL;
 }
