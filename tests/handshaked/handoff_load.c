@@ -117,14 +117,14 @@ static void *work(void *arg)
 static double stall_s = -1;
 static int stall_status;
 
-/* A hand-off to the peer that never answers, with this deadline: its status
- * (HS_ERR_TLS_IO if it got no answer) and how long the answer took. */
-static int to_staller(unsigned timeout_ms, double *secs)
+/* A hand-off to a peer that never answers (listening on port, nobody accepting), with
+ * this deadline: its status (HS_ERR_TLS_IO if it got no answer) and how long it took. */
+static int to_staller(unsigned port, unsigned timeout_ms, double *secs)
 {
 	struct hs_handoff_request q = { .role = HS_HANDOFF_CLIENT, .server_name = "localhost",
 					.timeout_ms = timeout_ms };
 	struct hs_handoff_result r = { .status = HS_ERR_TLS_IO };
-	int fd = lo_dial(stall_port, 20);
+	int fd = lo_dial(port, 20);
 	double t0 = now_s();
 
 	if (fd >= 0 && hs_handoff(sock_path, fd, &q, &r) != 0)
@@ -140,32 +140,38 @@ static void *stall(void *arg)
 	double secs;
 
 	(void)arg;
-	stall_status = to_staller(STALL_MS, &secs);
+	stall_status = to_staller(stall_port, STALL_MS, &secs);
 	if (stall_status != HS_ERR_TLS_IO)
 		stall_s = secs;
 	return NULL;
 }
 
 /*
- * Many at once on one thread: N_STALL hand-offs to the silent peer (deadline
- * OPEN_MS) are opened first; while every one of them is still unanswered,
- * N_QUICK others must complete, and the daemon must have one thread.
+ * Many at once on one thread: N_STALL hand-offs to a silent peer of their own
+ * are opened first (a deadline far beyond the test); while every one of them
+ * is still unanswered, N_QUICK others must complete, and the daemon must have
+ * one thread. Then the silent peer's listening socket closes, which resets its
+ * connections: each stalled hand-off is answered with that (no clock involved).
  */
 #define N_STALL 8
 #define N_QUICK 32
-#define OPEN_MS 4000
+#define OPEN_MS 120000
 
 static atomic_int stalls_back, quick_next, quick_done;
-static int stall_timeouts;
+static int stall_resets;
+static unsigned open_port;
 
 static void *open_stall(void *arg)
 {
 	double secs;
 
+	int st;
+
 	(void)arg;
-	if (to_staller(OPEN_MS, &secs) == HS_ERR_TLS_TIMEOUT) {
+	st = to_staller(open_port, OPEN_MS, &secs);
+	if (st == HS_ERR_TLS_RESET || st == HS_ERR_TLS_CLOSED) {
 		pthread_mutex_lock(&lock);
-		stall_timeouts++;
+		stall_resets++;
 		pthread_mutex_unlock(&lock);
 	}
 	atomic_fetch_add(&stalls_back, 1);
@@ -206,7 +212,7 @@ static void many_at_once(pid_t hsd)
 {
 	pthread_t st[N_STALL], qt[4];
 	long threads, base = lo_count_fds(hsd);
-	int back;
+	int back, l = lo_listen(&open_port);
 
 	for (int i = 0; i < N_STALL; i++)
 		pthread_create(&st[i], NULL, open_stall, NULL);
@@ -223,10 +229,12 @@ static void many_at_once(pid_t hsd)
 		 "%d of %d hand-offs completed while %d stalled ones were open (%d of them answered meanwhile)",
 		 atomic_load(&quick_done), N_QUICK, N_STALL, back);
 	lo_check(threads == 1, "handshaked runs them all on one thread (%ld threads)", threads);
+	close(l); /* resets the stalled connections */
 	for (int i = 0; i < N_STALL; i++)
 		pthread_join(st[i], NULL);
-	lo_check(stall_timeouts == N_STALL, "the %d stalled hand-offs each timed out at their deadline",
-		 stall_timeouts);
+	lo_check(stall_resets == N_STALL,
+		 "the %d stalled hand-offs, their peer gone, each answered with the reset (%d)", N_STALL,
+		 stall_resets);
 	atomic_store(&ok, 0);
 	atomic_store(&refused, 0);
 }
