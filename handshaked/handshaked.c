@@ -71,6 +71,7 @@ struct daemon {
 	struct hsd_loop *loop;
 	int lsock, sfd;                  /* the hand-off socket (-1 if none), the signalfd */
 	int listen_armed;
+	int accept_more; /* the kernel may have requests queued: READY came, or we stopped at the limit */
 	gid_t group;
 	struct job *jobs;
 	unsigned n_jobs, in_flight, peak;
@@ -384,10 +385,14 @@ static void take_handoffs(void)
 	}
 }
 
-/* Take every waiting request (up to the limit) and start each. */
+/*
+ * Take every waiting request (up to the limit) and start each. Only after
+ * READY (or any notification-socket event, an overflow included) or while
+ * requests were left waiting at the limit: an empty queue costs no ACCEPT.
+ */
 static void take_requests(void)
 {
-	while (d.ctl != NULL) {
+	while (d.ctl != NULL && d.accept_more) {
 		struct job *j = job_new(-1);
 		int err;
 
@@ -399,6 +404,7 @@ static void take_requests(void)
 			j->phase = FREE;
 			creds_put(j->creds);
 			d.in_flight--;
+			d.accept_more = 0; /* empty (or refused): the next READY says when to look */
 			if (err != HS_ERR_WANT_READ)
 				logf_(0, "ACCEPT failed: %s", strerror(hsd_nl_errno(d.ctl)));
 			return;
@@ -465,6 +471,7 @@ static void on_ready(void)
 {
 	unsigned ready;
 
+	d.accept_more = 1; /* a READY, or an overflow that may have eaten some */
 	while (hsd_nl_read_ready(d.mcast, &ready) == 0 && ready > 0)
 		;
 	(void)hsd_loop_watch(d.loop, hsd_nl_fd(d.mcast), HSD_IN, TAG_NL);
@@ -590,6 +597,7 @@ int main(int argc, char **argv)
 	      d.lsock >= 0 ? "hand-offs on the socket" : "", d.conf.max_handshakes,
 	      hsd_loop_name(d.loop), loop_why[0] ? ": " : "", loop_why);
 	notify("READY=1\nSTATUS=answering handshake upcalls");
+	d.accept_more = 1;
 	take_requests(); /* anything queued before we joined */
 	while (!stop || d.in_flight > 0) {
 		int timeout = expire(), n;
