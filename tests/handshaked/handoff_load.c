@@ -106,12 +106,29 @@ static void one(void)
 	close(fd);
 }
 
+static int job_limit;
+
 static void *work(void *arg)
 {
 	(void)arg;
-	while (atomic_fetch_add(&next_job, 1) < total)
+	while (atomic_fetch_add(&next_job, 1) < job_limit)
 		one();
 	return NULL;
+}
+
+/* Hand-offs number from to limit - 1 (n_threads at once); the seconds they took. */
+static double run_load(int from, int limit)
+{
+	pthread_t th[MAX_THREADS];
+	double t0 = now_s();
+
+	job_limit = limit;
+	atomic_store(&next_job, from);
+	for (int i = 0; i < n_threads; i++)
+		pthread_create(&th[i], NULL, work, NULL);
+	for (int i = 0; i < n_threads; i++)
+		pthread_join(th[i], NULL);
+	return now_s() - t0;
 }
 
 static double stall_s = -1;
@@ -191,23 +208,6 @@ static void *quick(void *arg)
 	return NULL;
 }
 
-/* Threads: in /proc/PID/status, -1 if unreadable. */
-static long count_threads(pid_t pid)
-{
-	char path[64], line[128];
-	long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Threads: %ld", &n) == 1)
-			break;
-	if (f != NULL)
-		fclose(f);
-	return n;
-}
-
 static void many_at_once(pid_t hsd)
 {
 	pthread_t st[N_STALL], qt[4];
@@ -224,7 +224,7 @@ static void many_at_once(pid_t hsd)
 	for (int i = 0; i < 4; i++)
 		pthread_join(qt[i], NULL);
 	back = atomic_load(&stalls_back);
-	threads = count_threads(hsd);
+	threads = lo_proc_status(hsd, "Threads");
 	lo_check(atomic_load(&quick_done) == N_QUICK && back == 0,
 		 "%d of %d hand-offs completed while %d stalled ones were open (%d of them answered meanwhile)",
 		 atomic_load(&quick_done), N_QUICK, N_STALL, back);
@@ -357,11 +357,9 @@ int main(int argc, char **argv)
 {
 	const char *expect = getenv("HS_KTLS_EXPECT");
 	char conf[256], ca[256], hsd_err[256], srv_err[256], port_arg[32];
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	pthread_t th[MAX_THREADS], st;
-	long fds0, fds1;
-	double t0, secs;
+	pthread_t st;
+	long fds0, fds1, rss0, rss1;
+	double secs;
 	pid_t srv, hsd;
 	int lst, status = -1;
 	FILE *f;
@@ -396,12 +394,9 @@ int main(int argc, char **argv)
 	}
 	/* the staller: a listening socket nobody accepts from (the kernel completes the TCP
 	 * handshake, nothing ever answers the ClientHello) */
-	lst = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(lst, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lst, 64) != 0 ||
-	    getsockname(lst, (struct sockaddr *)&a, &alen) != 0)
+	lst = lo_listen(&stall_port);
+	if (lst < 0)
 		return 1;
-	stall_port = ntohs(a.sin_port);
 	f = fopen(conf, "w");
 	fprintf(f, "[authenticate.client]\nx509.truststore=%s\n[handshaked]\nmax_handshakes=64\n", ca);
 	fclose(f);
@@ -425,16 +420,14 @@ int main(int argc, char **argv)
 	      "a request without a socket gets an error result");
 	failures();
 	many_at_once(hsd);
+	/* a quarter of the load to warm up (every slot used at least once), then the
+	 * rest with the staller: descriptors and memory must not grow over it */
+	secs = run_load(0, total / 4);
 	usleep(300000); /* the last answers go out, their sockets close */
 	fds0 = lo_count_fds(hsd);
-
-	t0 = now_s();
+	rss0 = lo_proc_status(hsd, "VmRSS");
 	pthread_create(&st, NULL, stall, NULL);
-	for (int i = 0; i < n_threads; i++)
-		pthread_create(&th[i], NULL, work, NULL);
-	for (int i = 0; i < n_threads; i++)
-		pthread_join(th[i], NULL);
-	secs = now_s() - t0;
+	secs += run_load(total / 4, total);
 	pthread_join(st, NULL);
 	if (kernel)
 		lo_check(atomic_load(&ok) == total && atomic_load(&bad_result) == 0,
@@ -452,7 +445,12 @@ int main(int argc, char **argv)
 	      stall_s, hs_strerror(stall_status));
 	usleep(300000);
 	fds1 = lo_count_fds(hsd);
-	lo_check(fds0 > 0 && fds1 == fds0, "handshaked's descriptors: %ld before, %ld after", fds0, fds1);
+	rss1 = lo_proc_status(hsd, "VmRSS");
+	lo_check(fds0 > 0 && fds1 == fds0, "handshaked's descriptors: %ld after %d hand-offs, %ld after %d",
+		 fds0, total / 4, fds1, total);
+	lo_check(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 4096,
+		 "handshaked's memory: %ld KiB resident after %d hand-offs, %ld KiB after %d", rss0,
+		 total / 4, rss1, total);
 	kill(hsd, SIGTERM);
 	waitpid(hsd, &status, 0);
 	lo_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "handshaked stops cleanly on SIGTERM");
