@@ -36,6 +36,14 @@
 #include "loopback.h"
 
 #define MAX_THREADS 64
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) /* clang's spelling */
+#define ASAN_BUILD 1
+#endif
+#endif
+#ifndef ASAN_BUILD
+#define ASAN_BUILD 0
+#endif
 #define STALL_MS 1500
 
 /* 1,000 hand-offs, 64 at once; fewer in the UML guest (one emulated CPU):
@@ -448,9 +456,16 @@ int main(int argc, char **argv)
 	rss1 = lo_proc_status(hsd, "VmRSS");
 	lo_check(fds0 > 0 && fds1 == fds0, "handshaked's descriptors: %ld after %d hand-offs, %ld after %d",
 		 fds0, total / 4, fds1, total);
+#if defined(__SANITIZE_ADDRESS__) || ASAN_BUILD
+	/* ASan keeps freed memory in its quarantine: resident size says nothing here
+	 * (its leak check at exit does: "stops cleanly" below) */
+	printf("note: AddressSanitizer build: resident memory not compared (%ld KiB, %ld KiB)\n", rss0,
+	       rss1);
+#else
 	lo_check(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 4096,
 		 "handshaked's memory: %ld KiB resident after %d hand-offs, %ld KiB after %d", rss0,
 		 total / 4, rss1, total);
+#endif
 	kill(hsd, SIGTERM);
 	waitpid(hsd, &status, 0);
 	lo_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "handshaked stops cleanly on SIGTERM");
