@@ -72,6 +72,14 @@ double bench_cpu_of(pid_t pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+#ifndef HS_HAVE_URING
+int bench_tcp(const struct bench_opts *o)
+{
+	(void)o;
+	fprintf(stderr, "hs-bench tcp: built without liburing (no io_uring loop)\n");
+	return 1;
+}
+#else
 /* ---- the client load ---- */
 
 struct load {
@@ -127,7 +135,6 @@ static unsigned long run_load(const struct peers *pe, unsigned port, unsigned ms
 
 /* ---- the servers ---- */
 
-#ifdef HS_HAVE_URING
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
@@ -152,7 +159,6 @@ pid_t bench_uring_server(const struct peers *pe, int lfd)
 	}
 	return pid;
 }
-#endif
 
 static pid_t start_openssl(const char *dir, unsigned port)
 {
@@ -240,10 +246,6 @@ int bench_tcp(const struct bench_opts *o)
 	if (!bench_match(o, row_wall) && !bench_match(o, row_cpu))
 		return 1;
 	bench_header(o, "tcp");
-#ifndef HS_HAVE_URING
-	fprintf(stderr, "hs-bench tcp: built without liburing (no io_uring loop)\n");
-	return 1;
-#else
 	{
 		char why[200];
 
@@ -301,5 +303,5 @@ int bench_tcp(const struct bench_opts *o)
 		h.cpu_share < 0.95 ? "; hs waited for the clients: compare per server CPU s" : "");
 	bench_footer(o);
 	return 0;
-#endif
 }
+#endif
