@@ -24,6 +24,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,6 +602,7 @@ int main(int argc, char **argv)
 	take_requests(); /* anything queued before we joined */
 	while (!stop || d.in_flight > 0) {
 		int timeout = expire(), n;
+		int64_t due;
 
 		if (!stop && !d.listen_armed && d.lsock >= 0 && d.in_flight < d.conf.max_handshakes)
 			/* at the limit, waiting hand-offs stay in the backlog (not watched): a
@@ -611,7 +613,14 @@ int main(int argc, char **argv)
 			logf_(0, "event loop: %s", strerror(errno));
 			break;
 		}
+		/* a batch of handshake steps is CPU work: a deadline that passes meanwhile
+		 * is kept before the rest of the batch, not after it */
+		due = timeout >= 0 ? hsd_now_ms() + timeout : INT64_MAX;
 		for (int i = 0; i < n; i++) {
+			if (hsd_now_ms() >= due) {
+				timeout = expire();
+				due = timeout >= 0 ? hsd_now_ms() + timeout : INT64_MAX;
+			}
 			if (ev[i].tag == TAG_SIG)
 				stop |= on_signal();
 			else if (ev[i].tag == TAG_NL)
