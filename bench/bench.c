@@ -312,6 +312,13 @@ static void emit_table(const struct bench_row *r)
 		table_started = 1;
 	}
 	fmt_stats(hm, hr, sizeof(hr), r, &r->hs);
+	if (r->no_ref != NULL) {
+		printf("%-47s %-5s %11s %-25s %11s %-25s %7s  %s; reference: %s", r->name, r->unit, hm,
+		       hr, "-", "", "-", r->backend, r->no_ref);
+		printf("\n");
+		fflush(stdout);
+		return;
+	}
 	fmt_stats(om, orng, sizeof(orng), r, &r->ref);
 	printf("%-47s %-5s %11s %-25s %11s %-25s %7.2f  %s", r->name, r->unit, hm, hr, om,
 	       orng, r->hs.median / r->ref.median, r->backend);
@@ -343,6 +350,17 @@ static void emit_json(const struct bench_row *r)
 	bench_json_str(r->name);
 	printf(", \"unit\": ");
 	bench_json_str(r->unit);
+	if (r->no_ref != NULL) {
+		printf(", \"hs\": %.3f, \"openssl\": null, \"ratio\": null, \"hs_min\": %.3f, "
+		       "\"hs_max\": %.3f, \"bytes\": %zu, \"backend\": ",
+		       in_unit(r, r->hs.median), in_unit(r, r->hs.min), in_unit(r, r->hs.max), r->bytes);
+		bench_json_str(r->backend);
+		printf(", \"no_reference\": ");
+		bench_json_str(r->no_ref);
+		printf("}\n");
+		fflush(stdout);
+		return;
+	}
 	printf(", \"hs\": %.3f, \"openssl\": %.3f, \"ratio\": %.4f", in_unit(r, r->hs.median),
 	       in_unit(r, r->ref.median), r->hs.median / r->ref.median);
 	printf(", \"hs_min\": %.3f, \"hs_max\": %.3f, \"openssl_min\": %.3f, "

@@ -22,6 +22,7 @@
 #define HS_BENCH_BENCH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define BENCH_MAX_REPEAT 1000
 
@@ -62,6 +63,8 @@ struct bench_row {
 	/* "MB/s" rows of records: hs's raw AEAD rate (ops/s of the same
 	 * payload) measured in the same run, 0 = none; printed with hs/aead */
 	double aead;
+	/* no reference could run: why (printed in its column; JSON: null) */
+	const char *no_ref;
 };
 
 /* 1 if the row name passes opts->filter. */
@@ -93,6 +96,11 @@ void bench_footer(const struct bench_opts *o);
 
 /* A TCP socket listening on 127.0.0.1 at a free port (*port), or -1. */
 int bench_listen_loopback(unsigned *port);
+
+/* bench/tcp_rows.c, shared with bench/handoff_rows.c: seconds on the monotonic clock; */
+double bench_wall_s(void);
+/* CPU seconds (user + system) process pid used so far, -1 if unreadable. */
+double bench_cpu_of(pid_t pid);
 
 /* Print s as a JSON string on stdout (quotes, backslash, control characters escaped). */
 void bench_json_str(const char *s);

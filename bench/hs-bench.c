@@ -27,6 +27,7 @@ struct subcommand {
 
 int bench_record_path(const struct bench_opts *o); /* bench/record_path.c */
 int bench_tcp(const struct bench_opts *o);         /* bench/tcp_rows.c */
+int bench_handoff(const struct bench_opts *o);     /* bench/handoff_rows.c */
 
 static const struct subcommand subcommands[] = {
 	{ .name = "crypto",
@@ -47,6 +48,9 @@ static const struct subcommand subcommands[] = {
 	{ .name = "tcp",
 	  .summary = "handshakes/s of one io_uring server thread vs openssl s_server, 32 TCP clients",
 	  .run = bench_tcp },
+	{ .name = "handoff",
+	  .summary = "hand-offs/s through handshaked's Unix socket, 32 clients (tlshd: none to compare)",
+	  .run = bench_handoff },
 	{ .name = "ktls", .summary = "the same as record-path (its former name)",
 	  .run = bench_record_path },
 };

@@ -43,7 +43,8 @@
 
 int bench_tcp(const struct bench_opts *o);
 
-static double wall_s(void)
+/* Seconds on the monotonic clock. */
+double bench_wall_s(void)
 {
 	struct timespec t;
 
@@ -52,7 +53,7 @@ static double wall_s(void)
 }
 
 /* CPU seconds (user + system) process pid used so far. */
-static double cpu_of(pid_t pid)
+double bench_cpu_of(pid_t pid)
 {
 	unsigned long ut = 0, st = 0;
 	char path[64], buf[1024], *p;
@@ -71,6 +72,14 @@ static double cpu_of(pid_t pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+#ifndef HS_HAVE_URING
+int bench_tcp(const struct bench_opts *o)
+{
+	(void)o;
+	fprintf(stderr, "hs-bench tcp: built without liburing (no io_uring loop)\n");
+	return 1;
+}
+#else
 /* ---- the client load ---- */
 
 struct load {
@@ -86,7 +95,7 @@ static void *client(void *arg)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)l->port) };
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	while (wall_s() < l->deadline) {
+	while (bench_wall_s() < l->deadline) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = HS_ERR_TLS_IO;
 		struct hs_conn *c = NULL;
 
@@ -111,7 +120,7 @@ static unsigned long run_load(const struct peers *pe, unsigned port, unsigned ms
 	static struct load l;
 	pthread_t th[CLIENTS];
 	unsigned n = 0;
-	double t0 = wall_s();
+	double t0 = bench_wall_s();
 
 	l = (struct load){ .pe = pe, .port = port, .deadline = t0 + ms / 1e3 };
 	for (; n < CLIENTS; n++)
@@ -119,14 +128,13 @@ static unsigned long run_load(const struct peers *pe, unsigned port, unsigned ms
 			break;
 	for (unsigned i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	*secs = wall_s() - t0;
+	*secs = bench_wall_s() - t0;
 	*failed = atomic_load(&l.failed);
 	return atomic_load(&l.done);
 }
 
 /* ---- the servers ---- */
 
-#ifdef HS_HAVE_URING
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
@@ -135,7 +143,7 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static pid_t start_hs(const struct peers *pe, int lfd)
+pid_t bench_uring_server(const struct peers *pe, int lfd)
 {
 	pid_t pid = fork();
 
@@ -151,7 +159,6 @@ static pid_t start_hs(const struct peers *pe, int lfd)
 	}
 	return pid;
 }
-#endif
 
 static pid_t start_openssl(const char *dir, unsigned port)
 {
@@ -206,9 +213,9 @@ static int measure(const struct peers *pe, pid_t pid, unsigned port, unsigned ms
 
 	if (wait_listening(port, pid) != 0)
 		return -1;
-	c0 = cpu_of(pid);
+	c0 = bench_cpu_of(pid);
 	m->done = run_load(pe, port, ms, &secs, &m->failed);
-	c1 = cpu_of(pid);
+	c1 = bench_cpu_of(pid);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	if (m->done == 0 || c0 < 0 || c1 <= c0)
@@ -239,10 +246,6 @@ int bench_tcp(const struct bench_opts *o)
 	if (!bench_match(o, row_wall) && !bench_match(o, row_cpu))
 		return 1;
 	bench_header(o, "tcp");
-#ifndef HS_HAVE_URING
-	fprintf(stderr, "hs-bench tcp: built without liburing (no io_uring loop)\n");
-	return 1;
-#else
 	{
 		char why[200];
 
@@ -263,7 +266,7 @@ int bench_tcp(const struct bench_opts *o)
 		     "AES-128-GCM), %u ms per server; one server thread: io_uring hs_uring_serve vs "
 		     "openssl s_server\n", CLIENTS, ms);
 	lfd = bench_listen_loopback(&hs_port);
-	pid = lfd < 0 ? -1 : start_hs(&pe, lfd);
+	pid = lfd < 0 ? -1 : bench_uring_server(&pe, lfd);
 	if (lfd >= 0)
 		close(lfd);
 	if (pid < 0 || measure(&pe, pid, hs_port, ms, &h) != 0) {
@@ -300,5 +303,5 @@ int bench_tcp(const struct bench_opts *o)
 		h.cpu_share < 0.95 ? "; hs waited for the clients: compare per server CPU s" : "");
 	bench_footer(o);
 	return 0;
-#endif
 }
+#endif

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include <openssl/ssl.h>
+#include <sys/types.h>
 
 #include "hs/cred.h"
 #include "hs/tls.h"
@@ -120,5 +121,11 @@ int ossl_pair_seal(struct ossl_pair *x, const uint8_t *buf, size_t len);
  * each way. 0, or -1 with the reason on stderr.
  */
 int peers_check(const struct peers *p);
+
+/*
+ * bench/tcp_rows.c (with liburing): a child process serving TLS with pe's
+ * server on the listening socket lfd (hs_uring_serve) until SIGTERM.
+ */
+pid_t bench_uring_server(const struct peers *pe, int lfd);
 
 #endif

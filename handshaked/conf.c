@@ -105,7 +105,7 @@ static int one_key(struct hsd_conf *c, const char *sec, const char *k, char *v)
 		if (strcmp(k, "socket_group") == 0)
 			return set_str(c->socket_group, sizeof(c->socket_group), v);
 		if (strcmp(k, "max_handshakes") == 0) {
-			if (set_int(&n, v) != 0 || n == 0)
+			if (set_int(&n, v) != 0 || n <= 0 || n > HSD_MAX_HANDSHAKES)
 				return -1;
 			c->max_handshakes = (unsigned)n;
 			return 0;

@@ -12,6 +12,7 @@
 
 #define HSD_PATH_MAX 512
 #define HSD_MAX_KEYRINGS 8
+#define HSD_MAX_HANDSHAKES 1000 /* max_handshakes: memory stays bounded */
 
 struct hsd_role_conf {
 	char truststore[HSD_PATH_MAX]; /* "" = the system's roots */
@@ -27,7 +28,7 @@ struct hsd_conf {
 	/* [handshaked] */
 	char socket_path[108];  /* application hand-off socket ("" = none) */
 	char socket_group[64];  /* group allowed to connect to it ("" = root only) */
-	unsigned max_handshakes; /* in flight at once (default 64) */
+	unsigned max_handshakes; /* in flight at once (default 64, 1..HSD_MAX_HANDSHAKES) */
 };
 
 /*

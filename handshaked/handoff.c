@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -61,7 +60,7 @@ int hsd_handoff_allowed(int conn, gid_t group)
 	return uc.uid == 0 || uc.uid == geteuid() || (group != (gid_t)-1 && uc.gid == group);
 }
 
-/* The request and the one descriptor that came with it (-1 if none). */
+/* The request and the one descriptor that came with it (-1 if none); non-blocking. */
 static int receive(int conn, struct handoff_req *q, int *fd)
 {
 	uint8_t msg[HANDOFF_MSG_MAX];
@@ -72,12 +71,12 @@ static int receive(int conn, struct handoff_req *q, int *fd)
 	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(msg) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.buf,
 			    .msg_controllen = sizeof(cb.buf) };
-	struct timeval tv = { .tv_sec = 5 };
 	ssize_t n;
 
 	*fd = -1;
-	(void)setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
+	n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return HS_ERR_WANT_READ;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); n >= 0 && cm != NULL; cm = CMSG_NXTHDR(&m, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
@@ -101,46 +100,60 @@ static void answer(int conn, const struct hs_handoff_result *r)
 	uint8_t msg[HANDOFF_MSG_MAX];
 	size_t len;
 
+	/* one small message into an empty socket: it fits, or the peer is gone */
 	if (handoff_res_encode(r, msg, sizeof(msg), &len) == 0)
-		(void)send(conn, msg, len, MSG_NOSIGNAL);
+		(void)send(conn, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-void hsd_handoff_serve(const struct hsd_creds *cr, int conn, struct hsd_result *res)
+int hsd_handoff_read(int conn, struct hsd_req *req, struct hsd_result *res)
 {
 	struct hs_handoff_result out = { .alert = -1 };
 	struct handoff_req q;
-	struct hsd_req req = { .fd = -1, .auth = HSD_AUTH_X509 };
-	int err = receive(conn, &q, &req.fd);
+	int err;
 
+	memset(req, 0, sizeof(*req));
+	req->fd = -1;
+	req->auth = HSD_AUTH_X509;
+	req->handoff = 1;
+	err = receive(conn, &q, &req->fd);
+	if (err == HS_ERR_WANT_READ)
+		return err;
 	memset(res, 0, sizeof(*res));
 	res->alert = -1;
-	if (err || req.fd < 0) {
+	if (err || req->fd < 0) {
 		out.status = err ? err : HS_ERR_ARG;
 		snprintf(out.detail, sizeof(out.detail), "%s",
 			 err ? "malformed request" : "no socket came with the request");
 		res->status = EINVAL;
-		snprintf(res->detail, sizeof(res->detail), "hand-off: %.200s", out.detail);
 	} else if (q.credential[0] != '\0' && strcmp(q.credential, "default") != 0) {
 		out.status = HS_ERR_TLS_NO_CERT;
 		snprintf(out.detail, sizeof(out.detail), "no credential named \"%.64s\"", q.credential);
 		res->status = ENOKEY;
-		snprintf(res->detail, sizeof(res->detail), "hand-off: %.200s", out.detail);
 	} else {
-		req.msg_type = q.role == 1 ? HSD_MSG_SERVERHELLO : HSD_MSG_CLIENTHELLO;
-		req.timeout_ms = q.timeout_ms == 0 || q.timeout_ms > MAX_TIMEOUT_MS ? (q.timeout_ms ? MAX_TIMEOUT_MS : 10000)
-									     : q.timeout_ms;
-		snprintf(req.peername, sizeof(req.peername), "%s", q.server_name);
-		snprintf(req.alpn, sizeof(req.alpn), "%s", q.alpn);
-		hsd_session_run(cr, &req, res);
-		out.status = res->status == 0 ? 0 : res->err ? res->err : HS_ERR_TLS_IO;
-		out.alert = res->alert;
-		out.suite = res->suite;
-		snprintf(out.alpn, sizeof(out.alpn), "%s", res->alpn);
-		snprintf(out.peer, sizeof(out.peer), "%s", res->sni);
-		snprintf(out.detail, sizeof(out.detail), "%s", res->detail);
+		req->msg_type = q.role == 1 ? HSD_MSG_SERVERHELLO : HSD_MSG_CLIENTHELLO;
+		req->timeout_ms = q.timeout_ms == 0 ? 10000
+				  : q.timeout_ms > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS
+								  : q.timeout_ms;
+		snprintf(req->peername, sizeof(req->peername), "%s", q.server_name);
+		snprintf(req->alpn, sizeof(req->alpn), "%s", q.alpn);
+		return 0;
 	}
+	snprintf(res->detail, sizeof(res->detail), "hand-off: %.200s", out.detail);
+	res->err = out.status;
 	answer(conn, &out);
-	if (req.fd >= 0)
-		close(req.fd); /* the application keeps its own descriptor */
-	close(conn);
+	if (req->fd >= 0)
+		close(req->fd);
+	req->fd = -1;
+	return -1;
+}
+
+void hsd_handoff_answer(int conn, const struct hsd_result *res)
+{
+	struct hs_handoff_result out = { .alert = res->alert, .suite = res->suite };
+
+	out.status = res->status == 0 ? 0 : res->err ? res->err : HS_ERR_TLS_IO;
+	snprintf(out.alpn, sizeof(out.alpn), "%s", res->alpn);
+	snprintf(out.peer, sizeof(out.peer), "%s", res->sni);
+	snprintf(out.detail, sizeof(out.detail), "%s", res->detail);
+	answer(conn, &out);
 }

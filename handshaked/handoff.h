@@ -19,10 +19,14 @@ int hsd_handoff_listen(const char *path, const char *group, int *fd, char *why, 
  */
 int hsd_handoff_allowed(int conn, gid_t group);
 /*
- * Serve one accepted connection: read the request and the socket (at most
- * 5 s), run the handshake, answer, close both. Never fails loudly: a bad
- * request gets an error result (or, unreadable, is just closed).
+ * Read the request of an accepted connection without blocking (call when
+ * it is readable). 0: *req is a handshake to run on req->fd (ours to
+ * close once answered; the application keeps its own descriptor);
+ * HS_ERR_WANT_READ: nothing yet; -1: a bad request, already answered with
+ * its error result (described in *res for the log); close conn.
  */
-void hsd_handoff_serve(const struct hsd_creds *cr, int conn, struct hsd_result *res);
+int hsd_handoff_read(int conn, struct hsd_req *req, struct hsd_result *res);
+/* Answer the request with the handshake's result (conn is the caller's to close). */
+void hsd_handoff_answer(int conn, const struct hsd_result *res);
 
 #endif

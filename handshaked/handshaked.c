@@ -1,62 +1,84 @@
 /*
  * handshaked: the handshake daemon. Answers the kernel's net/handshake
- * upcalls (as tlshd does, for NFS and NVMe over TLS) with hs.
+ * upcalls (as tlshd does, for NFS and NVMe over TLS) and the applications'
+ * hand-offs with hs.
  *
- * The main thread waits (poll) on the notification socket, a signalfd, the
- * hand-off socket and a pipe that ending workers write to; on READY (or a
- * freed slot) it takes requests (ACCEPT) and hand-offs while fewer than
- * max_handshakes are in flight, each run by a worker thread with its own
- * deadline (the kernel's timeout), which reports DONE or the result.
- * Requests beyond the limit wait in the kernel's queue or the backlog. SIGHUP reloads the configuration and credentials
- * (handshakes in flight keep the old ones); SIGINT/SIGTERM stop taking
- * requests and wait for those in flight (bounded by their deadlines).
- * Readiness goes to systemd (sd_notify protocol) once the group is joined.
+ * One thread, one event loop (loop.c: io_uring where it works, else
+ * epoll) over the notification socket, a signalfd, the hand-off socket and
+ * every handshake in flight. On READY (or a freed slot) it takes requests
+ * (ACCEPT) and hand-offs while fewer than max_handshakes are in flight;
+ * each is a job: a non-blocking handshake (session.c) stepped whenever its
+ * socket is ready, with its own deadline (the kernel's timeout, the
+ * hand-off's), then kernel TLS and DONE or the hand-off's answer. The loop
+ * sleeps until the next report or the earliest deadline: a peer that sends
+ * nothing holds its slot until its deadline and nothing else. Requests
+ * beyond the limit wait in the kernel's queue or the backlog. SIGHUP
+ * reloads the configuration and credentials (handshakes in flight keep
+ * the old ones); SIGINT/SIGTERM stop taking requests and finish those in
+ * flight (bounded by their deadlines). Readiness goes to systemd
+ * (sd_notify protocol) once the group is joined.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "handshaked/conf.h"
 #include "handshaked/handoff.h"
+#include "handshaked/keys.h"
+#include "handshaked/loop.h"
 #include "handshaked/netlink.h"
 #include "handshaked/session.h"
 #include "hs/tls.h"
 
 #define DEFAULT_CONF "/etc/tlshd.conf"
+#define REQUEST_MS 5000 /* a hand-off connection must send its request within this */
 
-struct creds_ref { /* credentials shared by the workers that started under them */
+enum { TAG_NL = 1, TAG_SIG = 2, TAG_LISTEN = 3 }; /* a job's tag: (index + 1) << 32 | generation */
+
+struct creds_ref { /* credentials shared by the jobs that started under them */
 	struct hsd_creds cr;
-	atomic_int refs;
+	unsigned refs;
+};
+
+enum phase { FREE = 0, REQUEST, HANDSHAKE };
+
+struct job {
+	enum phase phase;
+	uint32_t gen;             /* bumped when the slot frees: older reports are stale */
+	int conn;                 /* the application's hand-off connection, -1 for an upcall */
+	int watch_fd, armed;      /* the descriptor watched (-1: none yet); its watch not yet reported */
+	struct hsd_req req;       /* req.fd: the socket to handshake on (-1 until known) */
+	struct hsd_session *s;
+	struct creds_ref *creds;
+	int64_t deadline;
 };
 
 struct daemon {
 	struct hsd_conf conf;
 	const char *conf_path;
+	char socket_path[sizeof(((struct hsd_conf *)0)->socket_path)];
 	struct hsd_nl *mcast, *ctl;      /* NULL: no kernel upcalls here (hand-offs only) */
-	int lsock;                       /* the hand-off socket, -1 if none */
+	struct hsd_loop *loop;
+	int lsock, sfd;                  /* the hand-off socket (-1 if none), the signalfd */
+	int listen_armed;
+	int accept_more; /* the kernel may have requests queued: READY came, or we stopped at the limit */
 	gid_t group;
-	pthread_mutex_t ctl_lock; /* ACCEPT and DONE share the request socket */
-	pthread_mutex_t lock;
-	pthread_cond_t idle;
-	unsigned in_flight;
+	struct job *jobs;
+	unsigned n_jobs, in_flight, peak;
 	struct creds_ref *creds;
 	int json, verbose;
-	int wake[2]; /* a worker that ends writes a byte: the main loop may take more */
-	atomic_ulong done_ok, done_failed;
+	unsigned long done_ok, done_failed;
 };
 
 static struct daemon d;
@@ -77,7 +99,7 @@ static void logf_(int level, const char *fmt, ...)
 
 static void creds_put(struct creds_ref *r)
 {
-	if (r != NULL && atomic_fetch_sub(&r->refs, 1) == 1) {
+	if (r != NULL && --r->refs == 0) {
 		hsd_creds_free(&r->cr);
 		free(r);
 	}
@@ -98,156 +120,297 @@ static int load(const char *path, struct hsd_conf *conf, struct creds_ref **out)
 		free(r);
 		return -1;
 	}
-	atomic_init(&r->refs, 1);
+	r->refs = 1;
 	*out = r;
 	return 0;
 }
 
-/* ---- workers ---- */
-
-struct job {
-	struct hsd_req req;  /* a kernel upcall */
-	int conn;            /* or an application hand-off connection (>= 0) */
-	struct creds_ref *creds;
-};
-
-static const char *role(const struct hsd_req *r)
+/*
+ * The configuration's keyrings, linked into our session keyring as tlshd
+ * does (so the keys the kernel names from them are ours to read), and the
+ * kernel consumers' own (.nvme, .nfs, .nfsd) where they exist, as tlshd
+ * always links them. At start and on each reload; a link that exists stays.
+ */
+static void link_keyrings(const struct hsd_conf *conf)
 {
-	return r->msg_type == 0 ? "hand-off" : r->msg_type == HSD_MSG_CLIENTHELLO ? "client" : "server";
+	static const char *const kernel_rings[] = { ".nvme", ".nfs", ".nfsd" };
+	char why[256];
+
+	for (size_t i = 0; i < conf->n_keyrings; i++) {
+		int32_t k;
+
+		if (strcmp(conf->keyrings[i], ".nvme") == 0 || strcmp(conf->keyrings[i], ".nfs") == 0 ||
+		    strcmp(conf->keyrings[i], ".nfsd") == 0)
+			continue; /* below */
+		k = hsd_keyring_link(conf->keyrings[i], why, sizeof(why));
+		if (k < 0)
+			logf_(0, "%s", why);
+		else
+			logf_(1, "keyring %s (%d) linked into the session keyring", conf->keyrings[i], k);
+	}
+	for (size_t i = 0; i < sizeof(kernel_rings) / sizeof(kernel_rings[0]); i++)
+		(void)hsd_keyring_link(kernel_rings[i], why, sizeof(why)); /* absent: no consumer loaded */
 }
 
-static void *worker(void *arg)
+/* The job slots: as many as max_handshakes asks (grown on reload, never shrunk). */
+static int grow_jobs(unsigned n)
 {
-	struct job *j = arg;
-	struct hsd_result res;
-	int err = 0;
+	struct job *j;
 
-	if (j->conn >= 0) {
-		hsd_handoff_serve(&j->creds->cr, j->conn, &res);
-		j->req.msg_type = 0;
-	} else {
-		hsd_session_run(&j->creds->cr, &j->req, &res);
-		pthread_mutex_lock(&d.ctl_lock);
-		err = hsd_nl_done(d.ctl, j->req.fd, res.status, NULL, 0);
-		pthread_mutex_unlock(&d.ctl_lock);
-		close(j->req.fd); /* the kernel holds its own reference */
+	if (n <= d.n_jobs)
+		return 0;
+	j = realloc(d.jobs, n * sizeof(*j));
+	if (j == NULL)
+		return -1;
+	memset(j + d.n_jobs, 0, (n - d.n_jobs) * sizeof(*j));
+	d.jobs = j;
+	d.n_jobs = n;
+	return 0;
+}
+
+/* ---- jobs ---- */
+
+static uint64_t tag_of(const struct job *j)
+{
+	return ((uint64_t)(j - d.jobs) + 1) << 32 | j->gen;
+}
+
+static const char *role(const struct job *j)
+{
+	return j->conn >= 0 ? "hand-off" : j->req.msg_type == HSD_MSG_CLIENTHELLO ? "client" : "server";
+}
+
+static void watch(struct job *j, int fd, unsigned events)
+{
+	if (j->watch_fd >= 0 && j->watch_fd != fd)
+		hsd_loop_unwatch(d.loop, j->watch_fd, tag_of(j), j->armed);
+	j->watch_fd = fd;
+	j->armed = hsd_loop_watch(d.loop, fd, events, tag_of(j)) == 0;
+	if (!j->armed) /* cannot happen short of memory: the deadline ends the job */
+		logf_(0, "cannot watch a socket: %s", strerror(errno));
+}
+
+/* A slot for a new job, or NULL at the limit. */
+static struct job *job_new(int conn)
+{
+	if (d.in_flight >= d.conf.max_handshakes)
+		return NULL;
+	for (unsigned i = 0; i < d.n_jobs; i++) {
+		struct job *j = &d.jobs[i];
+
+		if (j->phase != FREE)
+			continue;
+		j->phase = conn >= 0 ? REQUEST : HANDSHAKE;
+		j->conn = conn;
+		j->watch_fd = -1;
+		j->armed = 0;
+		j->s = NULL;
+		memset(&j->req, 0, sizeof(j->req));
+		j->req.fd = -1;
+		j->creds = d.creds;
+		j->creds->refs++;
+		j->deadline = hsd_now_ms() + REQUEST_MS;
+		if (++d.in_flight > d.peak)
+			d.peak = d.in_flight;
+		return j;
 	}
-	atomic_fetch_add(res.status == 0 ? &d.done_ok : &d.done_failed, 1);
-	if (res.status == 0)
-		logf_(1, "%s handshake with %s: %s, kernel TLS, %.1f ms", role(&j->req),
-		      j->req.peername[0] ? j->req.peername : "(no name)", hs_suite_name(res.suite), res.ms);
-	else
-		logf_(0, "%s handshake with %s failed: %s (status %d)", role(&j->req),
-		      j->req.peername[0] ? j->req.peername : "(no name)", res.detail, res.status);
-	if (d.json)
-		printf("{\"role\": \"%s\", \"peer\": \"%s\", \"status\": %d, \"suite\": \"%s\", "
-		       "\"ktls\": %s, \"ms\": %.1f, \"done_reported\": %s}\n",
-		       role(&j->req), j->req.peername[0] ? "named" : "", res.status,
-		       res.status == 0 ? hs_suite_name(res.suite) : "", res.ktls ? "true" : "false", res.ms,
-		       err == 0 ? "true" : "false");
-	fflush(stdout);
-	creds_put(j->creds);
-	free(j);
-	pthread_mutex_lock(&d.lock);
-	d.in_flight--;
-	pthread_cond_signal(&d.idle);
-	(void)!write(d.wake[1], "", 1); /* a slot is free: the main loop looks again */
-	pthread_mutex_unlock(&d.lock);
 	return NULL;
 }
 
-/* Start a worker for j (in_flight already counted); on failure undo. */
-static void start(struct job *j)
+/* The job ends with res: report it (DONE or the answer), log it, free the slot. */
+static void finish(struct job *j, const struct hsd_result *res)
 {
-	pthread_attr_t attr;
-	pthread_t t;
+	const char *peer = j->req.peername[0] ? j->req.peername : "(no name)";
+	int err = 0;
 
-	j->creds = d.creds;
-	atomic_fetch_add(&j->creds->refs, 1);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, worker, j) != 0) {
-		if (j->conn >= 0) {
-			close(j->conn);
-		} else {
-			pthread_mutex_lock(&d.ctl_lock);
-			(void)hsd_nl_done(d.ctl, j->req.fd, ENOMEM, NULL, 0);
-			pthread_mutex_unlock(&d.ctl_lock);
-			close(j->req.fd);
-		}
-		creds_put(j->creds);
-		free(j);
-		pthread_mutex_lock(&d.lock);
-		d.in_flight--;
-		pthread_mutex_unlock(&d.lock);
+	if (j->watch_fd >= 0)
+		hsd_loop_unwatch(d.loop, j->watch_fd, tag_of(j), j->armed);
+	if (j->conn >= 0) {
+		if (j->phase == HANDSHAKE)
+			hsd_handoff_answer(j->conn, res);
+		close(j->conn);
+	} else {
+		err = hsd_nl_done(d.ctl, j->req.fd, res->status, res->remote, res->n_remote);
 	}
-	pthread_attr_destroy(&attr);
-}
-
-static int slot(void)
-{
-	int ok;
-
-	pthread_mutex_lock(&d.lock);
-	ok = d.in_flight < d.conf.max_handshakes;
-	if (ok)
-		d.in_flight++;
-	pthread_mutex_unlock(&d.lock);
-	return ok;
-}
-
-static void unslot(void)
-{
-	pthread_mutex_lock(&d.lock);
+	if (j->req.fd >= 0)
+		close(j->req.fd); /* the kernel or the application holds its own reference */
+	if (res->status == 0)
+		d.done_ok++;
+	else
+		d.done_failed++;
+	if (res->status == 0)
+		logf_(1, "%s handshake with %s: %s, kernel TLS, %.1f ms", role(j), peer,
+		      hs_suite_name(res->suite), res->ms);
+	else
+		logf_(0, "%s handshake with %s failed: %s (status %d)", role(j), peer, res->detail,
+		      res->status);
+	if (d.json) {
+		printf("{\"role\": \"%s\", \"peer\": \"%s\", \"status\": %d, \"suite\": \"%s\", "
+		       "\"ktls\": %s, \"ms\": %.1f, \"done_reported\": %s, \"auth\": \"%s\", "
+		       "\"peer_cert\": %s, \"remote_auth\": [",
+		       role(j), j->req.peername[0] ? "named" : "", res->status,
+		       res->status == 0 ? hs_suite_name(res->suite) : "", res->ktls ? "true" : "false",
+		       res->ms, err == 0 ? "true" : "false",
+		       j->req.auth == HSD_AUTH_PSK ? "psk" : j->req.auth == HSD_AUTH_X509 ? "x509" : "unauth",
+		       res->peer_cert ? "true" : "false");
+		for (size_t i = 0; i < res->n_remote; i++)
+			printf("%s%u", i ? ", " : "", (unsigned)res->remote[i]);
+		printf("]}\n");
+		fflush(stdout);
+	}
+	hsd_session_free(j->s);
+	creds_put(j->creds);
+	j->s = NULL;
+	j->creds = NULL;
+	j->phase = FREE;
+	j->gen++;
 	d.in_flight--;
-	pthread_mutex_unlock(&d.lock);
+}
+
+/* Run the handshake as far as its socket allows. */
+static void step(struct job *j)
+{
+	struct hsd_result res;
+
+	switch (hsd_session_step(j->s, &res)) {
+	case HSD_STEP_READ:
+		watch(j, j->req.fd, HSD_IN);
+		return;
+	case HSD_STEP_WRITE:
+		watch(j, j->req.fd, HSD_OUT);
+		return;
+	case HSD_STEP_DONE:
+		finish(j, &res);
+		return;
+	}
+}
+
+/* j->req holds a request: start its handshake. */
+static void begin(struct job *j)
+{
+	struct hsd_result res;
+
+	j->phase = HANDSHAKE;
+	j->s = hsd_session_start(&j->creds->cr, &j->req, &res);
+	if (j->s == NULL) {
+		res.ms = 0;
+		finish(j, &res);
+		return;
+	}
+	j->deadline = hsd_session_deadline(j->s);
+	step(j);
+}
+
+/* A hand-off connection is readable: its request, then the handshake. */
+static void request(struct job *j)
+{
+	struct hsd_result res;
+	int r = hsd_handoff_read(j->conn, &j->req, &res);
+
+	if (r == HS_ERR_WANT_READ) {
+		watch(j, j->conn, HSD_IN);
+	} else if (r != 0) {
+		j->phase = REQUEST; /* answered already */
+		finish(j, &res);
+	} else {
+		begin(j);
+	}
+}
+
+static void on_job(uint64_t tag)
+{
+	uint64_t i = (tag >> 32) - 1;
+	struct job *j;
+
+	if (i >= d.n_jobs)
+		return;
+	j = &d.jobs[i];
+	if (j->phase == FREE || j->gen != (uint32_t)tag)
+		return; /* the report of a job that has ended */
+	j->armed = 0;
+	if (j->phase == REQUEST)
+		request(j);
+	else
+		step(j);
+}
+
+/* End every job whose deadline has passed; the time to the next deadline (-1: none). */
+static int expire(void)
+{
+	int64_t now = hsd_now_ms(), next = -1;
+
+	for (unsigned i = 0; i < d.n_jobs; i++) {
+		struct job *j = &d.jobs[i];
+		struct hsd_result res;
+
+		if (j->phase == FREE)
+			continue;
+		if (j->deadline > now) {
+			if (next < 0 || j->deadline - now < next)
+				next = j->deadline - now;
+			continue;
+		}
+		if (j->phase == REQUEST) {
+			memset(&res, 0, sizeof(res));
+			res.status = ETIMEDOUT;
+			snprintf(res.detail, sizeof(res.detail), "hand-off: no request within %d ms",
+				 REQUEST_MS);
+		} else {
+			hsd_session_expire(j->s, &res);
+		}
+		finish(j, &res);
+	}
+	return next < 0 ? -1 : next > 60000 ? 60000 : (int)next;
 }
 
 /* Accept hand-off connections while there are free slots. */
 static void take_handoffs(void)
 {
-	while (d.lsock >= 0 && slot()) {
+	while (d.lsock >= 0 && d.in_flight < d.conf.max_handshakes) {
 		int c = accept4(d.lsock, NULL, NULL, SOCK_CLOEXEC);
 		struct job *j;
 
-		if (c < 0) {
-			unslot();
+		if (c < 0)
 			return;
-		}
-		if (!hsd_handoff_allowed(c, d.group) || (j = calloc(1, sizeof(*j))) == NULL) {
+		if (!hsd_handoff_allowed(c, d.group)) {
 			logf_(0, "hand-off refused: the peer is not root, us or in the socket group");
 			close(c);
-			unslot();
 			continue;
 		}
-		j->conn = c;
-		start(j);
+		j = job_new(c);
+		if (j == NULL) {
+			close(c);
+			return;
+		}
+		request(j); /* the request often came with the connection */
 	}
 }
 
-/* Take every waiting request (up to the limit) and start a worker for each. */
+/*
+ * Take every waiting request (up to the limit) and start each. Only after
+ * READY (or any notification-socket event, an overflow included) or while
+ * requests were left waiting at the limit: an empty queue costs no ACCEPT.
+ */
 static void take_requests(void)
 {
-	while (d.ctl != NULL && slot()) {
-		struct job *j = calloc(1, sizeof(*j));
+	while (d.ctl != NULL && d.accept_more) {
+		struct job *j = job_new(-1);
 		int err;
 
-		if (j == NULL) {
-			unslot();
-			return;
-		}
-		j->conn = -1;
-		pthread_mutex_lock(&d.ctl_lock);
+		if (j == NULL)
+			return; /* the rest waits in the kernel until a slot frees */
 		err = hsd_nl_accept(d.ctl, &j->req);
-		pthread_mutex_unlock(&d.ctl_lock);
 		if (err) {
-			free(j);
-			unslot();
+			j->req.fd = -1;
+			j->phase = FREE;
+			creds_put(j->creds);
+			d.in_flight--;
+			d.accept_more = 0; /* empty (or refused): the next READY says when to look */
 			if (err != HS_ERR_WANT_READ)
 				logf_(0, "ACCEPT failed: %s", strerror(hsd_nl_errno(d.ctl)));
-			return; /* the rest waits in the kernel until a slot frees */
+			return;
 		}
-		start(j);
+		begin(j);
 	}
 }
 
@@ -274,18 +437,60 @@ static void notify(const char *msg)
 	close(fd);
 }
 
+/* The signalfd is readable: SIGHUP reloads; 1 when asked to stop. */
+static int on_signal(void)
+{
+	struct signalfd_siginfo si;
+	int stop = 0;
+
+	while (read(d.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			struct creds_ref *nc = NULL;
+			struct hsd_conf conf;
+
+			notify("RELOADING=1");
+			if (load(d.conf_path, &conf, &nc) == 0 && grow_jobs(conf.max_handshakes) == 0) {
+				creds_put(d.creds);
+				d.creds = nc;
+				d.conf = conf;
+				link_keyrings(&d.conf);
+				logf_(0, "reloaded %s", d.conf_path);
+			} else if (nc != NULL) {
+				creds_put(nc);
+			}
+			notify("READY=1");
+		} else {
+			stop = 1;
+		}
+	}
+	(void)hsd_loop_watch(d.loop, d.sfd, HSD_IN, TAG_SIG);
+	return stop;
+}
+
+/* READY notifications: drain them (take_requests follows). */
+static void on_ready(void)
+{
+	unsigned ready;
+
+	d.accept_more = 1; /* a READY, or an overflow that may have eaten some */
+	while (hsd_nl_read_ready(d.mcast, &ready) == 0 && ready > 0)
+		;
+	(void)hsd_loop_watch(d.loop, hsd_nl_fd(d.mcast), HSD_IN, TAG_NL);
+}
+
 /* ---- main ---- */
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: handshaked [--config FILE] [--socket PATH] [--no-upcalls] [--foreground]\n"
-		   "                  [--json] [-v]\n"
+		   "                  [--loop auto|io_uring|epoll] [--json] [-v]\n"
 		   "       handshaked --check [--config FILE] | --version | --help\n\n"
 		   "Answers the kernel's TLS handshake upcalls (net/handshake) with hs and\n"
 		   "installs kernel TLS on each socket.\n\n"
 		   "  --config FILE  tlshd's configuration format (default " DEFAULT_CONF ")\n"
 		   "  --socket PATH  the application hand-off socket (also [handshaked] socket=)\n"
 		   "  --no-upcalls   serve hand-offs only, not the kernel's upcalls\n"
+		   "  --loop KIND    the event loop: io_uring where it works (auto), or epoll\n"
 		   "  --foreground   stay in the foreground (systemd runs it so); logs go to stderr\n"
 		   "  --json         one JSON object per finished handshake on stdout\n"
 		   "  --check        read the configuration and credentials, report, exit\n"
@@ -294,12 +499,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct pollfd pfd[4];
+	struct hsd_event ev[64];
+	enum hsd_backend want = HSD_LOOP_AUTO;
 	const char *socket_path = NULL;
-	int no_upcalls = 0;
+	int no_upcalls = 0, check = 0, stop = 0;
 	sigset_t sigs;
-	char why[256];
-	int check = 0, sfd, stop = 0;
+	char why[256], loop_why[160];
 
 	d.conf_path = DEFAULT_CONF;
 	for (int i = 1; i < argc; i++) {
@@ -311,7 +516,17 @@ int main(int argc, char **argv)
 			socket_path = argv[++i];
 		else if (strcmp(argv[i], "--no-upcalls") == 0)
 			no_upcalls = 1;
-		else if (strcmp(argv[i], "--json") == 0)
+		else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) {
+			i++;
+			if (strcmp(argv[i], "epoll") == 0)
+				want = HSD_LOOP_EPOLL;
+			else if (strcmp(argv[i], "io_uring") == 0)
+				want = HSD_LOOP_URING;
+			else if (strcmp(argv[i], "auto") != 0) {
+				usage(stderr);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--json") == 0)
 			d.json = 1;
 		else if (strcmp(argv[i], "--check") == 0)
 			check = 1;
@@ -336,15 +551,15 @@ int main(int argc, char **argv)
 		creds_put(d.creds);
 		return 0;
 	}
+	link_keyrings(&d.conf);
 	d.lsock = -1;
 	d.group = (gid_t)-1;
-	if (socket_path != NULL)
-		snprintf(d.conf.socket_path, sizeof(d.conf.socket_path), "%s", socket_path);
-	if (d.conf.socket_path[0] != '\0') {
+	snprintf(d.socket_path, sizeof(d.socket_path), "%s",
+		 socket_path != NULL ? socket_path : d.conf.socket_path);
+	if (d.socket_path[0] != '\0') {
 		struct group *g = d.conf.socket_group[0] ? getgrnam(d.conf.socket_group) : NULL;
 
-		if (hsd_handoff_listen(d.conf.socket_path, d.conf.socket_group, &d.lsock, why,
-				       sizeof(why)) != 0) {
+		if (hsd_handoff_listen(d.socket_path, d.conf.socket_group, &d.lsock, why, sizeof(why)) != 0) {
 			logf_(0, "hand-off socket: %s", why);
 			return 1;
 		}
@@ -360,94 +575,80 @@ int main(int argc, char **argv)
 		}
 		logf_(0, "no kernel upcalls here (%s): serving hand-offs only", why);
 	}
-	pthread_mutex_init(&d.lock, NULL);
-	pthread_mutex_init(&d.ctl_lock, NULL);
-	pthread_cond_init(&d.idle, NULL);
-	if (pipe2(d.wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-		logf_(0, "pipe: %s", strerror(errno));
+	if (hsd_loop_new(&d.loop, want, loop_why, sizeof(loop_why)) != 0 ||
+	    grow_jobs(d.conf.max_handshakes) != 0) {
+		logf_(0, "event loop: %s", loop_why[0] ? loop_why : "out of memory");
 		return 1;
 	}
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* workers inherit the mask */
-	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	d.sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (d.mcast != NULL)
 		fcntl(hsd_nl_fd(d.mcast), F_SETFL, O_NONBLOCK);
-	logf_(0, "ready: %s%s%s (at most %u at once)", d.mcast ? "answering handshake upcalls" : "",
-	      d.mcast && d.lsock >= 0 ? ", " : "", d.lsock >= 0 ? "hand-offs on the socket" : "",
-	      d.conf.max_handshakes);
+	if (d.sfd < 0 || hsd_loop_watch(d.loop, d.sfd, HSD_IN, TAG_SIG) != 0 ||
+	    (d.mcast != NULL && hsd_loop_watch(d.loop, hsd_nl_fd(d.mcast), HSD_IN, TAG_NL) != 0)) {
+		logf_(0, "event loop: %s", strerror(errno));
+		return 1;
+	}
+	logf_(0, "ready: %s%s%s (at most %u at once, one thread, %s%s%s)",
+	      d.mcast ? "answering handshake upcalls" : "", d.mcast && d.lsock >= 0 ? ", " : "",
+	      d.lsock >= 0 ? "hand-offs on the socket" : "", d.conf.max_handshakes,
+	      hsd_loop_name(d.loop), loop_why[0] ? ": " : "", loop_why);
 	notify("READY=1\nSTATUS=answering handshake upcalls");
+	d.accept_more = 1;
 	take_requests(); /* anything queued before we joined */
-	while (!stop) {
-		int full;
+	while (!stop || d.in_flight > 0) {
+		int timeout = expire(), n;
+		int64_t due;
 
-		pthread_mutex_lock(&d.lock);
-		full = d.in_flight >= d.conf.max_handshakes;
-		pthread_mutex_unlock(&d.lock);
-		pfd[0] = (struct pollfd){ .fd = d.mcast ? hsd_nl_fd(d.mcast) : -1, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		/* at the limit, waiting hand-offs stay in the backlog: not polled, or
-		 * the loop would spin; a worker that ends wakes it (wake[0]) */
-		pfd[2] = (struct pollfd){ .fd = full ? -1 : d.lsock, .events = POLLIN };
-		pfd[3] = (struct pollfd){ .fd = d.wake[0], .events = POLLIN };
-		if (poll(pfd, 4, -1) < 0 && errno != EINTR)
+		if (!stop && !d.listen_armed && d.lsock >= 0 && d.in_flight < d.conf.max_handshakes)
+			/* at the limit, waiting hand-offs stay in the backlog (not watched): a
+			 * freed slot arms it again */
+			d.listen_armed = hsd_loop_watch(d.loop, d.lsock, HSD_IN, TAG_LISTEN) == 0;
+		n = hsd_loop_wait(d.loop, timeout, ev, 64);
+		if (n < 0) {
+			logf_(0, "event loop: %s", strerror(errno));
 			break;
-		if (pfd[3].revents & POLLIN) {
-			char drain[64];
-
-			while (read(d.wake[0], drain, sizeof(drain)) > 0)
-				;
 		}
-		if (pfd[1].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGHUP) {
-					struct creds_ref *nc;
-					struct hsd_conf conf;
-
-					notify("RELOADING=1");
-					if (load(d.conf_path, &conf, &nc) == 0) {
-						creds_put(d.creds);
-						d.creds = nc;
-						d.conf = conf;
-						logf_(0, "reloaded %s", d.conf_path);
-					}
-					notify("READY=1");
-				} else {
-					stop = 1;
-				}
+		/* a batch of handshake steps is CPU work: a deadline that passes meanwhile
+		 * is kept before the rest of the batch, not after it */
+		due = timeout >= 0 ? hsd_now_ms() + timeout : INT64_MAX;
+		for (int i = 0; i < n; i++) {
+			if (hsd_now_ms() >= due) {
+				timeout = expire();
+				due = timeout >= 0 ? hsd_now_ms() + timeout : INT64_MAX;
 			}
+			if (ev[i].tag == TAG_SIG)
+				stop |= on_signal();
+			else if (ev[i].tag == TAG_NL)
+				on_ready();
+			else if (ev[i].tag == TAG_LISTEN)
+				d.listen_armed = 0;
+			else
+				on_job(ev[i].tag);
 		}
-		if (pfd[0].revents & POLLIN) {
-			unsigned ready;
-
-			while (hsd_nl_read_ready(d.mcast, &ready) == 0 && ready > 0)
-				;
-		}
-		/* after READY, or a freed slot: requests waiting in the kernel, hand-offs */
+		/* after READY, or freed slots: requests waiting in the kernel, hand-offs */
 		if (!stop) {
 			take_requests();
-			take_handoffs();
+			if (!d.listen_armed)
+				take_handoffs();
 		}
 	}
 	notify("STOPPING=1");
-	pthread_mutex_lock(&d.lock);
-	while (d.in_flight > 0)
-		pthread_cond_wait(&d.idle, &d.lock);
-	pthread_mutex_unlock(&d.lock);
-	logf_(0, "stopped: %lu handshakes done, %lu failed", atomic_load(&d.done_ok),
-	      atomic_load(&d.done_failed));
+	logf_(0, "stopped: %lu handshakes done, %lu failed, at most %u at once", d.done_ok,
+	      d.done_failed, d.peak);
 	creds_put(d.creds);
 	hsd_nl_close(d.mcast);
 	hsd_nl_close(d.ctl);
 	if (d.lsock >= 0) {
 		close(d.lsock);
-		unlink(d.conf.socket_path);
+		unlink(d.socket_path);
 	}
-	close(d.wake[0]);
-	close(d.wake[1]);
+	hsd_loop_free(d.loop);
+	close(d.sfd);
+	free(d.jobs);
 	return 0;
 }

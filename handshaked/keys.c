@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "handshaked/keys.h"
 
+#include <errno.h>
 #include <keyutils.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,4 +85,52 @@ out:
 	free(cert_pem);
 	free(key_pem);
 	return rc;
+}
+
+int32_t hsd_keyring_link(const char *name, char *why, size_t cap)
+{
+	char *end = NULL, *desc = NULL;
+	long n = strtol(name, &end, 0);
+	key_serial_t k;
+
+	/* a serial number, or a description found in our keyrings, else in /proc/keys */
+	k = *name != '\0' && *end == '\0' && n > 0 && n <= INT32_MAX
+		    ? (key_serial_t)n
+		    : find_key_by_type_and_desc("keyring", name, 0);
+	if (k < 0) {
+		snprintf(why, cap, "keyring %s: %s", name, strerror(errno));
+		return -1;
+	}
+	if (keyctl_describe_alloc(k, &desc) < 0 || strncmp(desc, "keyring;", 8) != 0) {
+		snprintf(why, cap, "keyring %s: %s", name, desc == NULL ? strerror(errno) : "not a keyring");
+		free(desc);
+		return -1;
+	}
+	free(desc);
+	if (keyctl_link(k, KEY_SPEC_SESSION_KEYRING) < 0) {
+		snprintf(why, cap, "keyring %s: linking it into the session keyring: %s", name,
+			 strerror(errno));
+		return -1;
+	}
+	return k;
+}
+
+int32_t hsd_key_peer_cert(const uint8_t *der, size_t len, const char *peername)
+{
+	char desc[300];
+	key_serial_t k;
+
+	snprintf(desc, sizeof(desc), "TLS x509 %s", peername);
+	/* in our session keyring (tlshd uses its user keyring): possessed, so we may
+	 * give it an end; the consumer finds it by its serial wherever it is */
+	k = add_key("asymmetric", desc, der, len, KEY_SPEC_SESSION_KEYRING);
+	if (k < 0)
+		return -1;
+	/* without an end, a daemon doing many handshakes would fill its user's key
+	 * quota (tlshd's keys never end) */
+	if (keyctl_set_timeout(k, HSD_PEER_KEY_SECS) < 0) {
+		(void)keyctl_invalidate(k);
+		return -1;
+	}
+	return k;
 }

@@ -29,6 +29,7 @@ struct hsd_req {
 	char peername[256];       /* the server's name (client role) or the peer's address */
 	int malformed;            /* an attribute failed its check: answer EINVAL */
 	char alpn[256];           /* application hand-off only: protocols, comma-separated */
+	int handoff;              /* an application's hand-off, not a kernel upcall */
 };
 
 struct hsd_nl;

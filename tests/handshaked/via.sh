@@ -5,6 +5,8 @@
 # (it sends two session tickets, which the adopted socket reads and drops).
 #   HS_KTLS_EXPECT=kernel (UML 7.x): the line comes back, hs-client says kernel TLS
 #   HS_KTLS_EXPECT=user (host, no kTLS): hs-client exits 5 with the daemon's refusal
+#   NO_URING=PATH (tests/uring/no_uring): the daemon runs where io_uring_setup
+#     fails (a seccomp filter): it must say so and serve on its epoll loop
 #   via.sh HANDSHAKED HS_SERVER HS_CLIENT
 set -u
 hsd=$(realpath "$1")
@@ -17,7 +19,8 @@ here=$(dirname "$(realpath "$0")")
 pids+=($!)
 port=$(hs_port "$tmp/srv.err") || { bad "hs-server did not start: $(cat "$tmp/srv.err")"; finish; }
 printf '[authenticate.client]\nx509.truststore=%s\n' "$tmp/ca.pem" >"$tmp/tlshd.conf"
-"$hsd" --config "$tmp/tlshd.conf" --socket "$tmp/hsd.sock" --no-upcalls -v 2>"$tmp/hsd.err" &
+${NO_URING:+"$NO_URING"} "$hsd" --config "$tmp/tlshd.conf" --socket "$tmp/hsd.sock" --no-upcalls -v \
+	2>"$tmp/hsd.err" &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$tmp/hsd.sock" ] && break; sleep 0.1; done
 out=$( (echo via-the-daemon; sleep 0.5) | timeout 20 "$client" --via "$tmp/hsd.sock" localhost:"$port" 2>"$tmp/cli.err")
@@ -30,6 +33,17 @@ else
 	[ "$rc" = 5 ] && grep -q "handshaked: kernel TLS" "$tmp/cli.err" &&
 		pass "hs-client --via without kTLS: exit 5, $(tail -1 "$tmp/cli.err")" ||
 		bad "hs-client --via: exit $rc: $(cat "$tmp/cli.err" "$tmp/hsd.err")"
+fi
+if [ -n "${NO_URING:-}" ]; then
+	grep -q "ready: .*one thread, epoll: io_uring_setup: " "$tmp/hsd.err" &&
+		pass "without io_uring the daemon says why and runs on epoll: $(grep -o 'epoll: [^)]*' "$tmp/hsd.err")" ||
+		bad "the daemon's loop without io_uring: $(cat "$tmp/hsd.err")"
+	"$NO_URING" "$hsd" --config "$tmp/tlshd.conf" --socket "$tmp/hsd2.sock" --no-upcalls --loop io_uring \
+		2>"$tmp/hsd2.err"
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "event loop: io_uring_setup: " "$tmp/hsd2.err" &&
+		pass "--loop io_uring where there is none: exit 1, $(tail -1 "$tmp/hsd2.err")" ||
+		bad "--loop io_uring without io_uring: exit $rc: $(cat "$tmp/hsd2.err")"
 fi
 "$client" --via "$tmp/nonexistent.sock" localhost:"$port" </dev/null 2>"$tmp/cli2.err"
 rc=$?

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -62,6 +63,24 @@ long lo_count_fds(pid_t pid)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n;
+}
+
+long lo_proc_status(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	size_t n = strlen(field);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (v < 0 && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, n) == 0 && line[n] == ':' && sscanf(line + n + 1, "%ld", &v) != 1)
+			v = -1;
+	fclose(f);
+	return v;
 }
 
 void lo_check(int ok, const char *fmt, ...)

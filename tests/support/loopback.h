@@ -15,6 +15,8 @@ int lo_listen(unsigned *port);
 int lo_dial(unsigned port, unsigned timeout_s);
 /* Open descriptors of process pid (/proc/PID/fd), -1 if unreadable. */
 long lo_count_fds(pid_t pid);
+/* The number after "field:" in /proc/PID/status ("VmRSS": KiB, "Threads"), -1 if absent. */
+long lo_proc_status(pid_t pid, const char *field);
 /* Print "ok - ..." or "FAIL - ...", counting failures in lo_failures. */
 void lo_check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int lo_failures;

@@ -189,22 +189,6 @@ static void *stall(void *arg)
 	return NULL;
 }
 
-static long rss_kib(void)
-{
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)server);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
 
 
 /* Start hs-server; its stderr goes to errfile; the port comes from it. */
@@ -289,11 +273,11 @@ int main(int argc, char **argv)
 	      stall_cut_after, atomic_load(&ok_conns));
 	usleep(200000);
 	fds0 = lo_count_fds(server);
-	rss0 = rss_kib();
+	rss0 = lo_proc_status(server, "VmRSS");
 	run_clients(MAIN_PER_THREAD);
 	usleep(200000);
 	fds1 = lo_count_fds(server);
-	rss1 = rss_kib();
+	rss1 = lo_proc_status(server, "VmRSS");
 	lo_check(atomic_load(&ok_conns) == THREADS * (WARM_PER_THREAD + MAIN_PER_THREAD) &&
 		      atomic_load(&bad_conns) == 0,
 	      "%d connections (64 at once, hs and OpenSSL clients) completed, %d failed%s%s",
