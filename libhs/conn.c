@@ -526,7 +526,7 @@ static int check_config(const struct hs_config *cfg)
 	ENSURE(cfg != NULL, HS_ERR_ARG);
 	if (cfg->role == HS_ROLE_SERVER) {
 		ENSURE(cfg->cred != NULL || cfg->n_creds > 0 || cfg->psk != NULL ||
-			       cfg->select_cred != NULL,
+			       cfg->psk_find != NULL || cfg->select_cred != NULL,
 		       HS_ERR_TLS_NO_CERT);
 		ENSURE(cfg->n_creds == 0 || cfg->creds != NULL, HS_ERR_ARG);
 		for (size_t i = 0; i < cfg->n_creds; i++)

@@ -494,6 +494,7 @@ struct hs_conn {
 	 * ticket's PSK, wiped once the early secret exists */
 	int resumed; /* 0 full, 1 psk_dhe_ke, 2 psk_ke */
 	uint8_t psk[HASH_MAX];
+	size_t psk_found_len; /* server: the key psk_find put in psk */
 	const struct suite *psk_suite; /* client: the offered ticket's suite */
 	const struct session_ticket *psk_offer; /* client: in our ClientHello */
 	uint16_t psk_index; /* server: the identity accepted */

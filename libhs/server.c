@@ -377,13 +377,30 @@ static int read_psk_offer(const struct client_hello *ch, size_t msg_len, struct 
  * handshake. Other negative values: a malformed list. */
 static int tickets_on(const struct hs_conn *c);
 
-/* Our external PSK's identity, usable with this suite (SHA-256)? */
-static int is_external(const struct hs_conn *c, struct reader id)
+/*
+ * An external PSK for this identity, usable with this suite (SHA-256)?
+ * 1: hs_config.psk; 2: psk_find gave one, now in c->psk (c->psk_len_found);
+ * 0: none.
+ */
+static int is_external(struct hs_conn *c, struct reader id)
 {
 	const struct hs_config *cfg = c->cfg;
+	size_t n = 0;
 
-	return cfg->psk != NULL && c->suite->hash() == hash_sha256() &&
-	       id.len == cfg->psk_identity_len && memcmp(id.p, cfg->psk_identity, id.len) == 0;
+	if (c->suite->hash() != hash_sha256())
+		return 0;
+	if (cfg->psk != NULL && id.len == cfg->psk_identity_len &&
+	    memcmp(id.p, cfg->psk_identity, id.len) == 0)
+		return 1;
+	if (cfg->psk_find == NULL)
+		return 0;
+	if (cfg->psk_find(cfg->psk_find_arg, id.p, id.len, c->psk, sizeof(c->psk), &n) != 0 ||
+	    n == 0 || n > sizeof(c->psk)) {
+		wipe(c->psk, sizeof(c->psk));
+		return 0;
+	}
+	c->psk_found_len = n;
+	return 2;
 }
 
 static int find_ticket(struct hs_conn *c, struct psk_offer *o, struct ticket_state *st,
@@ -399,8 +416,7 @@ static int find_ticket(struct hs_conn *c, struct psk_offer *o, struct ticket_sta
 		uint32_t age;
 		TRY(read_vec(&r, 2, 1, 0xffff, &id));
 		TRY(read_u32(&r, &age));
-		if (found < 0 && is_external(c, id)) {
-			*external = 1;
+		if (found < 0 && (*external = is_external(c, id)) != 0) {
 			found = (int)*n_ids;
 			continue;
 		}
@@ -481,20 +497,22 @@ static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const ui
 	if (ext_find(&ch->exts, EXT_PRE_SHARED_KEY) == NULL)
 		return 0;
 	TRY(read_psk_offer(ch, len, &o));
-	if ((!tickets_on(c) && c->cfg->psk == NULL) || (!o.dhe && !o.ke))
+	if ((!tickets_on(c) && c->cfg->psk == NULL && c->cfg->psk_find == NULL) || (!o.dhe && !o.ke))
 		return 0;
 	i = find_ticket(c, &o, &st, &n_ids, &external, &obf_age, &ident);
 	if (i < 0)
 		return i == -1 ? 0 : i;
 	/* 4.2.11: as many binders as identities */
 	err = count_binders(o.binders) == n_ids ? 0 : HS_ERR_TLS_ILLEGAL_PARAM;
-	if (err == 0 && external)
+	if (err == 0 && external == 1)
 		err = check_binder(c, &o, (size_t)i, msg, c->cfg->psk, c->cfg->psk_len, 1);
+	else if (err == 0 && external == 2)
+		err = check_binder(c, &o, (size_t)i, msg, c->psk, c->psk_found_len, 1);
 	else if (err == 0)
 		err = check_binder(c, &o, (size_t)i, msg, st.psk, st.psk_len, 0);
 	if (err == 0 && external) {
-		c->psk_key = c->cfg->psk;
-		c->psk_key_len = c->cfg->psk_len;
+		c->psk_key = external == 1 ? c->cfg->psk : c->psk;
+		c->psk_key_len = external == 1 ? c->cfg->psk_len : c->psk_found_len;
 		c->psk_external = 1;
 	} else if (err == 0) {
 		memcpy(c->psk, st.psk, st.psk_len);
@@ -508,6 +526,8 @@ static int accept_psk(struct hs_conn *c, const struct client_hello *ch, const ui
 		if (i == 0 && !external)
 			early_ticket(c, &st, obf_age, ident);
 	}
+	if (err != 0)
+		wipe(c->psk, sizeof(c->psk)); /* a found key whose binder failed */
 	wipe(&st, sizeof(st));
 	return err;
 }

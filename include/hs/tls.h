@@ -249,6 +249,18 @@ struct hs_config {
 	const uint8_t *psk_identity;
 	size_t psk_identity_len;
 	/*
+	 * server, optional: find an external PSK by the identity a client
+	 * offers, for a server with many (a daemon serving NVMe/TCP looks it
+	 * up in a kernel keyring). Asked for each offered identity that is
+	 * not psk_identity and not one of our tickets, in order, until one
+	 * is found: put the key in key (at most cap bytes, 48), its length
+	 * in *key_len, and return 0; -1 if unknown. Bound to SHA-256 like
+	 * psk; like psk, it makes cred optional.
+	 */
+	int (*psk_find)(void *arg, const uint8_t *identity, size_t identity_len, uint8_t *key,
+			size_t cap, size_t *key_len);
+	void *psk_find_arg;
+	/*
 	 * Optional message trace, like OpenSSL's msg_callback (NULL: none).
 	 * Called with sent = 1 (ours) or 0 (the peer's) for every handshake
 	 * message (content_type 22, msg = the whole message with its 4-byte

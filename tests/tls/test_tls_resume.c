@@ -584,6 +584,80 @@ static void test_bent_binder_bytes(void **state)
 	hs_ticket_keys_free(k);
 }
 
+/* psk_find: a table of identities and keys, and how often it was asked. */
+struct psk_table {
+	const char *id[3], *key[3];
+	unsigned asked;
+};
+
+static int table_find(void *arg, const uint8_t *identity, size_t identity_len, uint8_t *key,
+		      size_t cap, size_t *key_len)
+{
+	struct psk_table *t = arg;
+
+	t->asked++;
+	for (size_t i = 0; i < 3 && t->id[i] != NULL; i++)
+		if (strlen(t->id[i]) == identity_len && memcmp(t->id[i], identity, identity_len) == 0 &&
+		    strlen(t->key[i]) <= cap) {
+			memcpy(key, t->key[i], strlen(t->key[i]));
+			*key_len = strlen(t->key[i]);
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * A server without a certificate finds external PSKs by identity
+ * (hs_config.psk_find, as handshaked does in a kernel keyring for NVMe):
+ * each of two clients with its own key resumes in psk_dhe_ke; a client with
+ * the right identity and the wrong key fails its binder (decrypt_error); an
+ * identity the table lacks gets handshake_failure (no certificate).
+ */
+static void test_psk_find(void **state)
+{
+	static const uint16_t suite = HS_TLS_AES_128_GCM_SHA256;
+	struct psk_table t = { { "host-a", "host-b" },
+			       { "0123456789abcdef0123456789abcdef",
+				 "fedcba9876543210fedcba9876543210fedcba9876543210" } };
+	const char *ids[4] = { "host-a", "host-b", "host-a", "host-c" };
+	const char *keys[4] = { t.key[0], t.key[1], t.key[1], t.key[0] };
+	const int want_alert[4] = { -1, -1, 51, 40 };
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		struct pair p;
+		int err;
+
+		pair_init(&p, EC_CERT, EC_KEY_PKCS8);
+		p.ccfg.anchor_der = NULL;
+		p.ccfg.anchor_len = 0;
+		p.ccfg.suites = &suite;
+		p.ccfg.n_suites = 1;
+		p.ccfg.psk = (const uint8_t *)keys[i];
+		p.ccfg.psk_len = strlen(keys[i]);
+		p.ccfg.psk_identity = (const uint8_t *)ids[i];
+		p.ccfg.psk_identity_len = strlen(ids[i]);
+		p.scfg.cred = NULL;
+		p.scfg.psk_find = table_find;
+		p.scfg.psk_find_arg = &t;
+		t.asked = 0;
+		pair_start(&p);
+		err = pair_handshake(&p, 0);
+		assert_int_equal(t.asked, 1);
+		if (want_alert[i] < 0) {
+			static const uint8_t data[] = "found by identity";
+			assert_int_equal(err, 0);
+			assert_int_equal(hs_conn_resumed(p.s), 1);
+			assert_int_equal(hs_conn_external_psk(p.s), 1);
+			assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
+		} else {
+			assert_int_not_equal(err, 0);
+			assert_int_equal(hs_conn_alert(p.s, 0), want_alert[i]);
+		}
+		pair_free(&p);
+	}
+}
+
 /* An external PSK identity the server does not know, to a server with a
  * certificate and a client that trusts it: a full certificate handshake. */
 static void test_unknown_psk_identity_full(void **state)
@@ -757,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_deferred_tickets),  cmocka_unit_test(test_ticket_flood),
 		cmocka_unit_test(test_foreign_ticket),    cmocka_unit_test(test_ticket_other_hash),
 		cmocka_unit_test(test_bent_binder_bytes), cmocka_unit_test(test_unknown_psk_identity_full),
+		cmocka_unit_test(test_psk_find),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
