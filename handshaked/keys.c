@@ -58,6 +58,43 @@ int hsd_key_psk(int32_t serial, uint8_t *key, size_t cap, size_t *len, char *ide
 	return rc;
 }
 
+int32_t hsd_key_psk_find(int32_t keyring, const uint8_t *identity, size_t len, uint8_t *key,
+			 size_t cap, size_t *key_len)
+{
+	static const char *const types[] = { "psk", "user" };
+	key_serial_t rings[2] = { (key_serial_t)keyring, KEY_SPEC_SESSION_KEYRING };
+	char desc[256];
+	uint8_t *p = NULL;
+	size_t n = 0;
+
+	/* a description: printable, no NUL, shorter than the buffer */
+	if (len == 0 || len >= sizeof(desc))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (identity[i] < 0x20 || identity[i] > 0x7e)
+			return -1;
+	memcpy(desc, identity, len);
+	desc[len] = '\0';
+	for (size_t r = keyring > 0 ? 0 : 1; r < 2; r++)
+		for (size_t t = 0; t < 2; t++) {
+			long k = keyctl_search(rings[r], types[t], desc, 0);
+
+			if (k <= 0 || read_key((int32_t)k, &p, &n) != 0)
+				continue;
+			if (n == 0 || n > cap) {
+				wipe(p, n);
+				free(p);
+				return -1;
+			}
+			memcpy(key, p, n);
+			*key_len = n;
+			wipe(p, n);
+			free(p);
+			return (int32_t)k;
+		}
+	return -1;
+}
+
 int hsd_key_cred(int32_t cert_serial, int32_t key_serial, struct hs_cred **out)
 {
 	uint8_t *cert = NULL, *key = NULL;

@@ -18,6 +18,16 @@ struct hs_cred;
  */
 int hsd_key_psk(int32_t serial, uint8_t *key, size_t cap, size_t *len, char *identity,
 		size_t id_cap);
+/*
+ * Server role: the PSK a client offers by identity (the upcall names no key:
+ * NVMe targets leave the choice to the ClientHello, as tlshd does). Searched
+ * by description, type "psk" (the NVMe keyring's) then "user" (kernels
+ * without NVMe: our tests), in keyring (the upcall's, 0 = none) and then in
+ * our session keyring (where .nvme is linked). The key's serial and its
+ * bytes (at most cap), or -1 (unknown, or an identity that is no name).
+ */
+int32_t hsd_key_psk_find(int32_t keyring, const uint8_t *identity, size_t len, uint8_t *key,
+			 size_t cap, size_t *key_len);
 /* A credential from two keys holding a DER certificate and a DER private key. */
 int hsd_key_cred(int32_t cert_serial, int32_t key_serial, struct hs_cred **out);
 /*

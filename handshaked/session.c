@@ -167,7 +167,8 @@ struct hsd_session {
 	int client;
 	uint32_t auth;          /* the request's (enum hsd_auth) */
 	int handoff;            /* an application's hand-off: no DONE, no remote identity */
-	int32_t psk_serial;     /* the PSK's key (auth PSK) */
+	int32_t psk_serial;     /* the PSK's key (auth PSK): named, or found by identity */
+	int32_t keyring;        /* the upcall's keyring, where a server finds the PSK */
 	struct hs_conn *c;
 	struct hs_cred *own;    /* a credential the kernel named by serial */
 	/* the engine keeps cfg and what it points to for the connection's life */
@@ -183,6 +184,19 @@ struct hsd_session {
 
 int64_t hsd_session_deadline(const struct hsd_session *s) { return s->deadline; }
 
+/* hs_config.psk_find for a server in PSK mode: the key the identity names. */
+static int find_psk(void *arg, const uint8_t *identity, size_t identity_len, uint8_t *key,
+		    size_t cap, size_t *key_len)
+{
+	struct hsd_session *s = arg;
+	int32_t k = hsd_key_psk_find(s->keyring, identity, identity_len, key, cap, key_len);
+
+	if (k <= 0)
+		return -1;
+	s->psk_serial = k; /* DONE's remote identity: the PSK both sides used */
+	return 0;
+}
+
 /* Configure the engine from the request; 0 or a fail()ed res. */
 static int configure(struct hsd_session *s, const struct hsd_creds *cr, const struct hsd_req *req,
 		     struct hsd_result *res)
@@ -192,7 +206,12 @@ static int configure(struct hsd_session *s, const struct hsd_creds *cr, const st
 	int err;
 
 	cfg->role = s->client ? HS_ROLE_CLIENT : HS_ROLE_SERVER;
-	if (req->auth == HSD_AUTH_PSK) {
+	if (req->auth == HSD_AUTH_PSK && !s->client && req->n_peerids == 0) {
+		/* an NVMe target: the client's identity names the key (keyring lookup) */
+		s->keyring = req->keyring;
+		cfg->psk_find = find_psk;
+		cfg->psk_find_arg = s;
+	} else if (req->auth == HSD_AUTH_PSK) {
 		if (req->n_peerids == 0 ||
 		    hsd_key_psk(req->peerids[0], s->psk, sizeof(s->psk), &psk_len, s->identity,
 				sizeof(s->identity)) != 0)
