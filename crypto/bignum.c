@@ -223,6 +223,10 @@ static inline uint64_t row(const struct bn_mont *c, uint64_t *t, const uint64_t 
 
 const char *bn_backend_name(void)
 {
+#if defined(HS_HAVE_BN_IFMA) && defined(HS_HAVE_BN_ADX)
+	if (cpu_has(HS_BN_IFMA_CPU | HS_CPU_BMI2 | HS_CPU_ADX))
+		return "ifma+mulx/adx";
+#endif
 #if defined(HS_HAVE_BN_ADX)
 	if (cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
 		return "mulx/adx";
@@ -360,6 +364,8 @@ static void mod_double(uint64_t *x, const struct bn_mont *c)
 	bn_cmov(x, y, n, ct_barrier_u64(((uint64_t)0 - (prev >> 63)) | (borrow - 1)));
 }
 
+static void pow2_mod_vartime(uint64_t *r, size_t k, const struct bn_mont *c, size_t b);
+
 /* The modulus' oddness is checked by the callers that may look at it. */
 static int mont_setup(struct bn_mont *c, const uint64_t *m, size_t n)
 {
@@ -369,6 +375,9 @@ static int mont_setup(struct bn_mont *c, const uint64_t *m, size_t n)
 	c->n = n;
 #if defined(HS_HAVE_BN_ADX)
 	c->adx = cpu_has(HS_CPU_BMI2 | HS_CPU_ADX);
+#endif
+#if defined(HS_HAVE_BN_IFMA)
+	c->ifma = cpu_has(HS_BN_IFMA_CPU);
 #endif
 	memcpy(c->m, m, n * sizeof(*m));
 	c->m0inv = neg_inv64(m[0]);
@@ -405,6 +414,28 @@ int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n)
 		mod_double(x, c);
 	mont_finish(c, x);
 	wipe(x, sizeof(x));
+	return 0;
+}
+
+int bn_mont_init_divisor(struct bn_mont *c, const uint64_t *m, size_t n,
+			 const struct bn_mont *big)
+{
+	uint64_t t[2 * HS_BN_LIMBS];
+	size_t b = bn_bitlen_vartime(big->m, big->n); /* public */
+	int err = mont_setup(c, m, n);
+
+	if (err)
+		return err;
+	if (big->n > 2 * n || 3 * n + 1 > 2 * HS_BN_LIMBS || b < 2)
+		return HS_ERR_ARG;
+	/* m | N and N < m R: redc(2^(64 k) mod N) = 2^(64 k) R^-1 mod m */
+	memset(t, 0, sizeof(t));
+	pow2_mod_vartime(t, 2 * n, big, b); /* R^2 mod N */
+	redc(c->one, t, c);
+	memset(t, 0, sizeof(t));
+	pow2_mod_vartime(t, 3 * n, big, b); /* R^3 mod N */
+	redc(c->rr, t, c);
+	wipe(t, sizeof(t));
 	return 0;
 }
 
@@ -515,6 +546,42 @@ void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 	wipe(t, sizeof(t));
 }
 
+#if defined(HS_HAVE_BN_IFMA)
+/*
+ * r = R'^2 mod m for the IFMA radix (R' = 2^(52 L), L = 20 or 40 for n =
+ * 16 or 32): R^2 doubled 2 (52 L - 64 n) times (32 or 64). Constant time.
+ */
+static void rr_ifma(uint64_t *r, const struct bn_mont *c)
+{
+	unsigned k = c->n == 16 ? 32 : 64;
+
+	memcpy(r, c->rr, c->n * sizeof(*r));
+	for (unsigned i = 0; i < k; i++)
+		mod_double(r, c);
+}
+#endif
+
+void bn_mod_exp_x2(uint64_t *r1, const uint64_t *a1, const uint64_t *e1, const struct bn_mont *c1,
+		   uint64_t *r2, const uint64_t *a2, const uint64_t *e2, const struct bn_mont *c2,
+		   size_t e_n)
+{
+#if defined(HS_HAVE_BN_IFMA)
+	/* public: properties of the CPU and of the key's sizes */
+	if (c1->ifma && c2->ifma && c1->n == 16 && c2->n == 16 && e_n == 16) {
+		uint64_t rr1[HS_BN_LIMBS], rr2[HS_BN_LIMBS];
+
+		rr_ifma(rr1, c1);
+		rr_ifma(rr2, c2);
+		bn_mod_exp_x2_ifma(r1, a1, rr1, e1, c1, r2, a2, rr2, e2, c2, e_n);
+		wipe(rr1, sizeof(rr1));
+		wipe(rr2, sizeof(rr2));
+		return;
+	}
+#endif
+	bn_mod_exp(r1, a1, e1, e_n, c1);
+	bn_mod_exp(r2, a2, e2, e_n, c2);
+}
+
 void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 			   const struct bn_mont *c)
 {
@@ -525,6 +592,13 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
 		bn_mont_from(r, c->one, c);
 		return;
 	}
+#if defined(HS_HAVE_BN_IFMA)
+	if (c->ifma && (c->n == 16 || c->n == 32)) {
+		rr_ifma(am, c);
+		bn_mod_exp_vartime_ifma(r, a, am, e, bits, c);
+		return;
+	}
+#endif
 	/* acc = a^(top bit) R, then square-and-multiply down to bit 1 */
 	bn_mont_to(am, a, c);
 	memcpy(acc, am, c->n * sizeof(*acc));

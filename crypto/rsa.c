@@ -245,20 +245,32 @@ static void reduce(uint64_t *out, uint64_t *wide, const uint64_t *a, size_t a_n,
 }
 
 /*
- * One CRT half: out = (mb mod P)^dP / (r mod P) mod P. Returns all-ones
- * unless r mod P has no inverse (probability about 2^-1000).
+ * out = out / (r mod P) mod P, for out < P. Returns all-ones unless r mod
+ * P has no inverse (probability about 2^-1000).
  */
-static uint64_t crt_half(uint64_t *out, struct sign_ws *w, const uint64_t *dP,
-			 const struct bn_mont *cP, size_t n_limbs)
+static uint64_t unblind_half(uint64_t *out, struct sign_ws *w, const struct bn_mont *cP,
+			     size_t n_limbs)
 {
 	uint64_t ok;
 
-	reduce(w->t, w->wide, w->m, n_limbs, cP);
-	bn_mod_exp(out, w->t, dP, cP->n, cP);
 	reduce(w->t, w->wide, w->r, n_limbs, cP);
 	ok = bn_mod_inv(w->u, w->t, cP);
 	bn_mont_to(w->u, w->u, cP);
 	bn_mont_mul(out, out, w->u, cP); /* out r^-1 R R^-1 */
+	return ok;
+}
+
+/* The two CRT halves: s_P = (mb mod P)^dP / (r mod P) mod P for P = p, q. */
+static uint64_t crt_halves(struct sign_ws *w, const struct rsa_private *k)
+{
+	size_t n_limbs = k->pub.n_limbs, l = k->p_limbs;
+	uint64_t ok;
+
+	reduce(w->sp, w->wide, w->m, n_limbs, &w->cp);
+	reduce(w->sq, w->wide, w->m, n_limbs, &w->cq);
+	bn_mod_exp_x2(w->sp, w->sp, k->dp, &w->cp, w->sq, w->sq, k->dq, &w->cq, l);
+	ok = unblind_half(w->sp, w, &w->cp, n_limbs);
+	ok &= unblind_half(w->sq, w, &w->cq, n_limbs);
 	return ok;
 }
 
@@ -307,15 +319,16 @@ static int private_op(struct sign_ws *w, const struct rsa_private *k, const uint
 	uint32_t ok32;
 	int err;
 
+	/* p q = n (rsa_private_from_der checked it), and q < 2^(64 l): p, q's constants from n's */
 	if (bn_mont_init_vartime(&w->cn, pub->n, pub->n_limbs) != 0 ||
-	    bn_mont_init(&w->cp, k->p, l) != 0 || bn_mont_init(&w->cq, k->q, l) != 0)
+	    bn_mont_init_divisor(&w->cp, k->p, l, &w->cn) != 0 ||
+	    bn_mont_init_divisor(&w->cq, k->q, l, &w->cn) != 0)
 		return HS_ERR_BAD_KEY;
 	(void)bn_from_bytes(w->m, pub->n_limbs, em, pub->len);
 	memcpy(keep, w->m, sizeof(keep));
 	if ((err = blind(w, pub)) != 0)
 		return err;
-	ok = crt_half(w->sp, w, k->dp, &w->cp, pub->n_limbs);
-	ok &= crt_half(w->sq, w, k->dq, &w->cq, pub->n_limbs);
+	ok = crt_halves(w, k);
 	crt_combine(w, k);
 	/* the check: s^e = m mod n */
 	bn_mod_exp_vartime(w->t, w->wide, pub->e, pub->e_limbs, &w->cn);

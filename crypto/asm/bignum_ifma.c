@@ -1,0 +1,345 @@
+/*
+ * Implementation notes: Montgomery exponentiation with AVX-512 IFMA
+ * (VPMADD52LUQ/HUQ) for 1024- and 2048-bit moduli (16 and 32 64-bit limbs
+ * in crypto/bignum.h), the RSA private operation's two CRT halves side
+ * by side and the public-exponent operation of verification.
+ *
+ * - Radix 2^52: a value is L = 20 (1024 bits) or 40 (2048 bits) limbs of
+ *   52 bits, 8 limbs per 512-bit vector (NV = 3 or 6 vectors; the lanes
+ *   above L stay zero). R' = 2^(52 L) > 4 m for every m below 2^(64 n).
+ * - Almost Montgomery multiplication (AMM): r = a b / R' mod m, for
+ *   a, b < 2m, gives r < (4m^2 + R' m) / R' < 2m: no final subtraction
+ *   between products, only at the end of an exponentiation.
+ * - One AMM is L steps over b's limbs b_i, on an accumulator T held as
+ *   unreduced 64-bit lanes (carry-save). Step i:
+ *     T += lo52(a b_i) + hi52(a_up b_i)   (a_up: a moved up one limb, so
+ *                                          the high halves land one limb
+ *                                          higher, where they belong)
+ *     u = lo52(T_0 k0), k0 = -m^-1 mod 2^52  (IFMA on lane 0, broadcast)
+ *     T += lo52(m u) + hi52(m_up u)       (now T_0 = 0 mod 2^52)
+ *     T = T / 2^52: lanes move down one (VALIGNQ), T_0's top bits ride
+ *     into the new lane 0.
+ *   The a-products do not depend on u, so only the u chain (one IFMA,
+ *   a broadcast, one IFMA, an add, the shift) is serial; the two CRT
+ *   halves run their chains interleaved. A lane gains < 2^54 per step,
+ *   so after 40 steps it is below 2^60: no lane overflows.
+ * - Normalisation after every AMM (IFMA reads only 52 bits of its
+ *   inputs): one vector carry pass, then the remaining single carries
+ *   resolved at once as a carry-lookahead addition on lane bitmasks:
+ *   G = lanes above 2^52 - 1, P = lanes equal to it; carries in =
+ *   ((G | P) + G) ^ P. Integer arithmetic only, no branch.
+ * - Secret exponents: fixed 5-bit windows over every bit of the
+ *   exponent, 32-entry tables per modulus read whole for every window
+ *   (AND with an all-ones or zero vector, OR), always 5 squarings and
+ *   one multiplication. Constant time in a, e and m: the instruction
+ *   sequence depends on the sizes only; the tables and accumulators are
+ *   wiped. Public exponents (verification): square-and-multiply on the
+ *   exponent's bits (variable time, public data only).
+ * - The results are fully reduced and equal, bit for bit, to the
+ *   portable bn_mod_exp / bn_mod_exp_vartime (tests/crypto/test_rsa.c).
+ * - The caller checks cpu_has(HS_BN_IFMA_CPU). valgrind cannot run this
+ *   code; tests/ct/dudect.c times it instead.
+ */
+#include "crypto/bignum.h"
+
+#if defined(HS_HAVE_BN_IFMA)
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/ct.h"
+
+#define TGT __attribute__((target("avx512f,avx512ifma")))
+#define INL static inline __attribute__((always_inline)) TGT
+#define M52 (((uint64_t)1 << 52) - 1)
+#define NV_MAX 6                /* vectors per value (2048 bits) */
+#define LANES (8 * NV_MAX)      /* 52-bit limbs per stored value */
+#define WBITS 5                 /* secret-exponent window */
+#define WSIZE (1u << WBITS)
+
+/* A value in 52-bit limbs, as stored between products. */
+typedef uint64_t v52[LANES] __attribute__((aligned(64)));
+
+/* One modulus in vectors. */
+struct modv {
+	__m512i m[NV_MAX], mup[NV_MAX], k0;
+};
+
+/* out (52-bit limbs, 8 nv of them) = a (n 64-bit limbs); positions are public. */
+static void to52(uint64_t *out, const uint64_t *a, size_t n, int nv)
+{
+	for (size_t j = 0; j < (size_t)(8 * nv); j++) {
+		size_t bit = 52 * j, w = bit / 64, s = bit % 64;
+		uint64_t x = 0;
+
+		if (w < n) {
+			x = a[w] >> s;
+			if (s > 12 && w + 1 < n) /* fewer than 52 bits left in a[w] */
+				x |= a[w + 1] << (64 - s);
+		}
+		out[j] = x & M52;
+	}
+}
+
+/* out (n 64-bit limbs) = a (normalised 52-bit limbs), bits above 64 n dropped. */
+static void from52(uint64_t *out, const uint64_t *a, size_t n, int nv)
+{
+	memset(out, 0, n * sizeof(*out));
+	for (size_t j = 0; j < (size_t)(8 * nv); j++) {
+		size_t bit = 52 * j, w = bit / 64, s = bit % 64;
+
+		if (w < n)
+			out[w] |= a[j] << s;
+		if (s > 12 && w + 1 < n)
+			out[w + 1] |= a[j] >> (64 - s);
+	}
+}
+
+/* r = r - m if r >= m (r < 2m), n limbs, under a mask. */
+static void final_sub(uint64_t *r, const uint64_t *m, size_t n)
+{
+	uint64_t t[HS_BN_LIMBS];
+	uint64_t borrow = bn_sub(t, r, m, n);
+
+	bn_cmov(r, t, n, ct_barrier_u64(borrow - 1));
+	wipe(t, sizeof(t));
+}
+
+INL void load(__m512i *x, const uint64_t *a, int nv)
+{
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		x[v] = _mm512_load_si512((const void *)(a + 8 * v));
+}
+
+INL void store(uint64_t *a, const __m512i *x, int nv)
+{
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		_mm512_store_si512((void *)(a + 8 * v), x[v]);
+}
+
+/* up = x moved up one lane across the vectors (lane 0 = 0) */
+INL void shift_up(__m512i *up, const __m512i *x, int nv)
+{
+	up[0] = _mm512_alignr_epi64(x[0], _mm512_setzero_si512(), 7);
+#pragma GCC unroll 8
+	for (int v = 1; v < nv; v++)
+		up[v] = _mm512_alignr_epi64(x[v], x[v - 1], 7);
+}
+
+TGT static void modv_init(struct modv *md, const struct bn_mont *c, int nv)
+{
+	v52 m;
+
+	to52(m, c->m, c->n, nv);
+	load(md->m, m, nv);
+	shift_up(md->mup, md->m, nv);
+	md->k0 = _mm512_set1_epi64((long long)(c->m0inv & M52)); /* -m^-1 mod 2^52 */
+}
+
+/* Carry-save lanes (each < 2^63) to 52-bit limbs; the value must fit 8 nv limbs. */
+INL void normalize(__m512i *x, int nv)
+{
+	const __m512i mask = _mm512_set1_epi64((long long)M52), one = _mm512_set1_epi64(1);
+	__m512i c[NV_MAX], cu[NV_MAX];
+	uint64_t g = 0, p = 0, cin;
+
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++) {
+		c[v] = _mm512_srli_epi64(x[v], 52);
+		x[v] = _mm512_and_si512(x[v], mask);
+	}
+	shift_up(cu, c, nv);
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++) {
+		x[v] = _mm512_add_epi64(x[v], cu[v]); /* <= 2^52 - 1 + 2^11: one carry at most */
+		g |= (uint64_t)_mm512_cmpgt_epu64_mask(x[v], mask) << (8 * v);
+		p |= (uint64_t)_mm512_cmpeq_epu64_mask(x[v], mask) << (8 * v);
+	}
+	cin = ((g | p) + g) ^ p; /* bit j: a carry arrives in lane j */
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		x[v] = _mm512_and_si512(
+			_mm512_mask_add_epi64(x[v], (__mmask8)(cin >> (8 * v)), x[v], one), mask);
+}
+
+/* One AMM step on acc with the limb bi of b; av, aup: a and a moved up one limb. */
+INL void amm_step(__m512i *acc, const __m512i *av, const __m512i *aup, const struct modv *md,
+		  uint64_t bi, int nv)
+{
+	const __m512i z = _mm512_setzero_si512();
+	const __m512i b = _mm512_set1_epi64((long long)bi);
+	__m512i t[NV_MAX], h[NV_MAX], u, c;
+
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		t[v] = _mm512_add_epi64(
+			acc[v], _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b));
+	u = _mm512_madd52lo_epu64(z, t[0], md->k0);
+	u = _mm512_broadcastq_epi64(_mm512_castsi512_si128(u));
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		h[v] = _mm512_madd52hi_epu64(z, md->mup[v], u);
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		t[v] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[v], md->m[v], u), h[v]);
+	c = _mm512_srli_epi64(t[0], 52); /* lane 0: what T_0 carries into the next limb */
+#pragma GCC unroll 8
+	for (int v = 0; v + 1 < nv; v++)
+		acc[v] = _mm512_alignr_epi64(t[v + 1], t[v], 1);
+	acc[nv - 1] = _mm512_alignr_epi64(z, t[nv - 1], 1);
+	acc[0] = _mm512_mask_add_epi64(acc[0], 1, acc[0], c);
+}
+
+/* r = AMM(a, b) mod md, normalised; r may alias a or b. */
+INL void amm1(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct modv *md, int nv)
+{
+	__m512i av[NV_MAX], aup[NV_MAX], acc[NV_MAX];
+	const int l = nv == 3 ? 20 : 40;
+
+	load(av, a, nv);
+	shift_up(aup, av, nv);
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		acc[v] = _mm512_setzero_si512();
+	for (int i = 0; i < l; i++)
+		amm_step(acc, av, aup, md, b[i], nv);
+	normalize(acc, nv);
+	store(r, acc, nv);
+}
+
+/* Two AMMs modulo two moduli, their serial chains interleaved (1024 bits). */
+INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct modv *m1,
+	      uint64_t *r2, const uint64_t *a2, const uint64_t *b2, const struct modv *m2)
+{
+	__m512i av1[NV_MAX], aup1[NV_MAX], acc1[NV_MAX];
+	__m512i av2[NV_MAX], aup2[NV_MAX], acc2[NV_MAX];
+
+	load(av1, a1, 3);
+	load(av2, a2, 3);
+	shift_up(aup1, av1, 3);
+	shift_up(aup2, av2, 3);
+#pragma GCC unroll 8
+	for (int v = 0; v < 3; v++)
+		acc1[v] = acc2[v] = _mm512_setzero_si512();
+	for (int i = 0; i < 20; i++) {
+		amm_step(acc1, av1, aup1, m1, b1[i], 3);
+		amm_step(acc2, av2, aup2, m2, b2[i], 3);
+	}
+	normalize(acc1, 3);
+	normalize(acc2, 3);
+	store(r1, acc1, 3);
+	store(r2, acc2, 3);
+}
+
+/* out = tab[w], every entry read (nv = 3). */
+INL void lookup(uint64_t *out, const v52 *tab, uint64_t w)
+{
+	__m512i x[3] = { _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512() };
+
+	for (uint64_t i = 0; i < WSIZE; i++) {
+		__m512i sel = _mm512_set1_epi64((long long)ct_is_zero_mask_u64(i ^ w));
+
+#pragma GCC unroll 8
+		for (int v = 0; v < 3; v++)
+			x[v] = _mm512_or_si512(
+				x[v], _mm512_and_si512(_mm512_load_si512((const void *)(tab[i] + 8 * v)), sel));
+	}
+	store(out, x, 3);
+}
+
+/* bits [pos, pos + len) of e (len <= WBITS; public positions) */
+static uint64_t window(const uint64_t *e, size_t pos, unsigned len)
+{
+	size_t w = pos / 64, s = pos % 64;
+	uint64_t x = e[w] >> s;
+
+	if (s + len > 64)
+		x |= e[w + 1] << (64 - s);
+	return x & ((1u << len) - 1);
+}
+
+/* The working set of the two-way exponentiation, wiped as a whole. */
+struct x2_ws {
+	v52 tab[2][WSIZE];
+	v52 acc[2], t[2], a[2], rr[2], one;
+	struct modv md[2];
+};
+
+TGT void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *rr1,
+			   const uint64_t *e1, const struct bn_mont *c1, uint64_t *r2,
+			   const uint64_t *a2, const uint64_t *rr2, const uint64_t *e2,
+			   const struct bn_mont *c2, size_t e_n)
+{
+	struct x2_ws w;
+	size_t bits = 64 * e_n;
+	unsigned top = (unsigned)(bits % WBITS ? bits % WBITS : WBITS);
+
+	memset(&w, 0, sizeof(w));
+	modv_init(&w.md[0], c1, 3);
+	modv_init(&w.md[1], c2, 3);
+	to52(w.a[0], a1, 16, 3);
+	to52(w.a[1], a2, 16, 3);
+	to52(w.rr[0], rr1, 16, 3);
+	to52(w.rr[1], rr2, 16, 3);
+	w.one[0] = 1;
+	/* tab[k][i] = a^i R' (< 2m) */
+	amm2(w.tab[0][0], w.one, w.rr[0], &w.md[0], w.tab[1][0], w.one, w.rr[1], &w.md[1]);
+	amm2(w.tab[0][1], w.a[0], w.rr[0], &w.md[0], w.tab[1][1], w.a[1], w.rr[1], &w.md[1]);
+	for (unsigned i = 2; i < WSIZE; i++)
+		amm2(w.tab[0][i], w.tab[0][i - 1], w.tab[0][1], &w.md[0], w.tab[1][i],
+		     w.tab[1][i - 1], w.tab[1][1], &w.md[1]);
+	lookup(w.acc[0], (const v52 *)w.tab[0], window(e1, bits - top, top));
+	lookup(w.acc[1], (const v52 *)w.tab[1], window(e2, bits - top, top));
+	for (size_t pos = bits - top; pos > 0;) {
+		pos -= WBITS; /* public: the windows' positions are fixed */
+		for (unsigned k = 0; k < WBITS; k++)
+			amm2(w.acc[0], w.acc[0], w.acc[0], &w.md[0], w.acc[1], w.acc[1], w.acc[1],
+			     &w.md[1]);
+		lookup(w.t[0], (const v52 *)w.tab[0], window(e1, pos, WBITS));
+		lookup(w.t[1], (const v52 *)w.tab[1], window(e2, pos, WBITS));
+		amm2(w.acc[0], w.acc[0], w.t[0], &w.md[0], w.acc[1], w.acc[1], w.t[1], &w.md[1]);
+	}
+	/* out of Montgomery form: AMM(x, 1) <= m; then one masked subtraction */
+	amm2(w.acc[0], w.acc[0], w.one, &w.md[0], w.acc[1], w.acc[1], w.one, &w.md[1]);
+	from52(r1, w.acc[0], 16, 3);
+	from52(r2, w.acc[1], 16, 3);
+	final_sub(r1, c1->m, 16);
+	final_sub(r2, c2->m, 16);
+	wipe(&w, sizeof(w));
+}
+
+/* Public exponent, nv = 3 (n = 16) or 6 (n = 32); see bn_mod_exp_vartime_ifma. */
+INL void exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *rr, const uint64_t *e,
+		     size_t bits, const struct bn_mont *c, int nv)
+{
+	struct modv md;
+	v52 am, acc, one = { 1 };
+
+	modv_init(&md, c, nv);
+	to52(am, a, c->n, nv);
+	to52(acc, rr, c->n, nv);
+	amm1(am, am, acc, &md, nv); /* a R' */
+	memcpy(acc, am, sizeof(acc));
+	for (size_t i = bits - 1; i > 0; i--) {
+		amm1(acc, acc, acc, &md, nv);
+		if ((e[(i - 1) / 64] >> ((i - 1) % 64)) & 1) /* public exponent */
+			amm1(acc, acc, am, &md, nv);
+	}
+	amm1(acc, acc, one, &md, nv);
+	from52(r, acc, c->n, nv);
+	final_sub(r, c->m, c->n);
+}
+
+TGT void bn_mod_exp_vartime_ifma(uint64_t *r, const uint64_t *a, const uint64_t *rr,
+				const uint64_t *e, size_t bits, const struct bn_mont *c)
+{
+	if (c->n == 16)
+		exp_vartime(r, a, rr, e, bits, c, 3);
+	else
+		exp_vartime(r, a, rr, e, bits, c, 6);
+}
+
+#endif
