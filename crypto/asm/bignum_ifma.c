@@ -165,73 +165,119 @@ INL void normalize(__m512i *x, int nv)
 			_mm512_mask_add_epi64(x[v], (__mmask8)(cin >> (8 * v)), x[v], one), mask);
 }
 
-/* One AMM step on acc with the limb bi of b; av, aup: a and a moved up one limb. */
-INL void amm_step(__m512i *acc, const __m512i *av, const __m512i *aup, const struct modv *md,
-		  uint64_t bi, int nv)
+/*
+ * The state of one AMM between steps: acc (lane 0 = the current limb i),
+ * u (u_i in every lane) and cy (lane 1: what limb i carries into limb
+ * i + 1 once m u_i is added; 0 elsewhere).
+ */
+struct amm_state {
+	__m512i acc[NV_MAX], u, cy;
+};
+
+/*
+ * Lane 1 of s holds limb i + 1 as it will be when step i + 1 starts (its
+ * a-product included): u_(i+1) from it, broadcast, and the exact carry
+ * that limb will send up once m u_(i+1) is added, (s >> 52) + (s mod
+ * 2^52 != 0): m u makes the low 52 bits 0, carrying 1 unless they already were.
+ */
+INL void next_u(struct amm_state *st, __m512i s, const struct modv *md)
+{
+	const __m512i mask = _mm512_set1_epi64((long long)M52);
+	__m512i c;
+
+	st->u = _mm512_permutexvar_epi64(_mm512_set1_epi64(1),
+					 _mm512_madd52lo_epu64(_mm512_setzero_si512(), s, md->k0));
+	c = _mm512_maskz_srli_epi64(2, s, 52);
+	st->cy = _mm512_mask_add_epi64(c, _mm512_mask_test_epi64_mask(2, s, mask), c,
+				       _mm512_set1_epi64(1));
+}
+
+INL void amm_start(struct amm_state *st, const __m512i *aup, const struct modv *md, uint64_t b0,
+		   int nv)
+{
+	const __m512i z = _mm512_setzero_si512();
+
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		st->acc[v] = z;
+	next_u(st, _mm512_madd52lo_epu64(z, aup[0], _mm512_set1_epi64((long long)b0)), md);
+}
+
+/*
+ * Step i with b_i and b_(i+1); av, aup: a and a moved up one limb. The
+ * serial chain is u_i -> m u_i -> lane 1 -> u_(i+1): the carry out of
+ * limb i is known before m u_i is (next_u), and the lanes move down off
+ * that chain.
+ */
+INL void amm_step(struct amm_state *st, const __m512i *av, const __m512i *aup,
+		  const struct modv *md, uint64_t bi, uint64_t bnext, int nv)
 {
 	const __m512i z = _mm512_setzero_si512();
 	const __m512i b = _mm512_set1_epi64((long long)bi);
-	__m512i t[NV_MAX], h[NV_MAX], u, c;
+	__m512i t[NV_MAX], h[NV_MAX], s;
 
 #pragma GCC unroll 8
 	for (int v = 0; v < nv; v++)
 		t[v] = _mm512_add_epi64(
-			acc[v], _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b));
-	u = _mm512_madd52lo_epu64(z, t[0], md->k0);
-	u = _mm512_broadcastq_epi64(_mm512_castsi512_si128(u));
+			st->acc[v],
+			_mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b));
 #pragma GCC unroll 8
 	for (int v = 0; v < nv; v++)
-		h[v] = _mm512_madd52hi_epu64(z, md->mup[v], u);
+		h[v] = _mm512_madd52hi_epu64(z, md->mup[v], st->u);
 #pragma GCC unroll 8
 	for (int v = 0; v < nv; v++)
-		t[v] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[v], md->m[v], u), h[v]);
-	c = _mm512_srli_epi64(t[0], 52); /* lane 0: what T_0 carries into the next limb */
+		t[v] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[v], md->m[v], st->u), h[v]);
+	/* now t_0 = 0 mod 2^52; lane 1 of s: limb i + 1 with its carry and next a-product */
+	s = _mm512_add_epi64(t[0], _mm512_madd52lo_epu64(st->cy, aup[0],
+							  _mm512_set1_epi64((long long)bnext)));
+	t[0] = _mm512_add_epi64(t[0], st->cy);
+	next_u(st, s, md);
 #pragma GCC unroll 8
 	for (int v = 0; v + 1 < nv; v++)
-		acc[v] = _mm512_alignr_epi64(t[v + 1], t[v], 1);
-	acc[nv - 1] = _mm512_alignr_epi64(z, t[nv - 1], 1);
-	acc[0] = _mm512_mask_add_epi64(acc[0], 1, acc[0], c);
+		st->acc[v] = _mm512_alignr_epi64(t[v + 1], t[v], 1);
+	st->acc[nv - 1] = _mm512_alignr_epi64(z, t[nv - 1], 1);
 }
 
-/* r = AMM(a, b) mod md, normalised; r may alias a or b. */
+/*
+ * r = AMM(a, b) mod md, normalised; r may alias a or b. b is read up to
+ * limb L (8 nv > L lanes; limb L of a normalised value below 2m is 0).
+ */
 INL void amm1(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct modv *md, int nv)
 {
-	__m512i av[NV_MAX], aup[NV_MAX], acc[NV_MAX];
+	__m512i av[NV_MAX], aup[NV_MAX];
+	struct amm_state st;
 	const int l = nv == 3 ? 20 : 40;
 
 	load(av, a, nv);
 	shift_up(aup, av, nv);
-#pragma GCC unroll 8
-	for (int v = 0; v < nv; v++)
-		acc[v] = _mm512_setzero_si512();
+	amm_start(&st, aup, md, b[0], nv);
 	for (int i = 0; i < l; i++)
-		amm_step(acc, av, aup, md, b[i], nv);
-	normalize(acc, nv);
-	store(r, acc, nv);
+		amm_step(&st, av, aup, md, b[i], b[i + 1], nv);
+	normalize(st.acc, nv);
+	store(r, st.acc, nv);
 }
 
 /* Two AMMs modulo two moduli, their serial chains interleaved (1024 bits). */
 INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct modv *m1,
 	      uint64_t *r2, const uint64_t *a2, const uint64_t *b2, const struct modv *m2)
 {
-	__m512i av1[NV_MAX], aup1[NV_MAX], acc1[NV_MAX];
-	__m512i av2[NV_MAX], aup2[NV_MAX], acc2[NV_MAX];
+	__m512i av1[NV_MAX], aup1[NV_MAX], av2[NV_MAX], aup2[NV_MAX];
+	struct amm_state s1, s2;
 
 	load(av1, a1, 3);
 	load(av2, a2, 3);
 	shift_up(aup1, av1, 3);
 	shift_up(aup2, av2, 3);
-#pragma GCC unroll 8
-	for (int v = 0; v < 3; v++)
-		acc1[v] = acc2[v] = _mm512_setzero_si512();
+	amm_start(&s1, aup1, m1, b1[0], 3);
+	amm_start(&s2, aup2, m2, b2[0], 3);
 	for (int i = 0; i < 20; i++) {
-		amm_step(acc1, av1, aup1, m1, b1[i], 3);
-		amm_step(acc2, av2, aup2, m2, b2[i], 3);
+		amm_step(&s1, av1, aup1, m1, b1[i], b1[i + 1], 3);
+		amm_step(&s2, av2, aup2, m2, b2[i], b2[i + 1], 3);
 	}
-	normalize(acc1, 3);
-	normalize(acc2, 3);
-	store(r1, acc1, 3);
-	store(r2, acc2, 3);
+	normalize(s1.acc, 3);
+	normalize(s2.acc, 3);
+	store(r1, s1.acc, 3);
+	store(r2, s2.acc, 3);
 }
 
 /* out = tab[w], every entry read (nv = 3). */
