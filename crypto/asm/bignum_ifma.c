@@ -167,71 +167,69 @@ INL void normalize(__m512i *x, int nv)
 
 /*
  * The state of one AMM between steps: acc (lane 0 = the current limb i),
- * u (u_i in every lane) and cy (lane 1: what limb i carries into limb
- * i + 1 once m u_i is added; 0 elsewhere).
+ * u (u_i, in the low 52 bits of every lane), cy (lane 1: what limb i
+ * carries into limb i + 1 once m u_i is added; 0 elsewhere) and b
+ * (b_i in every lane).
  */
 struct amm_state {
-	__m512i acc[NV_MAX], u, cy;
+	__m512i acc[NV_MAX], u, cy, b;
 };
 
 /*
- * Lane 1 of s holds limb i + 1 as it will be when step i + 1 starts (its
- * a-product included): u_(i+1) from it, broadcast, and the exact carry
- * that limb will send up once m u_(i+1) is added, (s >> 52) + (s mod
- * 2^52 != 0): m u makes the low 52 bits 0, carrying 1 unless they already were.
+ * s1 = s + 2^52 - 1, where lane 1 of s holds limb i + 1 as it will be
+ * when step i + 1 starts (its a-product included). u_(i+1) = k0 s =
+ * k0 s1 + k0 (mod 2^52; IFMA reads only the low 52 bits of u), broadcast
+ * from lane 1; the carry that limb sends up once m u_(i+1) makes its low
+ * 52 bits 0 is ceil(s / 2^52) = s1 >> 52.
  */
-INL void next_u(struct amm_state *st, __m512i s, const struct modv *md)
+INL void next_u(struct amm_state *st, __m512i s1, const struct modv *md)
 {
-	const __m512i mask = _mm512_set1_epi64((long long)M52);
-	__m512i c;
-
 	st->u = _mm512_permutexvar_epi64(_mm512_set1_epi64(1),
-					 _mm512_madd52lo_epu64(_mm512_setzero_si512(), s, md->k0));
-	c = _mm512_maskz_srli_epi64(2, s, 52);
-	st->cy = _mm512_mask_add_epi64(c, _mm512_mask_test_epi64_mask(2, s, mask), c,
-				       _mm512_set1_epi64(1));
+					 _mm512_madd52lo_epu64(md->k0, s1, md->k0));
+	st->cy = _mm512_maskz_srli_epi64(2, s1, 52);
 }
 
 INL void amm_start(struct amm_state *st, const __m512i *aup, const struct modv *md, uint64_t b0,
 		   int nv)
 {
-	const __m512i z = _mm512_setzero_si512();
+	const __m512i z = _mm512_setzero_si512(), m52 = _mm512_set1_epi64((long long)M52);
 
 #pragma GCC unroll 8
 	for (int v = 0; v < nv; v++)
 		st->acc[v] = z;
-	next_u(st, _mm512_madd52lo_epu64(z, aup[0], _mm512_set1_epi64((long long)b0)), md);
+	st->b = _mm512_set1_epi64((long long)b0);
+	next_u(st, _mm512_madd52lo_epu64(m52, aup[0], st->b), md);
 }
 
 /*
- * Step i with b_i and b_(i+1); av, aup: a and a moved up one limb. The
+ * Step i, bnext = b_(i+1); av, aup: a and a moved up one limb. The
  * serial chain is u_i -> m u_i -> lane 1 -> u_(i+1): the carry out of
  * limb i is known before m u_i is (next_u), and the lanes move down off
  * that chain.
  */
 INL void amm_step(struct amm_state *st, const __m512i *av, const __m512i *aup,
-		  const struct modv *md, uint64_t bi, uint64_t bnext, int nv)
+		  const struct modv *md, uint64_t bnext, int nv)
 {
-	const __m512i z = _mm512_setzero_si512();
-	const __m512i b = _mm512_set1_epi64((long long)bi);
-	__m512i t[NV_MAX], h[NV_MAX], s;
+	const __m512i z = _mm512_setzero_si512(), m52 = _mm512_set1_epi64((long long)M52);
+	const __m512i b = st->b;
+	__m512i t[NV_MAX], h[NV_MAX], s1;
 
 #pragma GCC unroll 8
 	for (int v = 0; v < nv; v++)
 		t[v] = _mm512_add_epi64(
 			st->acc[v],
 			_mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b));
+	h[0] = _mm512_madd52hi_epu64(st->cy, md->mup[0], st->u); /* limb i's carry rides along */
 #pragma GCC unroll 8
-	for (int v = 0; v < nv; v++)
+	for (int v = 1; v < nv; v++)
 		h[v] = _mm512_madd52hi_epu64(z, md->mup[v], st->u);
 #pragma GCC unroll 8
 	for (int v = 0; v < nv; v++)
 		t[v] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[v], md->m[v], st->u), h[v]);
-	/* now t_0 = 0 mod 2^52; lane 1 of s: limb i + 1 with its carry and next a-product */
-	s = _mm512_add_epi64(t[0], _mm512_madd52lo_epu64(st->cy, aup[0],
-							  _mm512_set1_epi64((long long)bnext)));
-	t[0] = _mm512_add_epi64(t[0], st->cy);
-	next_u(st, s, md);
+	/* now t_0 = 0 mod 2^52; lane 1 of s1: limb i + 1 with the next a-product, + 2^52 - 1 */
+	st->b = _mm512_set1_epi64((long long)bnext);
+	s1 = _mm512_add_epi64(t[0], _mm512_madd52lo_epu64(m52, aup[0], st->b));
+	next_u(st, s1, md);
 #pragma GCC unroll 8
 	for (int v = 0; v + 1 < nv; v++)
 		st->acc[v] = _mm512_alignr_epi64(t[v + 1], t[v], 1);
@@ -252,7 +250,7 @@ INL void amm1(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct mo
 	shift_up(aup, av, nv);
 	amm_start(&st, aup, md, b[0], nv);
 	for (int i = 0; i < l; i++)
-		amm_step(&st, av, aup, md, b[i], b[i + 1], nv);
+		amm_step(&st, av, aup, md, b[i + 1], nv);
 	normalize(st.acc, nv);
 	store(r, st.acc, nv);
 }
@@ -271,8 +269,8 @@ INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct
 	amm_start(&s1, aup1, m1, b1[0], 3);
 	amm_start(&s2, aup2, m2, b2[0], 3);
 	for (int i = 0; i < 20; i++) {
-		amm_step(&s1, av1, aup1, m1, b1[i], b1[i + 1], 3);
-		amm_step(&s2, av2, aup2, m2, b2[i], b2[i + 1], 3);
+		amm_step(&s1, av1, aup1, m1, b1[i + 1], 3);
+		amm_step(&s2, av2, aup2, m2, b2[i + 1], 3);
 	}
 	normalize(s1.acc, 3);
 	normalize(s2.acc, 3);
