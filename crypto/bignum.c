@@ -366,6 +366,21 @@ static void mod_double(uint64_t *x, const struct bn_mont *c)
 
 static void pow2_mod_vartime(uint64_t *r, size_t k, const struct bn_mont *c, size_t b);
 
+/*
+ * With ifma: c->rr52 = R'^2 mod m, R' = 2^(52 L), L = 20 or 40 for n = 16
+ * or 32: R^2 doubled 2 (52 L - 64 n) times (32 or 64). Constant time.
+ */
+static void rr52_by_doubling(struct bn_mont *c)
+{
+	unsigned k = c->n == 16 ? 32 : 64;
+
+	if (!c->ifma)
+		return;
+	memcpy(c->rr52, c->rr, c->n * sizeof(*c->rr));
+	for (unsigned i = 0; i < k; i++)
+		mod_double(c->rr52, c);
+}
+
 /* The modulus' oddness is checked by the callers that may look at it. */
 static int mont_setup(struct bn_mont *c, const uint64_t *m, size_t n)
 {
@@ -377,7 +392,7 @@ static int mont_setup(struct bn_mont *c, const uint64_t *m, size_t n)
 	c->adx = cpu_has(HS_CPU_BMI2 | HS_CPU_ADX);
 #endif
 #if defined(HS_HAVE_BN_IFMA)
-	c->ifma = cpu_has(HS_BN_IFMA_CPU);
+	c->ifma = (n == 16 || n == 32) && cpu_has(HS_BN_IFMA_CPU);
 #endif
 	memcpy(c->m, m, n * sizeof(*m));
 	c->m0inv = neg_inv64(m[0]);
@@ -401,6 +416,7 @@ static void mont_finish(struct bn_mont *c, uint64_t *x)
 	for (unsigned i = 0; i < k; i++)
 		bn_mont_sqr(x, x, c);
 	memcpy(c->rr, x, c->n * sizeof(*x));
+	rr52_by_doubling(c);
 }
 
 int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n)
@@ -436,6 +452,7 @@ int bn_mont_init_divisor(struct bn_mont *c, const uint64_t *m, size_t n,
 	pow2_mod_vartime(t, 3 * n, big, b); /* R^3 mod N */
 	redc(c->rr, t, c);
 	wipe(t, sizeof(t));
+	rr52_by_doubling(c);
 	return 0;
 }
 
@@ -505,6 +522,10 @@ int bn_mont_init_vartime(struct bn_mont *c, const uint64_t *m, size_t n)
 		return HS_ERR_ARG; /* m = 1, or even */
 	pow2_mod_vartime(c->one, n, c, b);    /* R mod m */
 	pow2_mod_vartime(c->rr, 2 * n, c, b); /* R^2 mod m */
+	if (c->ifma && n == 32)
+		pow2_mod_vartime(c->rr52, 65, c, b); /* R'^2 = 2^4160 = 2^(64 65) mod m */
+	else
+		rr52_by_doubling(c); /* n = 16: 2^2080 is no whole number of limbs */
 	return 0;
 }
 
@@ -546,21 +567,6 @@ void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 	wipe(t, sizeof(t));
 }
 
-#if defined(HS_HAVE_BN_IFMA)
-/*
- * r = R'^2 mod m for the IFMA radix (R' = 2^(52 L), L = 20 or 40 for n =
- * 16 or 32): R^2 doubled 2 (52 L - 64 n) times (32 or 64). Constant time.
- */
-static void rr_ifma(uint64_t *r, const struct bn_mont *c)
-{
-	unsigned k = c->n == 16 ? 32 : 64;
-
-	memcpy(r, c->rr, c->n * sizeof(*r));
-	for (unsigned i = 0; i < k; i++)
-		mod_double(r, c);
-}
-#endif
-
 void bn_mod_exp_x2(uint64_t *r1, const uint64_t *a1, const uint64_t *e1, const struct bn_mont *c1,
 		   uint64_t *r2, const uint64_t *a2, const uint64_t *e2, const struct bn_mont *c2,
 		   size_t e_n)
@@ -568,13 +574,7 @@ void bn_mod_exp_x2(uint64_t *r1, const uint64_t *a1, const uint64_t *e1, const s
 #if defined(HS_HAVE_BN_IFMA)
 	/* public: properties of the CPU and of the key's sizes */
 	if (c1->ifma && c2->ifma && c1->n == 16 && c2->n == 16 && e_n == 16) {
-		uint64_t rr1[HS_BN_LIMBS], rr2[HS_BN_LIMBS];
-
-		rr_ifma(rr1, c1);
-		rr_ifma(rr2, c2);
-		bn_mod_exp_x2_ifma(r1, a1, rr1, e1, c1, r2, a2, rr2, e2, c2, e_n);
-		wipe(rr1, sizeof(rr1));
-		wipe(rr2, sizeof(rr2));
+		bn_mod_exp_x2_ifma(r1, a1, e1, c1, r2, a2, e2, c2, e_n);
 		return;
 	}
 #endif
@@ -593,9 +593,8 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
 		return;
 	}
 #if defined(HS_HAVE_BN_IFMA)
-	if (c->ifma && (c->n == 16 || c->n == 32)) {
-		rr_ifma(am, c);
-		bn_mod_exp_vartime_ifma(r, a, am, e, bits, c);
+	if (c->ifma) {
+		bn_mod_exp_vartime_ifma(r, a, e, bits, c);
 		return;
 	}
 #endif

@@ -32,6 +32,7 @@ struct bn_mont {
 	uint64_t m[HS_BN_LIMBS];   /* the modulus (odd); limbs >= n are zero */
 	uint64_t rr[HS_BN_LIMBS];  /* R^2 mod m */
 	uint64_t one[HS_BN_LIMBS]; /* R mod m: 1 in Montgomery form */
+	uint64_t rr52[HS_BN_LIMBS]; /* with ifma: R'^2 mod m for the IFMA radix (see below) */
 };
 
 /*
@@ -145,22 +146,22 @@ uint64_t bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint
 #endif
 /*
  * AVX-512 IFMA exponentiations (crypto/asm/bignum_ifma.c), radix 2^52 with
- * R' = 2^(52 L), L = 20 limbs for n = 16 and 40 for n = 32; rr is
- * R'^2 mod m in 64-bit limbs. Contexts made by bn_mont_init* set c->ifma
- * when cpu_has(HS_BN_IFMA_CPU) (and not forced portable); tests may
- * clear it. Bit-identical results to the portable code.
+ * R' = 2^(52 L), L = 20 limbs for n = 16 and 40 for n = 32; c->rr52 is
+ * R'^2 mod m in 64-bit limbs. Contexts of 16 or 32 limbs made by
+ * bn_mont_init* set c->ifma and c->rr52 when cpu_has(HS_BN_IFMA_CPU) (and
+ * not forced portable); tests may clear c->ifma. Bit-identical results to
+ * the portable code.
  */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HS_HAVE_BN_IFMA 1
 #define HS_BN_IFMA_CPU (HS_CPU_AVX512F | HS_CPU_AVX512IFMA)
-/* bn_mod_exp_x2 for n = 16 and e_n = 16 */
-void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *rr1,
-			const uint64_t *e1, const struct bn_mont *c1, uint64_t *r2,
-			const uint64_t *a2, const uint64_t *rr2, const uint64_t *e2,
-			const struct bn_mont *c2, size_t e_n);
+/* bn_mod_exp_x2 for n = 16 and e_n = 16 (c1->rr52, c2->rr52 set) */
+void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *e1,
+			const struct bn_mont *c1, uint64_t *r2, const uint64_t *a2,
+			const uint64_t *e2, const struct bn_mont *c2, size_t e_n);
 /* bn_mod_exp_vartime for n = 16 or 32, e of bits >= 1 bits (its top bit set) */
-void bn_mod_exp_vartime_ifma(uint64_t *r, const uint64_t *a, const uint64_t *rr,
-			     const uint64_t *e, size_t bits, const struct bn_mont *c);
+void bn_mod_exp_vartime_ifma(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t bits,
+			     const struct bn_mont *c);
 #endif
 /* "ifma+mulx/adx", "mulx/adx" or "portable": what a context made now would use. */
 const char *bn_backend_name(void);

@@ -312,10 +312,9 @@ struct x2_ws {
 	struct modv md[2];
 };
 
-TGT void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *rr1,
-			   const uint64_t *e1, const struct bn_mont *c1, uint64_t *r2,
-			   const uint64_t *a2, const uint64_t *rr2, const uint64_t *e2,
-			   const struct bn_mont *c2, size_t e_n)
+TGT void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *e1,
+			   const struct bn_mont *c1, uint64_t *r2, const uint64_t *a2,
+			   const uint64_t *e2, const struct bn_mont *c2, size_t e_n)
 {
 	struct x2_ws w;
 	size_t bits = 64 * e_n;
@@ -326,8 +325,8 @@ TGT void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *rr
 	modv_init(&w.md[1], c2, 3);
 	to52(w.a[0], a1, 16, 3);
 	to52(w.a[1], a2, 16, 3);
-	to52(w.rr[0], rr1, 16, 3);
-	to52(w.rr[1], rr2, 16, 3);
+	to52(w.rr[0], c1->rr52, 16, 3);
+	to52(w.rr[1], c2->rr52, 16, 3);
 	w.one[0] = 1;
 	/* tab[k][i] = a^i R' (< 2m) */
 	amm2(w.tab[0][0], w.one, w.rr[0], &w.md[0], w.tab[1][0], w.one, w.rr[1], &w.md[1]);
@@ -356,15 +355,15 @@ TGT void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *rr
 }
 
 /* Public exponent, nv = 3 (n = 16) or 6 (n = 32); see bn_mod_exp_vartime_ifma. */
-INL void exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *rr, const uint64_t *e,
-		     size_t bits, const struct bn_mont *c, int nv)
+INL void exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t bits,
+		     const struct bn_mont *c, int nv)
 {
 	struct modv md;
 	v52 am, acc, one = { 1 };
 
 	modv_init(&md, c, nv);
 	to52(am, a, c->n, nv);
-	to52(acc, rr, c->n, nv);
+	to52(acc, c->rr52, c->n, nv);
 	amm1(am, am, acc, &md, nv); /* a R' */
 	memcpy(acc, am, sizeof(acc));
 	for (size_t i = bits - 1; i > 0; i--) {
@@ -377,13 +376,13 @@ INL void exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *rr, const u
 	final_sub(r, c->m, c->n);
 }
 
-TGT void bn_mod_exp_vartime_ifma(uint64_t *r, const uint64_t *a, const uint64_t *rr,
-				const uint64_t *e, size_t bits, const struct bn_mont *c)
+TGT void bn_mod_exp_vartime_ifma(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t bits,
+				const struct bn_mont *c)
 {
 	if (c->n == 16)
-		exp_vartime(r, a, rr, e, bits, c, 3);
+		exp_vartime(r, a, e, bits, c, 3);
 	else
-		exp_vartime(r, a, rr, e, bits, c, 6);
+		exp_vartime(r, a, e, bits, c, 6);
 }
 
 #endif

@@ -380,6 +380,8 @@ static void test_bn_ifma(void **state)
 		ifma_exp(&rng, e, e_n, it);
 		assert_int_equal(bn_mont_init_vartime(&ci, m, n), 0);
 		assert_int_equal(ci.ifma, 1);
+		assert_int_equal(bn_mont_init(&cp, m, n), 0); /* R'^2 by doublings: the same */
+		assert_memory_equal(ci.rr52, cp.rr52, n * 8);
 		cp = ci;
 		cp.ifma = cp.adx = 0;
 		bn_mod_exp_vartime(r1, a, e, e_n, &ci);
@@ -425,6 +427,7 @@ static void test_bn_ifma(void **state)
 		assert_int_equal(bn_mont_init(&cc, p, 16), 0);
 		assert_memory_equal(cd.one, cc.one, 16 * 8);
 		assert_memory_equal(cd.rr, cc.rr, 16 * 8);
+		assert_memory_equal(cd.rr52, cc.rr52, 16 * 8);
 		assert_int_equal(cd.m0inv, cc.m0inv);
 	}
 #else
