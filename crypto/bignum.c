@@ -633,6 +633,35 @@ struct divstep_mat {
 };
 
 /*
+ * One divstep on (delta, f, g) and its matrix (u, v, q, r), without a
+ * swap on the critical path; the masks sit behind barriers so the
+ * compiler cannot turn them back into branches:
+ * if (delta > 0 and g odd): (delta, f, g) = (1 - delta, g, (g - f) / 2);
+ * else: (delta, f, g) = (1 + delta, f, (g + (g odd) f) / 2).
+ * First g += -f or +f (f negated under pos, added under odd); then, when
+ * both held, f += that new g (f + (g - f) = g). The matrix rows follow
+ * the same moves; u, v double instead of q, r halving.
+ */
+#define DIVSTEP(delta, f, g, u, v, q, r)                                                  \
+	do {                                                                              \
+		uint64_t pos_ = (uint64_t)0 - ct_barrier_u64((uint64_t)-(delta) >> 63);   \
+		uint64_t odd_ = (uint64_t)0 - ct_barrier_u64((g) & 1);                     \
+		uint64_t nf_ = ((f) ^ pos_) - pos_, nu_ = ((u) ^ pos_) - pos_;             \
+		uint64_t nv_ = ((v) ^ pos_) - pos_;                                        \
+		(g) += nf_ & odd_;                                                        \
+		(q) += nu_ & odd_;                                                        \
+		(r) += nv_ & odd_;                                                        \
+		pos_ &= odd_;                                                             \
+		(delta) = (int64_t)(((uint64_t)(delta) ^ pos_) - pos_) + 1;               \
+		(f) += (g) & pos_;                                                        \
+		(u) += (q) & pos_;                                                        \
+		(v) += (r) & pos_;                                                        \
+		(g) >>= 1;                                                                \
+		(u) <<= 1;                                                                \
+		(v) <<= 1;                                                                \
+	} while (0)
+
+/*
  * DIVSTEPS divsteps on the low words of f (odd) and g: each step only
  * looks at g's low bit and delta's sign, and a batch of 62 needs only
  * the low 62 bits. Returns the new delta; t gets the matrix scaled by
@@ -642,37 +671,33 @@ static int64_t divsteps(int64_t delta, uint64_t f, uint64_t g, struct divstep_ma
 {
 	uint64_t u = 1, v = 0, q = 0, r = 1;
 
-	for (int i = 0; i < DIVSTEPS; i++) {
-		/* masks behind barriers: the compiler must not turn them back into branches */
-		uint64_t pos = (uint64_t)0 - ct_barrier_u64((uint64_t)-delta >> 63); /* delta > 0 */
-		uint64_t odd = (uint64_t)0 - ct_barrier_u64(g & 1);
-		/*
-		 * One divstep without a swap on the critical path:
-		 * if (delta > 0 and g odd): (delta, f, g) = (1 - delta, g, (g - f) / 2);
-		 * else: (delta, f, g) = (1 + delta, f, (g + (g odd) f) / 2).
-		 * First g += -f or +f (f negated under pos, added under odd); then,
-		 * when both held, f += that new g (f + (g - f) = g). The matrix rows
-		 * follow the same moves; u, v double instead of q, r halving.
-		 */
-		uint64_t nf = (f ^ pos) - pos, nu = (u ^ pos) - pos, nv = (v ^ pos) - pos;
-
-		g += nf & odd;
-		q += nu & odd;
-		r += nv & odd;
-		pos &= odd; /* now: the swap happened */
-		delta = (int64_t)(((uint64_t)delta ^ pos) - pos) + 1;
-		f += g & pos;
-		u += q & pos;
-		v += r & pos;
-		g >>= 1;
-		u <<= 1;
-		v <<= 1;
-	}
+	for (int i = 0; i < DIVSTEPS; i++)
+		DIVSTEP(delta, f, g, u, v, q, r);
 	t->u = (int64_t)u;
 	t->v = (int64_t)v;
 	t->q = (int64_t)q;
 	t->r = (int64_t)r;
 	return delta;
+}
+
+/*
+ * divsteps for two independent inversions in one loop: the two serial
+ * chains overlap in the CPU (the same steps as divsteps, twice).
+ */
+static void divsteps_x2(int64_t *delta1, uint64_t f1, uint64_t g1, struct divstep_mat *t1,
+			int64_t *delta2, uint64_t f2, uint64_t g2, struct divstep_mat *t2)
+{
+	uint64_t u1 = 1, v1 = 0, q1 = 0, r1 = 1, u2 = 1, v2 = 0, q2 = 0, r2 = 1;
+	int64_t d1 = *delta1, d2 = *delta2;
+
+	for (int i = 0; i < DIVSTEPS; i++) {
+		DIVSTEP(d1, f1, g1, u1, v1, q1, r1);
+		DIVSTEP(d2, f2, g2, u2, v2, q2, r2);
+	}
+	*t1 = (struct divstep_mat){ (int64_t)u1, (int64_t)v1, (int64_t)q1, (int64_t)r1 };
+	*t2 = (struct divstep_mat){ (int64_t)u2, (int64_t)v2, (int64_t)q2, (int64_t)r2 };
+	*delta1 = d1;
+	*delta2 = d2;
 }
 
 /* limb i of a two's complement number of len limbs, sign-extended to 128 bits */
@@ -762,33 +787,78 @@ struct inv_ws {
 	struct divstep_mat t;
 };
 
+/* Bernstein-Yang theorem 11.2: (49 bits + 80) / 17 divsteps make g = 0; one batch more */
+static size_t inv_batches(size_t n)
+{
+	size_t bits = 64 * n;
+
+	return ((49 * bits + 80) / 17 + DIVSTEPS - 1) / DIVSTEPS + 1;
+}
+
+static void inv_start(struct inv_ws *w, const uint64_t *a, const struct bn_mont *c)
+{
+	size_t n = c->n;
+
+	memset(w, 0, sizeof(*w));
+	memcpy(w->f, c->m, n * sizeof(*a));
+	memcpy(w->m1, c->m, n * sizeof(*a));
+	memcpy(w->g, a, n * sizeof(*a));
+	w->e[0] = 1;
+}
+
+/* the matrix t of a batch applied to f, g, d, e */
+static void inv_apply(struct inv_ws *w, const struct bn_mont *c)
+{
+	update_fg(w->f, w->g, &w->t, c->n + 1);
+	update_de(w->d, w->e, &w->t, w->m1, c->m0inv, c->n + 1);
+}
+
+/* now g = 0 and f = +-gcd(a, m); d a = f (mod m): r = +-d, the mask as bn_mod_inv's */
+static uint64_t inv_finish(uint64_t *r, struct inv_ws *w, const struct bn_mont *c)
+{
+	size_t n = c->n, len = n + 1;
+	uint64_t is_one, is_mone;
+
+	w->one[0] = 1;
+	memset(w->mone, 0xff, len * sizeof(*r));
+	is_one = bn_eq_mask(w->f, w->one, len);
+	is_mone = bn_eq_mask(w->f, w->mone, len);
+	bn_mod_sub(w->e, w->one + 1, w->d, c); /* -d mod m (w->one + 1 is zeros) */
+	bn_cmov(w->d, w->e, n, is_mone);
+	memcpy(r, w->d, n * sizeof(*r));
+	wipe(w, sizeof(*w));
+	return is_one | is_mone;
+}
+
 uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 {
 	struct inv_ws w;
-	size_t n = c->n, len = n + 1, bits = 64 * n;
-	/* Bernstein-Yang theorem 11.2: (49 bits + 80) / 17 divsteps make g = 0; one batch more */
-	size_t batches = ((49 * bits + 80) / 17 + DIVSTEPS - 1) / DIVSTEPS + 1;
+	size_t batches = inv_batches(c->n);
 	int64_t delta = 1;
-	uint64_t is_one, is_mone;
 
-	memset(&w, 0, sizeof(w));
-	memcpy(w.f, c->m, n * sizeof(*r));
-	memcpy(w.m1, c->m, n * sizeof(*r));
-	memcpy(w.g, a, n * sizeof(*r));
-	w.e[0] = 1;
+	inv_start(&w, a, c);
 	for (size_t i = 0; i < batches; i++) {
 		delta = divsteps(delta, w.f[0], w.g[0], &w.t);
-		update_fg(w.f, w.g, &w.t, len);
-		update_de(w.d, w.e, &w.t, w.m1, c->m0inv, len);
+		inv_apply(&w, c);
 	}
-	/* now g = 0 and f = +-gcd(a, m); d a = f (mod m) */
-	w.one[0] = 1;
-	memset(w.mone, 0xff, len * sizeof(*r));
-	is_one = bn_eq_mask(w.f, w.one, len);
-	is_mone = bn_eq_mask(w.f, w.mone, len);
-	bn_mod_sub(w.e, w.one + 1, w.d, c); /* -d mod m (w.one + 1 is zeros) */
-	bn_cmov(w.d, w.e, n, is_mone);
-	memcpy(r, w.d, n * sizeof(*r));
-	wipe(&w, sizeof(w));
-	return is_one | is_mone;
+	return inv_finish(r, &w, c);
+}
+
+uint64_t bn_mod_inv_x2(uint64_t *r1, const uint64_t *a1, const struct bn_mont *c1, uint64_t *r2,
+		       const uint64_t *a2, const struct bn_mont *c2)
+{
+	struct inv_ws w1, w2;
+	size_t batches = inv_batches(c1->n > c2->n ? c1->n : c2->n); /* more is harmless */
+	int64_t delta1 = 1, delta2 = 1;
+	uint64_t ok;
+
+	inv_start(&w1, a1, c1);
+	inv_start(&w2, a2, c2);
+	for (size_t i = 0; i < batches; i++) {
+		divsteps_x2(&delta1, w1.f[0], w1.g[0], &w1.t, &delta2, w2.f[0], w2.g[0], &w2.t);
+		inv_apply(&w1, c1);
+		inv_apply(&w2, c2);
+	}
+	ok = inv_finish(r1, &w1, c1);
+	return ok & inv_finish(r2, &w2, c2);
 }

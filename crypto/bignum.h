@@ -127,6 +127,13 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
  * all-ones if gcd(a, m) = 1, else 0 (then r is junk; a = 0 gives r = 0).
  */
 uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
+/*
+ * Two bn_mod_inv at once (r1 = a1^-1 mod m1, r2 = a2^-1 mod m2), their
+ * divstep chains interleaved; the results are bn_mod_inv's, the mask
+ * all-ones only if both inverses exist.
+ */
+uint64_t bn_mod_inv_x2(uint64_t *r1, const uint64_t *a1, const struct bn_mont *c1, uint64_t *r2,
+		       const uint64_t *a2, const struct bn_mont *c2);
 
 /*
  * Backends. Every Montgomery product is built from one "row":

@@ -230,7 +230,7 @@ static int pss_encode(uint8_t *out, const struct rsa_public *k, const struct has
 /* The working set of one signature, wiped as a whole. */
 struct sign_ws {
 	struct bn_mont cn, cp, cq;
-	uint64_t m[HS_BN_LIMBS], r[HS_BN_LIMBS], t[HS_BN_LIMBS], u[HS_BN_LIMBS];
+	uint64_t m[HS_BN_LIMBS], r[HS_BN_LIMBS], t[HS_BN_LIMBS], u[HS_BN_LIMBS], v[HS_BN_LIMBS];
 	uint64_t wide[2 * HS_BN_LIMBS];
 	uint64_t sp[HS_BN_LIMBS], sq[HS_BN_LIMBS];
 };
@@ -244,23 +244,19 @@ static void reduce(uint64_t *out, uint64_t *wide, const uint64_t *a, size_t a_n,
 	bn_mod_wide(out, wide, c);
 }
 
-/*
- * out = out / (r mod P) mod P, for out < P. Returns all-ones unless r mod
- * P has no inverse (probability about 2^-1000).
- */
-static uint64_t unblind_half(uint64_t *out, struct sign_ws *w, const struct bn_mont *cP,
-			     size_t n_limbs)
+/* out = out r^-1 R R^-1 = out / r mod P, for u = r^-1 mod P */
+static void unblind_half(uint64_t *out, uint64_t *u, const struct bn_mont *cP)
 {
-	uint64_t ok;
-
-	reduce(w->t, w->wide, w->r, n_limbs, cP);
-	ok = bn_mod_inv(w->u, w->t, cP);
-	bn_mont_to(w->u, w->u, cP);
-	bn_mont_mul(out, out, w->u, cP); /* out r^-1 R R^-1 */
-	return ok;
+	bn_mont_to(u, u, cP);
+	bn_mont_mul(out, out, u, cP);
 }
 
-/* The two CRT halves: s_P = (mb mod P)^dP / (r mod P) mod P for P = p, q. */
+/*
+ * The two CRT halves: s_P = (mb mod P)^dP / (r mod P) mod P for P = p, q,
+ * the two exponentiations and the two inversions each run side by side.
+ * Returns all-ones unless r mod p or r mod q has no inverse (probability
+ * about 2^-1000).
+ */
 static uint64_t crt_halves(struct sign_ws *w, const struct rsa_private *k)
 {
 	size_t n_limbs = k->pub.n_limbs, l = k->p_limbs;
@@ -269,8 +265,11 @@ static uint64_t crt_halves(struct sign_ws *w, const struct rsa_private *k)
 	reduce(w->sp, w->wide, w->m, n_limbs, &w->cp);
 	reduce(w->sq, w->wide, w->m, n_limbs, &w->cq);
 	bn_mod_exp_x2(w->sp, w->sp, k->dp, &w->cp, w->sq, w->sq, k->dq, &w->cq, l);
-	ok = unblind_half(w->sp, w, &w->cp, n_limbs);
-	ok &= unblind_half(w->sq, w, &w->cq, n_limbs);
+	reduce(w->t, w->wide, w->r, n_limbs, &w->cp);
+	reduce(w->v, w->wide, w->r, n_limbs, &w->cq);
+	ok = bn_mod_inv_x2(w->u, w->t, &w->cp, w->v, w->v, &w->cq);
+	unblind_half(w->sp, w->u, &w->cp);
+	unblind_half(w->sq, w->v, &w->cq);
 	return ok;
 }
 

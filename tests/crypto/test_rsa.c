@@ -13,7 +13,8 @@
  * - inversion (safegcd): on 1,500 random odd moduli of 1 to 64 limbs
  *   (and 2^(64n) - 1) and values below them (and 1, m - 1), the result
  *   times the value is 1 mod m exactly when a plain variable-time
- *   binary GCD says they are coprime, and the mask says which;
+ *   binary GCD says they are coprime, and the mask says which; the
+ *   two-way inversion (bn_mod_inv_x2) gives the same results in either slot;
  * - backends: the MULX/ADX row and the portable row give bit-identical
  *   results (limbs and carry) on random and all-ones inputs of every
  *   length 0..64, and so do whole Montgomery products, squarings, wide
@@ -531,6 +532,18 @@ static void test_bn_inv_random(void **state)
 		want = coprime_ref(a, m, n);
 		ok = bn_mod_inv(r, a, &c);
 		assert_int_equal(ok, want ? ~(uint64_t)0 : 0);
+		if (it % 3 == 0) { /* the two-way inversion: the same results, masks ANDed */
+			uint64_t r1[HS_BN_LIMBS], r2[HS_BN_LIMBS], r3[HS_BN_LIMBS], one[HS_BN_LIMBS] = { 1 };
+			uint64_t ok2;
+
+			ok2 = bn_mod_inv_x2(r1, a, &c, r2, one, &c);
+			assert_int_equal(ok2, ok);
+			assert_memory_equal(r1, r, n * 8);
+			assert_memory_equal(r2, one, n * 8);
+			ok2 = bn_mod_inv_x2(r3, one, &c, r2, a, &c);
+			assert_int_equal(ok2, ok);
+			assert_memory_equal(r2, r, n * 8);
+		}
 		if (!want) {
 			not_coprime++;
 			continue;
