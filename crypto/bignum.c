@@ -438,18 +438,29 @@ int bn_mont_init_divisor(struct bn_mont *c, const uint64_t *m, size_t n,
 {
 	uint64_t t[2 * HS_BN_LIMBS];
 	size_t b = bn_bitlen_vartime(big->m, big->n); /* public */
-	int err = mont_setup(c, m, n);
+	int err = mont_setup(c, m, n), same;
 
 	if (err)
 		return err;
 	if (big->n > 2 * n || 3 * n + 1 > 2 * HS_BN_LIMBS || b < 2)
 		return HS_ERR_ARG;
 	/* m | N and N < m R: redc(2^(64 k) mod N) = 2^(64 k) R^-1 mod m */
+	same = big->n == 2 * n && b > 64 * n; /* then N's own R is R^2, and R < N */
 	memset(t, 0, sizeof(t));
-	pow2_mod_vartime(t, 2 * n, big, b); /* R^2 mod N */
+	if (same) /* no division */
+		memcpy(t, big->one, 2 * n * sizeof(*t));
+	else
+		pow2_mod_vartime(t, 2 * n, big, b); /* R^2 mod N */
 	redc(c->one, t, c);
 	memset(t, 0, sizeof(t));
-	pow2_mod_vartime(t, 3 * n, big, b); /* R^3 mod N */
+	if (same) {
+		uint64_t x[HS_BN_LIMBS] = { 0 };
+
+		x[n] = 1;                       /* R = 2^(64 n) < N */
+		bn_mont_mul(t, x, big->rr, big); /* R R^4 / R^2 = R^3 mod N */
+	} else {
+		pow2_mod_vartime(t, 3 * n, big, b); /* R^3 mod N */
+	}
 	redc(c->rr, t, c);
 	wipe(t, sizeof(t));
 	rr52_by_doubling(c);

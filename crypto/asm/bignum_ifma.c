@@ -278,18 +278,26 @@ INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct
 	store(r2, s2.acc, 3);
 }
 
-/* out = tab[w], every entry read (nv = 3). */
+/*
+ * out = tab[w], every entry read (nv = 3): entry i is ANDed with a vector
+ * that is all-ones when i = w (a lane compare, turned into a vector) and
+ * ORed in.
+ */
 INL void lookup(uint64_t *out, const v52 *tab, uint64_t w)
 {
+	const __m512i want = _mm512_set1_epi64((long long)w), one = _mm512_set1_epi64(1);
+	const __m512i ones = _mm512_set1_epi64(-1);
 	__m512i x[3] = { _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512() };
+	__m512i idx = _mm512_setzero_si512();
 
-	for (uint64_t i = 0; i < WSIZE; i++) {
-		__m512i sel = _mm512_set1_epi64((long long)ct_is_zero_mask_u64(i ^ w));
+	for (unsigned i = 0; i < WSIZE; i++) {
+		__m512i sel = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(idx, want), ones);
 
 #pragma GCC unroll 8
 		for (int v = 0; v < 3; v++)
 			x[v] = _mm512_or_si512(
 				x[v], _mm512_and_si512(_mm512_load_si512((const void *)(tab[i] + 8 * v)), sel));
+		idx = _mm512_add_epi64(idx, one);
 	}
 	store(out, x, 3);
 }
