@@ -26,6 +26,14 @@
  *   exponent (e = 65537: 16 squarings, then one product) the last
  *   multiplication takes the plain base, mont(a^(e-1) R, a) = a^e, which
  *   also leaves Montgomery form.
+ * - With AVX-512 IFMA (c->ifma, 16- and 32-limb moduli), exponentiations
+ *   go to crypto/asm/bignum_ifma.c in radix 2^52 (its notes); the context
+ *   keeps R'^2 mod m for that radix (rr52). bn_mod_exp_x2 runs two
+ *   16-limb secret exponentiations side by side (RSA's CRT halves).
+ * - A secret prime p dividing a public N gets its constants without
+ *   doublings (bn_mont_init_divisor): for N < p R, Montgomery reduction
+ *   mod p of 2^(64 k) mod N (public, by long division, or N's own R and
+ *   R^2 when N has 2n limbs) is 2^(64 k) R^-1 mod p.
  * - Inversion is Bernstein and Yang's constant-time "safegcd" (Fast
  *   constant-time gcd computation and modular inversion, 2019): divsteps
  *   on f = m, g = a with delta = 1, in batches of 62 computed on the low
@@ -35,7 +43,9 @@
  *   multiple of m, as in Montgomery reduction). Their theorem 11.2 bounds
  *   the divsteps that bring g to 0 by (49 b + 80) / 17 for b-bit inputs;
  *   the count is fixed from n (one batch more), so the loop is constant
- *   time. At the end f = +-gcd(a, m), and a^-1 = +-d.
+ *   time. At the end f = +-gcd(a, m), and a^-1 = +-d. bn_mod_inv_x2
+ *   runs two inversions' batches in lockstep, so their serial divstep
+ *   chains overlap in the CPU.
  * - Leaf functions (add, mul, mont_mul) leave their partial sums on the
  *   stack; the functions that hold a whole secret working set
  *   (exponentiation, inversion) wipe it.

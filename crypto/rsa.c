@@ -11,8 +11,11 @@
  *   s_p = (m' mod p)^dp / (r mod p) mod p, the same for q (m'^dp = m^dp r
  *   mod p since e dp = 1 mod p-1); s = s_q + q (qinv (s_p - s_q) mod p)
  *   (Garner). The divisions use the constant-time inversion of bignum.c
- *   modulo each prime, and reductions modulo a secret prime go through
- *   Montgomery reduction, never a division.
+ *   modulo each prime (both at once), and reductions modulo a secret
+ *   prime go through Montgomery reduction, never a division; p and q's
+ *   Montgomery constants come from n's (bn_mont_init_divisor). The two
+ *   exponentiations run side by side where a backend can (AVX-512 IFMA
+ *   for 1024-bit primes: bn_mod_exp_x2).
  * - The result is checked (s^e = m mod n) before it leaves: a fault in
  *   one CRT half would otherwise give away a prime (Boneh, DeMillo,
  *   Lipton 1997). The check's outcome only selects, by masks, between the
