@@ -767,12 +767,14 @@ static void normalize(uint64_t *x, const uint64_t *m1, size_t len)
 	bn_cmov(x, y, len, ct_barrier_u64(borrow - 1));
 }
 
-/* (d, e) = ((u d + v e) / 2^62, (q d + r e) / 2^62) mod m, in [0, m) */
-static void update_de(uint64_t *d, uint64_t *e, const struct divstep_mat *t, const uint64_t *m1,
-		      uint64_t m0inv, size_t len)
+/*
+ * (d, e) = ((u d + v e) / 2^62, (q d + r e) / 2^62) mod m, in [0, m);
+ * nd, ne: scratch of len limbs (in the caller's wiped working set).
+ */
+static void update_de(uint64_t *d, uint64_t *e, uint64_t *nd, uint64_t *ne,
+		      const struct divstep_mat *t, const uint64_t *m1, uint64_t m0inv, size_t len)
 {
 	const uint64_t low = ((uint64_t)1 << DIVSTEPS) - 1;
-	uint64_t nd[HS_BN_LIMBS + 1], ne[HS_BN_LIMBS + 1];
 	/* md m makes the numerator divisible by 2^62: md = numerator * (-1/m) mod 2^62 */
 	uint64_t md = (((uint64_t)t->u * d[0] + (uint64_t)t->v * e[0]) * m0inv) & low;
 	uint64_t me = (((uint64_t)t->q * d[0] + (uint64_t)t->r * e[0]) * m0inv) & low;
@@ -783,28 +785,25 @@ static void update_de(uint64_t *d, uint64_t *e, const struct divstep_mat *t, con
 	normalize(ne, m1, len);
 	memcpy(d, nd, len * sizeof(*d));
 	memcpy(e, ne, len * sizeof(*e));
-	wipe(nd, len * sizeof(*nd));
-	wipe(ne, len * sizeof(*ne));
 }
 
-/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
-static void update_fg(uint64_t *f, uint64_t *g, const struct divstep_mat *t, size_t len)
+/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions; nf, ng scratch */
+static void update_fg(uint64_t *f, uint64_t *g, uint64_t *nf, uint64_t *ng,
+		      const struct divstep_mat *t, size_t len)
 {
-	uint64_t nf[HS_BN_LIMBS + 1], ng[HS_BN_LIMBS + 1];
 	static const uint64_t zero[HS_BN_LIMBS + 1];
 
 	lincomb(nf, t->u, f, t->v, g, 0, zero, len);
 	lincomb(ng, t->q, f, t->r, g, 0, zero, len);
 	memcpy(f, nf, len * sizeof(*f));
 	memcpy(g, ng, len * sizeof(*g));
-	wipe(nf, len * sizeof(*nf));
-	wipe(ng, len * sizeof(*ng));
 }
 
 /* All inversion state, wiped as a whole. */
 struct inv_ws {
 	uint64_t f[HS_BN_LIMBS + 1], g[HS_BN_LIMBS + 1], d[HS_BN_LIMBS + 1], e[HS_BN_LIMBS + 1];
 	uint64_t m1[HS_BN_LIMBS + 1], one[HS_BN_LIMBS + 1], mone[HS_BN_LIMBS + 1];
+	uint64_t x[HS_BN_LIMBS + 1], y[HS_BN_LIMBS + 1]; /* the updates' scratch */
 	struct divstep_mat t;
 };
 
@@ -830,8 +829,8 @@ static void inv_start(struct inv_ws *w, const uint64_t *a, const struct bn_mont 
 /* the matrix t of a batch applied to f, g, d, e */
 static void inv_apply(struct inv_ws *w, const struct bn_mont *c)
 {
-	update_fg(w->f, w->g, &w->t, c->n + 1);
-	update_de(w->d, w->e, &w->t, w->m1, c->m0inv, c->n + 1);
+	update_fg(w->f, w->g, w->x, w->y, &w->t, c->n + 1);
+	update_de(w->d, w->e, w->x, w->y, &w->t, w->m1, c->m0inv, c->n + 1);
 }
 
 /* now g = 0 and f = +-gcd(a, m); d a = f (mod m): r = +-d, the mask as bn_mod_inv's */
