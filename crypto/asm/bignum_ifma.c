@@ -189,16 +189,23 @@ INL void next_u(struct amm_state *st, __m512i s1, const struct modv *md)
 	st->cy = _mm512_maskz_srli_epi64(2, s1, 52);
 }
 
-INL void amm_start(struct amm_state *st, const __m512i *aup, const struct modv *md, uint64_t b0,
-		   int nv)
+/*
+ * Before step 0: limb 0 is lo(a_0 b_0). u_0 from lane 0 of a itself (a
+ * broadcast, no wait for a moved up), the carry from lane 1 of a moved up.
+ */
+INL void amm_start(struct amm_state *st, const __m512i *av, const __m512i *aup,
+		   const struct modv *md, uint64_t b0, int nv)
 {
 	const __m512i z = _mm512_setzero_si512(), m52 = _mm512_set1_epi64((long long)M52);
+	__m512i u0;
 
 #pragma GCC unroll 8
 	for (int v = 0; v < nv; v++)
 		st->acc[v] = z;
 	st->b = _mm512_set1_epi64((long long)b0);
-	next_u(st, _mm512_madd52lo_epu64(m52, aup[0], st->b), md);
+	u0 = _mm512_madd52lo_epu64(md->k0, _mm512_madd52lo_epu64(m52, av[0], st->b), md->k0);
+	st->u = _mm512_broadcastq_epi64(_mm512_castsi512_si128(u0));
+	st->cy = _mm512_maskz_srli_epi64(2, _mm512_madd52lo_epu64(m52, aup[0], st->b), 52);
 }
 
 /*
@@ -248,7 +255,7 @@ INL void amm1(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct mo
 
 	load(av, a, nv);
 	shift_up(aup, av, nv);
-	amm_start(&st, aup, md, b[0], nv);
+	amm_start(&st, av, aup, md, b[0], nv);
 	for (int i = 0; i < l; i++)
 		amm_step(&st, av, aup, md, b[i + 1], nv);
 	normalize(st.acc, nv);
@@ -266,8 +273,8 @@ INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct
 	load(av2, a2, 3);
 	shift_up(aup1, av1, 3);
 	shift_up(aup2, av2, 3);
-	amm_start(&s1, aup1, m1, b1[0], 3);
-	amm_start(&s2, aup2, m2, b2[0], 3);
+	amm_start(&s1, av1, aup1, m1, b1[0], 3);
+	amm_start(&s2, av2, aup2, m2, b2[0], 3);
 	for (int i = 0; i < 20; i++) {
 		amm_step(&s1, av1, aup1, m1, b1[i + 1], 3);
 		amm_step(&s2, av2, aup2, m2, b2[i + 1], 3);
