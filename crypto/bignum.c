@@ -68,17 +68,23 @@ int bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len)
 	if (len > 8 * n)
 		return HS_ERR_TOO_LONG;
 	memset(a, 0, n * sizeof(*a));
-	for (size_t i = 0; i < len; i++) {
-		size_t k = len - 1 - i; /* byte position counted from the least significant end */
-		a[k / 8] |= (uint64_t)in[i] << (8 * (k % 8));
+	for (size_t k = 0; k < len / 8; k++) { /* whole limbs from the least significant end */
+		const uint8_t *p = in + len - 8 * (k + 1);
+		uint64_t x = 0;
+
+		for (int j = 0; j < 8; j++)
+			x = (x << 8) | p[j];
+		a[k] = x;
 	}
+	for (size_t i = 0; i < len % 8; i++) /* the top partial limb */
+		a[len / 8] = (a[len / 8] << 8) | in[i];
 	return 0;
 }
 
 void bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n)
 {
 	for (size_t i = 0; i < len; i++) {
-		size_t k = len - 1 - i;
+		size_t k = len - 1 - i; /* byte position counted from the least significant end */
 		out[i] = k / 8 < n ? (uint8_t)(a[k / 8] >> (8 * (k % 8))) : 0;
 	}
 }
@@ -601,6 +607,31 @@ void bn_mod_exp_x2(uint64_t *r1, const uint64_t *a1, const uint64_t *e1, const s
 #endif
 	bn_mod_exp(r1, a1, e1, e_n, c1);
 	bn_mod_exp(r2, a2, e2, e_n, c2);
+}
+
+int bn_mod_exp_public(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		      const uint64_t *m, size_t n)
+{
+	struct bn_mont c;
+	int err;
+
+#if defined(HS_HAVE_BN_IFMA)
+	/* the IFMA exponentiation needs only m, m0inv and R'^2 = 2^(64 65) mod m */
+	if (n == 32 && (err = mont_setup(&c, m, n)) == 0 && c.ifma &&
+	    bn_bitlen_vartime(e, e_n) != 0) {
+		size_t b = bn_bitlen_vartime(m, n);
+
+		if (b < 2 || (m[0] & 1) == 0)
+			return HS_ERR_ARG;
+		pow2_mod_vartime(c.rr52, 65, &c, b);
+		bn_mod_exp_vartime_ifma(r, a, e, bn_bitlen_vartime(e, e_n), &c);
+		return 0;
+	}
+#endif
+	if ((err = bn_mont_init_vartime(&c, m, n)) != 0)
+		return err;
+	bn_mod_exp_vartime(r, a, e, e_n, &c);
+	return 0;
 }
 
 void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,

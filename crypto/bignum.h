@@ -118,6 +118,14 @@ void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 void bn_mod_exp_x2(uint64_t *r1, const uint64_t *a1, const uint64_t *e1, const struct bn_mont *c1,
 		   uint64_t *r2, const uint64_t *a2, const uint64_t *e2, const struct bn_mont *c2,
 		   size_t e_n);
+/*
+ * r = a^e mod m for a public odd modulus m > 1 of n limbs (HS_ERR_ARG
+ * otherwise) and a < m, with its own context: with AVX-512 IFMA and n =
+ * 32 it makes only what that exponentiation needs (no R, R^2). Variable
+ * time (public data).
+ */
+int bn_mod_exp_public(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		      const uint64_t *m, size_t n);
 /* The same for a public exponent: square-and-multiply over e's bits. */
 void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 			   const struct bn_mont *c);

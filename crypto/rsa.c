@@ -49,16 +49,14 @@ static int check_size(const struct rsa_public *k, unsigned flags)
 static int public_op(const struct rsa_public *k, const uint8_t *sig, size_t sig_len,
 		     uint8_t *em)
 {
-	struct bn_mont c;
 	uint64_t s[HS_BN_LIMBS], m[HS_BN_LIMBS];
 
 	if (sig == NULL || sig_len != k->len ||
 	    bn_from_bytes(s, k->n_limbs, sig, sig_len) != 0 ||
 	    !bn_lt_mask(s, k->n, k->n_limbs))
 		return HS_ERR_BAD_SIG;
-	if (bn_mont_init_vartime(&c, k->n, k->n_limbs) != 0)
+	if (bn_mod_exp_public(m, s, k->e, k->e_limbs, k->n, k->n_limbs) != 0)
 		return HS_ERR_BAD_KEY;
-	bn_mod_exp_vartime(m, s, k->e, k->e_limbs, &c);
 	bn_to_bytes(em, k->len, m, k->n_limbs);
 	return 0;
 }

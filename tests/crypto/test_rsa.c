@@ -21,6 +21,7 @@
  *   reductions and exponentiations under each backend (skipped, visibly,
  *   on a CPU without BMI2 and ADX);
  * - AVX-512 IFMA: the public-exponent exponentiation (16 and 32 limbs)
+ *   (also through bn_mod_exp_public, which makes its own context)
  *   and the two-way secret one (two 16-limb moduli, RSA-2048's CRT
  *   halves) equal the portable ones bit for bit on random and edge
  *   moduli (2^(64n) - 1, 2^(64n-1) + 1, short), bases (0, 1, m - 1) and
@@ -138,6 +139,18 @@ static void test_bn_bytes(void **state)
 	assert_memory_equal(out + 8, in, 40);
 	assert_int_equal(bn_from_bytes(a, 5, in, 41), HS_ERR_TOO_LONG);
 	assert_int_equal(bn_bitlen_vartime(a, 5), 40 * 8 - 7);
+	for (size_t len = 0; len <= 40; len++) { /* every length: limb k holds bytes 8k..8k+7 from the end */
+		uint64_t b[5] = { 0 };
+
+		for (size_t k = 0; k < len; k++)
+			b[k / 8] |= (uint64_t)in[len - 1 - k] << (8 * (k % 8));
+		memset(a, 0xee, sizeof(a));
+		assert_int_equal(bn_from_bytes(a, 5, in, len), 0);
+		assert_memory_equal(a, b, sizeof(b));
+		assert_int_equal(a[5], 0xeeeeeeeeeeeeeeeeULL); /* nothing past n limbs */
+		bn_to_bytes(out, len, a, 5);
+		assert_memory_equal(out, in, len);
+	}
 }
 
 static void test_bn_mont(void **state)
@@ -387,6 +400,9 @@ static void test_bn_ifma(void **state)
 		cp.ifma = cp.adx = 0;
 		bn_mod_exp_vartime(r1, a, e, e_n, &ci);
 		bn_mod_exp_vartime(r2, a, e, e_n, &cp);
+		assert_memory_equal(r1, r2, n * 8);
+		memset(r1, 0, sizeof(r1));
+		assert_int_equal(bn_mod_exp_public(r1, a, e, e_n, m, n), 0); /* its own context */
 		assert_memory_equal(r1, r2, n * 8);
 	}
 	for (int it = 0; it < 40; it++) {
