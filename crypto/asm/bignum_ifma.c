@@ -19,10 +19,20 @@
  *     T += lo52(m u) + hi52(m_up u)       (now T_0 = 0 mod 2^52)
  *     T = T / 2^52: lanes move down one (VALIGNQ), T_0's top bits ride
  *     into the new lane 0.
- *   The a-products do not depend on u, so only the u chain (one IFMA,
- *   a broadcast, one IFMA, an add, the shift) is serial; the two CRT
- *   halves run their chains interleaved. A lane gains < 2^54 per step,
- *   so after 40 steps it is below 2^60: no lane overflows.
+ *   The a-products do not depend on u. The serial chain is kept short:
+ *   u_(i+1) is computed from lane 1 (limb i + 1) as soon as m u_i is
+ *   added, before the lanes move (the move is off the chain), and the
+ *   carry limb i + 1 will send up is known then too: adding m u makes the
+ *   low 52 bits of a limb x zero, so it carries ceil(x / 2^52), one
+ *   shift of x + 2^52 - 1 (k0 (x + 2^52 - 1) + k0 = k0 x mod 2^52 gives u
+ *   from the same sum). The chain per step is then one IFMA, two adds,
+ *   one IFMA and a lane broadcast; the two CRT halves run their chains
+ *   interleaved (measured on Zen 5: 1024-bit AMMs of both halves in
+ *   about 15 cycles per step). A lane gains < 2^54 per step, so after
+ *   40 steps it is below 2^60: no lane overflows.
+ * - Zen 5 executes 512-bit IFMA at full width. Intel cores run 512-bit
+ *   IFMA on one port (256-bit on two), so a 256-bit layout might suit
+ *   them better; not measured here.
  * - Normalisation after every AMM (IFMA reads only 52 bits of its
  *   inputs): one vector carry pass, then the remaining single carries
  *   resolved at once as a carry-lookahead addition on lane bitmasks:
