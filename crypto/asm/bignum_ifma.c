@@ -64,6 +64,16 @@
 #define INL static inline __attribute__((always_inline)) TGT
 #define M52 (((uint64_t)1 << 52) - 1)
 #define NV_MAX 6                /* vectors per value (2048 bits) */
+/*
+ * The loops over a value's vectors must unroll (so the vectors stay in
+ * registers): gcc needs telling; clang unrolls them fully by itself once
+ * nv is a constant, and mishandles the gcc pragma (it kept them as loops).
+ */
+#if defined(__clang__)
+#define UNROLL
+#else
+#define UNROLL _Pragma("GCC unroll 8")
+#endif
 #define LANES (8 * NV_MAX)      /* 52-bit limbs per stored value */
 #define WBITS 5                 /* secret-exponent window */
 #define WSIZE (1u << WBITS)
@@ -118,14 +128,14 @@ static void final_sub(uint64_t *r, const uint64_t *m, size_t n)
 
 INL void load(__m512i *x, const uint64_t *a, int nv)
 {
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++)
 		x[v] = _mm512_load_si512((const void *)(a + 8 * v));
 }
 
 INL void store(uint64_t *a, const __m512i *x, int nv)
 {
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++)
 		_mm512_store_si512((void *)(a + 8 * v), x[v]);
 }
@@ -134,7 +144,7 @@ INL void store(uint64_t *a, const __m512i *x, int nv)
 INL void shift_up(__m512i *up, const __m512i *x, int nv)
 {
 	up[0] = _mm512_alignr_epi64(x[0], _mm512_setzero_si512(), 7);
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 1; v < nv; v++)
 		up[v] = _mm512_alignr_epi64(x[v], x[v - 1], 7);
 }
@@ -156,20 +166,20 @@ INL void normalize(__m512i *x, int nv)
 	__m512i c[NV_MAX], cu[NV_MAX];
 	uint64_t g = 0, p = 0, cin;
 
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++) {
 		c[v] = _mm512_srli_epi64(x[v], 52);
 		x[v] = _mm512_and_si512(x[v], mask);
 	}
 	shift_up(cu, c, nv);
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++) {
 		x[v] = _mm512_add_epi64(x[v], cu[v]); /* <= 2^52 - 1 + 2^11: one carry at most */
 		g |= (uint64_t)_mm512_cmpgt_epu64_mask(x[v], mask) << (8 * v);
 		p |= (uint64_t)_mm512_cmpeq_epu64_mask(x[v], mask) << (8 * v);
 	}
 	cin = ((g | p) + g) ^ p; /* bit j: a carry arrives in lane j */
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++)
 		x[v] = _mm512_and_si512(
 			_mm512_mask_add_epi64(x[v], (__mmask8)(cin >> (8 * v)), x[v], one), mask);
@@ -209,7 +219,7 @@ INL void amm_start(struct amm_state *st, const __m512i *av, const __m512i *aup,
 	const __m512i z = _mm512_setzero_si512(), m52 = _mm512_set1_epi64((long long)M52);
 	__m512i u0;
 
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++)
 		st->acc[v] = z;
 	st->b = _mm512_set1_epi64((long long)b0);
@@ -231,23 +241,23 @@ INL void amm_step(struct amm_state *st, const __m512i *av, const __m512i *aup,
 	const __m512i b = st->b;
 	__m512i t[NV_MAX], h[NV_MAX], s1;
 
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++)
 		t[v] = _mm512_add_epi64(
 			st->acc[v],
 			_mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b));
 	h[0] = _mm512_madd52hi_epu64(st->cy, md->mup[0], st->u); /* limb i's carry rides along */
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 1; v < nv; v++)
 		h[v] = _mm512_madd52hi_epu64(z, md->mup[v], st->u);
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v < nv; v++)
 		t[v] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[v], md->m[v], st->u), h[v]);
 	/* now t_0 = 0 mod 2^52; lane 1 of s1: limb i + 1 with the next a-product, + 2^52 - 1 */
 	st->b = _mm512_set1_epi64((long long)bnext);
 	s1 = _mm512_add_epi64(t[0], _mm512_madd52lo_epu64(m52, aup[0], st->b));
 	next_u(st, s1, md);
-#pragma GCC unroll 8
+UNROLL
 	for (int v = 0; v + 1 < nv; v++)
 		st->acc[v] = _mm512_alignr_epi64(t[v + 1], t[v], 1);
 	st->acc[nv - 1] = _mm512_alignr_epi64(z, t[nv - 1], 1);
@@ -310,7 +320,7 @@ INL void lookup(uint64_t *out, const v52 *tab, uint64_t w)
 	for (unsigned i = 0; i < WSIZE; i++) {
 		__m512i sel = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(idx, want), ones);
 
-#pragma GCC unroll 8
+UNROLL
 		for (int v = 0; v < 3; v++)
 			x[v] = _mm512_or_si512(
 				x[v], _mm512_and_si512(_mm512_load_si512((const void *)(tab[i] + 8 * v)), sel));
