@@ -26,6 +26,14 @@
  *   exponent (e = 65537: 16 squarings, then one product) the last
  *   multiplication takes the plain base, mont(a^(e-1) R, a) = a^e, which
  *   also leaves Montgomery form.
+ * - With AVX-512 IFMA (c->ifma, 16- and 32-limb moduli), exponentiations
+ *   go to crypto/asm/bignum_ifma.c in radix 2^52 (its notes); the context
+ *   keeps R'^2 mod m for that radix (rr52). bn_mod_exp_x2 runs two
+ *   16-limb secret exponentiations side by side (RSA's CRT halves).
+ * - A secret prime p dividing a public N gets its constants without
+ *   doublings (bn_mont_init_divisor): for N < p R, Montgomery reduction
+ *   mod p of 2^(64 k) mod N (public, by long division, or N's own R and
+ *   R^2 when N has 2n limbs) is 2^(64 k) R^-1 mod p.
  * - Inversion is Bernstein and Yang's constant-time "safegcd" (Fast
  *   constant-time gcd computation and modular inversion, 2019): divsteps
  *   on f = m, g = a with delta = 1, in batches of 62 computed on the low
@@ -35,7 +43,9 @@
  *   multiple of m, as in Montgomery reduction). Their theorem 11.2 bounds
  *   the divsteps that bring g to 0 by (49 b + 80) / 17 for b-bit inputs;
  *   the count is fixed from n (one batch more), so the loop is constant
- *   time. At the end f = +-gcd(a, m), and a^-1 = +-d.
+ *   time. At the end f = +-gcd(a, m), and a^-1 = +-d. bn_mod_inv_x2
+ *   runs two inversions' batches in lockstep, so their serial divstep
+ *   chains overlap in the CPU.
  * - Leaf functions (add, mul, mont_mul) leave their partial sums on the
  *   stack; the functions that hold a whole secret working set
  *   (exponentiation, inversion) wipe it.
@@ -58,17 +68,23 @@ int bn_from_bytes(uint64_t *a, size_t n, const uint8_t *in, size_t len)
 	if (len > 8 * n)
 		return HS_ERR_TOO_LONG;
 	memset(a, 0, n * sizeof(*a));
-	for (size_t i = 0; i < len; i++) {
-		size_t k = len - 1 - i; /* byte position counted from the least significant end */
-		a[k / 8] |= (uint64_t)in[i] << (8 * (k % 8));
+	for (size_t k = 0; k < len / 8; k++) { /* whole limbs from the least significant end */
+		const uint8_t *p = in + len - 8 * (k + 1);
+		uint64_t x = 0;
+
+		for (int j = 0; j < 8; j++)
+			x = (x << 8) | p[j];
+		a[k] = x;
 	}
+	for (size_t i = 0; i < len % 8; i++) /* the top partial limb */
+		a[len / 8] = (a[len / 8] << 8) | in[i];
 	return 0;
 }
 
 void bn_to_bytes(uint8_t *out, size_t len, const uint64_t *a, size_t n)
 {
 	for (size_t i = 0; i < len; i++) {
-		size_t k = len - 1 - i;
+		size_t k = len - 1 - i; /* byte position counted from the least significant end */
 		out[i] = k / 8 < n ? (uint8_t)(a[k / 8] >> (8 * (k % 8))) : 0;
 	}
 }
@@ -223,6 +239,10 @@ static inline uint64_t row(const struct bn_mont *c, uint64_t *t, const uint64_t 
 
 const char *bn_backend_name(void)
 {
+#if defined(HS_HAVE_BN_IFMA) && defined(HS_HAVE_BN_ADX)
+	if (cpu_has(HS_BN_IFMA_CPU | HS_CPU_BMI2 | HS_CPU_ADX))
+		return "ifma+mulx/adx";
+#endif
 #if defined(HS_HAVE_BN_ADX)
 	if (cpu_has(HS_CPU_BMI2 | HS_CPU_ADX))
 		return "mulx/adx";
@@ -360,6 +380,23 @@ static void mod_double(uint64_t *x, const struct bn_mont *c)
 	bn_cmov(x, y, n, ct_barrier_u64(((uint64_t)0 - (prev >> 63)) | (borrow - 1)));
 }
 
+static void pow2_mod_vartime(uint64_t *r, size_t k, const struct bn_mont *c, size_t b);
+
+/*
+ * With ifma: c->rr52 = R'^2 mod m, R' = 2^(52 L), L = 20 or 40 for n = 16
+ * or 32: R^2 doubled 2 (52 L - 64 n) times (32 or 64). Constant time.
+ */
+static void rr52_by_doubling(struct bn_mont *c)
+{
+	unsigned k = c->n == 16 ? 32 : 64;
+
+	if (!c->ifma)
+		return;
+	memcpy(c->rr52, c->rr, c->n * sizeof(*c->rr));
+	for (unsigned i = 0; i < k; i++)
+		mod_double(c->rr52, c);
+}
+
 /* The modulus' oddness is checked by the callers that may look at it. */
 static int mont_setup(struct bn_mont *c, const uint64_t *m, size_t n)
 {
@@ -369,6 +406,9 @@ static int mont_setup(struct bn_mont *c, const uint64_t *m, size_t n)
 	c->n = n;
 #if defined(HS_HAVE_BN_ADX)
 	c->adx = cpu_has(HS_CPU_BMI2 | HS_CPU_ADX);
+#endif
+#if defined(HS_HAVE_BN_IFMA)
+	c->ifma = (n == 16 || n == 32) && cpu_has(HS_BN_IFMA_CPU);
 #endif
 	memcpy(c->m, m, n * sizeof(*m));
 	c->m0inv = neg_inv64(m[0]);
@@ -392,6 +432,7 @@ static void mont_finish(struct bn_mont *c, uint64_t *x)
 	for (unsigned i = 0; i < k; i++)
 		bn_mont_sqr(x, x, c);
 	memcpy(c->rr, x, c->n * sizeof(*x));
+	rr52_by_doubling(c);
 }
 
 int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n)
@@ -405,6 +446,40 @@ int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n)
 		mod_double(x, c);
 	mont_finish(c, x);
 	wipe(x, sizeof(x));
+	return 0;
+}
+
+int bn_mont_init_divisor(struct bn_mont *c, const uint64_t *m, size_t n,
+			 const struct bn_mont *big)
+{
+	uint64_t t[2 * HS_BN_LIMBS];
+	size_t b = bn_bitlen_vartime(big->m, big->n); /* public */
+	int err = mont_setup(c, m, n), same;
+
+	if (err)
+		return err;
+	if (big->n > 2 * n || 3 * n + 1 > 2 * HS_BN_LIMBS || b < 2)
+		return HS_ERR_ARG;
+	/* m | N and N < m R: redc(2^(64 k) mod N) = 2^(64 k) R^-1 mod m */
+	same = big->n == 2 * n && b > 64 * n; /* then N's own R is R^2, and R < N */
+	memset(t, 0, sizeof(t));
+	if (same) /* no division */
+		memcpy(t, big->one, 2 * n * sizeof(*t));
+	else
+		pow2_mod_vartime(t, 2 * n, big, b); /* R^2 mod N */
+	redc(c->one, t, c);
+	memset(t, 0, sizeof(t));
+	if (same) {
+		uint64_t x[HS_BN_LIMBS] = { 0 };
+
+		x[n] = 1;                       /* R = 2^(64 n) < N */
+		bn_mont_mul(t, x, big->rr, big); /* R R^4 / R^2 = R^3 mod N */
+	} else {
+		pow2_mod_vartime(t, 3 * n, big, b); /* R^3 mod N */
+	}
+	redc(c->rr, t, c);
+	wipe(t, sizeof(t));
+	rr52_by_doubling(c);
 	return 0;
 }
 
@@ -474,6 +549,10 @@ int bn_mont_init_vartime(struct bn_mont *c, const uint64_t *m, size_t n)
 		return HS_ERR_ARG; /* m = 1, or even */
 	pow2_mod_vartime(c->one, n, c, b);    /* R mod m */
 	pow2_mod_vartime(c->rr, 2 * n, c, b); /* R^2 mod m */
+	if (c->ifma && n == 32)
+		pow2_mod_vartime(c->rr52, 65, c, b); /* R'^2 = 2^4160 = 2^(64 65) mod m */
+	else
+		rr52_by_doubling(c); /* n = 16: 2^2080 is no whole number of limbs */
 	return 0;
 }
 
@@ -515,6 +594,46 @@ void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 	wipe(t, sizeof(t));
 }
 
+void bn_mod_exp_x2(uint64_t *r1, const uint64_t *a1, const uint64_t *e1, const struct bn_mont *c1,
+		   uint64_t *r2, const uint64_t *a2, const uint64_t *e2, const struct bn_mont *c2,
+		   size_t e_n)
+{
+#if defined(HS_HAVE_BN_IFMA)
+	/* public: properties of the CPU and of the key's sizes */
+	if (c1->ifma && c2->ifma && c1->n == 16 && c2->n == 16 && e_n == 16) {
+		bn_mod_exp_x2_ifma(r1, a1, e1, c1, r2, a2, e2, c2, e_n);
+		return;
+	}
+#endif
+	bn_mod_exp(r1, a1, e1, e_n, c1);
+	bn_mod_exp(r2, a2, e2, e_n, c2);
+}
+
+int bn_mod_exp_public(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		      const uint64_t *m, size_t n)
+{
+	struct bn_mont c;
+	int err;
+
+#if defined(HS_HAVE_BN_IFMA)
+	/* the IFMA exponentiation needs only m, m0inv and R'^2 = 2^(64 65) mod m */
+	if (n == 32 && (err = mont_setup(&c, m, n)) == 0 && c.ifma &&
+	    bn_bitlen_vartime(e, e_n) != 0) {
+		size_t b = bn_bitlen_vartime(m, n);
+
+		if (b < 2 || (m[0] & 1) == 0)
+			return HS_ERR_ARG;
+		pow2_mod_vartime(c.rr52, 65, &c, b);
+		bn_mod_exp_vartime_ifma(r, a, e, bn_bitlen_vartime(e, e_n), &c);
+		return 0;
+	}
+#endif
+	if ((err = bn_mont_init_vartime(&c, m, n)) != 0)
+		return err;
+	bn_mod_exp_vartime(r, a, e, e_n, &c);
+	return 0;
+}
+
 void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 			   const struct bn_mont *c)
 {
@@ -525,6 +644,12 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
 		bn_mont_from(r, c->one, c);
 		return;
 	}
+#if defined(HS_HAVE_BN_IFMA)
+	if (c->ifma) {
+		bn_mod_exp_vartime_ifma(r, a, e, bits, c);
+		return;
+	}
+#endif
 	/* acc = a^(top bit) R, then square-and-multiply down to bit 1 */
 	bn_mont_to(am, a, c);
 	memcpy(acc, am, c->n * sizeof(*acc));
@@ -560,6 +685,35 @@ struct divstep_mat {
 };
 
 /*
+ * One divstep on (delta, f, g) and its matrix (u, v, q, r), without a
+ * swap on the critical path; the masks sit behind barriers so the
+ * compiler cannot turn them back into branches:
+ * if (delta > 0 and g odd): (delta, f, g) = (1 - delta, g, (g - f) / 2);
+ * else: (delta, f, g) = (1 + delta, f, (g + (g odd) f) / 2).
+ * First g += -f or +f (f negated under pos, added under odd); then, when
+ * both held, f += that new g (f + (g - f) = g). The matrix rows follow
+ * the same moves; u, v double instead of q, r halving.
+ */
+#define DIVSTEP(delta, f, g, u, v, q, r)                                                  \
+	do {                                                                              \
+		uint64_t pos_ = (uint64_t)0 - ct_barrier_u64((uint64_t)-(delta) >> 63);   \
+		uint64_t odd_ = (uint64_t)0 - ct_barrier_u64((g) & 1);                     \
+		uint64_t nf_ = ((f) ^ pos_) - pos_, nu_ = ((u) ^ pos_) - pos_;             \
+		uint64_t nv_ = ((v) ^ pos_) - pos_;                                        \
+		(g) += nf_ & odd_;                                                        \
+		(q) += nu_ & odd_;                                                        \
+		(r) += nv_ & odd_;                                                        \
+		pos_ &= odd_;                                                             \
+		(delta) = (int64_t)(((uint64_t)(delta) ^ pos_) - pos_) + 1;               \
+		(f) += (g) & pos_;                                                        \
+		(u) += (q) & pos_;                                                        \
+		(v) += (r) & pos_;                                                        \
+		(g) >>= 1;                                                                \
+		(u) <<= 1;                                                                \
+		(v) <<= 1;                                                                \
+	} while (0)
+
+/*
  * DIVSTEPS divsteps on the low words of f (odd) and g: each step only
  * looks at g's low bit and delta's sign, and a batch of 62 needs only
  * the low 62 bits. Returns the new delta; t gets the matrix scaled by
@@ -569,37 +723,33 @@ static int64_t divsteps(int64_t delta, uint64_t f, uint64_t g, struct divstep_ma
 {
 	uint64_t u = 1, v = 0, q = 0, r = 1;
 
-	for (int i = 0; i < DIVSTEPS; i++) {
-		/* masks behind barriers: the compiler must not turn them back into branches */
-		uint64_t pos = (uint64_t)0 - ct_barrier_u64((uint64_t)-delta >> 63); /* delta > 0 */
-		uint64_t odd = (uint64_t)0 - ct_barrier_u64(g & 1);
-		/*
-		 * One divstep without a swap on the critical path:
-		 * if (delta > 0 and g odd): (delta, f, g) = (1 - delta, g, (g - f) / 2);
-		 * else: (delta, f, g) = (1 + delta, f, (g + (g odd) f) / 2).
-		 * First g += -f or +f (f negated under pos, added under odd); then,
-		 * when both held, f += that new g (f + (g - f) = g). The matrix rows
-		 * follow the same moves; u, v double instead of q, r halving.
-		 */
-		uint64_t nf = (f ^ pos) - pos, nu = (u ^ pos) - pos, nv = (v ^ pos) - pos;
-
-		g += nf & odd;
-		q += nu & odd;
-		r += nv & odd;
-		pos &= odd; /* now: the swap happened */
-		delta = (int64_t)(((uint64_t)delta ^ pos) - pos) + 1;
-		f += g & pos;
-		u += q & pos;
-		v += r & pos;
-		g >>= 1;
-		u <<= 1;
-		v <<= 1;
-	}
+	for (int i = 0; i < DIVSTEPS; i++)
+		DIVSTEP(delta, f, g, u, v, q, r);
 	t->u = (int64_t)u;
 	t->v = (int64_t)v;
 	t->q = (int64_t)q;
 	t->r = (int64_t)r;
 	return delta;
+}
+
+/*
+ * divsteps for two independent inversions in one loop: the two serial
+ * chains overlap in the CPU (the same steps as divsteps, twice).
+ */
+static void divsteps_x2(int64_t *delta1, uint64_t f1, uint64_t g1, struct divstep_mat *t1,
+			int64_t *delta2, uint64_t f2, uint64_t g2, struct divstep_mat *t2)
+{
+	uint64_t u1 = 1, v1 = 0, q1 = 0, r1 = 1, u2 = 1, v2 = 0, q2 = 0, r2 = 1;
+	int64_t d1 = *delta1, d2 = *delta2;
+
+	for (int i = 0; i < DIVSTEPS; i++) {
+		DIVSTEP(d1, f1, g1, u1, v1, q1, r1);
+		DIVSTEP(d2, f2, g2, u2, v2, q2, r2);
+	}
+	*t1 = (struct divstep_mat){ (int64_t)u1, (int64_t)v1, (int64_t)q1, (int64_t)r1 };
+	*t2 = (struct divstep_mat){ (int64_t)u2, (int64_t)v2, (int64_t)q2, (int64_t)r2 };
+	*delta1 = d1;
+	*delta2 = d2;
 }
 
 /* limb i of a two's complement number of len limbs, sign-extended to 128 bits */
@@ -648,12 +798,14 @@ static void normalize(uint64_t *x, const uint64_t *m1, size_t len)
 	bn_cmov(x, y, len, ct_barrier_u64(borrow - 1));
 }
 
-/* (d, e) = ((u d + v e) / 2^62, (q d + r e) / 2^62) mod m, in [0, m) */
-static void update_de(uint64_t *d, uint64_t *e, const struct divstep_mat *t, const uint64_t *m1,
-		      uint64_t m0inv, size_t len)
+/*
+ * (d, e) = ((u d + v e) / 2^62, (q d + r e) / 2^62) mod m, in [0, m);
+ * nd, ne: scratch of len limbs (in the caller's wiped working set).
+ */
+static void update_de(uint64_t *d, uint64_t *e, uint64_t *nd, uint64_t *ne,
+		      const struct divstep_mat *t, const uint64_t *m1, uint64_t m0inv, size_t len)
 {
 	const uint64_t low = ((uint64_t)1 << DIVSTEPS) - 1;
-	uint64_t nd[HS_BN_LIMBS + 1], ne[HS_BN_LIMBS + 1];
 	/* md m makes the numerator divisible by 2^62: md = numerator * (-1/m) mod 2^62 */
 	uint64_t md = (((uint64_t)t->u * d[0] + (uint64_t)t->v * e[0]) * m0inv) & low;
 	uint64_t me = (((uint64_t)t->q * d[0] + (uint64_t)t->r * e[0]) * m0inv) & low;
@@ -664,58 +816,100 @@ static void update_de(uint64_t *d, uint64_t *e, const struct divstep_mat *t, con
 	normalize(ne, m1, len);
 	memcpy(d, nd, len * sizeof(*d));
 	memcpy(e, ne, len * sizeof(*e));
-	wipe(nd, len * sizeof(*nd));
-	wipe(ne, len * sizeof(*ne));
 }
 
-/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
-static void update_fg(uint64_t *f, uint64_t *g, const struct divstep_mat *t, size_t len)
+/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions; nf, ng scratch */
+static void update_fg(uint64_t *f, uint64_t *g, uint64_t *nf, uint64_t *ng,
+		      const struct divstep_mat *t, size_t len)
 {
-	uint64_t nf[HS_BN_LIMBS + 1], ng[HS_BN_LIMBS + 1];
 	static const uint64_t zero[HS_BN_LIMBS + 1];
 
 	lincomb(nf, t->u, f, t->v, g, 0, zero, len);
 	lincomb(ng, t->q, f, t->r, g, 0, zero, len);
 	memcpy(f, nf, len * sizeof(*f));
 	memcpy(g, ng, len * sizeof(*g));
-	wipe(nf, len * sizeof(*nf));
-	wipe(ng, len * sizeof(*ng));
 }
 
 /* All inversion state, wiped as a whole. */
 struct inv_ws {
 	uint64_t f[HS_BN_LIMBS + 1], g[HS_BN_LIMBS + 1], d[HS_BN_LIMBS + 1], e[HS_BN_LIMBS + 1];
 	uint64_t m1[HS_BN_LIMBS + 1], one[HS_BN_LIMBS + 1], mone[HS_BN_LIMBS + 1];
+	uint64_t x[HS_BN_LIMBS + 1], y[HS_BN_LIMBS + 1]; /* the updates' scratch */
 	struct divstep_mat t;
 };
+
+/* Bernstein-Yang theorem 11.2: (49 bits + 80) / 17 divsteps make g = 0; one batch more */
+static size_t inv_batches(size_t n)
+{
+	size_t bits = 64 * n;
+
+	return ((49 * bits + 80) / 17 + DIVSTEPS - 1) / DIVSTEPS + 1;
+}
+
+static void inv_start(struct inv_ws *w, const uint64_t *a, const struct bn_mont *c)
+{
+	size_t n = c->n;
+
+	memset(w, 0, sizeof(*w));
+	memcpy(w->f, c->m, n * sizeof(*a));
+	memcpy(w->m1, c->m, n * sizeof(*a));
+	memcpy(w->g, a, n * sizeof(*a));
+	w->e[0] = 1;
+}
+
+/* the matrix t of a batch applied to f, g, d, e */
+static void inv_apply(struct inv_ws *w, const struct bn_mont *c)
+{
+	update_fg(w->f, w->g, w->x, w->y, &w->t, c->n + 1);
+	update_de(w->d, w->e, w->x, w->y, &w->t, w->m1, c->m0inv, c->n + 1);
+}
+
+/* now g = 0 and f = +-gcd(a, m); d a = f (mod m): r = +-d, the mask as bn_mod_inv's */
+static uint64_t inv_finish(uint64_t *r, struct inv_ws *w, const struct bn_mont *c)
+{
+	size_t n = c->n, len = n + 1;
+	uint64_t is_one, is_mone;
+
+	w->one[0] = 1;
+	memset(w->mone, 0xff, len * sizeof(*r));
+	is_one = bn_eq_mask(w->f, w->one, len);
+	is_mone = bn_eq_mask(w->f, w->mone, len);
+	bn_mod_sub(w->e, w->one + 1, w->d, c); /* -d mod m (w->one + 1 is zeros) */
+	bn_cmov(w->d, w->e, n, is_mone);
+	memcpy(r, w->d, n * sizeof(*r));
+	wipe(w, sizeof(*w));
+	return is_one | is_mone;
+}
 
 uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 {
 	struct inv_ws w;
-	size_t n = c->n, len = n + 1, bits = 64 * n;
-	/* Bernstein-Yang theorem 11.2: (49 bits + 80) / 17 divsteps make g = 0; one batch more */
-	size_t batches = ((49 * bits + 80) / 17 + DIVSTEPS - 1) / DIVSTEPS + 1;
+	size_t batches = inv_batches(c->n);
 	int64_t delta = 1;
-	uint64_t is_one, is_mone;
 
-	memset(&w, 0, sizeof(w));
-	memcpy(w.f, c->m, n * sizeof(*r));
-	memcpy(w.m1, c->m, n * sizeof(*r));
-	memcpy(w.g, a, n * sizeof(*r));
-	w.e[0] = 1;
+	inv_start(&w, a, c);
 	for (size_t i = 0; i < batches; i++) {
 		delta = divsteps(delta, w.f[0], w.g[0], &w.t);
-		update_fg(w.f, w.g, &w.t, len);
-		update_de(w.d, w.e, &w.t, w.m1, c->m0inv, len);
+		inv_apply(&w, c);
 	}
-	/* now g = 0 and f = +-gcd(a, m); d a = f (mod m) */
-	w.one[0] = 1;
-	memset(w.mone, 0xff, len * sizeof(*r));
-	is_one = bn_eq_mask(w.f, w.one, len);
-	is_mone = bn_eq_mask(w.f, w.mone, len);
-	bn_mod_sub(w.e, w.one + 1, w.d, c); /* -d mod m (w.one + 1 is zeros) */
-	bn_cmov(w.d, w.e, n, is_mone);
-	memcpy(r, w.d, n * sizeof(*r));
-	wipe(&w, sizeof(w));
-	return is_one | is_mone;
+	return inv_finish(r, &w, c);
+}
+
+uint64_t bn_mod_inv_x2(uint64_t *r1, const uint64_t *a1, const struct bn_mont *c1, uint64_t *r2,
+		       const uint64_t *a2, const struct bn_mont *c2)
+{
+	struct inv_ws w1, w2;
+	size_t batches = inv_batches(c1->n > c2->n ? c1->n : c2->n); /* more is harmless */
+	int64_t delta1 = 1, delta2 = 1;
+	uint64_t ok;
+
+	inv_start(&w1, a1, c1);
+	inv_start(&w2, a2, c2);
+	for (size_t i = 0; i < batches; i++) {
+		divsteps_x2(&delta1, w1.f[0], w1.g[0], &w1.t, &delta2, w2.f[0], w2.g[0], &w2.t);
+		inv_apply(&w1, c1);
+		inv_apply(&w2, c2);
+	}
+	ok = inv_finish(r1, &w1, c1);
+	return ok & inv_finish(r2, &w2, c2);
 }

@@ -27,10 +27,12 @@
 struct bn_mont {
 	size_t n;                  /* limbs in use, 1..HS_BN_LIMBS */
 	int adx;                   /* 1: the MULX/ADX row (chosen at init from cpu_has) */
+	int ifma;                  /* 1: AVX-512 IFMA exponentiations (n = 16 or 32; chosen at init) */
 	uint64_t m0inv;            /* -m^-1 mod 2^64 */
 	uint64_t m[HS_BN_LIMBS];   /* the modulus (odd); limbs >= n are zero */
 	uint64_t rr[HS_BN_LIMBS];  /* R^2 mod m */
 	uint64_t one[HS_BN_LIMBS]; /* R mod m: 1 in Montgomery form */
+	uint64_t rr52[HS_BN_LIMBS]; /* with ifma: R'^2 mod m for the IFMA radix (see below) */
 };
 
 /*
@@ -74,6 +76,17 @@ HS_MUST_CHECK int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n);
  * checks m itself: HS_ERR_ARG if m is even or 1.
  */
 int bn_mont_init_vartime(struct bn_mont *c, const uint64_t *m, size_t n);
+/*
+ * The same for a secret odd m > 1 (an RSA prime) that divides the public
+ * modulus of big, with big's modulus below m 2^(64 n) and big->n <= 2n:
+ * R mod m and R^2 mod m come from powers of 2 modulo the public modulus
+ * (long division, variable time in public data only) and one Montgomery
+ * reduction modulo m each, much faster than bn_mont_init. Constant time
+ * in m. HS_ERR_ARG if the sizes do not fit; if m does not divide big's
+ * modulus, the constants are wrong (memory-safe; RSA's check catches it).
+ */
+HS_MUST_CHECK int bn_mont_init_divisor(struct bn_mont *c, const uint64_t *m, size_t n,
+				       const struct bn_mont *big);
 
 /* r = a b R^-1 mod m, for a, b < m. r may alias a or b. */
 void bn_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct bn_mont *c);
@@ -95,6 +108,24 @@ void bn_mod_wide(uint64_t *r, const uint64_t *t, const struct bn_mont *c);
  */
 void bn_mod_exp(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 		   const struct bn_mont *c);
+/*
+ * r1 = a1^e1 mod m1 and r2 = a2^e2 mod m2 (both exponents of e_n limbs):
+ * the two bn_mod_exp of RSA's CRT halves, in one pass where a backend
+ * runs them side by side (AVX-512 IFMA for two 16-limb moduli with
+ * 16-limb exponents), else one after the other. Same results, same
+ * constant-time contract as bn_mod_exp.
+ */
+void bn_mod_exp_x2(uint64_t *r1, const uint64_t *a1, const uint64_t *e1, const struct bn_mont *c1,
+		   uint64_t *r2, const uint64_t *a2, const uint64_t *e2, const struct bn_mont *c2,
+		   size_t e_n);
+/*
+ * r = a^e mod m for a public odd modulus m > 1 of n limbs (HS_ERR_ARG
+ * otherwise) and a < m, with its own context: with AVX-512 IFMA and n =
+ * 32 it makes only what that exponentiation needs (no R, R^2). Variable
+ * time (public data).
+ */
+int bn_mod_exp_public(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
+		      const uint64_t *m, size_t n);
 /* The same for a public exponent: square-and-multiply over e's bits. */
 void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t e_n,
 			   const struct bn_mont *c);
@@ -104,6 +135,13 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
  * all-ones if gcd(a, m) = 1, else 0 (then r is junk; a = 0 gives r = 0).
  */
 uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
+/*
+ * Two bn_mod_inv at once (r1 = a1^-1 mod m1, r2 = a2^-1 mod m2), their
+ * divstep chains interleaved; the results are bn_mod_inv's, the mask
+ * all-ones only if both inverses exist.
+ */
+uint64_t bn_mod_inv_x2(uint64_t *r1, const uint64_t *a1, const struct bn_mont *c1, uint64_t *r2,
+		       const uint64_t *a2, const struct bn_mont *c2);
 
 /*
  * Backends. Every Montgomery product is built from one "row":
@@ -121,7 +159,26 @@ uint64_t bn_row_portable(uint64_t *t, const uint64_t *x, uint64_t y, size_t len,
 /* crypto/asm/bignum_adx.c */
 uint64_t bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint64_t cin);
 #endif
-/* "mulx/adx" or "portable": the row a context made now would use. */
+/*
+ * AVX-512 IFMA exponentiations (crypto/asm/bignum_ifma.c), radix 2^52 with
+ * R' = 2^(52 L), L = 20 limbs for n = 16 and 40 for n = 32; c->rr52 is
+ * R'^2 mod m in 64-bit limbs. Contexts of 16 or 32 limbs made by
+ * bn_mont_init* set c->ifma and c->rr52 when cpu_has(HS_BN_IFMA_CPU) (and
+ * not forced portable); tests may clear c->ifma. Bit-identical results to
+ * the portable code.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HS_HAVE_BN_IFMA 1
+#define HS_BN_IFMA_CPU (HS_CPU_AVX512F | HS_CPU_AVX512IFMA)
+/* bn_mod_exp_x2 for n = 16 and e_n = 16 (c1->rr52, c2->rr52 set) */
+void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *e1,
+			const struct bn_mont *c1, uint64_t *r2, const uint64_t *a2,
+			const uint64_t *e2, const struct bn_mont *c2, size_t e_n);
+/* bn_mod_exp_vartime for n = 16 or 32, e of bits >= 1 bits (its top bit set) */
+void bn_mod_exp_vartime_ifma(uint64_t *r, const uint64_t *a, const uint64_t *e, size_t bits,
+			     const struct bn_mont *c);
+#endif
+/* "ifma+mulx/adx", "mulx/adx" or "portable": what a context made now would use. */
 const char *bn_backend_name(void);
 
 #endif

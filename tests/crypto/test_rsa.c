@@ -13,12 +13,21 @@
  * - inversion (safegcd): on 1,500 random odd moduli of 1 to 64 limbs
  *   (and 2^(64n) - 1) and values below them (and 1, m - 1), the result
  *   times the value is 1 mod m exactly when a plain variable-time
- *   binary GCD says they are coprime, and the mask says which;
+ *   binary GCD says they are coprime, and the mask says which; the
+ *   two-way inversion (bn_mod_inv_x2) gives the same results in either slot;
  * - backends: the MULX/ADX row and the portable row give bit-identical
  *   results (limbs and carry) on random and all-ones inputs of every
  *   length 0..64, and so do whole Montgomery products, squarings, wide
  *   reductions and exponentiations under each backend (skipped, visibly,
  *   on a CPU without BMI2 and ADX);
+ * - AVX-512 IFMA: the public-exponent exponentiation (16 and 32 limbs)
+ *   (also through bn_mod_exp_public, which makes its own context)
+ *   and the two-way secret one (two 16-limb moduli, RSA-2048's CRT
+ *   halves) equal the portable ones bit for bit on random and edge
+ *   moduli (2^(64n) - 1, 2^(64n-1) + 1, short), bases (0, 1, m - 1) and
+ *   exponents (0, 1, all ones, one bit); p's Montgomery constants made
+ *   from N = p q (bn_mont_init_divisor) equal bn_mont_init's (skipped,
+ *   visibly, without AVX-512 IFMA);
  * - known answers: a PKCS #1 v1.5 / SHA-256 and a PSS / SHA-384 signature
  *   made by OpenSSL with the fixed 2048-bit test key verify, and fail after
  *   any change to message, signature, hash, salt length or padding type;
@@ -130,6 +139,18 @@ static void test_bn_bytes(void **state)
 	assert_memory_equal(out + 8, in, 40);
 	assert_int_equal(bn_from_bytes(a, 5, in, 41), HS_ERR_TOO_LONG);
 	assert_int_equal(bn_bitlen_vartime(a, 5), 40 * 8 - 7);
+	for (size_t len = 0; len <= 40; len++) { /* every length: limb k holds bytes 8k..8k+7 from the end */
+		uint64_t b[5] = { 0 };
+
+		for (size_t k = 0; k < len; k++)
+			b[k / 8] |= (uint64_t)in[len - 1 - k] << (8 * (k % 8));
+		memset(a, 0xee, sizeof(a));
+		assert_int_equal(bn_from_bytes(a, 5, in, len), 0);
+		assert_memory_equal(a, b, sizeof(b));
+		assert_int_equal(a[5], 0xeeeeeeeeeeeeeeeeULL); /* nothing past n limbs */
+		bn_to_bytes(out, len, a, 5);
+		assert_memory_equal(out, in, len);
+	}
 }
 
 static void test_bn_mont(void **state)
@@ -254,6 +275,7 @@ static void test_bn_backends(void **state)
 		cp.adx = 0;
 		assert_int_equal(bn_mont_init(&cp, m, n), 0); /* set-up under the ADX row... */
 		cp.adx = 0;
+		cp.ifma = 0; /* the portable reference for the IFMA exponentiations too */
 		assert_memory_equal(cp.rr, ca.rr, n * 8);          /* ...gives the same constants */
 		rand_below(&rng, a, m, n);
 		rand_below(&rng, b, m, n);
@@ -275,6 +297,155 @@ static void test_bn_backends(void **state)
 		assert_memory_equal(r1, r2, n * 8);
 		bn_mod_exp_vartime(r2, a, e, 2, &cp);
 		assert_memory_equal(r1, r2, n * 8);
+	}
+#else
+	(void)rng;
+	skip();
+#endif
+}
+
+/* ---- the AVX-512 IFMA exponentiations against the portable ones ---- */
+
+#if defined(HS_HAVE_BN_IFMA)
+/* A modulus of n limbs for the IFMA tests: random shapes and the edges. */
+static void ifma_modulus(struct test_rng *rng, uint64_t *m, size_t n, int it)
+{
+	memset(m, 0, HS_BN_LIMBS * 8);
+	switch (it % 6) {
+	case 0: /* 2^(64n) - 1: the largest, every limb full */
+		memset(m, 0xff, n * 8);
+		break;
+	case 1: /* 2^(64n - 1) + 1 */
+		m[0] = 1;
+		m[n - 1] = (uint64_t)1 << 63;
+		break;
+	case 2: /* short: only some low limbs in use */
+		test_rng_bytes(rng, m, (1 + test_rng_below(rng, n)) * 8);
+		break;
+	default:
+		rand_modulus(rng, m, n);
+	}
+	m[0] |= 1;
+	if (bn_bitlen_vartime(m, n) < 2)
+		m[0] = 3;
+}
+
+/* a below m: random, 0, 1 or m - 1 */
+static void ifma_base(struct test_rng *rng, uint64_t *a, const uint64_t *m, size_t n, int it)
+{
+	memset(a, 0, HS_BN_LIMBS * 8);
+	switch (it % 7) {
+	case 0:
+		break;
+	case 1:
+		a[0] = 1;
+		break;
+	case 2:
+		(void)bn_sub(a, m, (uint64_t[HS_BN_LIMBS]){ 1 }, n);
+		break;
+	default: /* over m's limbs in use (rand_below needs m's top limb nonzero) */
+		rand_below(rng, a, m, (bn_bitlen_vartime(m, n) + 63) / 64);
+	}
+}
+
+/* an exponent of e_n limbs: random, all ones, 0, 1 or one bit */
+static void ifma_exp(struct test_rng *rng, uint64_t *e, size_t e_n, int it)
+{
+	memset(e, 0, HS_BN_LIMBS * 8);
+	switch (it % 5) {
+	case 0:
+		memset(e, 0xff, e_n * 8);
+		break;
+	case 1:
+		e[0] = it % 2; /* 0 or 1 */
+		break;
+	case 2:
+		e[test_rng_below(rng, e_n)] = (uint64_t)1 << test_rng_below(rng, 64);
+		break;
+	default:
+		test_rng_bytes(rng, e, e_n * 8);
+	}
+}
+#endif
+
+/*
+ * bn_mod_exp_vartime with n = 16 and 32 (AVX-512 IFMA) and bn_mod_exp_x2
+ * for two 16-limb moduli (the RSA-2048 CRT halves, side by side) give the
+ * portable results bit for bit, on random and edge moduli, bases and
+ * exponents; bn_mont_init_divisor gives bn_mont_init's constants.
+ */
+static void test_bn_ifma(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+
+#if defined(HS_HAVE_BN_IFMA)
+	if (!cpu_has(HS_BN_IFMA_CPU))
+		skip();
+	test_rng_init(&rng, 0x1f3a);
+	for (int it = 0; it < 120; it++) {
+		size_t n = it % 2 ? 16 : 32, e_n = it % 3 == 0 ? n : 1 + test_rng_below(&rng, 2);
+		uint64_t m[HS_BN_LIMBS], a[HS_BN_LIMBS], e[HS_BN_LIMBS];
+		uint64_t r1[HS_BN_LIMBS], r2[HS_BN_LIMBS];
+		struct bn_mont ci, cp;
+
+		ifma_modulus(&rng, m, n, it / 2);
+		ifma_base(&rng, a, m, n, it / 3);
+		ifma_exp(&rng, e, e_n, it);
+		assert_int_equal(bn_mont_init_vartime(&ci, m, n), 0);
+		assert_int_equal(ci.ifma, 1);
+		assert_int_equal(bn_mont_init(&cp, m, n), 0); /* R'^2 by doublings: the same */
+		assert_memory_equal(ci.rr52, cp.rr52, n * 8);
+		cp = ci;
+		cp.ifma = cp.adx = 0;
+		bn_mod_exp_vartime(r1, a, e, e_n, &ci);
+		bn_mod_exp_vartime(r2, a, e, e_n, &cp);
+		assert_memory_equal(r1, r2, n * 8);
+		memset(r1, 0, sizeof(r1));
+		assert_int_equal(bn_mod_exp_public(r1, a, e, e_n, m, n), 0); /* its own context */
+		assert_memory_equal(r1, r2, n * 8);
+	}
+	for (int it = 0; it < 40; it++) {
+		uint64_t m1[HS_BN_LIMBS], m2[HS_BN_LIMBS], a1[HS_BN_LIMBS], a2[HS_BN_LIMBS];
+		uint64_t e1[HS_BN_LIMBS], e2[HS_BN_LIMBS], r1[HS_BN_LIMBS], r2[HS_BN_LIMBS];
+		uint64_t p1[HS_BN_LIMBS], p2[HS_BN_LIMBS];
+		struct bn_mont c1, c2, q1, q2;
+
+		ifma_modulus(&rng, m1, 16, it);
+		ifma_modulus(&rng, m2, 16, it / 6);
+		ifma_base(&rng, a1, m1, 16, it);
+		ifma_base(&rng, a2, m2, 16, it / 7);
+		ifma_exp(&rng, e1, 16, it);
+		ifma_exp(&rng, e2, 16, it + 3);
+		assert_int_equal(bn_mont_init(&c1, m1, 16), 0);
+		assert_int_equal(bn_mont_init(&c2, m2, 16), 0);
+		q1 = c1;
+		q2 = c2;
+		q1.ifma = q2.ifma = q1.adx = q2.adx = 0;
+		bn_mod_exp_x2(r1, a1, e1, &c1, r2, a2, e2, &c2, 16);
+		bn_mod_exp(p1, a1, e1, 16, &q1);
+		bn_mod_exp(p2, a2, e2, 16, &q2);
+		assert_memory_equal(r1, p1, 16 * 8);
+		assert_memory_equal(r2, p2, 16 * 8);
+		bn_mod_exp_x2(r1, a1, e1, &q1, r2, a2, e2, &q2, 16); /* the fallback: same */
+		assert_memory_equal(r1, p1, 16 * 8);
+		assert_memory_equal(r2, p2, 16 * 8);
+	}
+	for (int it = 0; it < 60; it++) {
+		/* p, q odd of 16 limbs (q maybe shorter), N = p q: p's constants from N's */
+		uint64_t p[HS_BN_LIMBS] = { 0 }, q[HS_BN_LIMBS] = { 0 }, nn[HS_BN_LIMBS];
+		struct bn_mont cn, cd, cc;
+
+		ifma_modulus(&rng, p, 16, it);
+		ifma_modulus(&rng, q, 16, it / 6 + 2);
+		bn_mul(nn, p, q, 16);
+		assert_int_equal(bn_mont_init_vartime(&cn, nn, 32), 0);
+		assert_int_equal(bn_mont_init_divisor(&cd, p, 16, &cn), 0);
+		assert_int_equal(bn_mont_init(&cc, p, 16), 0);
+		assert_memory_equal(cd.one, cc.one, 16 * 8);
+		assert_memory_equal(cd.rr, cc.rr, 16 * 8);
+		assert_memory_equal(cd.rr52, cc.rr52, 16 * 8);
+		assert_int_equal(cd.m0inv, cc.m0inv);
 	}
 #else
 	(void)rng;
@@ -377,6 +548,18 @@ static void test_bn_inv_random(void **state)
 		want = coprime_ref(a, m, n);
 		ok = bn_mod_inv(r, a, &c);
 		assert_int_equal(ok, want ? ~(uint64_t)0 : 0);
+		if (it % 3 == 0) { /* the two-way inversion: the same results, masks ANDed */
+			uint64_t r1[HS_BN_LIMBS], r2[HS_BN_LIMBS], r3[HS_BN_LIMBS], one[HS_BN_LIMBS] = { 1 };
+			uint64_t ok2;
+
+			ok2 = bn_mod_inv_x2(r1, a, &c, r2, one, &c);
+			assert_int_equal(ok2, ok);
+			assert_memory_equal(r1, r, n * 8);
+			assert_memory_equal(r2, one, n * 8);
+			ok2 = bn_mod_inv_x2(r3, one, &c, r2, a, &c);
+			assert_int_equal(ok2, ok);
+			assert_memory_equal(r2, r, n * 8);
+		}
 		if (!want) {
 			not_coprime++;
 			continue;
@@ -623,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_bn_mont),
 		cmocka_unit_test(test_bn_rows),
 		cmocka_unit_test(test_bn_backends),
+		cmocka_unit_test(test_bn_ifma),
 		cmocka_unit_test(test_bn_init_vartime),
 		cmocka_unit_test(test_bn_inv_random),
 		cmocka_unit_test(test_bn_inv_edges),
