@@ -41,7 +41,7 @@
 static const struct fe25519 ge_d = {
 	{ 0x34dca135978a3, 0x1a8283b156ebd, 0x5e7a26001c029, 0x739c663a03cbb, 0x52036cee2b6ff }
 };
-static const struct fe25519 ge_d2 = {
+const struct fe25519 ge_d2 = {
 	{ 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052, 0x6738cc7407977, 0x2406d9dc56dff }
 };
 
@@ -391,6 +391,12 @@ void ge_double_scalarmult_vartime(struct ge_proj *r, const uint8_t a[32],
 
 	wnaf(an, a, 5);
 	wnaf(bn, b, 7);
+#if defined(HS_HAVE_GE25519_IFMA)
+	if (cpu_has(HS_X25519_IFMA_CPU)) {
+		ge_double_scalarmult_vartime_ifma(r, an, A, bn, ge_base_odd);
+		return;
+	}
+#endif
 
 	ext_to_cached(&ai[0], A);
 	ext_to_proj(&p2, A);
