@@ -57,6 +57,8 @@ void p256_fe_sqr_n(p256_fe r, const p256_fe a, unsigned k);
 static inline void p256_fe_add(p256_fe r, const p256_fe a, const p256_fe b);
 static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b);
 static inline void p256_fe_neg(p256_fe r, const p256_fe a);
+/* r = a / 2 (inline too) */
+static inline void p256_fe_half(p256_fe r, const p256_fe a);
 /* r = 1/a (Fermat: a^(p-2)); 0 maps to 0. */
 void p256_fe_inv(p256_fe r, const p256_fe a);
 
@@ -260,6 +262,24 @@ static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b)
 	p256_fe_sub_c(r, a, b);
 }
 #endif
+
+/*
+ * r = a / 2 mod p: a + p when a is odd (a mask from the low bit), then
+ * the 257-bit sum shifted right once. (a + p) / 2 < p: no reduction.
+ */
+static inline void p256_fe_half(p256_fe r, const p256_fe a)
+{
+	uint64_t odd = 0 - ct_barrier_u64(a[0] & 1), c = 0, t0, t1, t2, t3;
+
+	t0 = p256_adc_(a[0], HS_P256_P0 & odd, &c);
+	t1 = p256_adc_(a[1], HS_P256_P1 & odd, &c);
+	t2 = p256_adc_(a[2], 0, &c);
+	t3 = p256_adc_(a[3], HS_P256_P3 & odd, &c);
+	r[0] = (t0 >> 1) | (t1 << 63);
+	r[1] = (t1 >> 1) | (t2 << 63);
+	r[2] = (t2 >> 1) | (t3 << 63);
+	r[3] = (t3 >> 1) | (c << 63);
+}
 
 static inline void p256_fe_neg(p256_fe r, const p256_fe a)
 {

@@ -15,7 +15,8 @@
  * - strict DER encoding and parsing; the kx and sig tables;
  * - the MULX/ADX field and scalar backends give bit-identical results to
  *   the portable ones (edge and random operands, and whole operations);
- *   so does the AVX2 fixed-base table scan (every row and index).
+ *   so do the AVX2 table scans (fixed base: every row and index;
+ *   variable base: random tables, every index).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -938,6 +939,11 @@ static void test_backends_agree(void **state)
 		p256_fe_sub_c(r1, a, b);
 		p256_fe_sub(r2, a, b);
 		assert_memory_equal(r1, r2, 32);
+		p256_fe_half(r2, a); /* a / 2 + a / 2 = a, and a / 2 < p */
+		p256_fe_add(r1, r2, r2);
+		assert_memory_equal(r1, a, 32);
+		assert_true(r2[3] < 0xffffffff00000001ull || (r2[3] == 0xffffffff00000001ull &&
+							      r2[2] == 0 && r2[1] < 0xffffffffull));
 		p256_fe_copy(r2, a); /* aliased output */
 		p256_fe_add(r2, r2, r2);
 		p256_fe_add_c(r1, a, a);
@@ -1039,6 +1045,27 @@ static void test_lookup_backends_agree(void **state)
 				assert_memory_equal(&a, zero, 32);
 			else
 				assert_memory_equal(&a, &p256_base_table[w][j - 1], sizeof(a));
+		}
+	}
+	/* the variable-base scan: random tables, every index (0 gives (1, 1, 0)) */
+	{
+		struct test_rng rng;
+		struct p256_point vt[HS_P256_VAR_ENTRIES], r1, r2, inf;
+
+		test_rng_init(&rng, 0x256e);
+		p256_fe_set_one(inf.x);
+		p256_fe_set_one(inf.y);
+		p256_fe_set_zero(inf.z);
+		for (int round = 0; round < 20; round++) {
+			test_rng_bytes(&rng, vt, sizeof(vt));
+			for (uint32_t j = 0; j <= HS_P256_VAR_ENTRIES; j++) {
+				memset(&r1, 0x55, sizeof(r1));
+				memset(&r2, 0xaa, sizeof(r2));
+				p256_lookup_var_portable(&r1, vt, j);
+				p256_lookup_var_avx2(&r2, vt, j);
+				assert_memory_equal(&r1, &r2, sizeof(r1));
+				assert_memory_equal(&r1, j == 0 ? &inf : &vt[j - 1], sizeof(r1));
+			}
 		}
 	}
 	for (int i = 0; i < 16 + 2 * HS_P256_BASE_WINDOWS; i++) {
