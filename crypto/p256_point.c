@@ -686,7 +686,7 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
  * r = p + q for Jacobian p, q; constant time (12M + 4S). Infinity on
  * either side is handled by masks, and so is p = -q (the formula gives
  * Z3 = 0). p = q needs the doubling: with may_be_equal (a public flag)
- * it is computed too (3M + 5S more) and selected by mask; without it the
+ * it is computed too (4M + 4S more) and selected by mask; without it the
  * caller guarantees p != q whenever both are finite.
  */
 static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal)
@@ -743,7 +743,7 @@ void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS
 
 /*
  * Signed fixed windows of 5 bits over a table of (i + 1) p, i < 16, all
- * in Jacobian coordinates: 5 doublings (3M + 5S each, against 8M + 3S
+ * in Jacobian coordinates: 5 doublings (4M + 4S each, against 8M + 3S
  * and two products by b for the complete projective formula) and one
  * masked addition per window. Leaks nothing of k or p: the operation
  * sequence is fixed and the table is scanned whole.
