@@ -456,45 +456,53 @@ static void jac_double(struct jac *r, const struct jac *p)
 }
 
 /*
- * The common tail of both additions, with h = U2 - U1 != 0, rr = S2 - S1:
- * X3 = rr^2 - h^3 - 2 U1 h^2, Y3 = rr (U1 h^2 - X3) - S1 h^3; Z3 is set
- * by the caller. r may alias the input that u1 and s1 came from.
+ * Temporaries of the Jacobian additions, in one struct so that the
+ * constant-time caller (p256_point_mul) wipes them once at its end
+ * instead of after every addition.
  */
-static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1,
-			 const p256_fe h, const p256_fe rr)
-{
-	p256_fe hh, hhh, v, s1hhh, t;
+struct add_tmp {
+	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr, hh, hhh, v, s1hhh, t;
+	struct jac sum, dbl;
+};
 
-	fsqr(hh, h);
-	fmul(hhh, h, hh);
-	fmul(v, u1, hh);
-	fmul(s1hhh, s1, hhh); /* read u1 and s1 before r->x, r->y change */
-	fsqr(t, rr);
-	fsub(t, t, hhh);
-	fsub(t, t, v);
-	fsub(r->x, t, v);
-	fsub(t, v, r->x);
-	fmul(t, rr, t);
-	fsub(r->y, t, s1hhh);
+/*
+ * The common tail of both additions, with w->h = U2 - U1 != 0 and
+ * w->rr = S2 - S1: X3 = rr^2 - h^3 - 2 U1 h^2, Y3 = rr (U1 h^2 - X3) -
+ * S1 h^3; Z3 is set by the caller. r may alias the input that u1 and s1
+ * came from.
+ */
+static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1, struct add_tmp *w)
+{
+	fsqr(w->hh, w->h);
+	fmul(w->hhh, w->h, w->hh);
+	fmul(w->v, u1, w->hh);
+	fmul(w->s1hhh, s1, w->hhh); /* read u1 and s1 before r->x, r->y change */
+	fsqr(w->t, w->rr);
+	fsub(w->t, w->t, w->hhh);
+	fsub(w->t, w->t, w->v);
+	fsub(r->x, w->t, w->v);
+	fsub(w->t, w->v, r->x);
+	fmul(w->t, w->rr, w->t);
+	fsub(r->y, w->t, w->s1hhh);
 }
 
 /* r = p + q, q affine: "madd-1998-cmo" with the exceptional cases branched. */
 static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
 {
-	p256_fe z1z1, u2, s2, h, rr;
+	struct add_tmp w;
 
 	if (jac_is_infinity(p)) {
 		jac_from_affine(r, q);
 		return;
 	}
-	fsqr(z1z1, p->z);
-	fmul(u2, q->x, z1z1);
-	fmul(s2, q->y, p->z);
-	fmul(s2, s2, z1z1);
-	fsub(h, u2, p->x);
-	fsub(rr, s2, p->y);
-	if (p256_fe_is_zero(h)) {
-		if (p256_fe_is_zero(rr)) { /* p == q */
+	fsqr(w.z1z1, p->z);
+	fmul(w.u2, q->x, w.z1z1);
+	fmul(w.s2, q->y, p->z);
+	fmul(w.s2, w.s2, w.z1z1);
+	fsub(w.h, w.u2, p->x);
+	fsub(w.rr, w.s2, p->y);
+	if (p256_fe_is_zero(w.h)) {
+		if (p256_fe_is_zero(w.rr)) { /* p == q */
 			jac_from_affine(r, q);
 			jac_double(r, r);
 		} else { /* p == -q */
@@ -502,40 +510,32 @@ static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256
 		}
 		return;
 	}
-	fmul(r->z, p->z, h);
-	jac_add_tail(r, p->x, p->y, h, rr);
+	fmul(r->z, p->z, w.h);
+	jac_add_tail(r, p->x, p->y, &w);
 }
 
 /*
  * The first half of "add-1998-cmo-2", shared by both additions:
- * u1 = X1 Z2^2, s1 = Y1 Z2^3, h = X2 Z1^2 - u1, rr = Y2 Z1^3 - s1. The
- * temporaries are wiped (the constant-time caller handles secret points).
+ * u1 = X1 Z2^2, s1 = Y1 Z2^3, h = X2 Z1^2 - u1, rr = Y2 Z1^3 - s1, into w.
  */
-static void jac_add_start(const struct jac *p, const struct jac *q, p256_fe u1, p256_fe s1,
-			  p256_fe h, p256_fe rr)
+static void jac_add_start(const struct jac *p, const struct jac *q, struct add_tmp *w)
 {
-	p256_fe z1z1, z2z2, u2, s2;
-
-	fsqr(z1z1, p->z);
-	fsqr(z2z2, q->z);
-	fmul(u1, p->x, z2z2);
-	fmul(u2, q->x, z1z1);
-	fmul(s1, p->y, q->z);
-	fmul(s1, s1, z2z2);
-	fmul(s2, q->y, p->z);
-	fmul(s2, s2, z1z1);
-	fsub(h, u2, u1);
-	fsub(rr, s2, s1);
-	wipe(z1z1, sizeof(z1z1));
-	wipe(z2z2, sizeof(z2z2));
-	wipe(u2, sizeof(u2));
-	wipe(s2, sizeof(s2));
+	fsqr(w->z1z1, p->z);
+	fsqr(w->z2z2, q->z);
+	fmul(w->u1, p->x, w->z2z2);
+	fmul(w->u2, q->x, w->z1z1);
+	fmul(w->s1, p->y, q->z);
+	fmul(w->s1, w->s1, w->z2z2);
+	fmul(w->s2, q->y, p->z);
+	fmul(w->s2, w->s2, w->z1z1);
+	fsub(w->h, w->u2, w->u1);
+	fsub(w->rr, w->s2, w->s1);
 }
 
 /* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
 static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 {
-	p256_fe z1z1, u1, s1, h, rr;
+	struct add_tmp w;
 
 	if (jac_is_infinity(p)) {
 		*r = *q;
@@ -545,17 +545,17 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 		*r = *p;
 		return;
 	}
-	jac_add_start(p, q, u1, s1, h, rr);
-	if (p256_fe_is_zero(h)) {
-		if (p256_fe_is_zero(rr))
+	jac_add_start(p, q, &w);
+	if (p256_fe_is_zero(w.h)) {
+		if (p256_fe_is_zero(w.rr))
 			jac_double(r, p);
 		else
 			jac_set_infinity(r);
 		return;
 	}
-	fmul(z1z1, p->z, q->z);
-	fmul(r->z, z1z1, h);
-	jac_add_tail(r, u1, s1, h, rr);
+	fmul(w.z1z1, p->z, q->z);
+	fmul(r->z, w.z1z1, w.h);
+	jac_add_tail(r, w.u1, w.s1, &w);
 }
 
 /* r = k * G for a public k: the fixed-base digits, direct table reads, zero digits skipped. */
@@ -683,40 +683,33 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
  */
 
 /*
- * r = p + q for Jacobian p, q; constant time (12M + 4S). Infinity on
+ * r = p + q for Jacobian p, q; constant time (12M + 4S); its temporaries
+ * stay in w, for the caller to wipe. Infinity on
  * either side is handled by masks, and so is p = -q (the formula gives
  * Z3 = 0). p = q needs the doubling: with may_be_equal (a public flag)
  * it is computed too (4M + 4S more) and selected by mask; without it the
  * caller guarantees p != q whenever both are finite.
  */
-static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal)
+static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal,
+		       struct add_tmp *w)
 {
-	p256_fe z1z1, u1, s1, h, rr;
-	struct jac sum, dbl;
 	uint64_t p_inf, q_inf, same;
 
-	jac_add_start(p, q, u1, s1, h, rr);
-	fmul(z1z1, p->z, q->z);
-	fmul(sum.z, z1z1, h); /* 0 when p = -q: the sum is then infinity, rightly */
-	jac_add_tail(&sum, u1, s1, h, rr);
+	jac_add_start(p, q, w);
+	fmul(w->z1z1, p->z, q->z);
+	fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is then infinity, rightly */
+	jac_add_tail(&w->sum, w->u1, w->s1, w);
 	p_inf = p256_fe_is_zero(p->z);
 	q_inf = p256_fe_is_zero(q->z);
 	if (may_be_equal) {
 		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
-		same = p256_fe_is_zero(h) & p256_fe_is_zero(rr) & ~p_inf & ~q_inf;
-		jac_double(&dbl, p);
-		jac_cmov(&sum, &dbl, same);
-		wipe(&dbl, sizeof(dbl));
+		same = p256_fe_is_zero(w->h) & p256_fe_is_zero(w->rr) & ~p_inf & ~q_inf;
+		jac_double(&w->dbl, p);
+		jac_cmov(&w->sum, &w->dbl, same);
 	}
-	jac_cmov(&sum, q, p_inf);
-	jac_cmov(&sum, p, q_inf);
-	*r = sum;
-	wipe(&sum, sizeof(sum));
-	wipe(u1, sizeof(u1));
-	wipe(s1, sizeof(s1));
-	wipe(z1z1, sizeof(z1z1));
-	wipe(h, sizeof(h));
-	wipe(rr, sizeof(rr));
+	jac_cmov(&w->sum, q, p_inf);
+	jac_cmov(&w->sum, p, q_inf);
+	*r = w->sum;
 }
 
 /* r = t[idx - 1], or infinity (1, 1, 0) for idx = 0; reads all 16 entries. */
@@ -762,6 +755,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	static const p256_sc zero = { 0, 0, 0, 0 };
 	struct jac table[16], acc, q;
 	struct p256_point vtab[16], e;
+	struct add_tmp w;
 	p256_sc kr;
 	p256_fe t, ny;
 	int8_t d[VAR_DIGITS];
@@ -782,7 +776,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	jac_double(&table[1], &table[0]);
 	/* i p = p only for p at infinity (n > 16 is prime): no doubling case */
 	for (int i = 2; i < 16; i++)
-		jac_add_ct(&table[i], &table[i - 1], &table[0], 0);
+		jac_add_ct(&table[i], &table[i - 1], &table[0], 0, &w);
 	for (int i = 0; i < 16; i++) { /* the scan's layout: X, Y, Z as in struct p256_point */
 		p256_fe_copy(vtab[i].x, table[i].x);
 		p256_fe_copy(vtab[i].y, table[i].y);
@@ -806,7 +800,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 		p256_fe_copy(q.z, e.z);
 		p256_fe_neg(ny, q.y);
 		fcmov(q.y, ny, neg);
-		jac_add_ct(&acc, &acc, &q, i == 0);
+		jac_add_ct(&acc, &acc, &q, i == 0, &w);
 	}
 	/* back to projective: (X Z : Y : Z^3); infinity as (0 : 1 : 0) */
 	fmul(r->x, acc.x, acc.z);
@@ -818,6 +812,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	fcmov(r->y, t, inf);
 	wipe(table, sizeof(table));
 	wipe(vtab, sizeof(vtab));
+	wipe(&w, sizeof(w));
 	wipe(&e, sizeof(e));
 	wipe(kr, sizeof(kr));
 	wipe(&acc, sizeof(acc));
@@ -923,6 +918,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	struct jac acc[2], res;
 	struct p256_affine q[2];
 	struct base_ws ws;
+	struct add_tmp w;
 	p256_fe ny, t;
 	p256_sc kr;
 	int8_t d[HS_P256_BASE_WINDOWS];
@@ -955,7 +951,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 		}
 		base_step2(acc, inf, q, nz, &ws);
 	}
-	jac_add_ct(&res, &acc[0], &acc[1], 1);
+	jac_add_ct(&res, &acc[0], &acc[1], 1, &w);
 	/* back to projective: (X Z : Y : Z^3), or (0 : 1 : 0) for k = 0 mod n */
 	fmul(r->x, res.x, res.z);
 	p256_fe_copy(r->y, res.y);
@@ -967,6 +963,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	wipe(&res, sizeof(res));
 	wipe(q, sizeof(q));
 	wipe(&ws, sizeof(ws));
+	wipe(&w, sizeof(w));
 	wipe(ny, sizeof(ny));
 	wipe(t, sizeof(t));
 	wipe(kr, sizeof(kr));
