@@ -773,10 +773,17 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	fsqr(t, p->z);
 	fmul(table[0].y, p->y, t);
 	p256_fe_copy(table[0].z, p->z);
-	jac_double(&table[1], &table[0]);
-	/* i p = p only for p at infinity (n > 16 is prime): no doubling case */
-	for (int i = 2; i < 16; i++)
-		jac_add_ct(&table[i], &table[i - 1], &table[0], 0, &w);
+	/*
+	 * even multiples by doubling (half the cost of an addition), odd ones
+	 * as (j - 1) p + p: j p = p only for p at infinity (n > 16 is prime),
+	 * so no doubling case
+	 */
+	for (int j = 2; j <= 16; j++) {
+		if (j % 2 == 0)
+			jac_double(&table[j - 1], &table[j / 2 - 1]);
+		else
+			jac_add_ct(&table[j - 1], &table[j - 2], &table[0], 0, &w);
+	}
 	for (int i = 0; i < 16; i++) { /* the scan's layout: X, Y, Z as in struct p256_point */
 		p256_fe_copy(vtab[i].x, table[i].x);
 		p256_fe_copy(vtab[i].y, table[i].y);
