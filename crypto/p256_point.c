@@ -934,7 +934,9 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	void (*lookup)(struct p256_affine *, unsigned, uint32_t) = p256_lookup_base_portable;
 
 #if defined(HS_HAVE_P256_AVX2)
-	if (cpu_has(HS_CPU_AVX2))
+	if (cpu_has(HS_CPU_AVX512F))
+		lookup = p256_lookup_base_avx512;
+	else if (cpu_has(HS_CPU_AVX2))
 		lookup = p256_lookup_base_avx2;
 #endif
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */

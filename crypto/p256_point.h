@@ -51,8 +51,9 @@ extern const struct p256_affine p256_base_table[HS_P256_BASE_WINDOWS][HS_P256_BA
 void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx);
 #if defined(__x86_64__)
 #define HS_HAVE_P256_AVX2 1
-/* crypto/asm/p256_table_avx2.c */
+/* crypto/asm/p256_table_avx2.c; the AVX-512F one when cpu_has(HS_CPU_AVX512F) */
 void p256_lookup_base_avx2(struct p256_affine *r, unsigned win, uint32_t idx);
+void p256_lookup_base_avx512(struct p256_affine *r, unsigned win, uint32_t idx);
 #endif
 
 /*

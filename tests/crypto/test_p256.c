@@ -15,7 +15,7 @@
  * - strict DER encoding and parsing; the kx and sig tables;
  * - the MULX/ADX field and scalar backends give bit-identical results to
  *   the portable ones (edge and random operands, and whole operations);
- *   so do the AVX2 table scans (fixed base: every row and index;
+ *   so do the AVX2 and AVX-512 table scans (fixed base: every row and index;
  *   variable base: random tables, every index).
  */
 #include <setjmp.h>
@@ -1041,6 +1041,11 @@ static void test_lookup_backends_agree(void **state)
 			p256_lookup_base_portable(&a, w, j);
 			p256_lookup_base_avx2(&b, w, j);
 			assert_memory_equal(&a, &b, sizeof(a));
+			if (cpu_has(HS_CPU_AVX512F)) {
+				memset(&b, 0xaa, sizeof(b));
+				p256_lookup_base_avx512(&b, w, j);
+				assert_memory_equal(&a, &b, sizeof(a));
+			}
 			if (j == 0)
 				assert_memory_equal(&a, zero, 32);
 			else

@@ -22,7 +22,7 @@
  * says which): X25519 (ladder and fixed-base public key), the GF(2^255-19)
  * inversion (MULX/ADX exponentiation chain), P-256 ECDH (MULX/ADX field
  * code, assembly additions, AVX2 variable-base table scan), P-256 public
- * key (fixed base: AVX2 table scan), ECDSA P-256 sign
+ * key (fixed base: AVX-512 or AVX2 table scan), ECDSA P-256 sign
  * (secret: the private key; the nonce derives from it), AES-128-GCM and
  * ChaCha20-Poly1305 seal (secret: key and plaintext).
  *
