@@ -125,7 +125,7 @@ INLINE void dbl4(fe4 *p)
 	PERM4(&v, p, SEL(1, 1, 1, 1));         /* Y Y Y Y */
 	add4(&q, &u, &v);                      /* lane 3: X + Y */
 	BLEND4(&q, &u, &q, LANES(0, 0, 0, 1)); /* X Y Z X+Y */
-	mul4(&q, &q, &q);                      /* A B Z^2 S */
+	sqr4(&q, &q);                          /* A B Z^2 S */
 	PERM4(&u, &q, SEL(0, 0, 2, 0));        /* A A Z^2 A */
 	PERM4(&v, &q, SEL(1, 1, 2, 1));        /* B B Z^2 B */
 	add4(&w, &u, &v);                      /* A+B A+B C A+B */
