@@ -8,19 +8,12 @@
  *   h >= p, and h + 19 q - q 2^255 = h - q p is canonical. No branches.
  * - Inversion is Fermat's little theorem, f^(p-2), with the usual addition
  *   chain of 254 squarings and 11 multiplications; it is constant time.
- *   The chain (and the square root's) is written once over a pair of
- *   product functions: the portable radix-2^51 ones, or with BMI2 and ADX
- *   crypto/asm/fe25519_adx.c's on four 64-bit limbs (converted in and
- *   out around the chain; about 1.6x faster). Same residues, so the same
- *   encodings (tests/crypto/test_x25519.c compares them).
  * - Square roots follow RFC 8032 5.1.3: since p = 5 mod 8, a candidate root
  *   of u/v is u v^3 (u v^7)^((p-5)/8), fixed up by sqrt(-1) when needed.
  */
 #include "base/bytes.h"
 #include "crypto/fe25519.h"
 
-#include "base/wipe.h"
-#include "crypto/cpu.h"
 #include "crypto/ct.h"
 
 /* sqrt(-1) = 2^((p-1)/4) mod p (RFC 8032 5.1.3), in 51-bit limbs. */
@@ -103,131 +96,53 @@ uint64_t fe_isodd(const struct fe25519 *f)
 	return t.v[0] & 1;
 }
 
-/* The products a chain runs on: portable (radix 2^51) or MULX/ADX (4 x 64). */
-struct fe_chain_ops {
-	void (*sq_n)(struct fe25519 *h, const struct fe25519 *f, int n);
-	void (*mul)(struct fe25519 *h, const struct fe25519 *f, const struct fe25519 *g);
-};
-
-static void sq_n_portable(struct fe25519 *h, const struct fe25519 *f, int n)
-{
-	fe_sq_n(h, f, n);
-}
-
-static void mul_portable(struct fe25519 *h, const struct fe25519 *f, const struct fe25519 *g)
-{
-	fe_mul(h, f, g);
-}
-
-static const struct fe_chain_ops chain_portable = { sq_n_portable, mul_portable };
-#if defined(HS_HAVE_FE25519_ADX)
-static const struct fe_chain_ops chain_adx = { fe64_sq_n_adx, fe64_mul_adx };
-#endif
-
 /*
  * Shared head of both chains: returns f^(2^250 - 1) in t250 and f^11 in
  * f11. The exponent reached after each step is in the comments.
  */
 static void fe_pow_2_250_1(struct fe25519 *t250, struct fe25519 *f11,
-			   const struct fe25519 *f, const struct fe_chain_ops *o)
+			   const struct fe25519 *f)
 {
 	struct fe25519 f2, t0, t1, t2;
 
-	o->sq_n(&f2, f, 1);            /* 2 */
-	o->sq_n(&t0, &f2, 2);          /* 8 */
-	o->mul(&t0, &t0, f);           /* 9 */
-	o->mul(f11, &f2, &t0);         /* 11 */
-	o->sq_n(&t1, f11, 1);          /* 22 */
-	o->mul(&t0, &t0, &t1);         /* 31 = 2^5 - 1 */
-	o->sq_n(&t1, &t0, 5);
-	o->mul(&t0, &t1, &t0);         /* 2^10 - 1 */
-	o->sq_n(&t1, &t0, 10);
-	o->mul(&t1, &t1, &t0);         /* 2^20 - 1 */
-	o->sq_n(&t2, &t1, 20);
-	o->mul(&t1, &t2, &t1);         /* 2^40 - 1 */
-	o->sq_n(&t1, &t1, 10);
-	o->mul(&t0, &t1, &t0);         /* 2^50 - 1 */
-	o->sq_n(&t1, &t0, 50);
-	o->mul(&t1, &t1, &t0);         /* 2^100 - 1 */
-	o->sq_n(&t2, &t1, 100);
-	o->mul(&t1, &t2, &t1);         /* 2^200 - 1 */
-	o->sq_n(&t1, &t1, 50);
-	o->mul(t250, &t1, &t0);        /* 2^250 - 1 */
-	wipe(&f2, sizeof(f2));
-	wipe(&t0, sizeof(t0));
-	wipe(&t1, sizeof(t1));
-	wipe(&t2, sizeof(t2));
-}
-
-#if defined(HS_HAVE_FE25519_ADX)
-/* f (radix 2^51, limbs < 2^54) as four 64-bit limbs: its canonical value */
-static void to_64(struct fe25519 *r, const struct fe25519 *f)
-{
-	uint8_t s[32];
-
-	fe_tobytes(s, f);
-	for (int i = 0; i < 4; i++)
-		r->v[i] = load_le64(s + 8 * i);
-	r->v[4] = 0;
-	wipe(s, sizeof(s));
-}
-
-/* four 64-bit limbs (below 2^256) back to radix 2^51: bit 255 is 19 in limb 0 */
-static void from_64(struct fe25519 *h, const struct fe25519 *f)
-{
-	uint64_t w0 = f->v[0], w1 = f->v[1], w2 = f->v[2], w3 = f->v[3];
-
-	h->v[0] = (w0 & FE_MASK51) + 19 * (w3 >> 63);
-	h->v[1] = ((w0 >> 51) | (w1 << 13)) & FE_MASK51;
-	h->v[2] = ((w1 >> 38) | (w2 << 26)) & FE_MASK51;
-	h->v[3] = ((w2 >> 25) | (w3 << 39)) & FE_MASK51;
-	h->v[4] = (w3 >> 12) & FE_MASK51;
-}
-#endif
-
-/*
- * h = f^e for e = 2^255 - 21 (inv) or 2^252 - 3: the chain on the
- * MULX/ADX products when the CPU has them (converted in and out), else
- * on the portable ones. Both give the same residue; the output limbs are
- * tight either way.
- */
-static void fe_pow_chain(struct fe25519 *h, const struct fe25519 *f, int inv)
-{
-	const struct fe_chain_ops *o = &chain_portable;
-	struct fe25519 x = *f, t, f11;
-
-#if defined(HS_HAVE_FE25519_ADX)
-	if (cpu_has(HS_CPU_BMI2 | HS_CPU_ADX)) {
-		o = &chain_adx;
-		to_64(&x, f);
-	}
-#endif
-	fe_pow_2_250_1(&t, &f11, &x, o);
-	if (inv) {
-		o->sq_n(&t, &t, 5);    /* 2^255 - 2^5 */
-		o->mul(&t, &t, &f11);  /* 2^255 - 21 = p - 2 */
-	} else {
-		o->sq_n(&t, &t, 2);    /* 2^252 - 4 */
-		o->mul(&t, &t, &x);    /* 2^252 - 3 */
-	}
-#if defined(HS_HAVE_FE25519_ADX)
-	if (o == &chain_adx)
-		from_64(&t, &t);
-#endif
-	*h = t;
-	wipe(&x, sizeof(x));
-	wipe(&t, sizeof(t));
-	wipe(&f11, sizeof(f11));
+	fe_sq(&f2, f);              /* 2 */
+	fe_sq_n(&t0, &f2, 2);       /* 8 */
+	fe_mul(&t0, &t0, f);        /* 9 */
+	fe_mul(f11, &f2, &t0);      /* 11 */
+	fe_sq(&t1, f11);            /* 22 */
+	fe_mul(&t0, &t0, &t1);      /* 31 = 2^5 - 1 */
+	fe_sq_n(&t1, &t0, 5);
+	fe_mul(&t0, &t1, &t0);      /* 2^10 - 1 */
+	fe_sq_n(&t1, &t0, 10);
+	fe_mul(&t1, &t1, &t0);      /* 2^20 - 1 */
+	fe_sq_n(&t2, &t1, 20);
+	fe_mul(&t1, &t2, &t1);      /* 2^40 - 1 */
+	fe_sq_n(&t1, &t1, 10);
+	fe_mul(&t0, &t1, &t0);      /* 2^50 - 1 */
+	fe_sq_n(&t1, &t0, 50);
+	fe_mul(&t1, &t1, &t0);      /* 2^100 - 1 */
+	fe_sq_n(&t2, &t1, 100);
+	fe_mul(&t1, &t2, &t1);      /* 2^200 - 1 */
+	fe_sq_n(&t1, &t1, 50);
+	fe_mul(t250, &t1, &t0);     /* 2^250 - 1 */
 }
 
 void fe_invert(struct fe25519 *h, const struct fe25519 *f)
 {
-	fe_pow_chain(h, f, 1);
+	struct fe25519 t, f11;
+
+	fe_pow_2_250_1(&t, &f11, f);
+	fe_sq_n(&t, &t, 5);         /* 2^255 - 2^5 */
+	fe_mul(h, &t, &f11);        /* 2^255 - 21 = p - 2 */
 }
 
 void fe_pow22523(struct fe25519 *h, const struct fe25519 *f)
 {
-	fe_pow_chain(h, f, 0);
+	struct fe25519 t, f11;
+
+	fe_pow_2_250_1(&t, &f11, f);
+	fe_sq_n(&t, &t, 2);         /* 2^252 - 4 */
+	fe_mul(h, &t, f);           /* 2^252 - 3 */
 }
 
 uint64_t fe_sqrt_ratio(struct fe25519 *x, const struct fe25519 *u,

@@ -208,18 +208,6 @@ uint64_t fe_iszero_mask(const struct fe25519 *f);
 uint64_t fe_isodd(const struct fe25519 *f);
 /* h = 1/f = f^(p-2); 0 maps to 0. */
 void fe_invert(struct fe25519 *h, const struct fe25519 *f);
-
-#if defined(__x86_64__)
-#define HS_HAVE_FE25519_ADX 1
-/*
- * crypto/asm/fe25519_adx.c, for fe25519.c's exponentiation chains only:
- * h = f^(2^n) and h = f g on elements held as four 64-bit limbs in
- * v[0..3] (any value below 2^256, modulo p; v[4] unused). Need
- * cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
- */
-void fe64_sq_n_adx(struct fe25519 *h, const struct fe25519 *f, int n);
-void fe64_mul_adx(struct fe25519 *h, const struct fe25519 *f, const struct fe25519 *g);
-#endif
 /* h = f^((p-5)/8) = f^(2^252-3). */
 void fe_pow22523(struct fe25519 *h, const struct fe25519 *f);
 /*

@@ -18,7 +18,6 @@
 #include <cmocka.h>
 
 #include "crypto/cpu.h"
-#include "crypto/fe25519.h"
 #include "crypto/kx.h"
 #include "crypto/x25519.h"
 #include "testutil.h"
@@ -261,55 +260,6 @@ static void test_backend_matches_portable(void **state)
 	}
 }
 
-/*
- * The exponentiation chains (fe_invert, fe_pow22523) on the MULX/ADX
- * products give the portable residues: the same encodings, on edge values
- * (0, 1, p - 1, p, 2^255 - 1, limbs at their 2^54 bound) and random
- * elements with loose limbs; and f f^-1 = 1 for f != 0.
- */
-static void test_chain_backends_agree(void **state)
-{
-	(void)state;
-	struct test_rng rng;
-	struct fe25519 f, r1, r2, one;
-	uint8_t e1[32], e2[32], b1[32];
-	static const uint64_t lim = (UINT64_C(1) << 54) - 1;
-
-	fe_1(&one);
-	fe_tobytes(b1, &one);
-	test_rng_init(&rng, 0xfe25519);
-	for (int i = 0; i < 3000; i++) {
-		test_rng_bytes(&rng, f.v, sizeof(f.v));
-		for (int k = 0; k < 5; k++)
-			f.v[k] &= i % 3 ? lim : FE_MASK51;
-		if (i < 6) { /* 0, 1, p - 1, p, 2^255 - 1, every limb 2^54 - 1 */
-			static const uint64_t m = FE_MASK51;
-			const uint64_t edge[6][5] = { { 0 }, { 1 }, { m - 19, m, m, m, m },
-						      { m - 18, m, m, m, m }, { m, m, m, m, m },
-						      { lim, lim, lim, lim, lim } };
-			memcpy(f.v, edge[i], sizeof(f.v));
-		}
-		cpu_force_portable(1);
-		fe_invert(&r1, &f);
-		cpu_force_portable(0);
-		fe_invert(&r2, &f);
-		fe_tobytes(e1, &r1);
-		fe_tobytes(e2, &r2);
-		assert_memory_equal(e1, e2, 32);
-		fe_mul(&r2, &r2, &f);
-		fe_tobytes(e2, &r2);
-		if (!fe_iszero_mask(&f))
-			assert_memory_equal(e2, b1, 32);
-		cpu_force_portable(1);
-		fe_pow22523(&r1, &f);
-		cpu_force_portable(0);
-		fe_pow22523(&r2, &f);
-		fe_tobytes(e1, &r1);
-		fe_tobytes(e2, &r2);
-		assert_memory_equal(e1, e2, 32);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,7 +271,6 @@ int main(void)
 		cmocka_unit_test(test_kx_table),
 		cmocka_unit_test(test_public_matches_ladder),
 		cmocka_unit_test(test_backend_matches_portable),
-		cmocka_unit_test(test_chain_backends_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
