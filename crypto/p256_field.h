@@ -175,20 +175,25 @@ static inline void p256_fe_sub_c(p256_fe r, const p256_fe a, const p256_fe b)
  *
  * add: t = a + b (carry c), u = t - p; keep t if that borrowed (t < p
  * and no carry: the borrow out of c - 0 - borrow), else u. CMOV only.
+ * The inputs are addressed through their pointers and p's limbs are
+ * RIP-relative constants: few enough registers that an -O0 sanitizer
+ * build can still allocate them (eight memory operands could not).
  */
+static const uint64_t p256_p1_limb_ = HS_P256_P1, p256_p3_limb_ = HS_P256_P3;
+
 static inline void p256_fe_add(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	uint64_t t0, t1, t2, t3, u0, u1, u2, u3, c;
 
-	__asm__("movq %[a0], %[t0]\n\t"
-		"movq %[a1], %[t1]\n\t"
-		"movq %[a2], %[t2]\n\t"
-		"movq %[a3], %[t3]\n\t"
+	__asm__("movq 0(%[a]), %[t0]\n\t"
+		"movq 8(%[a]), %[t1]\n\t"
+		"movq 16(%[a]), %[t2]\n\t"
+		"movq 24(%[a]), %[t3]\n\t"
 		"xorl %k[c], %k[c]\n\t"
-		"addq %[b0], %[t0]\n\t"
-		"adcq %[b1], %[t1]\n\t"
-		"adcq %[b2], %[t2]\n\t"
-		"adcq %[b3], %[t3]\n\t"
+		"addq 0(%[b]), %[t0]\n\t"
+		"adcq 8(%[b]), %[t1]\n\t"
+		"adcq 16(%[b]), %[t2]\n\t"
+		"adcq 24(%[b]), %[t3]\n\t"
 		"adcq $0, %[c]\n\t"
 		"movq %[t0], %[u0]\n\t"
 		"movq %[t1], %[u1]\n\t"
@@ -205,9 +210,8 @@ static inline void p256_fe_add(p256_fe r, const p256_fe a, const p256_fe b)
 		"cmovcq %[t3], %[u3]\n\t"
 		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
 		  [u0] "=&r"(u0), [u1] "=&r"(u1), [u2] "=&r"(u2), [u3] "=&r"(u3), [c] "=&r"(c)
-		: [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3]),
-		  [b0] "m"(b[0]), [b1] "m"(b[1]), [b2] "m"(b[2]), [b3] "m"(b[3]),
-		  [p1] "r"(HS_P256_P1), [p3] "r"(HS_P256_P3)
+		: [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[4])a),
+		  "m"(*(const uint64_t(*)[4])b), [p1] "m"(p256_p1_limb_), [p3] "m"(p256_p3_limb_)
 		: "cc");
 	r[0] = u0;
 	r[1] = u1;
@@ -224,27 +228,26 @@ static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	uint64_t t0, t1, t2, t3, m, m1, m3;
 
-	__asm__("movq %[a0], %[t0]\n\t"
-		"movq %[a1], %[t1]\n\t"
-		"movq %[a2], %[t2]\n\t"
-		"movq %[a3], %[t3]\n\t"
-		"subq %[b0], %[t0]\n\t"
-		"sbbq %[b1], %[t1]\n\t"
-		"sbbq %[b2], %[t2]\n\t"
-		"sbbq %[b3], %[t3]\n\t"
+	__asm__("movq 0(%[a]), %[t0]\n\t"
+		"movq 8(%[a]), %[t1]\n\t"
+		"movq 16(%[a]), %[t2]\n\t"
+		"movq 24(%[a]), %[t3]\n\t"
+		"subq 0(%[b]), %[t0]\n\t"
+		"sbbq 8(%[b]), %[t1]\n\t"
+		"sbbq 16(%[b]), %[t2]\n\t"
+		"sbbq 24(%[b]), %[t3]\n\t"
 		"sbbq %[m], %[m]\n\t"
 		"movl %k[m], %k[m1]\n\t" /* m & P1: the low 32 bits of m */
-		"movq %[m], %[m3]\n\t"
-		"andq %[p3], %[m3]\n\t"
+		"movq %[p3], %[m3]\n\t"
+		"andq %[m], %[m3]\n\t"
 		"addq %[m], %[t0]\n\t"
 		"adcq %[m1], %[t1]\n\t"
 		"adcq $0, %[t2]\n\t"
 		"adcq %[m3], %[t3]\n\t"
 		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [m] "=&r"(m),
 		  [m1] "=&r"(m1), [m3] "=&r"(m3)
-		: [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3]),
-		  [b0] "m"(b[0]), [b1] "m"(b[1]), [b2] "m"(b[2]), [b3] "m"(b[3]),
-		  [p3] "r"(HS_P256_P3)
+		: [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[4])a),
+		  "m"(*(const uint64_t(*)[4])b), [p3] "m"(p256_p3_limb_)
 		: "cc");
 	r[0] = t0;
 	r[1] = t1;
