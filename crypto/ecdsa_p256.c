@@ -19,7 +19,7 @@
  *   noinline so tests/ct/ct_p256.supp can accept exactly that branch.
  * - A private key outside [1, n-1] is handled by masks as in p256_ecdh.c.
  * - Verification is on public data only and branches freely (variable
- *   time by design). It checks 0 < r, s < n, inverts s by binary Euclid,
+ *   time by design). It checks 0 < r, s < n, inverts s (safegcd),
  *   computes R = u1 G + u2 Q with the variable-time Jacobian / wNAF code
  *   of p256_point.c and compares x(R) mod n with r without a field
  *   inversion: X == r Z, or X == (r + n) Z when r + n < p.
@@ -248,8 +248,8 @@ int ecdsa_p256_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
 	if (!p256_sc_from_bytes(r, sig) || !p256_sc_from_bytes(s, sig + 32))
 		return HS_ERR_BAD_SIG; /* SEC 1 4.1.4 step 1: r, s in [1, n-1] */
 	p256_sc_from_digest(e, hash, hash_len);
-	p256_sc_inv_vartime(w, s); /* s is public */
-	p256_sc_to_mont(w, w);     /* s^-1 R */
+	p256_sc_to_mont(w, s);
+	p256_sc_inv_mont(w, w); /* s^-1 R */
 	p256_sc_mont_mul(u1, e, w);
 	p256_sc_mont_mul(u2, r, w);
 	p256_point_mul_double_vartime(&pt, u1, u2, &q);

@@ -74,7 +74,18 @@ void ge_double_scalarmult_vartime(struct ge_proj *r, const uint8_t a[32],
  * the signed radix-16 digits, the masked table scan, and r = 16 r.
  */
 void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32]);
+/*
+ * The IFMA double-scalar multiplication of verification (variable time,
+ * public inputs only): ge_double_scalarmult_vartime computes the NAF
+ * digits an (width 5, for A) and bn (width 7, for B) and hands them over
+ * with its table base_odd[k] = (2k + 1) B.
+ */
+void ge_double_scalarmult_vartime_ifma(struct ge_proj *r, const int8_t an[256],
+				       const struct ge_ext *A, const int8_t bn[256],
+				       const struct ge_niels base_odd[32]);
 #endif
+/* 2d, d = -121665/121666 the curve constant (51-bit limbs) */
+extern const struct fe25519 ge_d2;
 void ge_base_digits(int8_t e[64], const uint8_t a[32]);
 void ge_base_select(struct ge_niels *t, int j, int8_t e);
 void ge_times16(struct ge_ext *r);

@@ -6,11 +6,12 @@
  *   with an affine point, 6: doubling; all for a = -3). They are exception
  *   free: infinity, P + P and P + (-P) need no test, hence no branch.
  * - Variable base (p256_point_mul): signed fixed windows of 5 bits,
- *   in Jacobian coordinates (doubling 3M + 5S instead of 8M + 3S + 2
+ *   in Jacobian coordinates (doubling 4M + 4S instead of 8M + 3S + 2
  *   products by b). The scalar is recoded into 52 digits in [-15, 16];
  *   each window costs 5 doublings and one addition of a table entry in
- *   {0, P, ..., 16P} selected by scanning all 16 entries under a mask,
- *   then negated under a mask. The addition (jac_add_ct) is made complete
+ *   {0, P, ..., 16P} selected by scanning all 16 entries under a mask
+ *   (p256_lookup_var_portable, or _avx2: three 256-bit AND/OR per
+ *   entry), then negated under a mask. The addition (jac_add_ct) is made complete
  *   by computing the doubling too and selecting among sum, double, p and
  *   q with masks. The number and order of operations never depend on k.
  * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(7i) with 37
@@ -23,7 +24,7 @@
  * - Digits are computed with masks (no branch); the carry out of a window
  *   is 1 when its value exceeds half the window range.
  * - Verification only (p256_point_mul_double_vartime, public inputs):
- *   variable time, Jacobian coordinates (cheaper doublings, 3M+5S), u2 Q
+ *   variable time, Jacobian coordinates (cheaper doublings, 4M+4S), u2 Q
  *   by a width-5 NAF over Q, 3Q, ..., 15Q and u1 G by the fixed-base
  *   table without scans; exceptional cases of the incomplete formulas
  *   (infinity, P == Q, P == -Q) are detected and branched on.
@@ -384,7 +385,7 @@ void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx
  * are NOT complete: the functions below test the exceptional cases
  * (an input at infinity, P == Q, P == -Q) with branches, and the scalar
  * digits drive branches and table indexes. That is fine for public
- * scalars and points and nothing else; they cost 3M+5S (doubling),
+ * scalars and points and nothing else; they cost 4M+4S (doubling),
  * 8M+3S (adding an affine point) and 12M+4S (general addition) against
  * 8M+3S, 11M and 12M plus multiplications by b for the complete ones.
  */
@@ -421,78 +422,87 @@ static void jac_cmov(struct jac *r, const struct jac *a, uint64_t mask)
 }
 
 /*
- * r = 2p: "dbl-2001-b" of the Explicit-Formulas Database (a = -3).
- * Infinity stays infinity (Z3 = 2 Y Z); no point of order 2 exists.
+ * r = 2p for a = -3, as "dbl-2001-b" of the Explicit-Formulas Database
+ * (3M + 5S there) but arranged around 2Y, which saves additions: with
+ * delta = Z^2, M = 3 (X - delta)(X + delta), y4 = (2Y)^2 = 4 Y^2 and
+ * S = X y4 = 4 X Y^2: X3 = M^2 - 2S, Y3 = M (S - X3) - y4^2 / 2,
+ * Z3 = 2Y Z (4M + 4S, ten additions instead of fourteen).
+ * Infinity stays infinity (Z3 = 0); no point of order 2 exists.
  * Straight-line code: constant time, also used by p256_point_mul.
  */
 static void jac_double(struct jac *r, const struct jac *p)
 {
-	p256_fe delta, gamma, beta, alpha, t;
+	p256_fe delta, y2, s, m, t, z3;
 
 	fsqr(delta, p->z);
-	fsqr(gamma, p->y);
-	fmul(beta, p->x, gamma);
+	fadd(y2, p->y, p->y);
+	fmul(z3, y2, p->z);
 	fsub(t, p->x, delta);
-	fadd(alpha, p->x, delta);
-	fmul(alpha, t, alpha);
-	fadd(t, alpha, alpha);
-	fadd(alpha, t, alpha); /* alpha = 3 (X - delta)(X + delta) */
-	fmul(t, p->y, p->z);
-	fadd(r->z, t, t); /* Z3 = 2 Y Z; p is not read after this */
-	fadd(beta, beta, beta);
-	fadd(beta, beta, beta); /* 4 beta */
-	fsqr(t, alpha);
-	fsub(t, t, beta);
-	fsub(r->x, t, beta); /* X3 = alpha^2 - 8 beta */
-	fsub(t, beta, r->x);
-	fmul(t, alpha, t);
-	fsqr(gamma, gamma);
-	fadd(gamma, gamma, gamma);
-	fadd(gamma, gamma, gamma);
-	fadd(gamma, gamma, gamma); /* 8 gamma^2 */
-	fsub(r->y, t, gamma);
+	fadd(m, p->x, delta);
+	fmul(m, t, m);
+	fadd(t, m, m);
+	fadd(m, t, m); /* M */
+	fsqr(y2, y2);  /* 4 Y^2 */
+	fmul(s, p->x, y2);
+	fsqr(y2, y2);  /* 16 Y^4 */
+	p256_fe_half(y2, y2);
+	fsqr(t, m);
+	fsub(t, t, s);
+	fsub(r->x, t, s); /* p->x, p->y, p->z are not read after this */
+	fsub(t, s, r->x);
+	fmul(t, m, t);
+	fsub(r->y, t, y2);
+	p256_fe_copy(r->z, z3);
 }
 
 /*
- * The common tail of both additions, with h = U2 - U1 != 0, rr = S2 - S1:
- * X3 = rr^2 - h^3 - 2 U1 h^2, Y3 = rr (U1 h^2 - X3) - S1 h^3; Z3 is set
- * by the caller. r may alias the input that u1 and s1 came from.
+ * Temporaries of the Jacobian additions, in one struct so that the
+ * constant-time caller (p256_point_mul) wipes them once at its end
+ * instead of after every addition.
  */
-static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1,
-			 const p256_fe h, const p256_fe rr)
-{
-	p256_fe hh, hhh, v, s1hhh, t;
+struct add_tmp {
+	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr, hh, hhh, v, s1hhh, t;
+	struct jac sum, dbl;
+};
 
-	fsqr(hh, h);
-	fmul(hhh, h, hh);
-	fmul(v, u1, hh);
-	fmul(s1hhh, s1, hhh); /* read u1 and s1 before r->x, r->y change */
-	fsqr(t, rr);
-	fsub(t, t, hhh);
-	fsub(t, t, v);
-	fsub(r->x, t, v);
-	fsub(t, v, r->x);
-	fmul(t, rr, t);
-	fsub(r->y, t, s1hhh);
+/*
+ * The common tail of both additions, with w->h = U2 - U1 != 0 and
+ * w->rr = S2 - S1: X3 = rr^2 - h^3 - 2 U1 h^2, Y3 = rr (U1 h^2 - X3) -
+ * S1 h^3; Z3 is set by the caller. r may alias the input that u1 and s1
+ * came from.
+ */
+static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1, struct add_tmp *w)
+{
+	fsqr(w->hh, w->h);
+	fmul(w->hhh, w->h, w->hh);
+	fmul(w->v, u1, w->hh);
+	fmul(w->s1hhh, s1, w->hhh); /* read u1 and s1 before r->x, r->y change */
+	fsqr(w->t, w->rr);
+	fsub(w->t, w->t, w->hhh);
+	fsub(w->t, w->t, w->v);
+	fsub(r->x, w->t, w->v);
+	fsub(w->t, w->v, r->x);
+	fmul(w->t, w->rr, w->t);
+	fsub(r->y, w->t, w->s1hhh);
 }
 
 /* r = p + q, q affine: "madd-1998-cmo" with the exceptional cases branched. */
 static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
 {
-	p256_fe z1z1, u2, s2, h, rr;
+	struct add_tmp w;
 
 	if (jac_is_infinity(p)) {
 		jac_from_affine(r, q);
 		return;
 	}
-	fsqr(z1z1, p->z);
-	fmul(u2, q->x, z1z1);
-	fmul(s2, q->y, p->z);
-	fmul(s2, s2, z1z1);
-	fsub(h, u2, p->x);
-	fsub(rr, s2, p->y);
-	if (p256_fe_is_zero(h)) {
-		if (p256_fe_is_zero(rr)) { /* p == q */
+	fsqr(w.z1z1, p->z);
+	fmul(w.u2, q->x, w.z1z1);
+	fmul(w.s2, q->y, p->z);
+	fmul(w.s2, w.s2, w.z1z1);
+	fsub(w.h, w.u2, p->x);
+	fsub(w.rr, w.s2, p->y);
+	if (p256_fe_is_zero(w.h)) {
+		if (p256_fe_is_zero(w.rr)) { /* p == q */
 			jac_from_affine(r, q);
 			jac_double(r, r);
 		} else { /* p == -q */
@@ -500,40 +510,32 @@ static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256
 		}
 		return;
 	}
-	fmul(r->z, p->z, h);
-	jac_add_tail(r, p->x, p->y, h, rr);
+	fmul(r->z, p->z, w.h);
+	jac_add_tail(r, p->x, p->y, &w);
 }
 
 /*
  * The first half of "add-1998-cmo-2", shared by both additions:
- * u1 = X1 Z2^2, s1 = Y1 Z2^3, h = X2 Z1^2 - u1, rr = Y2 Z1^3 - s1. The
- * temporaries are wiped (the constant-time caller handles secret points).
+ * u1 = X1 Z2^2, s1 = Y1 Z2^3, h = X2 Z1^2 - u1, rr = Y2 Z1^3 - s1, into w.
  */
-static void jac_add_start(const struct jac *p, const struct jac *q, p256_fe u1, p256_fe s1,
-			  p256_fe h, p256_fe rr)
+static void jac_add_start(const struct jac *p, const struct jac *q, struct add_tmp *w)
 {
-	p256_fe z1z1, z2z2, u2, s2;
-
-	fsqr(z1z1, p->z);
-	fsqr(z2z2, q->z);
-	fmul(u1, p->x, z2z2);
-	fmul(u2, q->x, z1z1);
-	fmul(s1, p->y, q->z);
-	fmul(s1, s1, z2z2);
-	fmul(s2, q->y, p->z);
-	fmul(s2, s2, z1z1);
-	fsub(h, u2, u1);
-	fsub(rr, s2, s1);
-	wipe(z1z1, sizeof(z1z1));
-	wipe(z2z2, sizeof(z2z2));
-	wipe(u2, sizeof(u2));
-	wipe(s2, sizeof(s2));
+	fsqr(w->z1z1, p->z);
+	fsqr(w->z2z2, q->z);
+	fmul(w->u1, p->x, w->z2z2);
+	fmul(w->u2, q->x, w->z1z1);
+	fmul(w->s1, p->y, q->z);
+	fmul(w->s1, w->s1, w->z2z2);
+	fmul(w->s2, q->y, p->z);
+	fmul(w->s2, w->s2, w->z1z1);
+	fsub(w->h, w->u2, w->u1);
+	fsub(w->rr, w->s2, w->s1);
 }
 
 /* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
 static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 {
-	p256_fe z1z1, u1, s1, h, rr;
+	struct add_tmp w;
 
 	if (jac_is_infinity(p)) {
 		*r = *q;
@@ -543,17 +545,17 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 		*r = *p;
 		return;
 	}
-	jac_add_start(p, q, u1, s1, h, rr);
-	if (p256_fe_is_zero(h)) {
-		if (p256_fe_is_zero(rr))
+	jac_add_start(p, q, &w);
+	if (p256_fe_is_zero(w.h)) {
+		if (p256_fe_is_zero(w.rr))
 			jac_double(r, p);
 		else
 			jac_set_infinity(r);
 		return;
 	}
-	fmul(z1z1, p->z, q->z);
-	fmul(r->z, z1z1, h);
-	jac_add_tail(r, u1, s1, h, rr);
+	fmul(w.z1z1, p->z, q->z);
+	fmul(r->z, w.z1z1, w.h);
+	jac_add_tail(r, w.u1, w.s1, &w);
 }
 
 /* r = k * G for a public k: the fixed-base digits, direct table reads, zero digits skipped. */
@@ -681,54 +683,50 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
  */
 
 /*
- * r = p + q for Jacobian p, q; constant time (12M + 4S). Infinity on
+ * r = p + q for Jacobian p, q; constant time (12M + 4S); its temporaries
+ * stay in w, for the caller to wipe. Infinity on
  * either side is handled by masks, and so is p = -q (the formula gives
  * Z3 = 0). p = q needs the doubling: with may_be_equal (a public flag)
- * it is computed too (3M + 5S more) and selected by mask; without it the
+ * it is computed too (4M + 4S more) and selected by mask; without it the
  * caller guarantees p != q whenever both are finite.
  */
-static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal)
+static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal,
+		       struct add_tmp *w)
 {
-	p256_fe z1z1, u1, s1, h, rr;
-	struct jac sum, dbl;
 	uint64_t p_inf, q_inf, same;
 
-	jac_add_start(p, q, u1, s1, h, rr);
-	fmul(z1z1, p->z, q->z);
-	fmul(sum.z, z1z1, h); /* 0 when p = -q: the sum is then infinity, rightly */
-	jac_add_tail(&sum, u1, s1, h, rr);
+	jac_add_start(p, q, w);
+	fmul(w->z1z1, p->z, q->z);
+	fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is then infinity, rightly */
+	jac_add_tail(&w->sum, w->u1, w->s1, w);
 	p_inf = p256_fe_is_zero(p->z);
 	q_inf = p256_fe_is_zero(q->z);
 	if (may_be_equal) {
 		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
-		same = p256_fe_is_zero(h) & p256_fe_is_zero(rr) & ~p_inf & ~q_inf;
-		jac_double(&dbl, p);
-		jac_cmov(&sum, &dbl, same);
-		wipe(&dbl, sizeof(dbl));
+		same = p256_fe_is_zero(w->h) & p256_fe_is_zero(w->rr) & ~p_inf & ~q_inf;
+		jac_double(&w->dbl, p);
+		jac_cmov(&w->sum, &w->dbl, same);
 	}
-	jac_cmov(&sum, q, p_inf);
-	jac_cmov(&sum, p, q_inf);
-	*r = sum;
-	wipe(&sum, sizeof(sum));
-	wipe(u1, sizeof(u1));
-	wipe(s1, sizeof(s1));
-	wipe(z1z1, sizeof(z1z1));
-	wipe(h, sizeof(h));
-	wipe(rr, sizeof(rr));
+	jac_cmov(&w->sum, q, p_inf);
+	jac_cmov(&w->sum, p, q_inf);
+	*r = w->sum;
 }
 
-/* r = table[idx - 1], or infinity (Z = 0) for idx = 0; reads all 16 entries. */
-static void lookup16(struct jac *r, const struct jac table[16], uint32_t idx)
+/* r = t[idx - 1], or infinity (1, 1, 0) for idx = 0; reads all 16 entries. */
+void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS_P256_VAR_ENTRIES],
+			      uint32_t idx)
 {
-	jac_set_infinity(r);
-	for (uint32_t j = 0; j < 16; j++) {
+	p256_fe_set_one(r->x);
+	p256_fe_set_one(r->y);
+	p256_fe_set_zero(r->z);
+	for (uint32_t j = 0; j < HS_P256_VAR_ENTRIES; j++) {
 		/* all-ones for the wanted entry only: the scan reads every entry */
 		uint64_t m = mask64(ct_eq_mask_u32(idx, j + 1));
 
 		for (int l = 0; l < 4; l++) {
-			r->x[l] = ct_select_u64(m, table[j].x[l], r->x[l]);
-			r->y[l] = ct_select_u64(m, table[j].y[l], r->y[l]);
-			r->z[l] |= m & table[j].z[l];
+			r->x[l] = ct_select_u64(m, t[j].x[l], r->x[l]);
+			r->y[l] = ct_select_u64(m, t[j].y[l], r->y[l]);
+			r->z[l] |= m & t[j].z[l];
 		}
 	}
 }
@@ -738,7 +736,7 @@ static void lookup16(struct jac *r, const struct jac table[16], uint32_t idx)
 
 /*
  * Signed fixed windows of 5 bits over a table of (i + 1) p, i < 16, all
- * in Jacobian coordinates: 5 doublings (3M + 5S each, against 8M + 3S
+ * in Jacobian coordinates: 5 doublings (4M + 4S each, against 8M + 3S
  * and two products by b for the complete projective formula) and one
  * masked addition per window. Leaks nothing of k or p: the operation
  * sequence is fixed and the table is scanned whole.
@@ -756,34 +754,60 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
 	struct jac table[16], acc, q;
+	struct p256_point vtab[16], e;
+	struct add_tmp w;
 	p256_sc kr;
 	p256_fe t, ny;
 	int8_t d[VAR_DIGITS];
 	uint32_t abs;
 	uint64_t neg, inf;
+	void (*lookup)(struct p256_point *, const struct p256_point *, uint32_t) =
+		p256_lookup_var_portable;
 
+#if defined(HS_HAVE_P256_AVX2)
+	if (cpu_has(HS_CPU_AVX2))
+		lookup = p256_lookup_var_avx2;
+#endif
 	/* projective (X:Y:Z) is (X Z : Y Z^2 : Z) Jacobian; infinity keeps Z = 0 */
 	fmul(table[0].x, p->x, p->z);
 	fsqr(t, p->z);
 	fmul(table[0].y, p->y, t);
 	p256_fe_copy(table[0].z, p->z);
-	jac_double(&table[1], &table[0]);
-	/* i p = p only for p at infinity (n > 16 is prime): no doubling case */
-	for (int i = 2; i < 16; i++)
-		jac_add_ct(&table[i], &table[i - 1], &table[0], 0);
+	/*
+	 * even multiples by doubling (half the cost of an addition), odd ones
+	 * as (j - 1) p + p: j p = p only for p at infinity (n > 16 is prime),
+	 * so no doubling case
+	 */
+	for (int j = 2; j <= 16; j++) {
+		if (j % 2 == 0)
+			jac_double(&table[j - 1], &table[j / 2 - 1]);
+		else
+			jac_add_ct(&table[j - 1], &table[j - 2], &table[0], 0, &w);
+	}
+	for (int i = 0; i < 16; i++) { /* the scan's layout: X, Y, Z as in struct p256_point */
+		p256_fe_copy(vtab[i].x, table[i].x);
+		p256_fe_copy(vtab[i].y, table[i].y);
+		p256_fe_copy(vtab[i].z, table[i].z);
+	}
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
 	recode(d, VAR_DIGITS, kr, VAR_W);
 	/* the top digit is bit 255 plus a carry: in [0, 2] */
 	(void)digit_sign(d[VAR_DIGITS - 1], &abs);
-	lookup16(&acc, table, abs);
+	lookup(&e, vtab, abs);
+	p256_fe_copy(acc.x, e.x);
+	p256_fe_copy(acc.y, e.y);
+	p256_fe_copy(acc.z, e.z);
 	for (int i = VAR_DIGITS - 2; i >= 0; i--) {
 		for (int j = 0; j < VAR_W; j++)
 			jac_double(&acc, &acc);
 		neg = digit_sign(d[i], &abs);
-		lookup16(&q, table, abs);
+		lookup(&e, vtab, abs);
+		p256_fe_copy(q.x, e.x);
+		p256_fe_copy(q.y, e.y);
+		p256_fe_copy(q.z, e.z);
 		p256_fe_neg(ny, q.y);
 		fcmov(q.y, ny, neg);
-		jac_add_ct(&acc, &acc, &q, i == 0);
+		jac_add_ct(&acc, &acc, &q, i == 0, &w);
 	}
 	/* back to projective: (X Z : Y : Z^3); infinity as (0 : 1 : 0) */
 	fmul(r->x, acc.x, acc.z);
@@ -794,6 +818,9 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	p256_fe_set_one(t);
 	fcmov(r->y, t, inf);
 	wipe(table, sizeof(table));
+	wipe(vtab, sizeof(vtab));
+	wipe(&w, sizeof(w));
+	wipe(&e, sizeof(e));
 	wipe(kr, sizeof(kr));
 	wipe(&acc, sizeof(acc));
 	wipe(&q, sizeof(q));
@@ -898,6 +925,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	struct jac acc[2], res;
 	struct p256_affine q[2];
 	struct base_ws ws;
+	struct add_tmp w;
 	p256_fe ny, t;
 	p256_sc kr;
 	int8_t d[HS_P256_BASE_WINDOWS];
@@ -906,7 +934,9 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	void (*lookup)(struct p256_affine *, unsigned, uint32_t) = p256_lookup_base_portable;
 
 #if defined(HS_HAVE_P256_AVX2)
-	if (cpu_has(HS_CPU_AVX2))
+	if (cpu_has(HS_CPU_AVX512F))
+		lookup = p256_lookup_base_avx512;
+	else if (cpu_has(HS_CPU_AVX2))
 		lookup = p256_lookup_base_avx2;
 #endif
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
@@ -930,7 +960,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 		}
 		base_step2(acc, inf, q, nz, &ws);
 	}
-	jac_add_ct(&res, &acc[0], &acc[1], 1);
+	jac_add_ct(&res, &acc[0], &acc[1], 1, &w);
 	/* back to projective: (X Z : Y : Z^3), or (0 : 1 : 0) for k = 0 mod n */
 	fmul(r->x, res.x, res.z);
 	p256_fe_copy(r->y, res.y);
@@ -942,6 +972,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	wipe(&res, sizeof(res));
 	wipe(q, sizeof(q));
 	wipe(&ws, sizeof(ws));
+	wipe(&w, sizeof(w));
 	wipe(ny, sizeof(ny));
 	wipe(t, sizeof(t));
 	wipe(kr, sizeof(kr));

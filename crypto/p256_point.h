@@ -51,8 +51,24 @@ extern const struct p256_affine p256_base_table[HS_P256_BASE_WINDOWS][HS_P256_BA
 void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx);
 #if defined(__x86_64__)
 #define HS_HAVE_P256_AVX2 1
-/* crypto/asm/p256_table_avx2.c */
+/* crypto/asm/p256_table_avx2.c; the AVX-512F one when cpu_has(HS_CPU_AVX512F) */
 void p256_lookup_base_avx2(struct p256_affine *r, unsigned win, uint32_t idx);
+void p256_lookup_base_avx512(struct p256_affine *r, unsigned win, uint32_t idx);
+#endif
+
+/*
+ * The variable-base table scan of p256_point_mul: t[j] = (j + 1) P in
+ * Jacobian coordinates (stored in struct p256_point's three fields),
+ * r = t[idx - 1], or infinity as (1, 1, 0) (Montgomery form) for
+ * idx = 0 (idx <= 16). Constant time in idx like the fixed-base scan;
+ * the AVX2 one is used when cpu_has(HS_CPU_AVX2), same results.
+ */
+#define HS_P256_VAR_ENTRIES 16
+void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS_P256_VAR_ENTRIES],
+			      uint32_t idx);
+#if defined(HS_HAVE_P256_AVX2)
+void p256_lookup_var_avx2(struct p256_point *r, const struct p256_point t[HS_P256_VAR_ENTRIES],
+			  uint32_t idx);
 #endif
 
 void p256_point_set_infinity(struct p256_point *r);

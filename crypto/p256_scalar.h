@@ -7,7 +7,7 @@
  * says "mont", values are plain integers in [0, n); "mont" values hold
  * x * 2^256 mod n. Mixing one of each in p256_sc_mont_mul gives a
  * plain result: mont_mul(a, b) = a * b / 2^256 mod n.
- * Everything runs in constant time except p256_sc_inv_vartime.
+ * Everything runs in constant time.
  * Outputs may alias inputs.
  */
 #ifndef HS_CRYPTO_P256_SCALAR_H
@@ -52,12 +52,6 @@ void p256_sc_mont_sqr_adx(p256_sc r, const p256_sc a);
 void p256_sc_to_mont(p256_sc r, const p256_sc a);
 /* r = 1/a in Montgomery form, for a in Montgomery form (safegcd; 0 gives 0). */
 void p256_sc_inv_mont(p256_sc r, const p256_sc a);
-
-/*
- * r = 1/a mod n for a plain a in [1, n-1] (r plain too). VARIABLE TIME:
- * it branches on a; for public values only (ECDSA verification's s).
- */
-void p256_sc_inv_vartime(p256_sc r, const p256_sc a);
 
 /* all-ones if a == 0, else 0 */
 uint64_t p256_sc_is_zero(const p256_sc a);

@@ -1,5 +1,7 @@
 /*
- * P-256 fixed-base table scan with AVX2 (crypto/p256_point.c, lookup_base).
+ * P-256 table scans with AVX2: the fixed-base table (crypto/p256_point.c,
+ * lookup_base), the variable-base table of p256_point_mul, and the
+ * fixed-base table again with AVX-512F (at the end).
  *
  * Implementation notes:
  * - An affine entry is 64 bytes: x in one 256-bit register, y in another.
@@ -45,5 +47,67 @@ __attribute__((target("avx2"))) void p256_lookup_base_avx2(struct p256_affine *r
 	}
 	_mm256_storeu_si256((__m256i *)(void *)r->x, _mm256_or_si256(x0, x1));
 	_mm256_storeu_si256((__m256i *)(void *)r->y, _mm256_or_si256(y0, y1));
+}
+
+/*
+ * The variable-base scan (p256_point_mul's table of 16 Jacobian points):
+ * X, Y and Z of each entry in three 256-bit registers, the same
+ * compare-AND-OR as above for every entry, then (1, 1) into X and Y
+ * under the mask idx == 0, as the portable scan leaves infinity.
+ */
+__attribute__((target("avx2"))) void p256_lookup_var_avx2(struct p256_point *r,
+							   const struct p256_point t[HS_P256_VAR_ENTRIES],
+							   uint32_t idx)
+{
+	const __m256i want = _mm256_set1_epi64x((long long)idx);
+	const __m256i one = _mm256_set1_epi64x(1);
+	__m256i c = one, x = _mm256_setzero_si256(), y = x, z = x, m, e;
+	p256_fe one_mont;
+
+	for (unsigned j = 0; j < HS_P256_VAR_ENTRIES; j++) {
+		m = _mm256_cmpeq_epi64(c, want); /* entry j holds the multiple j + 1 */
+		x = _mm256_or_si256(x, _mm256_and_si256(
+			m, _mm256_loadu_si256((const __m256i *)(const void *)t[j].x)));
+		y = _mm256_or_si256(y, _mm256_and_si256(
+			m, _mm256_loadu_si256((const __m256i *)(const void *)t[j].y)));
+		z = _mm256_or_si256(z, _mm256_and_si256(
+			m, _mm256_loadu_si256((const __m256i *)(const void *)t[j].z)));
+		c = _mm256_add_epi64(c, one);
+	}
+	p256_fe_set_one(one_mont);
+	m = _mm256_cmpeq_epi64(_mm256_setzero_si256(), want);
+	e = _mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)(const void *)one_mont));
+	_mm256_storeu_si256((__m256i *)(void *)r->x, _mm256_or_si256(x, e));
+	_mm256_storeu_si256((__m256i *)(void *)r->y, _mm256_or_si256(y, e));
+	_mm256_storeu_si256((__m256i *)(void *)r->z, z);
+}
+
+/*
+ * The fixed-base scan with AVX-512F: an entry (x, y) is one 512-bit
+ * load; the compare gives an 8-bit mask, all ones for the wanted entry
+ * and zero for the others, and a masked move (a register blend, not a
+ * masked load: every entry is loaded whole) keeps it. Two accumulators,
+ * ORed at the end (at most one of them took an entry), halve the chain.
+ * Same result as the portable scan.
+ */
+__attribute__((target("avx512f"))) void p256_lookup_base_avx512(struct p256_affine *r,
+								 unsigned win, uint32_t idx)
+{
+	const struct p256_affine *row = p256_base_table[win];
+	const __m512i want = _mm512_set1_epi64((long long)idx);
+	const __m512i two = _mm512_set1_epi64(2);
+	__m512i c0 = _mm512_set1_epi64(1), c1 = two;
+	__m512i a0 = _mm512_setzero_si512(), a1 = a0;
+
+	for (unsigned j = 0; j < HS_P256_BASE_ENTRIES; j += 2) {
+		__mmask8 k0 = _mm512_cmpeq_epi64_mask(c0, want);
+		__mmask8 k1 = _mm512_cmpeq_epi64_mask(c1, want);
+
+		a0 = _mm512_mask_mov_epi64(a0, k0, _mm512_loadu_si512((const void *)&row[j]));
+		a1 = _mm512_mask_mov_epi64(a1, k1, _mm512_loadu_si512((const void *)&row[j + 1]));
+		c0 = _mm512_add_epi64(c0, two);
+		c1 = _mm512_add_epi64(c1, two);
+	}
+	_mm512_storeu_si512((void *)r, _mm512_or_si512(a0, a1));
 }
 #endif

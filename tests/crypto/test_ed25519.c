@@ -433,6 +433,101 @@ static void test_backend_matches_portable(void **state)
 	}
 }
 
+/*
+ * Verification's double-scalar multiplication a A + b B, dispatched (AVX-512
+ * IFMA where the CPU has it) against portable: the same encoding for
+ * random scalars below 2^253 and points A = c B plus a point of small
+ * order (so A need not lie in the prime-order subgroup, as a public key
+ * need not), edge scalars (0, 1, L - 1) included; and the same verdicts
+ * on good and damaged signatures.
+ */
+static void test_verify_backend_matches_portable(void **state)
+{
+	(void)state;
+	/* a point of order 8 (y of RFC 8032's small-order examples), encoded */
+	static const uint8_t tors[32] = {
+		0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10,
+		0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77,
+		0x92, 0xac, 0x03, 0x7a,
+	};
+	static const uint8_t l_minus_1[32] = {
+		0xec, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9,
+		0xde, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x10,
+	};
+	struct test_rng rng;
+	struct ge_ext A, T;
+	struct ge_proj r1, r2;
+	uint8_t a[32], b[32], c[32], enc[32], e1[32], e2[32];
+	uint8_t seed[32], pub[32], msg[48], sig[64];
+
+	test_rng_init(&rng, 0xed2551f);
+	assert_int_equal(ge_frombytes(&T, tors), 0);
+	for (int i = 0; i < 400; i++) {
+		test_rng_bytes(&rng, a, 32);
+		test_rng_bytes(&rng, b, 32);
+		test_rng_bytes(&rng, c, 32);
+		a[31] &= 0x1f;
+		b[31] &= 0x1f;
+		c[31] &= 0x1f;
+		if (i % 8 == 1)
+			memset(a, 0, 32);
+		if (i % 8 == 2)
+			memcpy(b, l_minus_1, 32);
+		if (i % 8 == 3) {
+			memset(b, 0, 32);
+			b[0] = 1;
+		}
+		ge_scalarmult_base(&A, c);
+		ge_tobytes(enc, &A);
+		if (i % 2) { /* A = c B + T, through the portable code and the encoding */
+			cpu_force_portable(1);
+			ge_double_scalarmult_vartime(&r1, (const uint8_t[32]){ 1 }, &T, c);
+			cpu_force_portable(0);
+			ge_proj_tobytes(enc, &r1);
+		}
+		assert_int_equal(ge_frombytes(&A, enc), 0);
+		cpu_force_portable(1);
+		ge_double_scalarmult_vartime(&r1, a, &A, b);
+		cpu_force_portable(0);
+		ge_double_scalarmult_vartime(&r2, a, &A, b);
+		ge_proj_tobytes(e1, &r1);
+		ge_proj_tobytes(e2, &r2);
+		assert_memory_equal(e1, e2, 32);
+	}
+	/* verdicts: good, then one flipped bit in the message, R, S or the key */
+	for (int i = 0; i < 200; i++) {
+		int v1, v2;
+
+		test_rng_bytes(&rng, seed, 32);
+		test_rng_bytes(&rng, msg, sizeof(msg));
+		assert_int_equal(ed25519_public(pub, seed), 0);
+		assert_int_equal(ed25519_sign(sig, seed, pub, msg, sizeof(msg)), 0);
+		switch (i % 4) {
+		case 1:
+			msg[test_rng_below(&rng, sizeof(msg))] ^= 1;
+			break;
+		case 2:
+			sig[test_rng_below(&rng, 64)] ^= (uint8_t)(1u << test_rng_below(&rng, 8));
+			break;
+		case 3:
+			pub[test_rng_below(&rng, 32)] ^= (uint8_t)(1u << test_rng_below(&rng, 8));
+			break;
+		default:
+			break;
+		}
+		cpu_force_portable(1);
+		v1 = ed25519_verify(pub, msg, sizeof(msg), sig);
+		cpu_force_portable(0);
+		v2 = ed25519_verify(pub, msg, sizeof(msg), sig);
+		assert_int_equal(v1, v2);
+		if (i % 4 == 0)
+			assert_int_equal(v1, 0);
+		else
+			assert_int_not_equal(v1, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_sig_table),
 		cmocka_unit_test(test_backend_matches_portable),
+		cmocka_unit_test(test_verify_backend_matches_portable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,6 @@
 /*
  * Proves P-256 known answers and internal consistency:
- * - field and scalar arithmetic (inverses, the variable-time scalar
- *   inverse against Fermat, range checks, reductions);
+ * - field and scalar arithmetic (inverses, range checks, reductions);
  * - public keys of known private keys (1, 2, 3, n-1, n-2, RFC 5903, RFC
  *   6979) and the rejection of 0, n and above with a zeroed output;
  * - every entry of the fixed-base table, and the fixed-base and windowed
@@ -16,7 +15,8 @@
  * - strict DER encoding and parsing; the kx and sig tables;
  * - the MULX/ADX field and scalar backends give bit-identical results to
  *   the portable ones (edge and random operands, and whole operations);
- *   so does the AVX2 fixed-base table scan (every row and index).
+ *   so do the AVX2 and AVX-512 table scans (fixed base: every row and index;
+ *   variable base: random tables, every index).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,22 +168,6 @@ static void test_scalar(void **state)
 		p256_sc_to_bytes(out, t);
 		be32_small(b, 1);
 		assert_memory_equal(out, b, 32);
-	}
-	/* the variable-time inverse of verify agrees with Fermat: edges and random */
-	for (int i = 0; i < 300; i++) {
-		if (i < 8)
-			be32_small(b, (uint64_t)i + 1);
-		else if (i < 16)
-			n_minus(b, (unsigned)i - 7);
-		else
-			test_rng_bytes(&rng, b, 32);
-		if (!p256_sc_from_bytes(a, b))
-			continue;
-		p256_sc_to_mont(am, a);
-		p256_sc_inv_mont(inv, am);
-		p256_sc_mont_mul(t, inv, (const uint64_t[4]){ 1, 0, 0, 0 }); /* a^-1 plain */
-		p256_sc_inv_vartime(am, a);
-		assert_memory_equal(am, t, 32);
 	}
 	/* (n-1) + 2 = 1 */
 	n_minus(b, 1);
@@ -944,6 +928,27 @@ static void test_backends_agree(void **state)
 	uint8_t d[32], e[32], h[32], pe[65], o1[65], o2[65], z1[32], z2[32], s1[64], s2[64];
 	enum { EDGES = 8 };
 
+	/* the inline additions (assembly on x86-64) against their C reference */
+	test_rng_init(&rng, 0x256a);
+	for (unsigned i = 0; i < 20000; i++) {
+		edge_fe(a, i % 64 < EDGES ? i % 64 : EDGES, &rng);
+		edge_fe(b, (i / 64) % 64 < EDGES ? (i / 64) % 64 : EDGES, &rng);
+		p256_fe_add_c(r1, a, b);
+		p256_fe_add(r2, a, b);
+		assert_memory_equal(r1, r2, 32);
+		p256_fe_sub_c(r1, a, b);
+		p256_fe_sub(r2, a, b);
+		assert_memory_equal(r1, r2, 32);
+		p256_fe_half(r2, a); /* a / 2 + a / 2 = a, and a / 2 < p */
+		p256_fe_add(r1, r2, r2);
+		assert_memory_equal(r1, a, 32);
+		assert_true(r2[3] < 0xffffffff00000001ull || (r2[3] == 0xffffffff00000001ull &&
+							      r2[2] == 0 && r2[1] < 0xffffffffull));
+		p256_fe_copy(r2, a); /* aliased output */
+		p256_fe_add(r2, r2, r2);
+		p256_fe_add_c(r1, a, a);
+		assert_memory_equal(r1, r2, 32);
+	}
 	if (!cpu_has(HS_CPU_BMI2 | HS_CPU_ADX)) {
 		printf("# p256: no BMI2/ADX here: only the portable field code exists\n");
 		skip();
@@ -1036,10 +1041,36 @@ static void test_lookup_backends_agree(void **state)
 			p256_lookup_base_portable(&a, w, j);
 			p256_lookup_base_avx2(&b, w, j);
 			assert_memory_equal(&a, &b, sizeof(a));
+			if (cpu_has(HS_CPU_AVX512F)) {
+				memset(&b, 0xaa, sizeof(b));
+				p256_lookup_base_avx512(&b, w, j);
+				assert_memory_equal(&a, &b, sizeof(a));
+			}
 			if (j == 0)
 				assert_memory_equal(&a, zero, 32);
 			else
 				assert_memory_equal(&a, &p256_base_table[w][j - 1], sizeof(a));
+		}
+	}
+	/* the variable-base scan: random tables, every index (0 gives (1, 1, 0)) */
+	{
+		struct test_rng rng;
+		struct p256_point vt[HS_P256_VAR_ENTRIES], r1, r2, inf;
+
+		test_rng_init(&rng, 0x256e);
+		p256_fe_set_one(inf.x);
+		p256_fe_set_one(inf.y);
+		p256_fe_set_zero(inf.z);
+		for (int round = 0; round < 20; round++) {
+			test_rng_bytes(&rng, vt, sizeof(vt));
+			for (uint32_t j = 0; j <= HS_P256_VAR_ENTRIES; j++) {
+				memset(&r1, 0x55, sizeof(r1));
+				memset(&r2, 0xaa, sizeof(r2));
+				p256_lookup_var_portable(&r1, vt, j);
+				p256_lookup_var_avx2(&r2, vt, j);
+				assert_memory_equal(&r1, &r2, sizeof(r1));
+				assert_memory_equal(&r1, j == 0 ? &inf : &vt[j - 1], sizeof(r1));
+			}
 		}
 	}
 	for (int i = 0; i < 16 + 2 * HS_P256_BASE_WINDOWS; i++) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "crypto/cpu.h"
 #include "crypto/kx.h"
 #include "crypto/sig.h"
 #include "testutil.h"
@@ -134,13 +135,18 @@ static void test_wycheproof_ed25519(void **state)
 		assert_non_null(tests);
 		pub = hex_decode(json_get_str(key, "pk"), &pub_len);
 		assert_non_null(pub);
-		for (size_t i = 0; i < tests->count; i++) {
-			c.ran++;
-			if (ed25519_case(pub, pub_len, tests->items[i]))
-				c.passed++;
-			else
-				c.failed++;
+		/* twice: the dispatched backend (IFMA verify where the CPU has it), then portable */
+		for (int portable = 0; portable < 2; portable++) {
+			cpu_force_portable(portable);
+			for (size_t i = 0; i < tests->count; i++) {
+				c.ran++;
+				if (ed25519_case(pub, pub_len, tests->items[i]))
+					c.passed++;
+				else
+					c.failed++;
+			}
 		}
+		cpu_force_portable(0);
 		free(pub);
 	}
 	wp_report(&c);

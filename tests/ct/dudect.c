@@ -19,8 +19,9 @@
  *   class: stops early) must be found leaking, or the harness is broken
  *   and the run fails.
  * Targets: whatever backend hs dispatches to on this CPU (the header line
- * says which): X25519 (ladder and fixed-base public key), P-256 ECDH (MULX/ADX field code),
- * P-256 public key (fixed base: AVX2 table scan), ECDSA P-256 sign
+ * says which): X25519 (ladder and fixed-base public key), P-256 ECDH
+ * (MULX/ADX field code, assembly additions, AVX2 variable-base table
+ * scan), P-256 public key (fixed base: AVX-512 or AVX2 table scan), ECDSA P-256 sign
  * (secret: the private key; the nonce derives from it), AES-128-GCM and
  * ChaCha20-Poly1305 seal (secret: key and plaintext), and the RSA-2048
  * private operation's two CRT exponentiations side by side (AVX-512 IFMA;
