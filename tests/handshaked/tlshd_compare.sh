@@ -162,7 +162,7 @@ echo "UML run: $(since "$t") s; whole script: $(since "$T0") s"
 # ---- the report ----
 # results: DAEMON cycles_ok mount_med mount_min mount_max seq_hs seq_hs_log
 #          seq_seconds burst_ok burst_hs burst_hs_log burst_seconds warm_up_mount
-awk -v bench=$BENCH -v cycles="$CYCLES" -v burst="$BURST" '
+awk -v cycles="$CYCLES" -v burst="$BURST" '
 	{ d[$1] = 1; for (i = 2; i <= NF; i++) v[$1, i] = $i }
 	function rate(n, s) { return s > 0 ? n / s : 0 }
 	function row(name, unit, a, b, r) {
@@ -178,8 +178,8 @@ awk -v bench=$BENCH -v cycles="$CYCLES" -v burst="$BURST" '
 		row("upcall mount, median of " cycles, "s", v[h, 3], v[t, 3], sprintf("%.2f", v[t, 3] / v[h, 3]))
 		row("upcall mount, min", "s", v[h, 4], v[t, 4], sprintf("%.2f", v[t, 4] / v[h, 4]))
 		row("upcall mount, max", "s", v[h, 5], v[t, 5], sprintf("%.2f", v[t, 5] / v[h, 5]))
-		# no ratio: tlshd runs first, so its warm-up also pays the guest's
-		# first NFS mount (module loads, caches)
+		# no ratio: tlshd runs first, so its warm-up also pays for the first
+		# NFS mount of the guest (module loads, caches)
 		row("upcall mount, warm-up (not above)", "s", v[h, 13], v[t, 13], "-")
 		# 2 handshakes per mount over the median mount (robust to one slow
 		# mount on a busy host); the totals are in the last lines
