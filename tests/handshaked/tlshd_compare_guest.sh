@@ -182,6 +182,8 @@ rpc.nfsd 0 >/dev/null 2>&1
 if [ $fails != 0 ]; then
 	echo "---- tlshd log (tail) ----"; tail -n 20 "$RUN/tlshd.log" 2>/dev/null
 	echo "---- handshaked log (tail) ----"; tail -n 20 "$RUN/handshaked.log" 2>/dev/null
+	echo "---- kernel log (NFS, RPC, TLS, handshake) ----"
+	dmesg | grep -iE 'nfs|rpc|tls|handshake|svc' | grep -v 'command line' | tail -n 20
 fi
 echo "[$(el)] $fails failed"
 [ $fails = 0 ]
