@@ -162,6 +162,12 @@ burst() {	# burst NAME: BURST mounts at once; sets BURST_OK, BURST_S, BURST_FAIL
 # make likelier the slower the daemon answers.
 burst_retry() {	# burst_retry NAME
 	local i m
+	if [ ${#BURST_FAILED[@]} -gt 0 ]; then
+		echo "      what $1 and the kernel logged about it:"
+		grep -iE 'fail|error|closed' "$RUN/$1.log" | tail -n 8 | sed 's/^/      | /'
+		dmesg | grep -iE 'nfs|rpc|tls|handshake|svc' | grep -vE 'command line|Registered|max allowed' |
+			tail -n 8 | sed 's/^/      | /'
+	fi
 	for i in "${BURST_FAILED[@]}"; do
 		m=$RUN/mnt$i
 		if timeout 60 mount -t nfs4 -o $NFSOPT "127.0.0.$((i + 1)):/" "$m" 2>"$RUN/b.$i" &&
