@@ -107,6 +107,8 @@ mkdir -p "$ROOT/tmp"
 HOSTRUN=$(mktemp -d "$ROOT/tmp/hs-tlshd-cmp.XXXXXX")
 RUN=${HOSTRUN#"$ROOT"}	# the same directory as the guest sees it
 trap 'rm -rf "$HOSTRUN"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 mkdir -p "$HOSTRUN/bin" "$HOSTRUN/lib" "$HOSTRUN/pki"
 cp "$DAEMON" "$HOSTRUN/bin/handshaked"
 # Libraries: trixie's own copy where it has the soname (newer, same ABI),
