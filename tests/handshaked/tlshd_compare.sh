@@ -30,8 +30,11 @@ RUNNER=$HERE/../uml/run-in-uml.sh
 CACHE=${UML_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/run-in-uml}
 ROOT=$CACHE/trixie-tlshd
 # what the guest needs: tlshd, knfsd's tools, the NFS client's, modprobe, ip,
-# pgrep; openssl is not among them (the certificates are made here)
-PKGS=ktls-utils,nfs-kernel-server,nfs-common,rpcbind,kmod,iproute2,procps,netbase,mount,keyutils,libmnl0
+# pgrep; openssl is not among them (the certificates are made here). The
+# system roots too: handshaked loads them at start when [authenticate.server]
+# names no trust store (the roots a client certificate would be checked
+# against) and will not start without them; tlshd reads them per handshake.
+PKGS=ktls-utils,nfs-kernel-server,nfs-common,rpcbind,kmod,iproute2,procps,netbase,mount,keyutils,libmnl0,ca-certificates
 
 BENCH=0 CYCLES= BURST=
 while [ $# -gt 1 ]; do
