@@ -20,8 +20,9 @@ packages=(
 # Kernel tests in User-Mode Linux (tests/uml/run-in-uml.sh): best effort, the
 # tests skip (exit 77) when UML cannot start. knfsd and mount.nfs for the NFS
 # over TLS test of handshaked (in the guest, whose root is this machine's);
-# keyctl to look at the key handshaked's DONE names.
-optional=(user-mode-linux kmod patchelf nfs-kernel-server nfs-common keyutils)
+# keyctl to look at the key handshaked's DONE names; debootstrap makes the
+# Debian trixie root where tlshd runs next to handshaked.
+optional=(user-mode-linux kmod patchelf nfs-kernel-server nfs-common keyutils debootstrap)
 
 missing=()
 for p in "${packages[@]}"; do
