@@ -120,6 +120,8 @@ static int load(const char *path, struct hsd_conf *conf, struct creds_ref **out)
 		free(r);
 		return -1;
 	}
+	if (r->cr.warning[0])
+		logf_(0, "warning: %s: handshakes that need the system roots will fail", r->cr.warning);
 	r->refs = 1;
 	*out = r;
 	return 0;

@@ -51,12 +51,29 @@ static int load_cred(const struct hsd_role_conf *r, struct hs_cred **out, char *
 	return err;
 }
 
+/*
+ * The system roots, for a role whose configuration names no trust store.
+ * Their absence (a minimal root without ca-certificates) is no reason not
+ * to start, as with tlshd: the store stays NULL, cr->warning says why, and
+ * only the handshakes that would need them fail (configure()).
+ */
+static void load_system_store(struct hsd_creds *cr, struct hs_x509_store **out)
+{
+	if (load_store("", out, cr->warning, sizeof(cr->warning)) != 0) {
+		hs_x509_store_free(*out);
+		*out = NULL;
+	}
+}
+
 int hsd_creds_load(const struct hsd_conf *c, struct hsd_creds *cr, char *why, size_t cap)
 {
-	int err;
+	int err = 0;
 
 	memset(cr, 0, sizeof(*cr));
-	err = load_store(c->client.truststore, &cr->client_trust, why, cap);
+	if (c->client.truststore[0])
+		err = load_store(c->client.truststore, &cr->client_trust, why, cap);
+	else
+		load_system_store(cr, &cr->client_trust);
 	if (err == 0 && c->server.truststore[0])
 		err = load_store(c->server.truststore, &cr->server_trust, why, cap);
 	/* a server upcall in x509 mode asks for a client certificate: checked against
@@ -66,8 +83,8 @@ int hsd_creds_load(const struct hsd_conf *c, struct hsd_creds *cr, char *why, si
 	} else if (err == 0 && c->client.truststore[0] == '\0') {
 		cr->upcall_client_trust = cr->client_trust; /* already the system roots */
 	} else if (err == 0) {
-		err = load_store("", &cr->upcall_client_trust, why, cap);
-		cr->upcall_client_trust_owned = err == 0;
+		load_system_store(cr, &cr->upcall_client_trust);
+		cr->upcall_client_trust_owned = cr->upcall_client_trust != NULL;
 	}
 	if (err == 0)
 		err = load_cred(&c->client, &cr->client_cred, why, cap);
@@ -229,6 +246,8 @@ static int configure(struct hsd_session *s, const struct hsd_creds *cr, const st
 		cfg->trust = cr->client_trust;
 		if (cfg->server_name == NULL && req->auth != HSD_AUTH_PSK)
 			cfg->insecure = 1; /* no name to check: the chain alone cannot say who it is */
+		if (cfg->trust == NULL && !cfg->insecure && req->auth != HSD_AUTH_PSK)
+			return fail(res, ENOKEY, "no trust store for the server's chain", cr->warning), -1;
 		/* unauth (xprtsec=tls): no client certificate, even if one is configured */
 		s->creds[0] = s->own != NULL ? s->own : req->auth == HSD_AUTH_UNAUTH ? NULL : cr->client_cred;
 	} else {
@@ -237,7 +256,7 @@ static int configure(struct hsd_session *s, const struct hsd_creds *cr, const st
 			/* the kernel's x509 server (knfsd): ask for a client certificate; DONE
 			 * then says whether one was checked (xprtsec=mtls exports need one) */
 			cfg->client_trust = cr->upcall_client_trust;
-			cfg->verify_client = HS_VERIFY_REQUEST;
+			cfg->verify_client = cfg->client_trust != NULL ? HS_VERIFY_REQUEST : HS_VERIFY_NONE;
 		} else {
 			cfg->client_trust = cr->server_trust;
 			cfg->verify_client = cr->server_trust != NULL ? HS_VERIFY_REQUEST : HS_VERIFY_NONE;

@@ -24,6 +24,7 @@ struct hsd_creds {
 	 */
 	struct hs_x509_store *upcall_client_trust;
 	int upcall_client_trust_owned;
+	char warning[256]; /* the system roots could not be loaded ("" if they were or were not needed) */
 };
 
 int hsd_creds_load(const struct hsd_conf *c, struct hsd_creds *cr, char *why, size_t cap);
