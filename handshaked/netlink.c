@@ -229,6 +229,9 @@ static int x509_cb(const struct nlattr *a, struct accept_ctx *x)
 		else
 			x->req->key_serial = (int32_t)mnl_attr_get_u32(c);
 	}
+	/* the nest must hold whole attributes and nothing else */
+	if ((const char *)c != (const char *)mnl_attr_get_payload(a) + mnl_attr_get_payload_len(a))
+		x->bad = 1;
 	return MNL_CB_OK;
 }
 
@@ -287,7 +290,34 @@ static int accept_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		}
 	}
+	/* an attribute whose length runs past the message ended the walk early */
+	if ((const char *)a != (const char *)mnl_nlmsg_get_payload_tail(nlh))
+		x->bad = 1;
 	return MNL_CB_OK;
+}
+
+/* After the walk: the request's values in range, else malformed (answered EINVAL). */
+static void accept_check(const struct accept_ctx *x, struct hsd_req *req)
+{
+	if (x->bad || req->msg_type < HSD_MSG_CLIENTHELLO || req->msg_type > HSD_MSG_SERVERHELLO ||
+	    req->auth < HSD_AUTH_UNAUTH || req->auth > HSD_AUTH_X509)
+		req->malformed = 1;
+}
+
+int hsd_nl_parse_accept(const void *buf, size_t len, struct hsd_req *req)
+{
+	struct accept_ctx x = { .req = req };
+	int r;
+
+	memset(req, 0, sizeof(*req));
+	req->fd = -1;
+	r = mnl_cb_run(buf, len, 0, 0, accept_cb, &x);
+	if (r < 0)
+		return HS_ERR_ARG;
+	if (!x.got_fd)
+		return HS_ERR_WANT_READ;
+	accept_check(&x, req);
+	return 0;
 }
 
 int hsd_nl_accept(struct hsd_nl *nl, struct hsd_req *req)
@@ -310,9 +340,7 @@ int hsd_nl_accept(struct hsd_nl *nl, struct hsd_req *req)
 		return r == -ENOENT || r == -EAGAIN || (r == 0 && !x.got_fd) ? HS_ERR_WANT_READ
 									    : HS_ERR_TLS_IO;
 	}
-	if (x.bad || req->msg_type < HSD_MSG_CLIENTHELLO || req->msg_type > HSD_MSG_SERVERHELLO ||
-	    req->auth < HSD_AUTH_UNAUTH || req->auth > HSD_AUTH_X509)
-		req->malformed = 1;
+	accept_check(&x, req);
 	return 0;
 }
 

@@ -44,6 +44,14 @@ int hsd_nl_errno(const struct hsd_nl *nl);
 int hsd_nl_read_ready(struct hsd_nl *nl, unsigned *ready);
 /* Take one pending request: 0, HS_ERR_WANT_READ when none waits, else an error. */
 int hsd_nl_accept(struct hsd_nl *nl, struct hsd_req *req);
+/*
+ * The parsing behind hsd_nl_accept, on one ACCEPT reply as the kernel
+ * sends it (netlink header, genetlink header, attributes): 0 with req
+ * filled (req->malformed when an attribute or value failed its check),
+ * HS_ERR_WANT_READ when it carries no socket, HS_ERR_ARG when the
+ * message itself does not parse. (tests/handshaked/test_netlink.c)
+ */
+int hsd_nl_parse_accept(const void *buf, size_t len, struct hsd_req *req);
 /* Report the result for fd (status: 0 or a positive errno); remote: peer identity key serials. */
 int hsd_nl_done(struct hsd_nl *nl, int fd, int status, const int32_t *remote, size_t n_remote);
 
