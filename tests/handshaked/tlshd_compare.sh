@@ -124,7 +124,7 @@ done
 
 P=$HOSTRUN/pki
 san=DNS:localhost
-for i in $(seq 1 $((BURST + 1))); do san=$san,IP:127.0.0.$i; done
+for i in $(seq 1 $((BURST + 5))); do san=$san,IP:127.0.0.$i; done
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=hs-tlshd-cmp-ca \
 	-keyout "$P/ca.key" -out "$P/ca.pem" -addext basicConstraints=critical,CA:TRUE \
 	-addext keyUsage=critical,keyCertSign 2>/dev/null
@@ -134,6 +134,13 @@ printf '%s\n' basicConstraints=critical,CA:FALSE keyUsage=critical,digitalSignat
 	extendedKeyUsage=serverAuth "subjectAltName=$san" >"$P/server.ext"
 openssl x509 -req -in "$P/server.csr" -CA "$P/ca.pem" -CAkey "$P/ca.key" -CAcreateserial -days 2 \
 	-extfile "$P/server.ext" -out "$P/server.pem" 2>/dev/null
+# a client certificate for the xprtsec=mtls export (the guest's last step)
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=hs-nfs-client \
+	-keyout "$P/client.key" -out "$P/client.csr" 2>/dev/null
+printf '%s\n' basicConstraints=critical,CA:FALSE keyUsage=critical,digitalSignature \
+	extendedKeyUsage=clientAuth >"$P/client.ext"
+openssl x509 -req -in "$P/client.csr" -CA "$P/ca.pem" -CAkey "$P/ca.key" -CAcreateserial -days 2 \
+	-extfile "$P/client.ext" -out "$P/client.pem" 2>/dev/null
 chmod 600 "$P"/*.key
 # One tlshd.conf for both daemons. loglevel=1: tlshd logs each finished
 # handshake only when debugging is on (and then every step of it).
@@ -147,8 +154,11 @@ nl=0
 
 [authenticate.client]
 x509.truststore=$RUN/pki/ca.pem
+x509.certificate=$RUN/pki/client.pem
+x509.private_key=$RUN/pki/client.key
 
 [authenticate.server]
+x509.truststore=$RUN/pki/ca.pem
 x509.certificate=$RUN/pki/server.pem
 x509.private_key=$RUN/pki/server.key
 CONF
