@@ -15,7 +15,7 @@ client=$(realpath "$3")
 here=$(dirname "$(realpath "$0")")
 . "$here/../interop/lib.sh"
 
-"$server" --listen 127.0.0.1:0 --echo --max-conns 2 --print-cert "$tmp/ca.pem" 2>"$tmp/srv.err" &
+"$server" --listen 127.0.0.1:0 --echo --max-conns 5 --print-cert "$tmp/ca.pem" 2>"$tmp/srv.err" &
 pids+=($!)
 port=$(hs_port "$tmp/srv.err") || { bad "hs-server did not start: $(cat "$tmp/srv.err")"; finish; }
 printf '[authenticate.client]\nx509.truststore=%s\n' "$tmp/ca.pem" >"$tmp/tlshd.conf"
@@ -44,6 +44,41 @@ if [ -n "${NO_URING:-}" ]; then
 	[ "$rc" = 1 ] && grep -q "event loop: io_uring_setup: " "$tmp/hsd2.err" &&
 		pass "--loop io_uring where there is none: exit 1, $(tail -1 "$tmp/hsd2.err")" ||
 		bad "--loop io_uring without io_uring: exit $rc: $(cat "$tmp/hsd2.err")"
+fi
+# SIGHUP reloads the configuration (host only): a trust store that does not
+# hold the server's certificate makes the next hand-off fail; one that names a
+# missing file is refused and the daemon keeps what it had; the right one
+# again makes the hand-off reach the kTLS install (the host's refusal)
+if [ "${HS_KTLS_EXPECT:-user}" = user ] && [ -z "${NO_URING:-}" ]; then
+	hsd_pid=${pids[-1]}
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=other \
+		-keyout "$tmp/other.key" -out "$tmp/other.pem" 2>/dev/null
+	reload() {	# reload TRUSTSTORE: SIGHUP with that store; waits for the log line
+		local n
+		n=$(grep -c "reload\|credentials:" "$tmp/hsd.err")
+		printf '[authenticate.client]\nx509.truststore=%s\n' "$1" >"$tmp/tlshd.conf"
+		kill -HUP "$hsd_pid"
+		for _ in $(seq 50); do
+			[ "$(grep -c "reload\|credentials:" "$tmp/hsd.err")" -gt "$n" ] && break
+			sleep 0.1
+		done
+	}
+	via() { timeout 20 "$client" --via "$tmp/hsd.sock" localhost:"$port" </dev/null 2>"$tmp/cli3.err"; }
+	reload "$tmp/other.pem"
+	via; rc=$?
+	grep -q "reloaded" "$tmp/hsd.err" && [ "$rc" != 5 ] && [ "$rc" != 0 ] &&
+		pass "SIGHUP: reloaded with another trust store, the hand-off fails (exit $rc: $(tail -1 "$tmp/cli3.err"))" ||
+		bad "SIGHUP with another trust store: exit $rc: $(cat "$tmp/cli3.err" "$tmp/hsd.err")"
+	reload "$tmp/missing.pem"
+	via; rc=$?
+	kill -0 "$hsd_pid" && grep -q "credentials: .*missing.pem" "$tmp/hsd.err" && [ "$rc" != 5 ] &&
+		pass "SIGHUP with a missing trust store: refused with the reason, the daemon keeps the previous one" ||
+		bad "SIGHUP with a missing trust store: exit $rc: $(cat "$tmp/hsd.err")"
+	reload "$tmp/ca.pem"
+	via; rc=$?
+	[ "$rc" = 5 ] && grep -q "handshaked: kernel TLS" "$tmp/cli3.err" &&
+		pass "SIGHUP with the right trust store again: the hand-off reaches the kTLS install" ||
+		bad "SIGHUP with the right store: exit $rc: $(cat "$tmp/cli3.err" "$tmp/hsd.err")"
 fi
 "$client" --via "$tmp/nonexistent.sock" localhost:"$port" </dev/null 2>"$tmp/cli2.err"
 rc=$?
