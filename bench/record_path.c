@@ -117,6 +117,35 @@ struct rx_conn {
 	int fd;
 };
 
+/*
+ * hs's receiving end on fd: the handshake (server: accept; client: connect)
+ * and the hand-off with flags, then every byte until close_notify, counted.
+ */
+static int hs_receive(struct receiver *r, int fd, int server, unsigned flags)
+{
+	static _Thread_local uint8_t buf[65536];
+	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
+	struct hs_conn *c = NULL;
+	size_t n = 1;
+	int err = k == NULL ? HS_ERR_NOMEM
+			    : hs_conn_new(&c, server ? &r->pe->hs_server : &r->pe->hs_client);
+
+	if (err == 0)
+		err = server ? hs_ktls_accept(k, c, fd, flags) : hs_ktls_connect(k, c, fd, flags);
+	while (err == 0 && n > 0) {
+		err = hs_ktls_read(k, buf, sizeof(buf), &n);
+		if (err == 0 && n > 0) {
+			first_byte(r);
+			atomic_fetch_add(&r->bytes, n);
+		}
+	}
+	if (k != NULL)
+		hs_ktls_wipe(k);
+	free(k);
+	hs_conn_free(c);
+	return err;
+}
+
 static void *rx_thread(void *arg)
 {
 	static _Thread_local uint8_t buf[65536];
@@ -136,25 +165,8 @@ static void *rx_thread(void *arg)
 		}
 		SSL_free(s);
 	} else {
-		struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
-		struct hs_conn *c = NULL;
-		size_t n = 1;
-
-		err = k == NULL ? HS_ERR_NOMEM : hs_conn_new(&c, &r->pe->hs_server);
-		if (err == 0)
-			err = hs_ktls_accept(k, c, x->fd,
-					     is_kernel(r->path) ? HS_KTLS_F_KERNEL_ONLY : HS_KTLS_F_USER);
-		while (err == 0 && n > 0) {
-			err = hs_ktls_read(k, buf, sizeof(buf), &n);
-			if (err == 0 && n > 0) {
-				first_byte(r);
-				atomic_fetch_add(&r->bytes, n);
-			}
-		}
-		if (k != NULL)
-			hs_ktls_wipe(k);
-		free(k);
-		hs_conn_free(c);
+		err = hs_receive(r, x->fd, 1,
+				 is_kernel(r->path) ? HS_KTLS_F_KERNEL_ONLY : HS_KTLS_F_USER);
 	}
 	if (err)
 		atomic_store(&r->err, err);
@@ -361,31 +373,11 @@ struct dial_rx {
 
 static void *rx_dial_thread(void *arg)
 {
-	static _Thread_local uint8_t buf[65536];
 	struct dial_rx *d = arg;
-	struct receiver *r = d->r;
-	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
-	struct hs_conn *c = NULL;
-	int fd = dial(d->port), err = fd < 0 ? HS_ERR_TLS_IO : k == NULL ? HS_ERR_NOMEM : 0;
-	size_t n = 1;
+	int fd = dial(d->port), err = fd < 0 ? HS_ERR_TLS_IO : hs_receive(d->r, fd, 0, HS_KTLS_F_USER);
 
-	if (err == 0)
-		err = hs_conn_new(&c, &r->pe->hs_client);
-	if (err == 0)
-		err = hs_ktls_connect(k, c, fd, HS_KTLS_F_USER);
-	while (err == 0 && n > 0) {
-		err = hs_ktls_read(k, buf, sizeof(buf), &n);
-		if (err == 0 && n > 0) {
-			first_byte(r);
-			atomic_fetch_add(&r->bytes, n);
-		}
-	}
 	if (err)
-		atomic_store(&r->err, err);
-	if (k != NULL)
-		hs_ktls_wipe(k);
-	free(k);
-	hs_conn_free(c);
+		atomic_store(&d->r->err, err);
 	if (fd >= 0)
 		close(fd);
 	return NULL;

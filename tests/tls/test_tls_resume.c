@@ -334,6 +334,19 @@ static void test_no_ticket_keys(void **state)
 	assert_int_not_equal(hs_ticket_keys_new(&k, 604801, 0), 0);
 }
 
+/* The client offers an external PSK (key, identity) with one suite and trusts nothing else. */
+static void psk_client(struct pair *p, const uint16_t *suite, const char *key, const char *id)
+{
+	p->ccfg.anchor_der = NULL;
+	p->ccfg.anchor_len = 0;
+	p->ccfg.suites = suite;
+	p->ccfg.n_suites = 1;
+	p->ccfg.psk = (const uint8_t *)key;
+	p->ccfg.psk_len = strlen(key);
+	p->ccfg.psk_identity = (const uint8_t *)id;
+	p->ccfg.psk_identity_len = strlen(id);
+}
+
 /* External PSK: key k, identity id on each side; the client trusts nothing
  * else, the server has no certificate unless with_cert. */
 static int ext_psk_once(const char *ckey, const char *cid, const char *skey, const char *sid,
@@ -344,14 +357,7 @@ static int ext_psk_once(const char *ckey, const char *cid, const char *skey, con
 	int err;
 
 	pair_init(&p, EC_CERT, EC_KEY_PKCS8);
-	p.ccfg.anchor_der = NULL;
-	p.ccfg.anchor_len = 0;
-	p.ccfg.suites = &suite;
-	p.ccfg.n_suites = 1;
-	p.ccfg.psk = (const uint8_t *)ckey;
-	p.ccfg.psk_len = strlen(ckey);
-	p.ccfg.psk_identity = (const uint8_t *)cid;
-	p.ccfg.psk_identity_len = strlen(cid);
+	psk_client(&p, &suite, ckey, cid);
 	p.ccfg.psk_ke = psk_ke;
 	p.scfg.psk = (const uint8_t *)skey;
 	p.scfg.psk_len = strlen(skey);
@@ -629,14 +635,7 @@ static void test_psk_find(void **state)
 		int err;
 
 		pair_init(&p, EC_CERT, EC_KEY_PKCS8);
-		p.ccfg.anchor_der = NULL;
-		p.ccfg.anchor_len = 0;
-		p.ccfg.suites = &suite;
-		p.ccfg.n_suites = 1;
-		p.ccfg.psk = (const uint8_t *)keys[i];
-		p.ccfg.psk_len = strlen(keys[i]);
-		p.ccfg.psk_identity = (const uint8_t *)ids[i];
-		p.ccfg.psk_identity_len = strlen(ids[i]);
+		psk_client(&p, &suite, keys[i], ids[i]);
 		p.scfg.cred = NULL;
 		p.scfg.psk_find = table_find;
 		p.scfg.psk_find_arg = &t;

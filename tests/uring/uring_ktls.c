@@ -74,6 +74,27 @@ static int round_trip(struct hs_ktls *k, const uint8_t *m, uint8_t *b, size_t n)
 	return err ? err : memcmp(m, b, n) != 0 ? HS_ERR_INTERNAL : 0;
 }
 
+/*
+ * Start s's loop on a fresh loopback listener and connect a client to it
+ * with ccfg through ktls/ (flags): 0 or the client's error in *err, with
+ * *c and *fd set; -1 if the listener or the thread could not start.
+ */
+static int start_pair(struct server *s, const struct hs_config *ccfg, struct hs_ktls *k,
+		      unsigned flags, struct hs_conn **c, int *fd, int *err)
+{
+	unsigned port;
+
+	s->cfg.arg = s;
+	s->cfg.listen_fd = lo_listen(&port);
+	if (k == NULL || s->cfg.listen_fd < 0 || pthread_create(&s->t, NULL, serve, s) != 0)
+		return -1;
+	*fd = lo_dial(port, 20);
+	*err = *fd < 0 ? HS_ERR_TLS_IO : hs_conn_new(c, ccfg);
+	if (*err == 0)
+		*err = hs_ktls_connect(k, *c, *fd, flags);
+	return 0;
+}
+
 static void one_suite(const struct hs_cred *cred, uint16_t suite)
 {
 	static uint8_t msg[65536], back[65536];
@@ -86,23 +107,16 @@ static void one_suite(const struct hs_cred *cred, uint16_t suite)
 	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
 	struct hs_conn *c = NULL;
 	const char *name = hs_suite_name(suite);
-	unsigned port;
 	size_t r = 1;
 	int fd, err;
 
-	s.cfg.arg = &s;
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 13 + suite);
-	s.cfg.listen_fd = lo_listen(&port);
-	if (k == NULL || s.cfg.listen_fd < 0 || pthread_create(&s.t, NULL, serve, &s) != 0) {
+	if (start_pair(&s, &ccfg, k, kernel ? HS_KTLS_F_KERNEL_ONLY : 0, &c, &fd, &err) != 0) {
 		lo_check(0, "%s: setup", name);
 		free(k);
 		return;
 	}
-	fd = lo_dial(port, 20);
-	err = fd < 0 ? HS_ERR_TLS_IO : hs_conn_new(&c, &ccfg);
-	if (err == 0)
-		err = hs_ktls_connect(k, c, fd, kernel ? HS_KTLS_F_KERNEL_ONLY : 0);
 	if (err == 0)
 		err = round_trip(k, msg, back, sizeof(msg));
 	lo_check(err == 0, "%s: 64 KiB echoed through the io_uring server (%s)", name, hs_strerror(err));
@@ -227,22 +241,15 @@ static void zero_copy(const struct hs_cred *cred, unsigned mode, const char *nam
 	struct hs_ktls *k = aligned_alloc(64, HS_KTLS_SIZE);
 	struct hs_conn *c = NULL;
 	uint64_t zc_first = 0;
-	unsigned port;
 	int fd, err, zc = have_send_zc();
 
-	s.cfg.arg = &s;
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 7 + mode);
-	s.cfg.listen_fd = lo_listen(&port);
-	if (k == NULL || s.cfg.listen_fd < 0 || pthread_create(&s.t, NULL, serve, &s) != 0) {
+	if (start_pair(&s, &ccfg, k, 0, &c, &fd, &err) != 0) {
 		lo_check(0, "zero-copy %s: setup", name);
 		free(k);
 		return;
 	}
-	fd = lo_dial(port, 20);
-	err = fd < 0 ? HS_ERR_TLS_IO : hs_conn_new(&c, &ccfg);
-	if (err == 0)
-		err = hs_ktls_connect(k, c, fd, 0);
 	if (err == 0)
 		err = round_trip(k, msg, back, sizeof(msg));
 	zc_first = s.st.sends_zc; /* read while the server runs: only a rough view */
