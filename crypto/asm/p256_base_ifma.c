@@ -1,0 +1,456 @@
+/*
+ * Implementation notes: the P-256 fixed-base sum (p256_point_mul_base)
+ * in eight AVX-512 IFMA lanes.
+ *
+ * - k G = sum d_i 2^(7i) G over 37 signed 7-bit digits (recoded by
+ *   p256_point_mul_base); the terms come from p256_base_table. The sum is
+ *   split into eight runs of consecutive windows, one per 64-bit lane:
+ *   lanes 0..4 take windows 5l .. 5l+4, lanes 5, 6, 7 take 25..28, 29..32
+ *   and 33..36. Each lane sums its run with mixed Jacobian additions
+ *   (madd-1998-cmo, 8M + 3S); the first window of a run is just loaded,
+ *   so the whole run costs four additions, all lanes at once. The eight
+ *   lane sums are then added as a tree (lanes 2j + 2j+1, then pairs of
+ *   those, then the two halves) with the general Jacobian addition
+ *   (add-1998-cmo-2, 12M + 4S), lanes moved down by VALIGNQ.
+ * - Field elements: radix 2^52, five limbs, one per register (struct
+ *   fe8: limb i of eight elements in l[i]). Every stored element is
+ *   normalised (limbs below 2^52: IFMA reads only 52 bits) and below
+ *   2^257, not necessarily below p. Montgomery form with R' = 2^260: a
+ *   product is 25 low and 25 high IFMA halves into ten column sums, then
+ *   five word-by-word reduction steps. -p^-1 = 1 mod 2^52, so the step's
+ *   factor is the low limb itself, and p's low limb is 2^52 - 1: adding
+ *   m p0 to a column whose low 52 bits are m leaves it a multiple of
+ *   2^52, carrying (column >> 52) + m with no product. p's limb 2 is 0,
+ *   so a step is three IFMA pairs (limbs 1, 3, 4). For a, b < 2^257 the
+ *   result (a b + M p) / 2^260 < 2^254 + p < 2^257: no final subtraction.
+ * - Additions and subtractions (a - b + 4p, never negative) give limbs
+ *   of either sign; fold() carries them with arithmetic shifts, then
+ *   replaces the bits at and above 2^256 (t < 64 of them) by
+ *   t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), a few shifts, and
+ *   carries again: the result is normalised and below 2^257.
+ * - The table is Montgomery form for R = 2^256: entry x R becomes x R'
+ *   = 16 x R by reading its 256 bits four places up into the five limbs
+ *   (below 2^260), then fold(). The result leaves as projective
+ *   (X Z : Y : Z^3) in R' form, read as R-form numbers: that is each
+ *   coordinate times 16, the same projective point. p256_point_to_bytes
+ *   and every other user see the same affine point as the portable path
+ *   (tests/crypto/test_p256.c compares them bit for bit).
+ * - Why the incomplete formulas are enough: a run starting at window s
+ *   sums to A = sum d_j 2^(7j), a multiple of 2^(7s) with |A| < 0.51 *
+ *   2^(7e) before window e. Adding d_e 2^(7e) fails only if A -+ d_e
+ *   2^(7e) = j n: for s > 0 the left side is a multiple of 2^(7s) and n is
+ *   odd, so 2^(7s) | j and |j n| >= 128 n > 2^263, beyond the size; for
+ *   s = 0 the size is below 2^36 < n; so j = 0, and |A| < |d_e| 2^(7e)
+ *   unless A = 0 (infinity: all digits so far zero, tracked as a lane
+ *   mask, when the sum is replaced by the entry). The tree's additions of
+ *   windows [a, b) and [b, c) are the same argument when c <= 36 or
+ *   a > 0. The last one adds lo = windows [0, 20) and hi = [20, 37):
+ *   lo + hi = k' in [0, n) and |lo| < 0.51 * 2^140, so lo - hi = j n
+ *   needs j = 0 (lo = hi, then both 0: infinity, a mask) or j = -1:
+ *   k' = n + 2 lo with lo < 0, so k' mod 2^140 = -n mod 2^140, whose
+ *   window 19 is 0: its recoding carries nothing out, lo >= 0, no. So
+ *   no addition meets equal points and none needs the doubling;
+ *   opposite ones only when both are infinity (k' = 0).
+ * - Constant time: the windows each lane takes, and so every operation,
+ *   are fixed; the digits only choose table entries (whole-row scans,
+ *   p256_lookup_base_avx512) and lane masks for blends. valgrind cannot
+ *   run AVX-512: tests/ct/dudect.c times p256_public and ECDSA signing,
+ *   which take this path on IFMA CPUs.
+ */
+#include "crypto/p256_point.h"
+
+#if defined(HS_HAVE_P256_IFMA)
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "base/wipe.h"
+
+#define TGT __attribute__((target("avx512f,avx512ifma")))
+#define INL static inline __attribute__((always_inline)) TGT
+#define M52 (((uint64_t)1 << 52) - 1)
+#define LANES 8
+#define RUN_MAX 5 /* windows per lane: 5 5 5 5 5 4 4 4 */
+
+/* limb i of eight field elements in l[i] */
+struct fe8 {
+	__m512i l[5];
+};
+
+/* Jacobian (X : Y : Z) = (X / Z^2, Y / Z^3); Z = 0 is infinity */
+struct jac8 {
+	struct fe8 x, y, z;
+};
+
+static const uint64_t p_limbs[5] = { 0xfffffffffffffull, 0xfffffffffffull, 0, 0x1000000000ull,
+				     0xffffffff0000ull };
+static const uint64_t p4_limbs[5] = { 0xffffffffffffcull, 0x3fffffffffffull, 0, 0x4000000000ull,
+				      0x3fffffffc0000ull };
+/* 2^260 mod p: one in R' form */
+static const uint64_t one_limbs[5] = { 0x10, 0xf000000000000ull, 0xfffffffffffffull,
+				       0xffeffffffffffull, 0xfffffull };
+
+/* the first window of each lane's run and the run's length */
+static const unsigned run_start[LANES] = { 0, 5, 10, 15, 20, 25, 29, 33 };
+static const unsigned run_len[LANES] = { 5, 5, 5, 5, 5, 4, 4, 4 };
+
+INL __m512i bc(uint64_t v)
+{
+	return _mm512_set1_epi64((long long)v);
+}
+
+INL void fe8_const(struct fe8 *r, const uint64_t c[5])
+{
+	for (int i = 0; i < 5; i++)
+		r->l[i] = bc(c[i]);
+}
+
+/*
+ * Signed limbs of a value V in [0, 2^262) to normalised limbs of a value
+ * below 2^257 congruent to V mod p.
+ */
+INL void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
+{
+	const __m512i m = bc(M52);
+	__m512i top;
+
+	l1 = _mm512_add_epi64(l1, _mm512_srai_epi64(l0, 52));
+	l0 = _mm512_and_si512(l0, m);
+	l2 = _mm512_add_epi64(l2, _mm512_srai_epi64(l1, 52));
+	l1 = _mm512_and_si512(l1, m);
+	l3 = _mm512_add_epi64(l3, _mm512_srai_epi64(l2, 52));
+	l2 = _mm512_and_si512(l2, m);
+	l4 = _mm512_add_epi64(l4, _mm512_srai_epi64(l3, 52));
+	l3 = _mm512_and_si512(l3, m);
+	/* bits 256 and up: limb 4 holds bits 208..; 2^256 = 2^224 - 2^192 - 2^96 + 1 */
+	top = _mm512_srli_epi64(l4, 48);
+	l4 = _mm512_and_si512(l4, bc(((uint64_t)1 << 48) - 1));
+	l0 = _mm512_add_epi64(l0, top);
+	l1 = _mm512_sub_epi64(l1, _mm512_slli_epi64(top, 44));
+	l3 = _mm512_sub_epi64(l3, _mm512_slli_epi64(top, 36));
+	l4 = _mm512_add_epi64(l4, _mm512_slli_epi64(top, 16));
+	l1 = _mm512_add_epi64(l1, _mm512_srai_epi64(l0, 52));
+	r->l[0] = _mm512_and_si512(l0, m);
+	l2 = _mm512_add_epi64(l2, _mm512_srai_epi64(l1, 52));
+	r->l[1] = _mm512_and_si512(l1, m);
+	l3 = _mm512_add_epi64(l3, _mm512_srai_epi64(l2, 52));
+	r->l[2] = _mm512_and_si512(l2, m);
+	l4 = _mm512_add_epi64(l4, _mm512_srai_epi64(l3, 52));
+	r->l[3] = _mm512_and_si512(l3, m);
+	r->l[4] = l4;
+}
+
+INL void fadd(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	__m512i s[5];
+
+	for (int i = 0; i < 5; i++)
+		s[i] = _mm512_add_epi64(a->l[i], b->l[i]);
+	fold(r, s[0], s[1], s[2], s[3], s[4]);
+}
+
+/* r = a - b + 4p (4p > 2^257 > b) */
+INL void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	__m512i s[5];
+
+	for (int i = 0; i < 5; i++)
+		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p4_limbs[i])), b->l[i]);
+	fold(r, s[0], s[1], s[2], s[3], s[4]);
+}
+
+/* r = a b / 2^260 mod p (below 2^257), a, b below 2^257 */
+INL void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	const __m512i m = bc(M52), p1 = bc(p_limbs[1]), p3 = bc(p_limbs[3]), p4 = bc(p_limbs[4]);
+	__m512i t[10], u;
+
+	for (int i = 0; i < 10; i++)
+		t[i] = _mm512_setzero_si512();
+	for (int i = 0; i < 5; i++) {
+		for (int j = 0; j < 5; j++) {
+			t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[i], b->l[j]);
+			t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[i], b->l[j]);
+		}
+	}
+	for (int i = 0; i < 5; i++) {
+		/* u = t_i mod 2^52 (-p^-1 = 1); t_i + u p0 = ((t_i >> 52) + u) 2^52 */
+		u = _mm512_and_si512(t[i], m);
+		t[i + 1] = _mm512_add_epi64(t[i + 1],
+					    _mm512_add_epi64(_mm512_srli_epi64(t[i], 52), u));
+		t[i + 1] = _mm512_madd52lo_epu64(t[i + 1], u, p1);
+		t[i + 2] = _mm512_madd52hi_epu64(t[i + 2], u, p1);
+		t[i + 3] = _mm512_madd52lo_epu64(t[i + 3], u, p3);
+		t[i + 4] = _mm512_madd52hi_epu64(t[i + 4], u, p3);
+		t[i + 4] = _mm512_madd52lo_epu64(t[i + 4], u, p4);
+		t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], u, p4);
+	}
+	t[6] = _mm512_add_epi64(t[6], _mm512_srli_epi64(t[5], 52));
+	r->l[0] = _mm512_and_si512(t[5], m);
+	t[7] = _mm512_add_epi64(t[7], _mm512_srli_epi64(t[6], 52));
+	r->l[1] = _mm512_and_si512(t[6], m);
+	t[8] = _mm512_add_epi64(t[8], _mm512_srli_epi64(t[7], 52));
+	r->l[2] = _mm512_and_si512(t[7], m);
+	t[9] = _mm512_add_epi64(t[9], _mm512_srli_epi64(t[8], 52));
+	r->l[3] = _mm512_and_si512(t[8], m);
+	r->l[4] = t[9];
+}
+
+INL void fsqr(struct fe8 *r, const struct fe8 *a)
+{
+	fmul(r, a, a);
+}
+
+/* lanes where k is set take a */
+INL void fblend(struct fe8 *r, __mmask8 k, const struct fe8 *a)
+{
+	for (int i = 0; i < 5; i++)
+		r->l[i] = _mm512_mask_mov_epi64(r->l[i], k, a->l[i]);
+}
+
+INL void jblend(struct jac8 *r, __mmask8 k, const struct jac8 *a)
+{
+	fblend(&r->x, k, &a->x);
+	fblend(&r->y, k, &a->y);
+	fblend(&r->z, k, &a->z);
+}
+
+/* each lane i takes lane i + s of a (lanes moved down) */
+INL void fdown(struct fe8 *r, const struct fe8 *a, int s)
+{
+	const __m512i z = _mm512_setzero_si512();
+
+	for (int i = 0; i < 5; i++) {
+		if (s == 1)
+			r->l[i] = _mm512_alignr_epi64(z, a->l[i], 1);
+		else if (s == 2)
+			r->l[i] = _mm512_alignr_epi64(z, a->l[i], 2);
+		else
+			r->l[i] = _mm512_alignr_epi64(z, a->l[i], 4);
+	}
+}
+
+INL void jdown(struct jac8 *r, const struct jac8 *a, int s)
+{
+	fdown(&r->x, &a->x, s);
+	fdown(&r->y, &a->y, s);
+	fdown(&r->z, &a->z, s);
+}
+
+/*
+ * acc += (qx, qy) per lane (madd-1998-cmo); lanes in inf take (qx, qy, 1)
+ * instead; lanes not in nz keep acc (their digit is zero).
+ */
+INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __mmask8 inf,
+	       __mmask8 nz)
+{
+	struct fe8 z1z1, u2, s2, h, rr, hh, hhh, v, s1hhh, t;
+	struct jac8 s;
+
+	fsqr(&z1z1, &acc->z);
+	fmul(&u2, qx, &z1z1);
+	fmul(&s2, qy, &acc->z);
+	fmul(&s2, &s2, &z1z1);
+	fsub(&h, &u2, &acc->x);
+	fsub(&rr, &s2, &acc->y);
+	fmul(&s.z, &acc->z, &h);
+	fsqr(&hh, &h);
+	fmul(&hhh, &h, &hh);
+	fmul(&v, &acc->x, &hh);
+	fmul(&s1hhh, &acc->y, &hhh);
+	fsqr(&t, &rr);
+	fsub(&t, &t, &hhh);
+	fsub(&t, &t, &v);
+	fsub(&s.x, &t, &v);
+	fsub(&t, &v, &s.x);
+	fmul(&t, &rr, &t);
+	fsub(&s.y, &t, &s1hhh);
+	fblend(&s.x, inf, qx);
+	fblend(&s.y, inf, qy);
+	fe8_const(&t, one_limbs);
+	fblend(&s.z, inf, &t);
+	jblend(acc, nz, &s);
+}
+
+/*
+ * r = p + q (add-1998-cmo-2), correct when p != +-q or one of them is
+ * infinity (lanes pinf, qinf: a mask picks the other).
+ */
+INL void jadd8(struct jac8 *r, const struct jac8 *p, const struct jac8 *q, __mmask8 pinf,
+	       __mmask8 qinf)
+{
+	struct fe8 z1z1, z2z2, u1, u2, s1, s2, h, rr, hh, hhh, v, t;
+	struct jac8 s;
+
+	fsqr(&z1z1, &p->z);
+	fsqr(&z2z2, &q->z);
+	fmul(&u1, &p->x, &z2z2);
+	fmul(&u2, &q->x, &z1z1);
+	fmul(&s1, &p->y, &q->z);
+	fmul(&s1, &s1, &z2z2);
+	fmul(&s2, &q->y, &p->z);
+	fmul(&s2, &s2, &z1z1);
+	fsub(&h, &u2, &u1);
+	fsub(&rr, &s2, &s1);
+	fmul(&t, &p->z, &q->z);
+	fmul(&s.z, &t, &h);
+	fsqr(&hh, &h);
+	fmul(&hhh, &h, &hh);
+	fmul(&v, &u1, &hh);
+	fmul(&s1, &s1, &hhh);
+	fsqr(&t, &rr);
+	fsub(&t, &t, &hhh);
+	fsub(&t, &t, &v);
+	fsub(&s.x, &t, &v);
+	fsub(&t, &v, &s.x);
+	fmul(&t, &rr, &t);
+	fsub(&s.y, &t, &s1);
+	jblend(&s, pinf, q);
+	jblend(&s, qinf, p);
+	*r = s;
+}
+
+/*
+ * Eight table entries (x, y as four 64-bit limbs each, Montgomery R) to
+ * R' = 2^260 form in radix 2^52: the 256 bits read four places up.
+ */
+INL void load8(struct fe8 *r, const uint64_t *base)
+{
+	const __m512i idx = _mm512_set_epi64(56, 48, 40, 32, 24, 16, 8, 0);
+	const __m512i m = bc(M52);
+	__m512i a0 = _mm512_i64gather_epi64(idx, (const void *)(base + 0), 8);
+	__m512i a1 = _mm512_i64gather_epi64(idx, (const void *)(base + 1), 8);
+	__m512i a2 = _mm512_i64gather_epi64(idx, (const void *)(base + 2), 8);
+	__m512i a3 = _mm512_i64gather_epi64(idx, (const void *)(base + 3), 8);
+
+	fold(r, _mm512_and_si512(_mm512_slli_epi64(a0, 4), m),
+	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a0, 48), _mm512_slli_epi64(a1, 16)),
+			      m),
+	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a1, 36), _mm512_slli_epi64(a2, 28)),
+			      m),
+	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a2, 24), _mm512_slli_epi64(a3, 40)),
+			      m),
+	     _mm512_srli_epi64(a3, 12));
+}
+
+/*
+ * The entries of step s for every lane into qx, qy (R' form, y negated
+ * in lanes with a negative digit); returns the lanes with a nonzero
+ * digit. Lanes whose run is over (public) get zeros.
+ */
+TGT static __mmask8 entries(struct fe8 *qx, struct fe8 *qy, struct p256_affine q[LANES],
+			    const int8_t d[HS_P256_BASE_WINDOWS], unsigned s)
+{
+	struct fe8 ny;
+	unsigned neg = 0, nz = 0;
+
+	for (unsigned l = 0; l < LANES; l++) {
+		uint32_t u, sg, abs;
+
+		if (s >= run_len[l]) {
+			memset(&q[l], 0, sizeof(q[l]));
+			continue;
+		}
+		u = (uint32_t)(int32_t)d[run_start[l] + s];
+		sg = 0 - (u >> 31);
+		abs = (u ^ sg) - sg;
+		p256_lookup_base_avx512(&q[l], run_start[l] + s, abs);
+		neg |= (sg & 1) << l;
+		nz |= (((0 - abs) >> 31) & 1) << l; /* abs <= 64 */
+	}
+	load8(qx, q[0].x);
+	load8(qy, q[0].y);
+	fe8_const(&ny, p4_limbs);
+	fsub(&ny, &ny, qy); /* 4p - y: -y; the 4p on top is 0 mod p */
+	fblend(qy, (__mmask8)neg, &ny);
+	return (__mmask8)nz;
+}
+
+/* lane 0 of a, fully reduced, as four 64-bit limbs */
+TGT static void store_lane0(p256_fe r, const struct fe8 *a)
+{
+	uint64_t l[5], t[4], b, bw;
+
+	for (int i = 0; i < 5; i++)
+		l[i] = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(a->l[i]));
+	r[0] = l[0] | l[1] << 52;
+	r[1] = l[1] >> 12 | l[2] << 40;
+	r[2] = l[2] >> 24 | l[3] << 28;
+	r[3] = l[3] >> 36 | l[4] << 16;
+	b = l[4] >> 48; /* bit 256: the value is below 2^257 */
+	/* below 2^257 < 3p: subtract p twice, each time if no borrow */
+	for (int k = 0; k < 2; k++) {
+		static const uint64_t p[4] = { 0xffffffffffffffffull, 0x00000000ffffffffull, 0,
+					       0xffffffff00000001ull };
+		uint64_t keep;
+
+		bw = 0;
+		for (int i = 0; i < 4; i++) {
+			uint64_t x = r[i] - p[i];
+			uint64_t bo = (r[i] < p[i]) | ((x < bw) & 1);
+
+			t[i] = x - bw;
+			bw = bo;
+		}
+		/* (b : r) - p >= 0 iff b = 1 or no borrow */
+		keep = 0 - ((b | (bw ^ 1)) & 1);
+		for (int i = 0; i < 4; i++)
+			r[i] = (t[i] & keep) | (r[i] & ~keep);
+		b &= ~keep & 1;
+	}
+	wipe(l, sizeof(l));
+	wipe(t, sizeof(t));
+}
+
+TGT void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS])
+{
+	struct p256_affine q[LANES];
+	struct jac8 acc, o;
+	struct fe8 qx, qy, t;
+	__mmask8 nz, inf, oinf;
+	p256_fe one;
+	uint64_t zmask;
+
+	/* the first window of every run, loaded: Z = 1 where the digit is not 0 */
+	nz = entries(&acc.x, &acc.y, q, d, 0);
+	fe8_const(&acc.z, one_limbs);
+	for (int i = 0; i < 5; i++)
+		acc.z.l[i] = _mm512_maskz_mov_epi64(nz, acc.z.l[i]);
+	inf = (__mmask8)~nz;
+	for (unsigned s = 1; s < RUN_MAX; s++) {
+		nz = entries(&qx, &qy, q, d, s);
+		madd8(&acc, &qx, &qy, inf, nz);
+		inf &= (__mmask8)~nz;
+	}
+	/* the tree: lanes i and i + 1, i and i + 2, then 0 and 4 */
+	jdown(&o, &acc, 1);
+	oinf = (__mmask8)(inf >> 1 | 0x80);
+	jadd8(&acc, &acc, &o, inf, oinf);
+	inf &= oinf;
+	jdown(&o, &acc, 2);
+	oinf = (__mmask8)(inf >> 2 | 0xc0);
+	jadd8(&acc, &acc, &o, inf, oinf);
+	inf &= oinf;
+	jdown(&o, &acc, 4);
+	oinf = (__mmask8)(inf >> 4 | 0xf0);
+	jadd8(&o, &acc, &o, inf, oinf);
+	/* projective (X Z : Y : Z^3) */
+	fmul(&t, &o.x, &o.z);
+	store_lane0(r->x, &t);
+	store_lane0(r->y, &o.y);
+	fsqr(&t, &o.z);
+	fmul(&t, &t, &o.z);
+	store_lane0(r->z, &t);
+	/* infinity (k = 0 mod n) as (0 : 1 : 0), like the portable path */
+	zmask = p256_fe_is_zero(r->z);
+	p256_fe_set_one(one);
+	p256_fe_cmov(r->y, one, zmask);
+	wipe(q, sizeof(q));
+	wipe(&acc, sizeof(acc));
+	wipe(&o, sizeof(o));
+	wipe(&qx, sizeof(qx));
+	wipe(&qy, sizeof(qy));
+	wipe(&t, sizeof(t));
+}
+
+#endif
