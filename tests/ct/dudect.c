@@ -21,7 +21,8 @@
  * Targets: whatever backend hs dispatches to on this CPU (the header line
  * says which): X25519 (ladder and fixed-base public key), P-256 ECDH
  * (MULX/ADX field code, assembly additions, AVX2 variable-base table
- * scan), P-256 public key (fixed base: AVX-512 or AVX2 table scan), ECDSA P-256 sign
+ * scan), P-256 public key (fixed base: AVX-512 IFMA eight-lane sum with the
+ * AVX-512 table scan, else AVX2 scan and MULX/ADX additions), ECDSA P-256 sign
  * (secret: the private key; the nonce derives from it), AES-128-GCM and
  * ChaCha20-Poly1305 seal (secret: key and plaintext), and the RSA-2048
  * private operation's two CRT exponentiations side by side (AVX-512 IFMA;
@@ -253,7 +254,7 @@ static void ecdh_run(const uint8_t *in)
 	sink = p256_ecdh(out, in, p_peer, sizeof(p_peer));
 }
 
-/* the fixed-base path of key generation: AVX2 table scan, MULX/ADX additions */
+/* the fixed-base path of key generation: IFMA lanes (or AVX2 scan, MULX/ADX additions) */
 static void p256_public_run(const uint8_t *in)
 {
 	uint8_t pub[65];
