@@ -215,28 +215,6 @@ INL void jblend(struct jac8 *r, __mmask8 k, const struct jac8 *a)
 	fblend(&r->z, k, &a->z);
 }
 
-/* each lane i takes lane i + s of a (lanes moved down) */
-INL void fdown(struct fe8 *r, const struct fe8 *a, int s)
-{
-	const __m512i z = _mm512_setzero_si512();
-
-	for (int i = 0; i < 5; i++) {
-		if (s == 1)
-			r->l[i] = _mm512_alignr_epi64(z, a->l[i], 1);
-		else if (s == 2)
-			r->l[i] = _mm512_alignr_epi64(z, a->l[i], 2);
-		else
-			r->l[i] = _mm512_alignr_epi64(z, a->l[i], 4);
-	}
-}
-
-INL void jdown(struct jac8 *r, const struct jac8 *a, int s)
-{
-	fdown(&r->x, &a->x, s);
-	fdown(&r->y, &a->y, s);
-	fdown(&r->z, &a->z, s);
-}
-
 /*
  * acc += (qx, qy) per lane (madd-1998-cmo); lanes in inf take (qx, qy, 1)
  * instead; lanes not in nz keep acc (their digit is zero).
@@ -273,41 +251,116 @@ INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __m
 }
 
 /*
- * r = p + q (add-1998-cmo-2), correct when p != +-q or one of them is
- * infinity (lanes pinf, qinf: a mask picks the other).
+ * The tree's additions, packed. m additions (m = 4, 2, 1) are "compact"
+ * when addition a's values sit in lane a. A round of n independent
+ * products of every addition fills 8 / m slots of m lanes per vector
+ * (slot s in lanes s m .. s m + m - 1), so the m additions' products
+ * take ceil(n m / 8) vector products, not n: a level of the tree costs
+ * what its lanes need. Lanes move with VPERMQ (masked for packing).
  */
-INL void jadd8(struct jac8 *r, const struct jac8 *p, const struct jac8 *q, __mmask8 pinf,
-	       __mmask8 qinf)
+INL void fpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 {
-	struct fe8 z1z1, z2z2, u1, u2, s1, s2, h, rr, hh, hhh, v, t;
-	struct jac8 s;
+	const __m512i idx = _mm512_and_si512(
+		_mm512_sub_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), bc(s * m)), bc(7));
+	const __mmask8 k = (__mmask8)(((1u << m) - 1) << (s * m));
 
-	fsqr(&z1z1, &p->z);
-	fsqr(&z2z2, &q->z);
-	fmul(&u1, &p->x, &z2z2);
-	fmul(&u2, &q->x, &z1z1);
-	fmul(&s1, &p->y, &q->z);
-	fmul(&s1, &s1, &z2z2);
-	fmul(&s2, &q->y, &p->z);
-	fmul(&s2, &s2, &z1z1);
+	for (int i = 0; i < 5; i++)
+		r->l[i] = _mm512_mask_permutexvar_epi64(r->l[i], k, idx, a->l[i]);
+}
+
+INL void funpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
+{
+	const __m512i idx = _mm512_and_si512(
+		_mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), bc(s * m)), bc(7));
+
+	for (int i = 0; i < 5; i++)
+		r->l[i] = _mm512_permutexvar_epi64(idx, a->l[i]);
+}
+
+/* out[j] = a[j] b[j] for j < n, compact, m additions */
+INL void fmul_round(struct fe8 *const out[], const struct fe8 *const a[],
+		    const struct fe8 *const b[], unsigned n, unsigned m)
+{
+	const unsigned slots = LANES / m;
+
+	for (unsigned g = 0; g < n; g += slots) {
+		struct fe8 pa = *a[g], pb = *b[g], pr;
+		unsigned e = n - g < slots ? n - g : slots;
+
+		for (unsigned s = 1; s < e; s++) {
+			fpack(&pa, a[g + s], s, m);
+			fpack(&pb, b[g + s], s, m);
+		}
+		fmul(&pr, &pa, &pb);
+		for (unsigned s = 0; s < e; s++)
+			funpack(out[g + s], &pr, s, m);
+	}
+}
+
+/*
+ * r = p + q (add-1998-cmo-2) for m compact additions, in five rounds of
+ * products; correct when p != +-q or one of them is infinity (lanes pinf,
+ * qinf: a mask picks the other).
+ */
+INL void jadd_packed(struct jac8 *r, const struct jac8 *p, const struct jac8 *q, __mmask8 pinf,
+		     __mmask8 qinf, unsigned m)
+{
+	struct fe8 z1z1, z2z2, c, d, e, u1, u2, s1, s2, h, rr, hh, r2, hhh, v, t, w;
+	struct jac8 o;
+
+	fmul_round((struct fe8 *const[]){ &z1z1, &z2z2, &c, &d, &e },
+		   (const struct fe8 *const[]){ &p->z, &q->z, &p->y, &q->y, &p->z },
+		   (const struct fe8 *const[]){ &p->z, &q->z, &q->z, &p->z, &q->z }, 5, m);
+	fmul_round((struct fe8 *const[]){ &u1, &u2, &s1, &s2 },
+		   (const struct fe8 *const[]){ &p->x, &q->x, &c, &d },
+		   (const struct fe8 *const[]){ &z2z2, &z1z1, &z2z2, &z1z1 }, 4, m);
 	fsub(&h, &u2, &u1);
 	fsub(&rr, &s2, &s1);
-	fmul(&t, &p->z, &q->z);
-	fmul(&s.z, &t, &h);
-	fsqr(&hh, &h);
-	fmul(&hhh, &h, &hh);
-	fmul(&v, &u1, &hh);
-	fmul(&s1, &s1, &hhh);
-	fsqr(&t, &rr);
-	fsub(&t, &t, &hhh);
+	fmul_round((struct fe8 *const[]){ &hh, &o.z, &r2 },
+		   (const struct fe8 *const[]){ &h, &e, &rr },
+		   (const struct fe8 *const[]){ &h, &h, &rr }, 3, m);
+	fmul_round((struct fe8 *const[]){ &hhh, &v },
+		   (const struct fe8 *const[]){ &h, &u1 },
+		   (const struct fe8 *const[]){ &hh, &hh }, 2, m);
+	fsub(&t, &r2, &hhh);
 	fsub(&t, &t, &v);
-	fsub(&s.x, &t, &v);
-	fsub(&t, &v, &s.x);
-	fmul(&t, &rr, &t);
-	fsub(&s.y, &t, &s1);
-	jblend(&s, pinf, q);
-	jblend(&s, qinf, p);
-	*r = s;
+	fsub(&o.x, &t, &v);
+	fsub(&t, &v, &o.x);
+	fmul_round((struct fe8 *const[]){ &s1, &w },
+		   (const struct fe8 *const[]){ &s1, &rr },
+		   (const struct fe8 *const[]){ &hhh, &t }, 2, m);
+	fsub(&o.y, &w, &s1);
+	jblend(&o, pinf, q);
+	jblend(&o, qinf, p);
+	*r = o;
+}
+
+/* compact pairs: p takes lanes 0, 2, 4, 6 of a, q lanes 1, 3, 5, 7 */
+INL void jsplit(struct jac8 *p, struct jac8 *q, const struct jac8 *a)
+{
+	const __m512i ev = _mm512_set_epi64(6, 4, 2, 0, 6, 4, 2, 0);
+	const __m512i od = _mm512_set_epi64(7, 5, 3, 1, 7, 5, 3, 1);
+	const struct fe8 *src[3] = { &a->x, &a->y, &a->z };
+	struct fe8 *pe[3] = { &p->x, &p->y, &p->z }, *qo[3] = { &q->x, &q->y, &q->z };
+
+	for (int c = 0; c < 3; c++) {
+		for (int i = 0; i < 5; i++) {
+			__m512i v = src[c]->l[i]; /* p may be a */
+
+			pe[c]->l[i] = _mm512_permutexvar_epi64(ev, v);
+			qo[c]->l[i] = _mm512_permutexvar_epi64(od, v);
+		}
+	}
+}
+
+/* the lane bits 0, 2, 4, 6 (odd = 0) or 1, 3, 5, 7 (odd = 1) of k, as bits 0..3 */
+static inline __mmask8 bits_split(__mmask8 k, unsigned odd)
+{
+	unsigned r = 0;
+
+	for (unsigned a = 0; a < 4; a++)
+		r |= ((k >> (2 * a + odd)) & 1u) << a;
+	return (__mmask8)r;
 }
 
 /*
@@ -422,25 +475,22 @@ TGT void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WI
 		madd8(&acc, &qx, &qy, inf, nz);
 		inf &= (__mmask8)~nz;
 	}
-	/* the tree: lanes i and i + 1, i and i + 2, then 0 and 4 */
-	jdown(&o, &acc, 1);
-	oinf = (__mmask8)(inf >> 1 | 0x80);
-	jadd8(&acc, &acc, &o, inf, oinf);
-	inf &= oinf;
-	jdown(&o, &acc, 2);
-	oinf = (__mmask8)(inf >> 2 | 0xc0);
-	jadd8(&acc, &acc, &o, inf, oinf);
-	inf &= oinf;
-	jdown(&o, &acc, 4);
-	oinf = (__mmask8)(inf >> 4 | 0xf0);
-	jadd8(&o, &acc, &o, inf, oinf);
+	/* the tree: runs 2a and 2a + 1 (four additions), then pairs of those, then the halves */
+	for (unsigned m = 4; m >= 1; m /= 2) {
+		jsplit(&acc, &o, &acc);
+		oinf = bits_split(inf, 1);
+		inf = bits_split(inf, 0);
+		jadd_packed(&acc, &acc, &o, inf, oinf, m);
+		inf &= oinf;
+	}
 	/* projective (X Z : Y : Z^3) */
-	fmul(&t, &o.x, &o.z);
-	store_lane0(r->x, &t);
-	store_lane0(r->y, &o.y);
-	fsqr(&t, &o.z);
-	fmul(&t, &t, &o.z);
-	store_lane0(r->z, &t);
+	fmul_round((struct fe8 *const[]){ &o.x, &t },
+		   (const struct fe8 *const[]){ &acc.x, &acc.z },
+		   (const struct fe8 *const[]){ &acc.z, &acc.z }, 2, 1);
+	fmul(&o.z, &t, &acc.z);
+	store_lane0(r->x, &o.x);
+	store_lane0(r->y, &acc.y);
+	store_lane0(r->z, &o.z);
 	/* infinity (k = 0 mod n) as (0 : 1 : 0), like the portable path */
 	zmask = p256_fe_is_zero(r->z);
 	p256_fe_set_one(one);
