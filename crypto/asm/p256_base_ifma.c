@@ -215,33 +215,113 @@ INL void jblend(struct jac8 *r, __mmask8 k, const struct jac8 *a)
 	fblend(&r->z, k, &a->z);
 }
 
+/* the digits of every step, per lane: the table index and the lane masks */
+struct steps {
+	uint32_t abs[RUN_MAX][LANES];
+	unsigned neg[RUN_MAX], nz[RUN_MAX];
+};
+
+static void steps_init(struct steps *st, const int8_t d[HS_P256_BASE_WINDOWS])
+{
+	for (unsigned s = 0; s < RUN_MAX; s++) {
+		st->neg[s] = st->nz[s] = 0;
+		for (unsigned l = 0; l < LANES; l++) {
+			uint32_t u, sg, abs;
+
+			st->abs[s][l] = 0;
+			if (s >= run_len[l]) /* public: the run is over */
+				continue;
+			u = (uint32_t)(int32_t)d[run_start[l] + s];
+			sg = 0 - (u >> 31);
+			abs = (u ^ sg) - sg;
+			st->abs[s][l] = abs;
+			st->neg[s] |= (sg & 1) << l;
+			st->nz[s] |= (((0 - abs) >> 31) & 1) << l; /* abs <= 64 */
+		}
+	}
+}
+
+/*
+ * q[l] = lane l's entry of step s: the whole-row scan of
+ * p256_lookup_base_avx512 (every entry loaded, kept by a register blend
+ * under an equality mask), inline so that it interleaves with the
+ * arithmetic; zeros when the lane's run is over (public).
+ */
+INL void fetch(struct p256_affine q[LANES], unsigned s, unsigned l, const struct steps *st)
+{
+	const struct p256_affine *row;
+	__m512i want, c0, c1, a0, a1;
+	const __m512i two = bc(2);
+
+	if (s >= RUN_MAX)
+		return;
+	if (s >= run_len[l]) {
+		memset(&q[l], 0, sizeof(q[l]));
+		return;
+	}
+	row = p256_base_table[run_start[l] + s];
+	want = bc(st->abs[s][l]);
+	c0 = bc(1);
+	c1 = two;
+	a0 = a1 = _mm512_setzero_si512();
+	for (unsigned j = 0; j < HS_P256_BASE_ENTRIES; j += 2) {
+		__mmask8 k0 = _mm512_cmpeq_epi64_mask(c0, want);
+		__mmask8 k1 = _mm512_cmpeq_epi64_mask(c1, want);
+
+		__m512i e0 = _mm512_loadu_si512((const void *)&row[j]);
+		__m512i e1 = _mm512_loadu_si512((const void *)&row[j + 1]);
+
+		/*
+		 * keep the loads whole: without the barrier gcc folds them into
+		 * merge-masked loads, which need not read a masked-off entry
+		 * (and chain on the accumulator)
+		 */
+		__asm__("" : "+v"(e0), "+v"(e1));
+		a0 = _mm512_mask_mov_epi64(a0, k0, e0);
+		a1 = _mm512_mask_mov_epi64(a1, k1, e1);
+		c0 = _mm512_add_epi64(c0, two);
+		c1 = _mm512_add_epi64(c1, two);
+	}
+	_mm512_storeu_si512((void *)&q[l], _mm512_or_si512(a0, a1));
+}
+
 /*
  * acc += (qx, qy) per lane (madd-1998-cmo); lanes in inf take (qx, qy, 1)
- * instead; lanes not in nz keep acc (their digit is zero).
+ * instead; lanes not in nz keep acc (their digit is zero). Between its
+ * products it fetches the entries of step sn into next: the table scans
+ * wait on L2 while the products keep the IFMA units busy.
  */
 INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __mmask8 inf,
-	       __mmask8 nz)
+	       __mmask8 nz, struct p256_affine next[LANES], unsigned sn, const struct steps *st)
 {
 	struct fe8 z1z1, u2, s2, h, rr, hh, hhh, v, s1hhh, t;
 	struct jac8 s;
 
 	fsqr(&z1z1, &acc->z);
+	fetch(next, sn, 0, st);
 	fmul(&u2, qx, &z1z1);
+	fetch(next, sn, 1, st);
 	fmul(&s2, qy, &acc->z);
+	fetch(next, sn, 2, st);
 	fmul(&s2, &s2, &z1z1);
 	fsub(&h, &u2, &acc->x);
 	fsub(&rr, &s2, &acc->y);
+	fetch(next, sn, 3, st);
 	fmul(&s.z, &acc->z, &h);
 	fsqr(&hh, &h);
+	fetch(next, sn, 4, st);
 	fmul(&hhh, &h, &hh);
 	fmul(&v, &acc->x, &hh);
+	fetch(next, sn, 5, st);
 	fmul(&s1hhh, &acc->y, &hhh);
 	fsqr(&t, &rr);
+	fetch(next, sn, 6, st);
 	fsub(&t, &t, &hhh);
 	fsub(&t, &t, &v);
 	fsub(&s.x, &t, &v);
 	fsub(&t, &v, &s.x);
 	fmul(&t, &rr, &t);
+	fetch(next, sn, 7, st);
 	fsub(&s.y, &t, &s1hhh);
 	fblend(&s.x, inf, qx);
 	fblend(&s.y, inf, qy);
@@ -386,37 +466,16 @@ INL void load8(struct fe8 *r, const uint64_t *base)
 	     _mm512_srli_epi64(a3, 12));
 }
 
-/*
- * The entries of step s for every lane into qx, qy (R' form, y negated
- * in lanes with a negative digit); returns the lanes with a nonzero
- * digit. Lanes whose run is over (public) get zeros.
- */
-TGT static __mmask8 entries(struct fe8 *qx, struct fe8 *qy, struct p256_affine q[LANES],
-			    const int8_t d[HS_P256_BASE_WINDOWS], unsigned s)
+/* the fetched entries into qx, qy (R' form), y negated in the lanes of neg */
+INL void convert(struct fe8 *qx, struct fe8 *qy, const struct p256_affine q[LANES], __mmask8 neg)
 {
 	struct fe8 ny;
-	unsigned neg = 0, nz = 0;
 
-	for (unsigned l = 0; l < LANES; l++) {
-		uint32_t u, sg, abs;
-
-		if (s >= run_len[l]) {
-			memset(&q[l], 0, sizeof(q[l]));
-			continue;
-		}
-		u = (uint32_t)(int32_t)d[run_start[l] + s];
-		sg = 0 - (u >> 31);
-		abs = (u ^ sg) - sg;
-		p256_lookup_base_avx512(&q[l], run_start[l] + s, abs);
-		neg |= (sg & 1) << l;
-		nz |= (((0 - abs) >> 31) & 1) << l; /* abs <= 64 */
-	}
 	load8(qx, q[0].x);
 	load8(qy, q[0].y);
 	fe8_const(&ny, p4_limbs);
 	fsub(&ny, &ny, qy); /* 4p - y: -y; the 4p on top is 0 mod p */
-	fblend(qy, (__mmask8)neg, &ny);
-	return (__mmask8)nz;
+	fblend(qy, neg, &ny);
 }
 
 /* lane 0 of a, fully reduced, as four 64-bit limbs */
@@ -457,23 +516,29 @@ TGT static void store_lane0(p256_fe r, const struct fe8 *a)
 
 TGT void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS])
 {
-	struct p256_affine q[LANES];
+	struct p256_affine q[2][LANES];
+	struct steps st;
 	struct jac8 acc, o;
 	struct fe8 qx, qy, t;
-	__mmask8 nz, inf, oinf;
+	__mmask8 inf, oinf;
 	p256_fe one;
 	uint64_t zmask;
 
+	steps_init(&st, d);
 	/* the first window of every run, loaded: Z = 1 where the digit is not 0 */
-	nz = entries(&acc.x, &acc.y, q, d, 0);
+	for (unsigned l = 0; l < LANES; l++) {
+		fetch(q[0], 0, l, &st);
+		fetch(q[1], 1, l, &st);
+	}
+	convert(&acc.x, &acc.y, q[0], (__mmask8)st.neg[0]);
 	fe8_const(&acc.z, one_limbs);
 	for (int i = 0; i < 5; i++)
-		acc.z.l[i] = _mm512_maskz_mov_epi64(nz, acc.z.l[i]);
-	inf = (__mmask8)~nz;
+		acc.z.l[i] = _mm512_maskz_mov_epi64((__mmask8)st.nz[0], acc.z.l[i]);
+	inf = (__mmask8)~st.nz[0];
 	for (unsigned s = 1; s < RUN_MAX; s++) {
-		nz = entries(&qx, &qy, q, d, s);
-		madd8(&acc, &qx, &qy, inf, nz);
-		inf &= (__mmask8)~nz;
+		convert(&qx, &qy, q[s & 1], (__mmask8)st.neg[s]);
+		madd8(&acc, &qx, &qy, inf, (__mmask8)st.nz[s], q[(s + 1) & 1], s + 1, &st);
+		inf &= (__mmask8)~st.nz[s];
 	}
 	/* the tree: runs 2a and 2a + 1 (four additions), then pairs of those, then the halves */
 	for (unsigned m = 4; m >= 1; m /= 2) {
@@ -496,6 +561,7 @@ TGT void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WI
 	p256_fe_set_one(one);
 	p256_fe_cmov(r->y, one, zmask);
 	wipe(q, sizeof(q));
+	wipe(&st, sizeof(st));
 	wipe(&acc, sizeof(acc));
 	wipe(&o, sizeof(o));
 	wipe(&qx, sizeof(qx));
