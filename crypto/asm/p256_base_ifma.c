@@ -65,6 +65,7 @@
 #include <string.h>
 
 #include "base/wipe.h"
+#include "crypto/asm/p256_scan_avx512.h"
 
 #define TGT __attribute__((target("avx512f,avx512ifma")))
 #define INL static inline __attribute__((always_inline)) TGT
@@ -243,46 +244,19 @@ static void steps_init(struct steps *st, const int8_t d[HS_P256_BASE_WINDOWS])
 
 /*
  * q[l] = lane l's entry of step s: the whole-row scan of
- * p256_lookup_base_avx512 (every entry loaded, kept by a register blend
- * under an equality mask), inline so that it interleaves with the
+ * crypto/asm/p256_scan_avx512.h, inline so that it interleaves with the
  * arithmetic; zeros when the lane's run is over (public).
  */
 INL void fetch(struct p256_affine q[LANES], unsigned s, unsigned l, const struct steps *st)
 {
-	const struct p256_affine *row;
-	__m512i want, c0, c1, a0, a1;
-	const __m512i two = bc(2);
-
 	if (s >= RUN_MAX)
 		return;
 	if (s >= run_len[l]) {
 		memset(&q[l], 0, sizeof(q[l]));
 		return;
 	}
-	row = p256_base_table[run_start[l] + s];
-	want = bc(st->abs[s][l]);
-	c0 = bc(1);
-	c1 = two;
-	a0 = a1 = _mm512_setzero_si512();
-	for (unsigned j = 0; j < HS_P256_BASE_ENTRIES; j += 2) {
-		__mmask8 k0 = _mm512_cmpeq_epi64_mask(c0, want);
-		__mmask8 k1 = _mm512_cmpeq_epi64_mask(c1, want);
-
-		__m512i e0 = _mm512_loadu_si512((const void *)&row[j]);
-		__m512i e1 = _mm512_loadu_si512((const void *)&row[j + 1]);
-
-		/*
-		 * keep the loads whole: without the barrier gcc folds them into
-		 * merge-masked loads, which need not read a masked-off entry
-		 * (and chain on the accumulator)
-		 */
-		__asm__("" : "+v"(e0), "+v"(e1));
-		a0 = _mm512_mask_mov_epi64(a0, k0, e0);
-		a1 = _mm512_mask_mov_epi64(a1, k1, e1);
-		c0 = _mm512_add_epi64(c0, two);
-		c1 = _mm512_add_epi64(c1, two);
-	}
-	_mm512_storeu_si512((void *)&q[l], _mm512_or_si512(a0, a1));
+	_mm512_storeu_si512((void *)&q[l],
+			    p256_scan_row_avx512(p256_base_table[run_start[l] + s], st->abs[s][l]));
 }
 
 /*
