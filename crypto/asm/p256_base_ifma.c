@@ -87,6 +87,8 @@ static const uint64_t p_limbs[5] = { 0xfffffffffffffull, 0xfffffffffffull, 0, 0x
 				     0xffffffff0000ull };
 static const uint64_t p4_limbs[5] = { 0xffffffffffffcull, 0x3fffffffffffull, 0, 0x4000000000ull,
 				      0x3fffffffc0000ull };
+static const uint64_t p8_limbs[5] = { 0xffffffffffff8ull, 0x7fffffffffffull, 0, 0x8000000000ull,
+				      0x7fffffff80000ull };
 /* 2^260 mod p: one in R' form */
 static const uint64_t one_limbs[5] = { 0x10, 0xf000000000000ull, 0xfffffffffffffull,
 				       0xffeffffffffffull, 0xfffffull };
@@ -157,6 +159,18 @@ INL void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
 
 	for (int i = 0; i < 5; i++)
 		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p4_limbs[i])), b->l[i]);
+	fold(r, s[0], s[1], s[2], s[3], s[4]);
+}
+
+/* r = a - b - 2c + 8p (8p > 3 * 2^257 > b + 2c), one fold: X3 of both additions */
+INL void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, const struct fe8 *c)
+{
+	__m512i s[5];
+
+	for (int i = 0; i < 5; i++)
+		s[i] = _mm512_sub_epi64(
+			_mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p8_limbs[i])), b->l[i]),
+			_mm512_add_epi64(c->l[i], c->l[i]));
 	fold(r, s[0], s[1], s[2], s[3], s[4]);
 }
 
@@ -290,9 +304,7 @@ INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __m
 	fmul(&s1hhh, &acc->y, &hhh);
 	fsqr(&t, &rr);
 	fetch(next, sn, 6, st);
-	fsub(&t, &t, &hhh);
-	fsub(&t, &t, &v);
-	fsub(&s.x, &t, &v);
+	fsub2(&s.x, &t, &hhh, &v);
 	fsub(&t, &v, &s.x);
 	fmul(&t, &rr, &t);
 	fetch(next, sn, 7, st);
@@ -376,9 +388,7 @@ INL void jadd_packed(struct jac8 *r, const struct jac8 *p, const struct jac8 *q,
 	fmul_round((struct fe8 *const[]){ &hhh, &v },
 		   (const struct fe8 *const[]){ &h, &u1 },
 		   (const struct fe8 *const[]){ &hh, &hh }, 2, m);
-	fsub(&t, &r2, &hhh);
-	fsub(&t, &t, &v);
-	fsub(&o.x, &t, &v);
+	fsub2(&o.x, &r2, &hhh, &v);
 	fsub(&t, &v, &o.x);
 	fmul_round((struct fe8 *const[]){ &s1, &w },
 		   (const struct fe8 *const[]){ &s1, &rr },
