@@ -143,15 +143,6 @@ INL void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m
 	r->l[4] = l4;
 }
 
-INL void fadd(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
-{
-	__m512i s[5];
-
-	for (int i = 0; i < 5; i++)
-		s[i] = _mm512_add_epi64(a->l[i], b->l[i]);
-	fold(r, s[0], s[1], s[2], s[3], s[4]);
-}
-
 /* r = a - b + 4p (4p > 2^257 > b) */
 INL void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
 {
