@@ -266,27 +266,39 @@ INL void fetch(struct p256_affine q[LANES], unsigned s, unsigned l, const struct
 
 /*
  * acc += (qx, qy) per lane (madd-1998-cmo); lanes in inf take (qx, qy, 1)
- * instead; lanes not in nz keep acc (their digit is zero). Between its
+ * instead; lanes not in nz keep acc (their digit is zero). z1_one (the
+ * first addition: acc is an entry, or infinity, which the inf lanes
+ * replace anyway) takes Z1 = 1: 6 products instead of 11. Between its
  * products it fetches the entries of step sn into next: the table scans
  * wait on L2 while the products keep the IFMA units busy.
  */
 INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __mmask8 inf,
-	       __mmask8 nz, struct p256_affine next[LANES], unsigned sn, const struct steps *st)
+	       __mmask8 nz, struct p256_affine next[LANES], unsigned sn, const struct steps *st,
+	       int z1_one)
 {
 	struct fe8 z1z1, u2, s2, h, rr, hh, hhh, v, s1hhh, t;
 	struct jac8 s;
 
-	fsqr(&z1z1, &acc->z);
-	fetch(next, sn, 0, st);
-	fmul(&u2, qx, &z1z1);
-	fetch(next, sn, 1, st);
-	fmul(&s2, qy, &acc->z);
-	fetch(next, sn, 2, st);
-	fmul(&s2, &s2, &z1z1);
-	fsub(&h, &u2, &acc->x);
-	fsub(&rr, &s2, &acc->y);
+	if (z1_one) { /* Z1 = 1 in every lane that is not infinity: 5 products fewer */
+		fetch(next, sn, 0, st);
+		fetch(next, sn, 1, st);
+		fsub(&h, qx, &acc->x);
+		fsub(&rr, qy, &acc->y);
+		fetch(next, sn, 2, st);
+		s.z = h;
+	} else {
+		fsqr(&z1z1, &acc->z);
+		fetch(next, sn, 0, st);
+		fmul(&u2, qx, &z1z1);
+		fetch(next, sn, 1, st);
+		fmul(&s2, qy, &acc->z);
+		fetch(next, sn, 2, st);
+		fmul(&s2, &s2, &z1z1);
+		fsub(&h, &u2, &acc->x);
+		fsub(&rr, &s2, &acc->y);
+		fmul(&s.z, &acc->z, &h);
+	}
 	fetch(next, sn, 3, st);
-	fmul(&s.z, &acc->z, &h);
 	fsqr(&hh, &h);
 	fetch(next, sn, 4, st);
 	fmul(&hhh, &h, &hh);
@@ -512,7 +524,7 @@ TGT void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WI
 	inf = (__mmask8)~st.nz[0];
 	for (unsigned s = 1; s < RUN_MAX; s++) {
 		convert(&qx, &qy, q[s & 1], (__mmask8)st.neg[s]);
-		madd8(&acc, &qx, &qy, inf, (__mmask8)st.nz[s], q[(s + 1) & 1], s + 1, &st);
+		madd8(&acc, &qx, &qy, inf, (__mmask8)st.nz[s], q[(s + 1) & 1], s + 1, &st, s == 1);
 		inf &= (__mmask8)~st.nz[s];
 	}
 	/* the tree: runs 2a and 2a + 1 (four additions), then pairs of those, then the halves */
