@@ -165,20 +165,32 @@ INL void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, const st
 	fold(r, s[0], s[1], s[2], s[3], s[4]);
 }
 
-/* r = a b / 2^260 mod p (below 2^257), a, b below 2^257 */
-INL void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+/*
+ * r = a b / 2^260 mod p (below 2^257), a, b below 2^257. With split, the
+ * high halves go to columns of their own, added at the end: more
+ * instructions, shorter chains (for the latency-bound tree).
+ */
+INL void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int split)
 {
 	const __m512i m = bc(M52), p1 = bc(p_limbs[1]), p3 = bc(p_limbs[3]), p4 = bc(p_limbs[4]);
-	__m512i t[10], u;
+	__m512i t[10], hi[10], u;
 
 	for (int i = 0; i < 10; i++)
-		t[i] = _mm512_setzero_si512();
+		t[i] = hi[i] = _mm512_setzero_si512();
 	for (int i = 0; i < 5; i++) {
 		for (int j = 0; j < 5; j++) {
 			t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[i], b->l[j]);
-			t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[i], b->l[j]);
+			if (split)
+				hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], a->l[i],
+								     b->l[j]);
+			else
+				t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[i],
+								    b->l[j]);
 		}
 	}
+	if (split)
+		for (int i = 1; i < 10; i++)
+			t[i] = _mm512_add_epi64(t[i], hi[i]);
 	for (int i = 0; i < 5; i++) {
 		/* u = t_i mod 2^52 (-p^-1 = 1); t_i + u p0 = ((t_i >> 52) + u) 2^52 */
 		u = _mm512_and_si512(t[i], m);
@@ -200,6 +212,11 @@ INL void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
 	t[9] = _mm512_add_epi64(t[9], _mm512_srli_epi64(t[8], 52));
 	r->l[3] = _mm512_and_si512(t[8], m);
 	r->l[4] = t[9];
+}
+
+INL void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	fmul_s(r, a, b, 0);
 }
 
 INL void fsqr(struct fe8 *r, const struct fe8 *a)
@@ -360,7 +377,7 @@ INL void fmul_round(struct fe8 *const out[], const struct fe8 *const a[],
 			fpack(&pa, a[g + s], s, m);
 			fpack(&pb, b[g + s], s, m);
 		}
-		fmul(&pr, &pa, &pb);
+		fmul_s(&pr, &pa, &pb, 1);
 		for (unsigned s = 0; s < e; s++)
 			funpack(out[g + s], &pr, s, m);
 	}
