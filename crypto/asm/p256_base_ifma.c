@@ -65,6 +65,7 @@
 #include <string.h>
 
 #include "base/wipe.h"
+#include "crypto/ct.h"
 #include "crypto/asm/p256_scan_avx512.h"
 
 #define TGT __attribute__((target("avx512f,avx512ifma")))
@@ -509,7 +510,7 @@ TGT static void store_lane0(p256_fe r, const struct fe8 *a)
 			bw = bo;
 		}
 		/* (b : r) - p >= 0 iff b = 1 or no borrow */
-		keep = 0 - ((b | (bw ^ 1)) & 1);
+		keep = 0 - ct_barrier_u64((b | (bw ^ 1)) & 1);
 		for (int i = 0; i < 4; i++)
 			r[i] = (t[i] & keep) | (r[i] & ~keep);
 		b &= ~keep & 1;
