@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "crypto/cpu.h"
 #include "crypto/p256_field.h"
 #include "crypto/p256_scalar.h"
 
