@@ -18,7 +18,8 @@
  *   so do the AVX2 and AVX-512 table scans (fixed base: every row and index;
  *   variable base: random tables, every index); and the AVX-512 IFMA
  *   fixed-base sum gives the same points as the portable one (edge
- *   scalars, lanes left at infinity, random ones).
+ *   scalars, lanes left at infinity, random ones; called directly and
+ *   through the dispatch).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1102,6 +1103,7 @@ static void test_lookup_backends_agree(void **state)
 #endif
 }
 
+#if defined(HS_HAVE_P256_IFMA)
 /* k's 7-bit window i (bits 7i .. 7i + 6, the top one 4 bits) = v */
 static void set_window(p256_sc k, unsigned i, unsigned v)
 {
@@ -1113,26 +1115,62 @@ static void set_window(p256_sc k, unsigned i, unsigned v)
 	}
 }
 
-/* k G forced portable and through the dispatch (IFMA here): the same affine point */
+/*
+ * The signed 7-bit digits p256_point_mul_base gives the IFMA sum, made
+ * here from k mod n by plain integer steps: d_i in [-63, 64].
+ */
+static void base_digits(int8_t d[HS_P256_BASE_WINDOWS], const p256_sc k)
+{
+	static const p256_sc zero = { 0, 0, 0, 0 };
+	p256_sc kr;
+	int carry = 0;
+
+	p256_sc_add(kr, k, zero); /* k mod n */
+	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
+		int v = carry;
+
+		for (unsigned b = 0; b < HS_P256_BASE_W; b++) {
+			unsigned bit = HS_P256_BASE_W * i + b;
+
+			if (bit < 256)
+				v += (int)((kr[bit / 64] >> (bit % 64)) & 1) << b;
+		}
+		carry = v > 64;
+		d[i] = (int8_t)(v - (carry << HS_P256_BASE_W));
+	}
+	assert_int_equal(carry, 0);
+}
+
+/*
+ * k G forced portable, through the dispatch and by p256_mul_base_ifma
+ * itself: the same affine point (infinity as (0 : 1 : 0)).
+ */
 static void check_base_backends(const p256_sc k)
 {
-	struct p256_point r1, r2;
-	uint8_t a[64], b[64];
-	uint64_t inf1, inf2;
+	struct p256_point r1, r2, r3;
+	uint8_t a[64], b[64], c[64];
+	int8_t d[HS_P256_BASE_WINDOWS];
+	uint64_t inf1, inf2, inf3;
 
 	cpu_force_portable(1);
 	p256_point_mul_base(&r1, k);
 	cpu_force_portable(0);
 	memset(&r2, 0x5a, sizeof(r2));
 	p256_point_mul_base(&r2, k);
+	base_digits(d, k);
+	memset(&r3, 0xa5, sizeof(r3));
+	p256_mul_base_ifma(&r3, d);
 	inf1 = p256_point_to_bytes(a, a + 32, &r1);
 	inf2 = p256_point_to_bytes(b, b + 32, &r2);
-	assert_true(inf1 == inf2);
-	assert_true(inf2 == p256_point_is_infinity(&r2));
+	inf3 = p256_point_to_bytes(c, c + 32, &r3);
+	assert_true(inf1 == inf2 && inf1 == inf3);
+	assert_true(inf3 == p256_point_is_infinity(&r3));
 	assert_memory_equal(a, b, 64);
+	assert_memory_equal(a, c, 64);
 	if (inf1)
-		assert_memory_equal(&r1, &r2, sizeof(r1)); /* (0 : 1 : 0) both */
+		assert_memory_equal(&r1, &r3, sizeof(r1)); /* (0 : 1 : 0) both */
 }
+#endif
 
 /*
  * The eight-lane IFMA fixed-base sum against the portable path: edge
