@@ -8,10 +8,11 @@
  *   lanes 0..4 take windows 5l .. 5l+4, lanes 5, 6, 7 take 25..28, 29..32
  *   and 33..36. Each lane sums its run with mixed Jacobian additions
  *   (madd-1998-cmo, 8M + 3S); the first window of a run is just loaded,
- *   so the whole run costs four additions, all lanes at once. The eight
- *   lane sums are then added as a tree (lanes 2j + 2j+1, then pairs of
- *   those, then the two halves) with the general Jacobian addition
- *   (add-1998-cmo-2, 12M + 4S), lanes moved down by VALIGNQ.
+ *   so the whole run costs four additions (the first with Z1 = 1), all
+ *   lanes at once. The eight lane sums are then added as a tree (lanes
+ *   2j + 2j+1, then pairs of those, then the two halves) with the general
+ *   Jacobian addition (add-1998-cmo-2, 12M + 4S), its products packed
+ *   into all eight lanes (jadd_packed).
  * - Field elements: radix 2^52, five limbs, one per register (struct
  *   fe8: limb i of eight elements in l[i]). Every stored element is
  *   normalised (limbs below 2^52: IFMA reads only 52 bits) and below
@@ -53,7 +54,7 @@
  *   opposite ones only when both are infinity (k' = 0).
  * - Constant time: the windows each lane takes, and so every operation,
  *   are fixed; the digits only choose table entries (whole-row scans,
- *   p256_lookup_base_avx512) and lane masks for blends. valgrind cannot
+ *   crypto/asm/p256_scan_avx512.h) and lane masks for blends. valgrind cannot
  *   run AVX-512: tests/ct/dudect.c times p256_public and ECDSA signing,
  *   which take this path on IFMA CPUs.
  */
