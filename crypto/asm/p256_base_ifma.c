@@ -16,19 +16,19 @@
  * - Field elements: radix 2^52, five limbs, one per register (struct
  *   fe8: limb i of eight elements in l[i]). Every stored element is
  *   normalised (limbs below 2^52: IFMA reads only 52 bits) and below
- *   2^257, not necessarily below p. Montgomery form with R' = 2^260: a
+ *   2^258, not necessarily below p. Montgomery form with R' = 2^260: a
  *   product is 25 low and 25 high IFMA halves into ten column sums, then
  *   five word-by-word reduction steps. -p^-1 = 1 mod 2^52, so the step's
  *   factor is the low limb itself, and p's low limb is 2^52 - 1: adding
  *   m p0 to a column whose low 52 bits are m leaves it a multiple of
  *   2^52, carrying (column >> 52) + m with no product. p's limb 2 is 0,
- *   so a step is three IFMA pairs (limbs 1, 3, 4). For a, b < 2^257 the
- *   result (a b + M p) / 2^260 < 2^254 + p < 2^257: no final subtraction.
- * - Additions and subtractions (a - b + 4p, never negative) give limbs
- *   of either sign; fold() carries them with arithmetic shifts, then
- *   replaces the bits at and above 2^256 (t < 64 of them) by
- *   t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), a few shifts, and
- *   carries again: the result is normalised and below 2^257.
+ *   so a step is three IFMA pairs (limbs 1, 3, 4). For a, b < 2^258 the
+ *   result (a b + M p) / 2^260 < 2^256 + p < 2^257: no final subtraction.
+ * - Subtractions (a - b + 8p, never negative) give limbs of either sign;
+ *   fold() replaces the bits at and above 2^256 (t < 64 of them) by
+ *   t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), a few shifts, adds p
+ *   (so the uncarried low limbs cannot take the total below 0) and
+ *   carries once with arithmetic shifts: normalised and below 2^258.
  * - The table is Montgomery form for R = 2^256: entry x R becomes x R'
  *   = 16 x R by reading its 256 bits four places up into the five limbs
  *   (below 2^260), then fold(). The result leaves as projective
@@ -87,10 +87,10 @@ struct jac8 {
 
 static const uint64_t p_limbs[5] = { 0xfffffffffffffull, 0xfffffffffffull, 0, 0x1000000000ull,
 				     0xffffffff0000ull };
-static const uint64_t p4_limbs[5] = { 0xffffffffffffcull, 0x3fffffffffffull, 0, 0x4000000000ull,
-				      0x3fffffffc0000ull };
 static const uint64_t p8_limbs[5] = { 0xffffffffffff8ull, 0x7fffffffffffull, 0, 0x8000000000ull,
 				      0x7fffffff80000ull };
+static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0, 0x10000000000ull,
+				       0xffffffff00000ull };
 /* 2^260 mod p: one in R' form */
 static const uint64_t one_limbs[5] = { 0x10, 0xf000000000000ull, 0xfffffffffffffull,
 				       0xffeffffffffffull, 0xfffffull };
@@ -111,29 +111,23 @@ INL void fe8_const(struct fe8 *r, const uint64_t c[5])
 }
 
 /*
- * Signed limbs of a value V in [0, 2^262) to normalised limbs of a value
- * below 2^257 congruent to V mod p.
+ * Signed limbs of a value V in [0, 2^262) (l4 >= 0, |l0..l3| < 2^54) to
+ * normalised limbs of a value below 2^258 congruent to V mod p, in one
+ * carry pass: the bits of l4 from 2^256 up (t < 64) are replaced by
+ * t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), and p is added so that
+ * the not yet carried low limbs cannot make the total negative: the
+ * result is in (p - 2^210, 2^256 + p + 2^231).
  */
 INL void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
 {
 	const __m512i m = bc(M52);
-	__m512i top;
+	const __m512i top = _mm512_srli_epi64(l4, 48); /* limb 4 holds bits 208.. */
 
-	l1 = _mm512_add_epi64(l1, _mm512_srai_epi64(l0, 52));
-	l0 = _mm512_and_si512(l0, m);
-	l2 = _mm512_add_epi64(l2, _mm512_srai_epi64(l1, 52));
-	l1 = _mm512_and_si512(l1, m);
-	l3 = _mm512_add_epi64(l3, _mm512_srai_epi64(l2, 52));
-	l2 = _mm512_and_si512(l2, m);
-	l4 = _mm512_add_epi64(l4, _mm512_srai_epi64(l3, 52));
-	l3 = _mm512_and_si512(l3, m);
-	/* bits 256 and up: limb 4 holds bits 208..; 2^256 = 2^224 - 2^192 - 2^96 + 1 */
-	top = _mm512_srli_epi64(l4, 48);
 	l4 = _mm512_and_si512(l4, bc(((uint64_t)1 << 48) - 1));
-	l0 = _mm512_add_epi64(l0, top);
-	l1 = _mm512_sub_epi64(l1, _mm512_slli_epi64(top, 44));
-	l3 = _mm512_sub_epi64(l3, _mm512_slli_epi64(top, 36));
-	l4 = _mm512_add_epi64(l4, _mm512_slli_epi64(top, 16));
+	l0 = _mm512_add_epi64(l0, _mm512_add_epi64(top, bc(p_limbs[0])));
+	l1 = _mm512_add_epi64(l1, _mm512_sub_epi64(bc(p_limbs[1]), _mm512_slli_epi64(top, 44)));
+	l3 = _mm512_add_epi64(l3, _mm512_sub_epi64(bc(p_limbs[3]), _mm512_slli_epi64(top, 36)));
+	l4 = _mm512_add_epi64(l4, _mm512_add_epi64(bc(p_limbs[4]), _mm512_slli_epi64(top, 16)));
 	l1 = _mm512_add_epi64(l1, _mm512_srai_epi64(l0, 52));
 	r->l[0] = _mm512_and_si512(l0, m);
 	l2 = _mm512_add_epi64(l2, _mm512_srai_epi64(l1, 52));
@@ -145,30 +139,30 @@ INL void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m
 	r->l[4] = l4;
 }
 
-/* r = a - b + 4p (4p > 2^257 > b) */
+/* r = a - b + 8p (8p > 2^258 > b) */
 INL void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
 {
 	__m512i s[5];
 
 	for (int i = 0; i < 5; i++)
-		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p4_limbs[i])), b->l[i]);
+		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p8_limbs[i])), b->l[i]);
 	fold(r, s[0], s[1], s[2], s[3], s[4]);
 }
 
-/* r = a - b - 2c + 8p (8p > 3 * 2^257 > b + 2c), one fold: X3 of both additions */
+/* r = a - b - 2c + 16p (16p > 3 * 2^258 > b + 2c), one fold: X3 of both additions */
 INL void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, const struct fe8 *c)
 {
 	__m512i s[5];
 
 	for (int i = 0; i < 5; i++)
 		s[i] = _mm512_sub_epi64(
-			_mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p8_limbs[i])), b->l[i]),
+			_mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p16_limbs[i])), b->l[i]),
 			_mm512_add_epi64(c->l[i], c->l[i]));
 	fold(r, s[0], s[1], s[2], s[3], s[4]);
 }
 
 /*
- * r = a b / 2^260 mod p (below 2^257), a, b below 2^257. With split, the
+ * r = a b / 2^260 mod p (below 2^257), a, b below 2^258. With split, the
  * high halves go to columns of their own, added at the end: more
  * instructions, shorter chains (for the latency-bound tree).
  */
@@ -479,8 +473,9 @@ INL void convert(struct fe8 *qx, struct fe8 *qy, const struct p256_affine q[LANE
 
 	load8(qx, q[0].x);
 	load8(qy, q[0].y);
-	fe8_const(&ny, p4_limbs);
-	fsub(&ny, &ny, qy); /* 4p - y: -y; the 4p on top is 0 mod p */
+	for (int i = 0; i < 5; i++)
+		ny.l[i] = _mm512_setzero_si512();
+	fsub(&ny, &ny, qy); /* 8p - y */
 	fblend(qy, neg, &ny);
 }
 
@@ -495,12 +490,12 @@ TGT static void store_lane0(p256_fe r, const struct fe8 *a)
 	r[1] = l[1] >> 12 | l[2] << 40;
 	r[2] = l[2] >> 24 | l[3] << 28;
 	r[3] = l[3] >> 36 | l[4] << 16;
-	b = l[4] >> 48; /* bit 256: the value is below 2^257 */
-	/* below 2^257 < 3p: subtract p twice, each time if no borrow */
-	for (int k = 0; k < 2; k++) {
+	b = l[4] >> 48; /* bits 256, 257: the value is below 2^258 < 5p */
+	/* subtract p four times, each time if (b : r) >= p */
+	for (int k = 0; k < 4; k++) {
 		static const uint64_t p[4] = { 0xffffffffffffffffull, 0x00000000ffffffffull, 0,
 					       0xffffffff00000001ull };
-		uint64_t keep;
+		uint64_t keep, tb;
 
 		bw = 0;
 		for (int i = 0; i < 4; i++) {
@@ -510,11 +505,11 @@ TGT static void store_lane0(p256_fe r, const struct fe8 *a)
 			t[i] = x - bw;
 			bw = bo;
 		}
-		/* (b : r) - p >= 0 iff b = 1 or no borrow */
-		keep = 0 - ct_barrier_u64((b | (bw ^ 1)) & 1);
+		tb = b - bw; /* wraps (top bit set) iff (b : r) < p */
+		keep = 0 - ct_barrier_u64((tb >> 63) ^ 1);
 		for (int i = 0; i < 4; i++)
 			r[i] = (t[i] & keep) | (r[i] & ~keep);
-		b &= ~keep & 1;
+		b = (tb & keep) | (b & ~keep);
 	}
 	wipe(l, sizeof(l));
 	wipe(t, sizeof(t));
