@@ -111,12 +111,12 @@ INL void fe8_const(struct fe8 *r, const uint64_t c[5])
 }
 
 /*
- * Signed limbs of a value V in [0, 2^262) (l4 >= 0, |l0..l3| < 2^54) to
+ * Signed limbs of a value V >= 0 (0 <= l4 < 2^58, |l0..l3| < 2^60) to
  * normalised limbs of a value below 2^258 congruent to V mod p, in one
- * carry pass: the bits of l4 from 2^256 up (t < 64) are replaced by
+ * carry pass: the bits of l4 from 2^256 up (t < 2^10) are replaced by
  * t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), and p is added so that
  * the not yet carried low limbs cannot make the total negative: the
- * result is in (p - 2^210, 2^256 + p + 2^231).
+ * result is in (p - 2^216, 2^256 + p + 2^234 + 2^216).
  */
 INL void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
 {
@@ -164,9 +164,13 @@ INL void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, const st
 /*
  * r = a b / 2^260 mod p (below 2^257), a, b below 2^258. With split, the
  * high halves go to columns of their own, added at the end: more
- * instructions, shorter chains (for the latency-bound tree).
+ * instructions, shorter chains (for the latency-bound tree). Without
+ * norm the five result columns stay uncarried (each below 2^57, the
+ * value still below 2^257): only for fsub and fsub2, whose fold carries
+ * anyway (its bounds hold for such limbs: |l0..l3| < 2^59, and limb 4 of
+ * b is below 2^49 since every column is nonnegative).
  */
-INL void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int split)
+INL void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int split, int norm)
 {
 	const __m512i m = bc(M52), p1 = bc(p_limbs[1]), p3 = bc(p_limbs[3]), p4 = bc(p_limbs[4]);
 	__m512i t[10], hi[10], u;
@@ -199,6 +203,11 @@ INL void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int spl
 		t[i + 4] = _mm512_madd52lo_epu64(t[i + 4], u, p4);
 		t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], u, p4);
 	}
+	if (!norm) {
+		for (int i = 0; i < 5; i++)
+			r->l[i] = t[5 + i];
+		return;
+	}
 	t[6] = _mm512_add_epi64(t[6], _mm512_srli_epi64(t[5], 52));
 	r->l[0] = _mm512_and_si512(t[5], m);
 	t[7] = _mm512_add_epi64(t[7], _mm512_srli_epi64(t[6], 52));
@@ -212,12 +221,18 @@ INL void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int spl
 
 INL void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
 {
-	fmul_s(r, a, b, 0);
+	fmul_s(r, a, b, 0, 1);
 }
 
 INL void fsqr(struct fe8 *r, const struct fe8 *a)
 {
 	fmul(r, a, a);
+}
+
+/* a b, uncarried: only for fsub / fsub2 operands */
+INL void fmul_u(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	fmul_s(r, a, b, 0, 0);
 }
 
 /* lanes where k is set take a */
@@ -302,11 +317,11 @@ INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __m
 	} else {
 		fsqr(&z1z1, &acc->z);
 		fetch(next, sn, 0, st);
-		fmul(&u2, qx, &z1z1);
+		fmul_u(&u2, qx, &z1z1);
 		fetch(next, sn, 1, st);
 		fmul(&s2, qy, &acc->z);
 		fetch(next, sn, 2, st);
-		fmul(&s2, &s2, &z1z1);
+		fmul_u(&s2, &s2, &z1z1);
 		fsub(&h, &u2, &acc->x);
 		fsub(&rr, &s2, &acc->y);
 		fmul(&s.z, &acc->z, &h);
@@ -315,14 +330,14 @@ INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __m
 	fsqr(&hh, &h);
 	fetch(next, sn, 4, st);
 	fmul(&hhh, &h, &hh);
-	fmul(&v, &acc->x, &hh);
+	fmul_u(&v, &acc->x, &hh);
 	fetch(next, sn, 5, st);
-	fmul(&s1hhh, &acc->y, &hhh);
-	fsqr(&t, &rr);
+	fmul_u(&s1hhh, &acc->y, &hhh);
+	fmul_u(&t, &rr, &rr);
 	fetch(next, sn, 6, st);
 	fsub2(&s.x, &t, &hhh, &v);
 	fsub(&t, &v, &s.x);
-	fmul(&t, &rr, &t);
+	fmul_u(&t, &rr, &t);
 	fetch(next, sn, 7, st);
 	fsub(&s.y, &t, &s1hhh);
 	fblend(&s.x, inf, qx);
@@ -361,7 +376,7 @@ INL void funpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 
 /* out[j] = a[j] b[j] for j < n, compact, m additions */
 INL void fmul_round(struct fe8 *const out[], const struct fe8 *const a[],
-		    const struct fe8 *const b[], unsigned n, unsigned m)
+		    const struct fe8 *const b[], unsigned n, unsigned m, int norm)
 {
 	const unsigned slots = LANES / m;
 
@@ -373,7 +388,7 @@ INL void fmul_round(struct fe8 *const out[], const struct fe8 *const a[],
 			fpack(&pa, a[g + s], s, m);
 			fpack(&pb, b[g + s], s, m);
 		}
-		fmul_s(&pr, &pa, &pb, 1);
+		fmul_s(&pr, &pa, &pb, 1, norm);
 		for (unsigned s = 0; s < e; s++)
 			funpack(out[g + s], &pr, s, m);
 	}
@@ -392,23 +407,23 @@ INL void jadd_packed(struct jac8 *r, const struct jac8 *p, const struct jac8 *q,
 
 	fmul_round((struct fe8 *const[]){ &z1z1, &z2z2, &c, &d, &e },
 		   (const struct fe8 *const[]){ &p->z, &q->z, &p->y, &q->y, &p->z },
-		   (const struct fe8 *const[]){ &p->z, &q->z, &q->z, &p->z, &q->z }, 5, m);
+		   (const struct fe8 *const[]){ &p->z, &q->z, &q->z, &p->z, &q->z }, 5, m, 1);
 	fmul_round((struct fe8 *const[]){ &u1, &u2, &s1, &s2 },
 		   (const struct fe8 *const[]){ &p->x, &q->x, &c, &d },
-		   (const struct fe8 *const[]){ &z2z2, &z1z1, &z2z2, &z1z1 }, 4, m);
+		   (const struct fe8 *const[]){ &z2z2, &z1z1, &z2z2, &z1z1 }, 4, m, 1);
 	fsub(&h, &u2, &u1);
 	fsub(&rr, &s2, &s1);
 	fmul_round((struct fe8 *const[]){ &hh, &o.z, &r2 },
 		   (const struct fe8 *const[]){ &h, &e, &rr },
-		   (const struct fe8 *const[]){ &h, &h, &rr }, 3, m);
+		   (const struct fe8 *const[]){ &h, &h, &rr }, 3, m, 1);
 	fmul_round((struct fe8 *const[]){ &hhh, &v },
 		   (const struct fe8 *const[]){ &h, &u1 },
-		   (const struct fe8 *const[]){ &hh, &hh }, 2, m);
+		   (const struct fe8 *const[]){ &hh, &hh }, 2, m, 1);
 	fsub2(&o.x, &r2, &hhh, &v);
 	fsub(&t, &v, &o.x);
 	fmul_round((struct fe8 *const[]){ &s1, &w },
 		   (const struct fe8 *const[]){ &s1, &rr },
-		   (const struct fe8 *const[]){ &hhh, &t }, 2, m);
+		   (const struct fe8 *const[]){ &hhh, &t }, 2, m, 0); /* into fsub only */
 	fsub(&o.y, &w, &s1);
 	jblend(&o, pinf, q);
 	jblend(&o, qinf, p);
@@ -552,7 +567,7 @@ TGT void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WI
 	/* projective (X Z : Y : Z^3) */
 	fmul_round((struct fe8 *const[]){ &o.x, &t },
 		   (const struct fe8 *const[]){ &acc.x, &acc.z },
-		   (const struct fe8 *const[]){ &acc.z, &acc.z }, 2, 1);
+		   (const struct fe8 *const[]){ &acc.z, &acc.z }, 2, 1, 1);
 	fmul(&o.z, &t, &acc.z);
 	store_lane0(r->x, &o.x);
 	store_lane0(r->y, &acc.y);
