@@ -370,8 +370,8 @@ INL void funpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 	const __m512i idx = _mm512_and_si512(
 		_mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), bc(s * m)), bc(7));
 
-	for (int i = 0; i < 5; i++)
-		r->l[i] = _mm512_permutexvar_epi64(idx, a->l[i]);
+	for (int i = 0; i < 5; i++) /* slot 0 is in place already */
+		r->l[i] = s == 0 ? a->l[i] : _mm512_permutexvar_epi64(idx, a->l[i]);
 }
 
 /* out[j] = a[j] b[j] for j < n, compact, m additions */
