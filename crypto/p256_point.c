@@ -36,6 +36,7 @@
 
 #include "base/err.h"
 #include "base/wipe.h"
+#include "crypto/asm/p256_point_adx.h"
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
 
@@ -430,7 +431,7 @@ static void jac_cmov(struct jac *r, const struct jac *a, uint64_t mask)
  * Infinity stays infinity (Z3 = 0); no point of order 2 exists.
  * Straight-line code: constant time, also used by p256_point_mul.
  */
-static void jac_double(struct jac *r, const struct jac *p)
+static void jac_double_c(struct jac *r, const struct jac *p)
 {
 	p256_fe delta, y2, s, m, t, z3;
 
@@ -455,6 +456,77 @@ static void jac_double(struct jac *r, const struct jac *p)
 	p256_fe_copy(r->z, z3);
 }
 
+/* 1 when the whole-formula assembly of crypto/asm/p256_point_adx.c runs */
+static inline int use_adx(void)
+{
+#if defined(HS_HAVE_P256_ADX)
+	return atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * a point into the workspace's p, q or r, and back: struct jac and the
+ * workspace's p256_fe[3] are the same 96 bytes (inline copies: these run
+ * once per doubling)
+ */
+_Static_assert(sizeof(struct jac) == 3 * sizeof(p256_fe), "struct jac is X, Y, Z");
+_Static_assert(sizeof(struct p256_point) == sizeof(struct jac), "so is struct p256_point");
+
+static inline void jws_put(p256_fe dst[3], const struct jac *p)
+{
+	memcpy(dst, p, sizeof(*p));
+}
+
+static inline void jws_get(struct jac *r, const p256_fe src[3])
+{
+	memcpy(r, src, sizeof(*r));
+}
+
+/*
+ * r = 2p by jac_double_c's formula, in assembly when use_adx(); the
+ * intermediate values stay in ws, for the caller to wipe.
+ */
+static void jac_double_ws(struct jac *r, const struct jac *p, struct p256_jws *ws)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx()) {
+		jws_put(ws->p, p);
+		p256_jac_double_adx(ws);
+		jws_get(r, ws->p);
+		return;
+	}
+#endif
+	(void)ws;
+	jac_double_c(r, p);
+}
+
+/* p = 2^n p, the intermediate values in ws as above */
+static void jac_double_n_ws(struct jac *p, int n, struct p256_jws *ws)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx()) {
+		jws_put(ws->p, p);
+		for (int i = 0; i < n; i++)
+			p256_jac_double_adx(ws);
+		jws_get(p, ws->p);
+		return;
+	}
+#endif
+	(void)ws;
+	for (int i = 0; i < n; i++)
+		jac_double_c(p, p);
+}
+
+/* r = 2p on public data (nothing to wipe) */
+static void jac_double(struct jac *r, const struct jac *p)
+{
+	struct p256_jws ws;
+
+	jac_double_ws(r, p, &ws);
+}
+
 /*
  * Temporaries of the Jacobian additions, in one struct so that the
  * constant-time caller (p256_point_mul) wipes them once at its end
@@ -463,6 +535,7 @@ static void jac_double(struct jac *r, const struct jac *p)
 struct add_tmp {
 	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr, hh, hhh, v, s1hhh, t;
 	struct jac sum, dbl;
+	struct p256_jws jw; /* the assembly's (use_adx()) */
 };
 
 /*
@@ -486,7 +559,36 @@ static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1, stru
 	fsub(r->y, w->t, w->s1hhh);
 }
 
-/* r = p + q, q affine: "madd-1998-cmo" with the exceptional cases branched. */
+/*
+ * w->sum = p + q for finite p and affine q by the incomplete formula
+ * ("madd-1998-cmo", 8M + 3S), with w->h and w->rr for the caller's
+ * exceptional cases (h = 0: p = +-q); in assembly when use_adx().
+ */
+static void jac_add_affine_any(struct add_tmp *w, const struct jac *p,
+			       const struct p256_affine *q)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx()) {
+		jws_put(w->jw.p, p);
+		memcpy(w->jw.q, q, sizeof(*q)); /* X, Y; the formula reads no Z */
+		p256_jac_add_affine_adx(&w->jw);
+		jws_get(&w->sum, w->jw.r);
+		memcpy(w->h, w->jw.h, sizeof(w->h));
+		memcpy(w->rr, w->jw.rr, sizeof(w->rr));
+		return;
+	}
+#endif
+	fsqr(w->z1z1, p->z);
+	fmul(w->u2, q->x, w->z1z1);
+	fmul(w->s2, q->y, p->z);
+	fmul(w->s2, w->s2, w->z1z1);
+	fsub(w->h, w->u2, p->x);
+	fsub(w->rr, w->s2, p->y);
+	fmul(w->sum.z, p->z, w->h);
+	jac_add_tail(&w->sum, p->x, p->y, w);
+}
+
+/* r = p + q, q affine, with the exceptional cases branched (public data). */
 static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
 {
 	struct add_tmp w;
@@ -495,12 +597,7 @@ static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256
 		jac_from_affine(r, q);
 		return;
 	}
-	fsqr(w.z1z1, p->z);
-	fmul(w.u2, q->x, w.z1z1);
-	fmul(w.s2, q->y, p->z);
-	fmul(w.s2, w.s2, w.z1z1);
-	fsub(w.h, w.u2, p->x);
-	fsub(w.rr, w.s2, p->y);
+	jac_add_affine_any(&w, p, q);
 	if (p256_fe_is_zero(w.h)) {
 		if (p256_fe_is_zero(w.rr)) { /* p == q */
 			jac_from_affine(r, q);
@@ -510,8 +607,7 @@ static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256
 		}
 		return;
 	}
-	fmul(r->z, p->z, w.h);
-	jac_add_tail(r, p->x, p->y, &w);
+	*r = w.sum;
 }
 
 /*
@@ -532,6 +628,30 @@ static void jac_add_start(const struct jac *p, const struct jac *q, struct add_t
 	fsub(w->rr, w->s2, w->s1);
 }
 
+/*
+ * w->sum = p + q by the incomplete formula ("add-1998-cmo-2", 12M + 4S),
+ * with w->h and w->rr for the caller's exceptional cases (h = 0: p = +-q,
+ * or either at infinity); in assembly when use_adx(). No branch.
+ */
+static void jac_add_any(struct add_tmp *w, const struct jac *p, const struct jac *q)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx()) {
+		jws_put(w->jw.p, p);
+		jws_put(w->jw.q, q);
+		p256_jac_add_adx(&w->jw);
+		jws_get(&w->sum, w->jw.r);
+		memcpy(w->h, w->jw.h, sizeof(w->h));
+		memcpy(w->rr, w->jw.rr, sizeof(w->rr));
+		return;
+	}
+#endif
+	jac_add_start(p, q, w);
+	fmul(w->z1z1, p->z, q->z);
+	fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is then infinity, rightly */
+	jac_add_tail(&w->sum, w->u1, w->s1, w);
+}
+
 /* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
 static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 {
@@ -545,7 +665,7 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 		*r = *p;
 		return;
 	}
-	jac_add_start(p, q, &w);
+	jac_add_any(&w, p, q);
 	if (p256_fe_is_zero(w.h)) {
 		if (p256_fe_is_zero(w.rr))
 			jac_double(r, p);
@@ -553,10 +673,42 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 			jac_set_infinity(r);
 		return;
 	}
-	fmul(w.z1z1, p->z, q->z);
-	fmul(r->z, w.z1z1, w.h);
-	jac_add_tail(r, w.u1, w.s1, &w);
+	*r = w.sum;
 }
+
+#if defined(HS_TEST_HOOKS)
+/*
+ * The C formulas on the assembly's workspace, for tests/crypto/test_p256.c
+ * to compare with crypto/asm/p256_point_adx.c (with the portable field
+ * code: cpu_force_portable(1), then p256_fe_select()).
+ */
+void p256_jws_double_c(struct p256_jws *w)
+{
+	struct jac p;
+
+	jws_get(&p, w->p);
+	jac_double_c(&p, &p);
+	jws_put(w->p, &p);
+}
+
+void p256_jws_add_c(struct p256_jws *w, int affine)
+{
+	struct add_tmp t;
+	struct p256_affine q;
+	struct jac p, qj;
+
+	jws_get(&p, w->p);
+	jws_get(&qj, w->q);
+	memcpy(&q, w->q, sizeof(q));
+	if (affine)
+		jac_add_affine_any(&t, &p, &q);
+	else
+		jac_add_any(&t, &p, &qj);
+	jws_put(w->r, &t.sum);
+	memcpy(w->h, t.h, sizeof(w->h));
+	memcpy(w->rr, t.rr, sizeof(w->rr));
+}
+#endif
 
 /* r = k * G for a public k: the fixed-base digits, direct table reads, zero digits skipped. */
 static void jac_mul_base_vartime(struct jac *r, const p256_sc k)
@@ -695,16 +847,13 @@ static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, 
 {
 	uint64_t p_inf, q_inf, same;
 
-	jac_add_start(p, q, w);
-	fmul(w->z1z1, p->z, q->z);
-	fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is then infinity, rightly */
-	jac_add_tail(&w->sum, w->u1, w->s1, w);
+	jac_add_any(w, p, q);
 	p_inf = p256_fe_is_zero(p->z);
 	q_inf = p256_fe_is_zero(q->z);
 	if (may_be_equal) {
 		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
 		same = p256_fe_is_zero(w->h) & p256_fe_is_zero(w->rr) & ~p_inf & ~q_inf;
-		jac_double(&w->dbl, p);
+		jac_double_ws(&w->dbl, p, &w->jw);
 		jac_cmov(&w->sum, &w->dbl, same);
 	}
 	jac_cmov(&w->sum, q, p_inf);
@@ -798,13 +947,10 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	p256_fe_copy(acc.y, e.y);
 	p256_fe_copy(acc.z, e.z);
 	for (int i = VAR_DIGITS - 2; i >= 0; i--) {
-		for (int j = 0; j < VAR_W; j++)
-			jac_double(&acc, &acc);
+		jac_double_n_ws(&acc, VAR_W, &w.jw);
 		neg = digit_sign(d[i], &abs);
 		lookup(&e, vtab, abs);
-		p256_fe_copy(q.x, e.x);
-		p256_fe_copy(q.y, e.y);
-		p256_fe_copy(q.z, e.z);
+		memcpy(&q, &e, sizeof(q)); /* the same X, Y, Z layout */
 		p256_fe_neg(ny, q.y);
 		fcmov(q.y, ny, neg);
 		jac_add_ct(&acc, &acc, &q, i == 0, &w);
