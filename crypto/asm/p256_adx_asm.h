@@ -61,23 +61,21 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 /*
  * acc (A0..A5) += m p with m = A0, which leaves A0 = 0; the caller drops
  * it. m*P0 + A0 = m 2^64 carries m; m*P1 + m = m 2^32 splits into
- * s = m << 32 and t = m >> 32; P2 = 0; and since P3 = 2^64 - 2^32 + 1,
- * m*P3 = (m - t) 2^64 + (m - s): low limb m - s, high limb m - t less
- * its borrow (never negative: m - t >= 1 whenever m >= 1, and m = 0
- * borrows nothing). Shifts and subtractions instead of a MULX: the
- * products are MULX-bound (one multiplier), 16 MULX per product.
+ * s = m << 32 and t = m >> 32 (SHLX, SHRX by r15 = 32); P2 = 0; and since
+ * P3 = 2^64 - 2^32 + 1, m*P3 = (m - t) 2^64 + (m - s): low limb m - s,
+ * high limb m - t less its borrow (never negative: m - t >= 1 whenever
+ * m >= 1, and m = 0 borrows nothing). Shifts and subtractions instead
+ * of a MULX: 16 MULX per product.
  */
 #define P256_REDUCE(A0, A1, A2, A3, A4, A5)                                                    \
-	"movq %%" A0 ", %%rax\n\t"                                                             \
+	"shlxq %%r15, %%" A0 ", %%r14\n\t"                                                      \
+	"shrxq %%r15, %%" A0 ", %%rax\n\t"                                                      \
 	"movq %%" A0 ", %%rbx\n\t"                                                             \
-	"movq %%" A0 ", %%r14\n\t"                                                             \
-	"shlq $32, %%r14\n\t"                                                                  \
-	"shrq $32, %%" A0 "\n\t"                                                               \
-	"subq %%r14, %%rax\n\t"                                                                \
-	"sbbq %%" A0 ", %%rbx\n\t"                                                             \
+	"subq %%r14, %%" A0 "\n\t"                                                             \
+	"sbbq %%rax, %%rbx\n\t"                                                                \
 	"addq %%r14, %%" A1 "\n\t"                                                             \
-	"adcq %%" A0 ", %%" A2 "\n\t"                                                          \
-	"adcq %%rax, %%" A3 "\n\t"                                                             \
+	"adcq %%rax, %%" A2 "\n\t"                                                             \
+	"adcq %%" A0 ", %%" A3 "\n\t"                                                          \
 	"adcq %%rbx, %%" A4 "\n\t"                                                             \
 	"adcq $0, %%" A5 "\n\t"
 
@@ -100,7 +98,7 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"cmovcq %%" T2 ", %%" R2 "\n\t"                                                        \
 	"cmovcq %%" T3 ", %%" R3 "\n\t"
 
-/* a * b (a, b memory operands) into rax, rbx, rdx, r14 */
+/* a * b (a, b memory operands) into rax, rbx, rdx, r14; uses r8..r15 */
 #define P256_MUL(A, B)                                                                         \
 	/* row 0 into r8..r12 (plain ADD/ADC: nothing to add to yet) */                        \
 	"movq 0+" B ", %%rdx\n\t"                                                              \
@@ -113,6 +111,7 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"adcq %%rax, %%r11\n\t"                                                                \
 	"adcq $0, %%r12\n\t"                                                                   \
 	"xorl %%r13d, %%r13d\n\t"                                                              \
+	"movl $32, %%r15d\n\t"                                                                 \
 	P256_REDUCE("r8", "r9", "r10", "r11", "r12", "r13")                                    \
 	"movq 8+" B ", %%rdx\n\t"                                                              \
 	P256_MUL_ROW(A, "r9", "r10", "r11", "r12", "r13", "r8")                                \
@@ -126,28 +125,30 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	/* acc = r12, r13, r8, r9 + r10 2^256 < 2p */                                          \
 	P256_FINAL_SUB("r12", "r13", "r8", "r9", "r10", "rax", "rbx", "rdx", "r14")
 
-/* t_k..t_k+4 += m p with m = t_k (dropped after), rcx the carry past the top (as in REDUCE) */
-#define P256_SQR_REDUCE(T0, T1, T2, T3, T4)                                                    \
-	"movq %%" T0 ", %%rax\n\t"                                                             \
+/*
+ * One Montgomery step on the low half T0..T3 of the square, as a window
+ * that turns: (T0..T3 + m p) / 2^64 with m = T0 lands in T1, T2, T3, T0
+ * (the new top limb in T0's register). The same limbs of m p as in
+ * P256_REDUCE (rcx = 32). The value stays below 2^256: (V + m p) / 2^64
+ * < 2^192 + p, so the top limb takes the last carry without overflow.
+ */
+#define P256_SQR_REDUCE(T0, T1, T2, T3)                                                        \
+	"shlxq %%rcx, %%" T0 ", %%rdx\n\t"                                                      \
+	"shrxq %%rcx, %%" T0 ", %%rax\n\t"                                                      \
 	"movq %%" T0 ", %%rbx\n\t"                                                             \
-	"movq %%" T0 ", %%rdx\n\t"                                                             \
-	"shlq $32, %%rdx\n\t"                                                                  \
-	"shrq $32, %%" T0 "\n\t"                                                               \
-	"subq %%rdx, %%rax\n\t"                                                                \
-	"sbbq %%" T0 ", %%rbx\n\t"                                                             \
-	"addq %%rcx, %%rbx\n\t" /* hi < 2^64 - 1, the carry <= 1: no overflow */               \
+	"subq %%rdx, %%rbx\n\t"                                                                \
+	"sbbq %%rax, %%" T0 "\n\t"                                                             \
 	"addq %%rdx, %%" T1 "\n\t"                                                             \
-	"adcq %%" T0 ", %%" T2 "\n\t"                                                          \
-	"adcq %%rax, %%" T3 "\n\t"                                                             \
-	"adcq %%rbx, %%" T4 "\n\t"                                                             \
-	"movl $0, %%ecx\n\t"                                                                   \
-	"adcq $0, %%rcx\n\t"
+	"adcq %%rax, %%" T2 "\n\t"                                                             \
+	"adcq %%rbx, %%" T3 "\n\t"                                                             \
+	"adcq $0, %%" T0 "\n\t"
 
 /*
- * a^2 into rax, rbx, rdx, r8: the six cross products a_i a_j (i < j)
+ * a^2 into rax, rbx, rdx, r12: the six cross products a_i a_j (i < j)
  * once, doubled, plus the four squares (10 MULX instead of 16), then the
- * four reduction steps of the portable mont_reduce() over the 512-bit
- * square in r8..r15 and the same masked subtraction.
+ * four Montgomery steps on the low half only (P256_SQR_REDUCE), the high
+ * half added after, and the same masked subtraction: the value is the
+ * portable mont_reduce()'s.
  */
 #define P256_SQR(A)                                                                            \
 	/* a0 (a1, a2, a3) into r9..r12 */                                                     \
@@ -197,14 +198,20 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"mulxq %%rdx, %%rax, %%rbx\n\t"                                                        \
 	"adcq %%rax, %%r14\n\t"                                                                \
 	"adcq %%rbx, %%r15\n\t"                                                                \
-	/* reduce r8..r15 */                                                                   \
+	/* reduce the low half r8..r11: (a^2 mod 2^256 + M p) / 2^256 <= p */                 \
+	"movl $32, %%ecx\n\t"                                                                  \
+	P256_SQR_REDUCE("r8", "r9", "r10", "r11")                                              \
+	P256_SQR_REDUCE("r9", "r10", "r11", "r8")                                              \
+	P256_SQR_REDUCE("r10", "r11", "r8", "r9")                                              \
+	P256_SQR_REDUCE("r11", "r8", "r9", "r10")                                              \
+	/* plus the high half (below p): r8..r11 + rcx 2^256 < 2p */                           \
 	"xorl %%ecx, %%ecx\n\t"                                                                \
-	P256_SQR_REDUCE("r8", "r9", "r10", "r11", "r12")                                       \
-	P256_SQR_REDUCE("r9", "r10", "r11", "r12", "r13")                                      \
-	P256_SQR_REDUCE("r10", "r11", "r12", "r13", "r14")                                     \
-	P256_SQR_REDUCE("r11", "r12", "r13", "r14", "r15")                                     \
-	/* r12..r15 + rcx 2^256 < 2p */                                                        \
-	P256_FINAL_SUB("r12", "r13", "r14", "r15", "rcx", "rax", "rbx", "rdx", "r8")
+	"addq %%r12, %%r8\n\t"                                                                 \
+	"adcq %%r13, %%r9\n\t"                                                                 \
+	"adcq %%r14, %%r10\n\t"                                                                \
+	"adcq %%r15, %%r11\n\t"                                                                \
+	"adcq $0, %%rcx\n\t"                                                                   \
+	P256_FINAL_SUB("r8", "r9", "r10", "r11", "rcx", "rax", "rbx", "rdx", "r12")
 
 /* store four registers to a memory operand */
 #define P256_STORE(D, R0, R1, R2, R3)                                                          \
@@ -215,7 +222,7 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 
 /* d = a * b, d = a^2 (d may be a or b: the result is stored last) */
 #define P256_MUL_TO(D, A, B) P256_MUL(A, B) P256_STORE(D, "rax", "rbx", "rdx", "r14")
-#define P256_SQR_TO(D, A) P256_SQR(A) P256_STORE(D, "rax", "rbx", "rdx", "r8")
+#define P256_SQR_TO(D, A) P256_SQR(A) P256_STORE(D, "rax", "rbx", "rdx", "r12")
 
 /*
  * d = a + b mod p: t = a + b (carry rax), u = t - p; keep t if that
@@ -286,5 +293,87 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"shrdq $1, %%r11, %%r10\n\t"                                                           \
 	"shrdq $1, %%rcx, %%r11\n\t"                                                           \
 	P256_STORE(D, "r8", "r9", "r10", "r11")
+
+/*
+ * Register forms, so that a chain of additions after a product stays in
+ * registers (no store and reload on the formula's critical path). Register
+ * arguments are 64-bit names without "%%"; results as the memory forms.
+ */
+
+/* R0..R3 = R0..R3 - b mod p (b in memory); M, N, K scratch */
+#define P256_SUB_RM(R0, R1, R2, R3, B, M, N, K)                                                \
+	"subq 0+" B ", %%" R0 "\n\t"                                                           \
+	"sbbq 8+" B ", %%" R1 "\n\t"                                                           \
+	"sbbq 16+" B ", %%" R2 "\n\t"                                                          \
+	"sbbq 24+" B ", %%" R3 "\n\t"                                                          \
+	"sbbq %%" M ", %%" M "\n\t"                                                            \
+	"movq %[p1], %%" N "\n\t"                                                              \
+	"andq %%" M ", %%" N "\n\t"                                                            \
+	"movq %[p3], %%" K "\n\t"                                                              \
+	"andq %%" M ", %%" K "\n\t"                                                            \
+	"addq %%" M ", %%" R0 "\n\t"                                                           \
+	"adcq %%" N ", %%" R1 "\n\t"                                                           \
+	"adcq $0, %%" R2 "\n\t"                                                                \
+	"adcq %%" K ", %%" R3 "\n\t"
+
+/* T0..T3 = a - R0..R3 mod p (a in memory); M, N, K scratch */
+#define P256_SUB_MR(T0, T1, T2, T3, A, R0, R1, R2, R3, M, N, K)                                \
+	"movq 0+" A ", %%" T0 "\n\t"                                                           \
+	"movq 8+" A ", %%" T1 "\n\t"                                                           \
+	"movq 16+" A ", %%" T2 "\n\t"                                                          \
+	"movq 24+" A ", %%" T3 "\n\t"                                                          \
+	"subq %%" R0 ", %%" T0 "\n\t"                                                          \
+	"sbbq %%" R1 ", %%" T1 "\n\t"                                                          \
+	"sbbq %%" R2 ", %%" T2 "\n\t"                                                          \
+	"sbbq %%" R3 ", %%" T3 "\n\t"                                                          \
+	"sbbq %%" M ", %%" M "\n\t"                                                            \
+	"movq %[p1], %%" N "\n\t"                                                              \
+	"andq %%" M ", %%" N "\n\t"                                                            \
+	"movq %[p3], %%" K "\n\t"                                                              \
+	"andq %%" M ", %%" K "\n\t"                                                            \
+	"addq %%" M ", %%" T0 "\n\t"                                                           \
+	"adcq %%" N ", %%" T1 "\n\t"                                                           \
+	"adcq $0, %%" T2 "\n\t"                                                                \
+	"adcq %%" K ", %%" T3 "\n\t"
+
+/* U0..U3 = A0..A3 + B0..B3 mod p (A is overwritten by the raw sum; C scratch) */
+#define P256_ADD_RR(A0, A1, A2, A3, B0, B1, B2, B3, C, U0, U1, U2, U3)                         \
+	"xorq %%" C ", %%" C "\n\t"                                                            \
+	"addq %%" B0 ", %%" A0 "\n\t"                                                          \
+	"adcq %%" B1 ", %%" A1 "\n\t"                                                          \
+	"adcq %%" B2 ", %%" A2 "\n\t"                                                          \
+	"adcq %%" B3 ", %%" A3 "\n\t"                                                          \
+	"adcq $0, %%" C "\n\t"                                                                 \
+	P256_FINAL_SUB(A0, A1, A2, A3, C, U0, U1, U2, U3)
+
+/* U0..U3 = A0..A3 + b mod p (b in memory; A is overwritten by the raw sum; C scratch) */
+#define P256_ADD_RM(A0, A1, A2, A3, B, C, U0, U1, U2, U3)                                      \
+	"xorq %%" C ", %%" C "\n\t"                                                            \
+	"addq 0+" B ", %%" A0 "\n\t"                                                           \
+	"adcq 8+" B ", %%" A1 "\n\t"                                                           \
+	"adcq 16+" B ", %%" A2 "\n\t"                                                          \
+	"adcq 24+" B ", %%" A3 "\n\t"                                                          \
+	"adcq $0, %%" C "\n\t"                                                                 \
+	P256_FINAL_SUB(A0, A1, A2, A3, C, U0, U1, U2, U3)
+
+/* R0..R3 = R0..R3 / 2 mod p, as P256_HALF_TO; M, N, K, C scratch */
+#define P256_HALF_R(R0, R1, R2, R3, M, N, K, C)                                                \
+	"movq %%" R0 ", %%" M "\n\t"                                                           \
+	"andq $1, %%" M "\n\t"                                                                 \
+	"negq %%" M "\n\t"                                                                     \
+	"movq %[p1], %%" N "\n\t"                                                              \
+	"andq %%" M ", %%" N "\n\t"                                                            \
+	"movq %[p3], %%" K "\n\t"                                                              \
+	"andq %%" M ", %%" K "\n\t"                                                            \
+	"xorq %%" C ", %%" C "\n\t"                                                            \
+	"addq %%" M ", %%" R0 "\n\t"                                                           \
+	"adcq %%" N ", %%" R1 "\n\t"                                                           \
+	"adcq $0, %%" R2 "\n\t"                                                                \
+	"adcq %%" K ", %%" R3 "\n\t"                                                           \
+	"adcq $0, %%" C "\n\t"                                                                 \
+	"shrdq $1, %%" R1 ", %%" R0 "\n\t"                                                     \
+	"shrdq $1, %%" R2 ", %%" R1 "\n\t"                                                     \
+	"shrdq $1, %%" R3 ", %%" R2 "\n\t"                                                     \
+	"shrdq $1, %%" C ", %%" R3 "\n\t"
 
 #endif

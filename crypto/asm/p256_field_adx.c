@@ -30,7 +30,7 @@ void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b)
 	__asm__ volatile(P256_MUL_TO("0(%%rdi)", "0(%%rsi)", "0(%%rcx)")
 			 :
 			 : "D"(r), "S"(a), "c"(b), P256_ADX_CONSTS
-			 : "rax", "rbx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "cc",
+			 : "rax", "rbx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
 			   "memory");
 }
 

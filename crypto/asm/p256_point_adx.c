@@ -58,34 +58,60 @@
 		OFF_(t8, t[8]), OFF_(t9, t[9])
 
 #define CLOBBERS                                                                               \
-	"rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc", \
-		"memory"
+	"rax", "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",  \
+		"cc", "memory"
+
+/* register lists: a product's result, a square's, two scratch sets */
+#define MUL_R "rax", "rbx", "rdx", "r14"
+#define SQR_R "rax", "rbx", "rdx", "r12"
+#define R8_11 "r8", "r9", "r10", "r11"
+#define SCRATCH3 "r13", "r15", "rcx"
+/* expand the lists above before the macro counts its arguments */
+#define STORE(...) P256_STORE(__VA_ARGS__)
+#define SUB_RM(...) P256_SUB_RM(__VA_ARGS__)
+#define SUB_MR(...) P256_SUB_MR(__VA_ARGS__)
+#define ADD_RM(...) P256_ADD_RM(__VA_ARGS__)
+#define ADD_RR(...) P256_ADD_RR(__VA_ARGS__)
+#define HALF_R(...) P256_HALF_R(__VA_ARGS__)
 
 /*
- * jac_double's formula: delta = Z^2 (t0), 2Y (t1), Z3 = 2Y Z,
- * M = 3 (X - delta)(X + delta) (t3), 4Y^2 (t1), S = X 4Y^2 (t4),
- * 16Y^4 / 2 (t1), X3 = M^2 - 2S, Y3 = M (S - X3) - 8Y^4.
+ * jac_double's formula: delta = Z^2, t = X - delta (t2),
+ * m = X + delta (t3), 2Y (t1), M = 3 t m (t3), Z3 = 2Y Z, 4Y^2 (t1),
+ * S = X 4Y^2 (t4), X3 = M^2 - 2S, S - X3 (t2), 16Y^4 / 2 (t1),
+ * Y3 = M (S - X3) - 8Y^4. The chains that follow a product or square
+ * stay in registers.
  */
 void p256_jac_double_adx(struct p256_jws *w)
 {
-	__asm__ volatile(P256_SQR_TO(T0, Z1)
+	__asm__ volatile(P256_SQR(Z1)
+			 SUB_MR(R8_11, X1, SQR_R, SCRATCH3)
+			 STORE(T2, R8_11)
+			 ADD_RM(SQR_R, X1, "rcx", R8_11)
+			 STORE(T3, R8_11)
 			 P256_ADD_TO(T1, Y1, Y1)
+			 P256_MUL(T2, T3)
+			 "movq %%rax, %%r8\n\t"
+			 "movq %%rbx, %%r9\n\t"
+			 "movq %%rdx, %%r10\n\t"
+			 "movq %%r14, %%r11\n\t"
+			 ADD_RR(R8_11, MUL_R, "rcx", "r12", "r13", "r15", "rsi")
+			 ADD_RR("r12", "r13", "r15", "rsi", MUL_R, "rcx", R8_11)
+			 STORE(T3, R8_11)
 			 P256_MUL_TO(Z1, T1, Z1)
-			 P256_SUB_TO(T2, X1, T0)
-			 P256_ADD_TO(T3, X1, T0)
-			 P256_MUL_TO(T3, T2, T3)
-			 P256_ADD_TO(T2, T3, T3)
-			 P256_ADD_TO(T3, T2, T3)
 			 P256_SQR_TO(T1, T1)
 			 P256_MUL_TO(T4, X1, T1)
-			 P256_SQR_TO(T1, T1)
-			 P256_HALF_TO(T1, T1)
-			 P256_SQR_TO(T2, T3)
-			 P256_SUB_TO(T2, T2, T4)
-			 P256_SUB_TO(X1, T2, T4)
-			 P256_SUB_TO(T2, T4, X1)
-			 P256_MUL_TO(T2, T3, T2)
-			 P256_SUB_TO(Y1, T2, T1)
+			 P256_SQR(T3)
+			 SUB_RM(SQR_R, T4, "r8", "r9", "r10")
+			 SUB_RM(SQR_R, T4, "r8", "r9", "r10")
+			 STORE(X1, SQR_R)
+			 SUB_MR(R8_11, T4, SQR_R, SCRATCH3)
+			 STORE(T2, R8_11)
+			 P256_SQR(T1)
+			 HALF_R(SQR_R, R8_11)
+			 STORE(T1, SQR_R)
+			 P256_MUL(T3, T2)
+			 SUB_RM(MUL_R, T1, "r8", "r9", "r10")
+			 STORE(Y1, MUL_R)
 			 :
 			 : "D"(w), OFFSETS, P256_ADX_CONSTS
 			 : CLOBBERS);
@@ -101,31 +127,36 @@ void p256_jac_double_adx(struct p256_jws *w)
 	P256_MUL_TO(T7, H, T6)                                                                 \
 	P256_MUL_TO(T8, U1, T6)                                                                \
 	P256_MUL_TO(T9, S1, T7)                                                                \
-	P256_SQR_TO(T0, RR)                                                                    \
-	P256_SUB_TO(T0, T0, T7)                                                                \
-	P256_SUB_TO(T0, T0, T8)                                                                \
-	P256_SUB_TO(X3, T0, T8)                                                                \
-	P256_SUB_TO(T0, T8, X3)                                                                \
-	P256_MUL_TO(T0, RR, T0)                                                                \
-	P256_SUB_TO(Y3, T0, T9)
+	P256_SQR(RR)                                                                           \
+	SUB_RM(SQR_R, T7, "r8", "r9", "r10")                                              \
+	SUB_RM(SQR_R, T8, "r8", "r9", "r10")                                              \
+	SUB_RM(SQR_R, T8, "r8", "r9", "r10")                                              \
+	STORE(X3, SQR_R)                                                                  \
+	SUB_MR(R8_11, T8, SQR_R, SCRATCH3)                                                \
+	STORE(T0, R8_11)                                                                  \
+	P256_MUL(RR, T0)                                                                       \
+	SUB_RM(MUL_R, T9, "r8", "r9", "r10")                                              \
+	STORE(Y3, MUL_R)
 
 /*
  * jac_add_start's: z1z1 (t0), z2z2 (t1), u1 = X1 z2z2 (t2),
- * u2 = X2 z1z1 (t3), s1 = Y1 Z2 z2z2 (t4), s2 = Y2 Z1 z1z1 (t5),
- * h = u2 - u1, rr = s2 - s1; then Z3 = Z1 Z2 h and the tail.
+ * s1 = Y1 Z2 z2z2 (t4), h = X2 z1z1 - u1, rr = Y2 Z1 z1z1 - s1;
+ * then Z3 = Z1 Z2 h and the tail.
  */
 void p256_jac_add_adx(struct p256_jws *w)
 {
 	__asm__ volatile(P256_SQR_TO(T0, Z1)
 			 P256_SQR_TO(T1, Z2)
 			 P256_MUL_TO(T2, X1, T1)
-			 P256_MUL_TO(T3, X2, T0)
 			 P256_MUL_TO(T4, Y1, Z2)
 			 P256_MUL_TO(T4, T4, T1)
+			 P256_MUL(X2, T0)
+			 SUB_RM(MUL_R, T2, "r8", "r9", "r10")
+			 STORE(H, MUL_R)
 			 P256_MUL_TO(T5, Y2, Z1)
-			 P256_MUL_TO(T5, T5, T0)
-			 P256_SUB_TO(H, T3, T2)
-			 P256_SUB_TO(RR, T5, T4)
+			 P256_MUL(T5, T0)
+			 SUB_RM(MUL_R, T4, "r8", "r9", "r10")
+			 STORE(RR, MUL_R)
 			 P256_MUL_TO(T0, Z1, Z2)
 			 P256_MUL_TO(Z3, T0, H)
 			 TAIL(T2, T4)
@@ -134,15 +165,17 @@ void p256_jac_add_adx(struct p256_jws *w)
 			 : CLOBBERS);
 }
 
-/* jac_add_affine's: z1z1 (t0), u2 = X2 z1z1 (t3), s2 = Y2 Z1 z1z1 (t5), u1 = X1, s1 = Y1 */
+/* jac_add_affine's: z1z1 (t0), h = X2 z1z1 - X1, rr = Y2 Z1 z1z1 - Y1, u1 = X1, s1 = Y1 */
 void p256_jac_add_affine_adx(struct p256_jws *w)
 {
 	__asm__ volatile(P256_SQR_TO(T0, Z1)
-			 P256_MUL_TO(T3, X2, T0)
+			 P256_MUL(X2, T0)
+			 SUB_RM(MUL_R, X1, "r8", "r9", "r10")
+			 STORE(H, MUL_R)
 			 P256_MUL_TO(T5, Y2, Z1)
-			 P256_MUL_TO(T5, T5, T0)
-			 P256_SUB_TO(H, T3, X1)
-			 P256_SUB_TO(RR, T5, Y1)
+			 P256_MUL(T5, T0)
+			 SUB_RM(MUL_R, Y1, "r8", "r9", "r10")
+			 STORE(RR, MUL_R)
 			 P256_MUL_TO(Z3, Z1, H)
 			 TAIL(X1, Y1)
 			 :
