@@ -43,4 +43,23 @@ void p256_fe_sqr_adx(p256_fe r, const p256_fe a)
 			   "r15", "cc", "memory");
 }
 
+/* r = a^(2^k): the squaring in a loop (k is public), no call per step */
+void p256_fe_sqr_n_adx(p256_fe r, const p256_fe a, unsigned k)
+{
+	r[0] = a[0];
+	r[1] = a[1];
+	r[2] = a[2];
+	r[3] = a[3];
+	if (k == 0)
+		return;
+	__asm__ volatile("1:\n\t"
+			 P256_SQR_TO("0(%%rdi)", "0(%%rdi)")
+			 "decl %%esi\n\t"
+			 "jnz 1b\n\t"
+			 : "+S"(k)
+			 : "D"(r), P256_ADX_CONSTS
+			 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+			   "r15", "cc", "memory");
+}
+
 #endif

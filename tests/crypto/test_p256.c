@@ -967,6 +967,12 @@ static void test_backends_agree(void **state)
 		p256_fe_sqr_portable(r1, a);
 		p256_fe_sqr_adx(r2, a);
 		assert_memory_equal(r1, r2, 32);
+		/* k squarings in the loop (k = 0 copies) */
+		p256_fe_copy(r1, a);
+		for (unsigned k = 0; k < i % 9; k++)
+			p256_fe_sqr_portable(r1, r1);
+		p256_fe_sqr_n_adx(r2, a, i % 9);
+		assert_memory_equal(r1, r2, 32);
 		/* the same operands mod n (all below n but the top edge ones) */
 		if (a[3] >= 0xffffffff00000000ull)
 			a[3] = 0xfffffffe00000000ull;
