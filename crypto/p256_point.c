@@ -506,7 +506,7 @@ static void jac_double_ws(struct jac *r, const struct jac *p, struct p256_jws *w
 static void jac_double_n_ws(struct jac *p, int n, struct p256_jws *ws)
 {
 #if defined(HS_HAVE_P256_ADX)
-	if (use_adx()) {
+	if (use_adx() && n > 0) {
 		jws_put(ws->p, p);
 		for (int i = 0; i < n; i++)
 			p256_jac_double_adx(ws);
@@ -779,8 +779,9 @@ static int wnaf(int8_t d[WNAF_MAX], const p256_sc k, unsigned w)
 static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 {
 	struct jac tab[1 << (WNAF_W - 2)], twice, neg;
+	struct p256_jws ws;
 	int8_t d[WNAF_MAX];
-	int n;
+	int n, owed = 0;
 
 	tab[0] = *p;
 	jac_double(&twice, p);
@@ -788,17 +789,27 @@ static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 		jac_add(&tab[i], &tab[i - 1], &twice);
 	n = wnaf(d, k, WNAF_W);
 	jac_set_infinity(r);
+	/*
+	 * one doubling per digit below the top, done in runs just before each
+	 * addition (the runs stay in the assembly's workspace); the top digit
+	 * is nonzero, so no doubling of infinity is skipped that mattered
+	 */
 	for (int i = n - 1; i >= 0; i--) {
-		if (!jac_is_infinity(r))
-			jac_double(r, r);
+		if (i < n - 1)
+			owed++;
+		if (d[i] == 0)
+			continue;
+		jac_double_n_ws(r, owed, &ws);
+		owed = 0;
 		if (d[i] > 0) {
 			jac_add(r, r, &tab[d[i] / 2]);
-		} else if (d[i] < 0) {
+		} else {
 			neg = tab[-d[i] / 2];
 			p256_fe_neg(neg.y, neg.y);
 			jac_add(r, r, &neg);
 		}
 	}
+	jac_double_n_ws(r, owed, &ws);
 }
 
 /*

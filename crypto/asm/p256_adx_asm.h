@@ -38,9 +38,12 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
  * limbs rotate through r8..r13 instead of being moved.
  */
 
-/* acc (A0..A4) += a * b_i, A5 gets the top limb; rdx = b_i */
+/*
+ * acc (A0..A4) += a * b_i, A5 gets the top limb; rdx = b_i. Clearing A5
+ * also clears CF and OF; at the end OF goes into A5 (ADOX of A5 = 0 to
+ * itself) and then CF into A4 and on into A5 (ADC: the OF chain is done).
+ */
 #define P256_MUL_ROW(A, A0, A1, A2, A3, A4, A5)                                                \
-	"xorl %%r14d, %%r14d\n\t"                                                              \
 	"xorl %%" A5 "d, %%" A5 "d\n\t"                                                        \
 	"mulxq 0+" A ", %%rax, %%rbx\n\t"                                                      \
 	"adcxq %%rax, %%" A0 "\n\t"                                                            \
@@ -54,9 +57,9 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"mulxq 24+" A ", %%rax, %%rbx\n\t"                                                     \
 	"adcxq %%rax, %%" A3 "\n\t"                                                            \
 	"adoxq %%rbx, %%" A4 "\n\t"                                                            \
-	"adcxq %%r14, %%" A4 "\n\t"                                                            \
-	"adoxq %%r14, %%" A5 "\n\t"                                                            \
-	"adcxq %%r14, %%" A5 "\n\t"
+	"adoxq %%" A5 ", %%" A5 "\n\t"                                                         \
+	"adcq $0, %%" A4 "\n\t"                                                                \
+	"adcq $0, %%" A5 "\n\t"
 
 /*
  * acc (A0..A5) += m p with m = A0, which leaves A0 = 0; the caller drops
