@@ -11,9 +11,16 @@
  *   each window costs 5 doublings and one addition of a table entry in
  *   {0, P, ..., 16P} selected by scanning all 16 entries under a mask
  *   (p256_lookup_var_portable, or _avx2: three 256-bit AND/OR per
- *   entry), then negated under a mask. The addition (jac_add_ct) is made complete
- *   by computing the doubling too and selecting among sum, double, p and
- *   q with masks. The number and order of operations never depend on k.
+ *   entry), then negated under a mask. The addition (jac_add_ct) selects
+ *   among sum, p and q with masks (infinity on either side); only the last
+ *   window's can meet p = q (argued above p256_point_mul), and that one
+ *   computes the doubling too and selects it. The number and order of
+ *   operations never depend on k.
+ * - With BMI2 and ADX, the Jacobian doubling and additions run as whole
+ *   assembly blocks (crypto/asm/p256_point_adx.c: the same formulas, no
+ *   call per product, chains after a product kept in registers) on a
+ *   workspace (struct p256_jws) that the caller wipes; the C formulas
+ *   below stay the reference (tests compare them bit for bit).
  * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(7i) with 37
  *   signed digits in [-63, 64]; the table holds (j+1) 2^(7i) G for j < 64,
  *   so kG is 37 mixed Jacobian additions (in two interleaved chains)

@@ -1,22 +1,29 @@
 /*
- * P-256 field multiplication and squaring with BMI2 (MULX) and ADX
- * (ADCX/ADOX), in x86-64 inline assembly.
+ * P-256 field multiplication, squaring and repeated squaring with BMI2
+ * (MULX) and ADX (ADCX/ADOX), in x86-64 inline assembly.
  *
  * Implementation notes:
- * - Same results as the portable code in crypto/p256_field.c (Montgomery
- *   form, R = 2^256, -1/p mod 2^64 = 1 so m is the low limb, m*P1 + m =
- *   m*2^32 as a shift, P2 = 0, m*P3 by MULX), but the reduction steps are
- *   interleaved with the product rows, which keeps every limb in a
- *   register: the intrinsics version spilled about 45 times per product.
+ * - The arithmetic is the text of crypto/asm/p256_adx_asm.h (shared with
+ *   the whole point formulas of p256_point_adx.c): same results as the
+ *   portable code in crypto/p256_field.c (Montgomery form, R = 2^256,
+ *   -1/p mod 2^64 = 1 so m is the low limb, m*P1 + m = m*2^32 and
+ *   m*P3 = (m - (m >> 32)) 2^64 + m - (m << 32) by shifts, P2 = 0); the
+ *   product interleaves the reduction steps with its rows, which keeps
+ *   every limb in a register: the intrinsics version spilled about 45
+ *   times per product.
  * - Inline assembly because compilers do not keep two carry chains
  *   (ADCX on CF, ADOX on OF) alive with intrinsics. Fixed registers
  *   (inputs in rdi, rsi, rcx; everything else declared clobbered), no
  *   rbp, so it builds at -O0 and with sanitizers too.
  * - Squaring: the cross products once, doubled, plus the squares (10
- *   MULX), then the four reduction steps one after the other.
+ *   MULX), then four reduction steps on the low half and the high half
+ *   added after. p256_fe_sqr_n_adx loops over it in one block (the
+ *   inversion's 255 squarings without a call each; a version that kept
+ *   the value in registers between steps was slower: store-to-load
+ *   forwarding is cheap here, the extra moves were not).
  * - The caller checks cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
- * - Constant time: a fixed instruction sequence; the final reduction is a
- *   CMOVC select.
+ * - Constant time: a fixed instruction sequence (the loop count is public);
+ *   the final reduction is a CMOVC select.
  */
 #include "crypto/p256_field.h"
 
