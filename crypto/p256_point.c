@@ -509,6 +509,22 @@ static void jac_double_ws(struct jac *r, const struct jac *p, struct p256_jws *w
 	jac_double_c(r, p);
 }
 
+/* the workspace's p = 2p, as jac_double_ws */
+static void jws_double(struct p256_jws *ws)
+{
+	struct jac p;
+
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx()) {
+		p256_jac_double_adx(ws);
+		return;
+	}
+#endif
+	jws_get(&p, ws->p);
+	jac_double_c(&p, &p);
+	jws_put(ws->p, &p);
+}
+
 /* p = 2^n p, the intermediate values in ws as above */
 static void jac_double_n_ws(struct jac *p, int n, struct p256_jws *ws)
 {
@@ -567,57 +583,6 @@ static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1, stru
 }
 
 /*
- * w->sum = p + q for finite p and affine q by the incomplete formula
- * ("madd-1998-cmo", 8M + 3S), with w->h and w->rr for the caller's
- * exceptional cases (h = 0: p = +-q); in assembly when use_adx().
- */
-static void jac_add_affine_any(struct add_tmp *w, const struct jac *p,
-			       const struct p256_affine *q)
-{
-#if defined(HS_HAVE_P256_ADX)
-	if (use_adx()) {
-		jws_put(w->jw.p, p);
-		memcpy(w->jw.q, q, sizeof(*q)); /* X, Y; the formula reads no Z */
-		p256_jac_add_affine_adx(&w->jw);
-		jws_get(&w->sum, w->jw.r);
-		memcpy(w->h, w->jw.h, sizeof(w->h));
-		memcpy(w->rr, w->jw.rr, sizeof(w->rr));
-		return;
-	}
-#endif
-	fsqr(w->z1z1, p->z);
-	fmul(w->u2, q->x, w->z1z1);
-	fmul(w->s2, q->y, p->z);
-	fmul(w->s2, w->s2, w->z1z1);
-	fsub(w->h, w->u2, p->x);
-	fsub(w->rr, w->s2, p->y);
-	fmul(w->sum.z, p->z, w->h);
-	jac_add_tail(&w->sum, p->x, p->y, w);
-}
-
-/* r = p + q, q affine, with the exceptional cases branched (public data). */
-static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
-{
-	struct add_tmp w;
-
-	if (jac_is_infinity(p)) {
-		jac_from_affine(r, q);
-		return;
-	}
-	jac_add_affine_any(&w, p, q);
-	if (p256_fe_is_zero(w.h)) {
-		if (p256_fe_is_zero(w.rr)) { /* p == q */
-			jac_from_affine(r, q);
-			jac_double(r, r);
-		} else { /* p == -q */
-			jac_set_infinity(r);
-		}
-		return;
-	}
-	*r = w.sum;
-}
-
-/*
  * The first half of "add-1998-cmo-2", shared by both additions:
  * u1 = X1 Z2^2, s1 = Y1 Z2^3, h = X2 Z1^2 - u1, rr = Y2 Z1^3 - s1, into w.
  */
@@ -636,27 +601,75 @@ static void jac_add_start(const struct jac *p, const struct jac *q, struct add_t
 }
 
 /*
- * w->sum = p + q by the incomplete formula ("add-1998-cmo-2", 12M + 4S),
- * with w->h and w->rr for the caller's exceptional cases (h = 0: p = +-q,
- * or either at infinity); in assembly when use_adx(). No branch.
+ * The additions on the workspace w->jw, by the C formulas: r = p + q by
+ * the incomplete formula ("add-1998-cmo-2", 12M + 4S; or with affine q,
+ * its X and Y, "madd-1998-cmo", 8M + 3S), and h, rr for the caller's
+ * exceptional cases (h = 0: p = +-q, or either at infinity). No branch;
+ * the temporaries stay in w.
  */
-static void jac_add_any(struct add_tmp *w, const struct jac *p, const struct jac *q)
+static void jws_add_c(struct add_tmp *w, int affine)
+{
+	struct jac p, q;
+
+	jws_get(&p, w->jw.p);
+	jws_get(&q, w->jw.q);
+	if (affine) {
+		fsqr(w->z1z1, p.z);
+		fmul(w->u2, q.x, w->z1z1);
+		fmul(w->s2, q.y, p.z);
+		fmul(w->s2, w->s2, w->z1z1);
+		fsub(w->h, w->u2, p.x);
+		fsub(w->rr, w->s2, p.y);
+		fmul(w->sum.z, p.z, w->h);
+		jac_add_tail(&w->sum, p.x, p.y, w);
+	} else {
+		jac_add_start(&p, &q, w);
+		fmul(w->z1z1, p.z, q.z);
+		fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is infinity, rightly */
+		jac_add_tail(&w->sum, w->u1, w->s1, w);
+	}
+	jws_put(w->jw.r, &w->sum);
+	memcpy(w->jw.h, w->h, sizeof(w->h));
+	memcpy(w->jw.rr, w->rr, sizeof(w->rr));
+}
+
+/* the same, in assembly when use_adx() */
+static void jws_add(struct add_tmp *w, int affine)
 {
 #if defined(HS_HAVE_P256_ADX)
 	if (use_adx()) {
-		jws_put(w->jw.p, p);
-		jws_put(w->jw.q, q);
-		p256_jac_add_adx(&w->jw);
-		jws_get(&w->sum, w->jw.r);
-		memcpy(w->h, w->jw.h, sizeof(w->h));
-		memcpy(w->rr, w->jw.rr, sizeof(w->rr));
+		if (affine)
+			p256_jac_add_affine_adx(&w->jw);
+		else
+			p256_jac_add_adx(&w->jw);
 		return;
 	}
 #endif
-	jac_add_start(p, q, w);
-	fmul(w->z1z1, p->z, q->z);
-	fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is then infinity, rightly */
-	jac_add_tail(&w->sum, w->u1, w->s1, w);
+	jws_add_c(w, affine);
+}
+
+/* r = p + q, q affine, with the exceptional cases branched (public data). */
+static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
+{
+	struct add_tmp w;
+
+	if (jac_is_infinity(p)) {
+		jac_from_affine(r, q);
+		return;
+	}
+	jws_put(w.jw.p, p);
+	memcpy(w.jw.q, q, sizeof(*q)); /* X, Y; the formula reads no Z */
+	jws_add(&w, 1);
+	if (p256_fe_is_zero(w.jw.h)) {
+		if (p256_fe_is_zero(w.jw.rr)) { /* p == q */
+			jac_from_affine(r, q);
+			jac_double(r, r);
+		} else { /* p == -q */
+			jac_set_infinity(r);
+		}
+		return;
+	}
+	jws_get(r, w.jw.r);
 }
 
 /* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
@@ -672,22 +685,23 @@ static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 		*r = *p;
 		return;
 	}
-	jac_add_any(&w, p, q);
-	if (p256_fe_is_zero(w.h)) {
-		if (p256_fe_is_zero(w.rr))
+	jws_put(w.jw.p, p);
+	jws_put(w.jw.q, q);
+	jws_add(&w, 0);
+	if (p256_fe_is_zero(w.jw.h)) {
+		if (p256_fe_is_zero(w.jw.rr))
 			jac_double(r, p);
 		else
 			jac_set_infinity(r);
 		return;
 	}
-	*r = w.sum;
+	jws_get(r, w.jw.r);
 }
 
 #if defined(HS_TEST_HOOKS)
 /*
  * The C formulas on the assembly's workspace, for tests/crypto/test_p256.c
- * to compare with crypto/asm/p256_point_adx.c (with the portable field
- * code: cpu_force_portable(1), then p256_fe_select()).
+ * to compare with crypto/asm/p256_point_adx.c.
  */
 void p256_jws_double_c(struct p256_jws *w)
 {
@@ -701,19 +715,10 @@ void p256_jws_double_c(struct p256_jws *w)
 void p256_jws_add_c(struct p256_jws *w, int affine)
 {
 	struct add_tmp t;
-	struct p256_affine q;
-	struct jac p, qj;
 
-	jws_get(&p, w->p);
-	jws_get(&qj, w->q);
-	memcpy(&q, w->q, sizeof(q));
-	if (affine)
-		jac_add_affine_any(&t, &p, &q);
-	else
-		jac_add_any(&t, &p, &qj);
-	jws_put(w->r, &t.sum);
-	memcpy(w->h, t.h, sizeof(w->h));
-	memcpy(w->rr, t.rr, sizeof(w->rr));
+	t.jw = *w;
+	jws_add_c(&t, affine);
+	*w = t.jw;
 }
 #endif
 
@@ -860,23 +865,35 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
  * it is computed too (4M + 4S more) and selected by mask; without it the
  * caller guarantees p != q whenever both are finite.
  */
+/* the workspace's r = p + q, complete (may_be_equal as above); masks only */
+static void jws_add_ct(struct add_tmp *w, int may_be_equal)
+{
+	struct p256_jws *j = &w->jw;
+	uint64_t p_inf = p256_fe_is_zero(j->p[2]), q_inf = p256_fe_is_zero(j->q[2]), same;
+
+	jws_add(w, 0);
+	if (may_be_equal) {
+		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
+		same = p256_fe_is_zero(j->h) & p256_fe_is_zero(j->rr) & ~p_inf & ~q_inf;
+		jws_get(&w->dbl, j->p);
+		jac_double_c(&w->dbl, &w->dbl);
+		fcmov(j->r[0], w->dbl.x, same);
+		fcmov(j->r[1], w->dbl.y, same);
+		fcmov(j->r[2], w->dbl.z, same);
+	}
+	for (int c = 0; c < 3; c++) {
+		fcmov(j->r[c], j->q[c], p_inf);
+		fcmov(j->r[c], j->p[c], q_inf);
+	}
+}
+
 static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal,
 		       struct add_tmp *w)
 {
-	uint64_t p_inf, q_inf, same;
-
-	jac_add_any(w, p, q);
-	p_inf = p256_fe_is_zero(p->z);
-	q_inf = p256_fe_is_zero(q->z);
-	if (may_be_equal) {
-		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
-		same = p256_fe_is_zero(w->h) & p256_fe_is_zero(w->rr) & ~p_inf & ~q_inf;
-		jac_double_ws(&w->dbl, p, &w->jw);
-		jac_cmov(&w->sum, &w->dbl, same);
-	}
-	jac_cmov(&w->sum, q, p_inf);
-	jac_cmov(&w->sum, p, q_inf);
-	*r = w->sum;
+	jws_put(w->jw.p, p);
+	jws_put(w->jw.q, q);
+	jws_add_ct(w, may_be_equal);
+	jws_get(r, w->jw.r);
 }
 
 /* r = t[idx - 1], or infinity (1, 1, 0) for idx = 0; reads all 16 entries. */
@@ -920,7 +937,7 @@ void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS
 void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p)
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
-	struct jac table[16], acc, q;
+	struct jac table[16], acc;
 	struct p256_point vtab[16], e;
 	struct add_tmp w;
 	p256_sc kr;
@@ -964,15 +981,20 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	p256_fe_copy(acc.x, e.x);
 	p256_fe_copy(acc.y, e.y);
 	p256_fe_copy(acc.z, e.z);
+	/* acc lives in the workspace (p) during the loop */
+	jws_put(w.jw.p, &acc);
 	for (int i = VAR_DIGITS - 2; i >= 0; i--) {
-		jac_double_n_ws(&acc, VAR_W, &w.jw);
+		for (int j = 0; j < VAR_W; j++)
+			jws_double(&w.jw);
 		neg = digit_sign(d[i], &abs);
 		lookup(&e, vtab, abs);
-		memcpy(&q, &e, sizeof(q)); /* the same X, Y, Z layout */
-		p256_fe_neg(ny, q.y);
-		fcmov(q.y, ny, neg);
-		jac_add_ct(&acc, &acc, &q, i == 0, &w);
+		memcpy(w.jw.q, &e, sizeof(e)); /* the same X, Y, Z layout */
+		p256_fe_neg(ny, w.jw.q[1]);
+		fcmov(w.jw.q[1], ny, neg);
+		jws_add_ct(&w, i == 0);
+		memcpy(w.jw.p, w.jw.r, sizeof(w.jw.p));
 	}
+	jws_get(&acc, w.jw.p);
 	/* back to projective: (X Z : Y : Z^3); infinity as (0 : 1 : 0) */
 	fmul(r->x, acc.x, acc.z);
 	p256_fe_copy(r->y, acc.y);
@@ -987,7 +1009,6 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	wipe(&e, sizeof(e));
 	wipe(kr, sizeof(kr));
 	wipe(&acc, sizeof(acc));
-	wipe(&q, sizeof(q));
 	wipe(t, sizeof(t));
 	wipe(ny, sizeof(ny));
 	wipe(d, sizeof(d));
