@@ -409,18 +409,6 @@ static void jac_set_infinity(struct jac *r)
 	p256_fe_set_zero(r->z);
 }
 
-static void jac_from_affine(struct jac *r, const struct p256_affine *a)
-{
-	p256_fe_copy(r->x, a->x);
-	p256_fe_copy(r->y, a->y);
-	p256_fe_set_one(r->z);
-}
-
-static int jac_is_infinity(const struct jac *p)
-{
-	return p256_fe_is_zero(p->z) != 0;
-}
-
 /* if (mask) r = a */
 static void jac_cmov(struct jac *r, const struct jac *a, uint64_t mask)
 {
@@ -491,25 +479,7 @@ static inline void jws_get(struct jac *r, const p256_fe src[3])
 	memcpy(r, src, sizeof(*r));
 }
 
-/*
- * r = 2p by jac_double_c's formula, in assembly when use_adx(); the
- * intermediate values stay in ws, for the caller to wipe.
- */
-static void jac_double_ws(struct jac *r, const struct jac *p, struct p256_jws *ws)
-{
-#if defined(HS_HAVE_P256_ADX)
-	if (use_adx()) {
-		jws_put(ws->p, p);
-		p256_jac_double_adx(ws);
-		jws_get(r, ws->p);
-		return;
-	}
-#endif
-	(void)ws;
-	jac_double_c(r, p);
-}
-
-/* the workspace's p = 2p, as jac_double_ws */
+/* the workspace's p = 2p by jac_double_c's formula, in assembly when use_adx() */
 static void jws_double(struct p256_jws *ws)
 {
 	struct jac p;
@@ -525,29 +495,14 @@ static void jws_double(struct p256_jws *ws)
 	jws_put(ws->p, &p);
 }
 
-/* p = 2^n p, the intermediate values in ws as above */
-static void jac_double_n_ws(struct jac *p, int n, struct p256_jws *ws)
-{
-#if defined(HS_HAVE_P256_ADX)
-	if (use_adx() && n > 0) {
-		jws_put(ws->p, p);
-		for (int i = 0; i < n; i++)
-			p256_jac_double_adx(ws);
-		jws_get(p, ws->p);
-		return;
-	}
-#endif
-	(void)ws;
-	for (int i = 0; i < n; i++)
-		jac_double_c(p, p);
-}
-
 /* r = 2p on public data (nothing to wipe) */
 static void jac_double(struct jac *r, const struct jac *p)
 {
 	struct p256_jws ws;
 
-	jac_double_ws(r, p, &ws);
+	jws_put(ws.p, p);
+	jws_double(&ws);
+	jws_get(r, ws.p);
 }
 
 /*
@@ -648,54 +603,46 @@ static void jws_add(struct add_tmp *w, int affine)
 	jws_add_c(w, affine);
 }
 
-/* r = p + q, q affine, with the exceptional cases branched (public data). */
-static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
+/*
+ * The workspace's p += q on public points, the exceptional cases (an
+ * input at infinity, p = q, p = -q) branched: q affine (its X and Y, by
+ * "madd-1998-cmo") when affine, else Jacobian.
+ */
+static void jws_add_vartime(struct add_tmp *w, int affine)
 {
-	struct add_tmp w;
+	struct p256_jws *j = &w->jw;
 
-	if (jac_is_infinity(p)) {
-		jac_from_affine(r, q);
+	if (affine)
+		p256_fe_set_one(j->q[2]); /* q as a Jacobian point too */
+	if (p256_fe_is_zero(j->p[2])) {
+		memcpy(j->p, j->q, sizeof(j->p));
 		return;
 	}
-	jws_put(w.jw.p, p);
-	memcpy(w.jw.q, q, sizeof(*q)); /* X, Y; the formula reads no Z */
-	jws_add(&w, 1);
-	if (p256_fe_is_zero(w.jw.h)) {
-		if (p256_fe_is_zero(w.jw.rr)) { /* p == q */
-			jac_from_affine(r, q);
-			jac_double(r, r);
+	if (p256_fe_is_zero(j->q[2]))
+		return;
+	jws_add(w, affine);
+	if (p256_fe_is_zero(j->h)) {
+		if (p256_fe_is_zero(j->rr)) { /* p == q */
+			jws_double(j);
 		} else { /* p == -q */
-			jac_set_infinity(r);
+			p256_fe_set_one(j->p[0]);
+			p256_fe_set_one(j->p[1]);
+			p256_fe_set_zero(j->p[2]);
 		}
 		return;
 	}
-	jws_get(r, w.jw.r);
+	memcpy(j->p, j->r, sizeof(j->p));
 }
 
-/* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
+/* r = p + q: "add-1998-cmo-2" with the exceptional cases branched (public data). */
 static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 {
 	struct add_tmp w;
 
-	if (jac_is_infinity(p)) {
-		*r = *q;
-		return;
-	}
-	if (jac_is_infinity(q)) {
-		*r = *p;
-		return;
-	}
 	jws_put(w.jw.p, p);
 	jws_put(w.jw.q, q);
-	jws_add(&w, 0);
-	if (p256_fe_is_zero(w.jw.h)) {
-		if (p256_fe_is_zero(w.jw.rr))
-			jac_double(r, p);
-		else
-			jac_set_infinity(r);
-		return;
-	}
-	jws_get(r, w.jw.r);
+	jws_add_vartime(&w, 0);
+	jws_get(r, w.jw.p);
 }
 
 #if defined(HS_TEST_HOOKS)
@@ -726,18 +673,21 @@ void p256_jws_add_c(struct p256_jws *w, int affine)
 static void jac_mul_base_vartime(struct jac *r, const p256_sc k)
 {
 	int8_t d[HS_P256_BASE_WINDOWS];
-	struct p256_affine q;
+	struct add_tmp w;
 
 	recode(d, HS_P256_BASE_WINDOWS, k, HS_P256_BASE_W);
 	jac_set_infinity(r);
+	jws_put(w.jw.p, r); /* the sum lives in the workspace */
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		if (d[i] == 0)
 			continue;
-		q = p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1];
+		memcpy(w.jw.q, &p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1],
+		       sizeof(struct p256_affine));
 		if (d[i] < 0)
-			p256_fe_neg(q.y, q.y);
-		jac_add_affine(r, r, &q);
+			p256_fe_neg(w.jw.q[1], w.jw.q[1]);
+		jws_add_vartime(&w, 1);
 	}
+	jws_get(r, w.jw.p);
 }
 
 #define WNAF_W 5
@@ -790,10 +740,10 @@ static int wnaf(int8_t d[WNAF_MAX], const p256_sc k, unsigned w)
 /* r = k * p for public k and p: width-5 NAF over the odd multiples p, 3p, ..., 15p. */
 static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 {
-	struct jac tab[1 << (WNAF_W - 2)], twice, neg;
-	struct p256_jws ws;
+	struct jac tab[1 << (WNAF_W - 2)], twice;
+	struct add_tmp w;
 	int8_t d[WNAF_MAX];
-	int n, owed = 0;
+	int n;
 
 	tab[0] = *p;
 	jac_double(&twice, p);
@@ -801,27 +751,19 @@ static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 		jac_add(&tab[i], &tab[i - 1], &twice);
 	n = wnaf(d, k, WNAF_W);
 	jac_set_infinity(r);
-	/*
-	 * one doubling per digit below the top, done in runs just before each
-	 * addition (the runs stay in the assembly's workspace); the top digit
-	 * is nonzero, so no doubling of infinity is skipped that mattered
-	 */
+	jws_put(w.jw.p, r); /* the sum lives in the workspace */
+	/* one doubling per digit below the top (doubling infinity keeps it) */
 	for (int i = n - 1; i >= 0; i--) {
 		if (i < n - 1)
-			owed++;
+			jws_double(&w.jw);
 		if (d[i] == 0)
 			continue;
-		jac_double_n_ws(r, owed, &ws);
-		owed = 0;
-		if (d[i] > 0) {
-			jac_add(r, r, &tab[d[i] / 2]);
-		} else {
-			neg = tab[-d[i] / 2];
-			p256_fe_neg(neg.y, neg.y);
-			jac_add(r, r, &neg);
-		}
+		jws_put(w.jw.q, &tab[(d[i] < 0 ? -d[i] : d[i]) / 2]);
+		if (d[i] < 0)
+			p256_fe_neg(w.jw.q[1], w.jw.q[1]);
+		jws_add_vartime(&w, 0);
 	}
-	jac_double_n_ws(r, owed, &ws);
+	jws_get(r, w.jw.p);
 }
 
 /*
