@@ -45,6 +45,8 @@ static const struct fe25519 ge_d = {
 const struct fe25519 ge_d2 = {
 	{ 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052, 0x6738cc7407977, 0x2406d9dc56dff }
 };
+/* the one copy of the comb table, for the vector scan of crypto/asm/ too */
+const struct ge_niels (*const ge_base_rows)[8] = ge_base_comb;
 
 static void ext_identity(struct ge_ext *p)
 {

@@ -86,6 +86,8 @@ void ge_double_scalarmult_vartime_ifma(struct ge_proj *r, const int8_t an[256],
 #endif
 /* 2d, d = -121665/121666 the curve constant (51-bit limbs) */
 extern const struct fe25519 ge_d2;
+/* ge_base_rows[j][k] = (k + 1) 256^j B (crypto/ge25519_table.h), j < 32 */
+extern const struct ge_niels (*const ge_base_rows)[8];
 void ge_base_digits(int8_t e[64], const uint8_t a[32]);
 void ge_base_select(struct ge_niels *t, int j, int8_t e);
 void ge_times16(struct ge_ext *r);

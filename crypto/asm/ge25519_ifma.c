@@ -62,20 +62,68 @@ INLINE void madd4(fe4 *p, const fe4 *q)
 
 struct base4 {
 	int8_t e[64];
-	struct ge_niels t;
 	fe4 p, q;
 };
+
+/*
+ * q = e 256^j B as madd4's addend (y - x, y + x, 2d x y, 2), for a secret
+ * digit e in [-8, 8]. Each of the row's 8 entries (15 limbs: y + x, y - x,
+ * 2d x y) is loaded whole, 64 + 56 bytes, and kept by a masked register
+ * move (a blend, not a masked load: every entry is read) under the
+ * compare |e| = k + 1; the identity (1, 1, 0) stays when e = 0. Fixed
+ * permutations then spread the limbs over the lanes, the upper half of
+ * each giving the negative (y - x and y + x exchanged, 2p - 2d x y), and a
+ * blend under the mask e < 0 picks the half. The same addresses and
+ * instructions whatever e; nothing may leak. Limbs out < 2^52, which is
+ * all mul4 asks of an operand.
+ */
+/*
+ * The 8 limbs at p (n = 8) or the first 7 and a zero (n = 7), loaded
+ * whole: the empty asm hides the value's origin, so the compiler cannot
+ * fold the masked move that follows into a load under a secret mask.
+ */
+INLINE __m512i load_entry(const uint64_t *p, int n)
+{
+	__m512i x = n == 8 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi64(0x7f, p);
+
+	__asm__("" : "+v"(x));
+	return x;
+}
+
+INLINE void select4(fe4 *q, int j, int8_t e)
+{
+	const uint64_t *row = ge_base_rows[j][0].ypx.v;
+	uint64_t neg = 0 - (uint64_t)((uint8_t)e >> 7);
+	uint64_t mag = ((uint64_t)(int64_t)e ^ neg) - neg;
+	const __m512i want = _mm512_set1_epi64((long long)mag);
+	__m512i lo = _mm512_set_epi64(0, 0, 1, 0, 0, 0, 0, 1); /* limbs 0-7, y+x = y-x = 1 */
+	__m512i hi = _mm512_setzero_si512();                   /* limbs 8-14, then 0 */
+	__mmask8 nm = (__mmask8)(neg & 0xf);
+
+	for (int k = 0; k < 8; k++) {
+		__mmask8 m = _mm512_cmpeq_epi64_mask(want, _mm512_set1_epi64(k + 1));
+
+		lo = _mm512_mask_mov_epi64(lo, m, load_entry(row + 15 * k, 8));
+		hi = _mm512_mask_mov_epi64(hi, m, load_entry(row + 15 * k + 8, 7));
+	}
+	for (int k = 0; k < 5; k++) {
+		/* limb k of (y-x, y+x, 2dxy, 0) and of (y+x, y-x, 2dxy, 0); 15 is a zero */
+		const __m512i idx = _mm512_set_epi64(15, 10 + k, 5 + k, k, 15, 10 + k, k, 5 + k);
+		const __m512i twop = _mm512_set1_epi64((long long)(2 * (k ? FE_MASK51 : FE_MASK51 - 18)));
+		__m512i t = _mm512_permutex2var_epi64(lo, idx, hi);
+
+		t = _mm512_mask_sub_epi64(t, 0x40, twop, t); /* lane 6: 2p - 2dxy */
+		q->v[k] = _mm256_mask_blend_epi64(nm, _mm512_castsi512_si256(t),
+						  _mm512_extracti64x4_epi64(t, 1));
+	}
+	q->v[0] = _mm256_or_si256(q->v[0], _mm256_set_epi64x(2, 0, 0, 0)); /* lane 3: 2 */
+}
 
 /* p += e[i] 256^(i/2) B for i = first, first + 2, ..., 62 or 63 */
 INLINE void add_digits(struct base4 *s, int first)
 {
-	struct fe25519 two;
-
-	fe_0(&two);
-	two.v[0] = 2;
 	for (int i = first; i < 64; i += 2) {
-		ge_base_select(&s->t, i / 2, s->e[i]);
-		pack4(&s->q, &s->t.ymx, &s->t.ypx, &s->t.xy2d, &two);
+		select4(&s->q, i / 2, s->e[i]);
 		madd4(&s->p, &s->q);
 	}
 }
