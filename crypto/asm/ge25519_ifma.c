@@ -60,98 +60,12 @@ INLINE void madd4(fe4 *p, const fe4 *q)
 	mul4(p, &l, &r);                       /* X3 Y3 Z3 T3 */
 }
 
-struct base4 {
-	int8_t e[64];
-	fe4 p, q;
-};
-
-/*
- * q = e 256^j B as madd4's addend (y - x, y + x, 2d x y, 2), for a secret
- * digit e in [-8, 8]. Each of the row's 8 entries (15 limbs: y + x, y - x,
- * 2d x y) is loaded whole, 64 + 56 bytes, and kept by a masked register
- * move (a blend, not a masked load: every entry is read) under the
- * compare |e| = k + 1; the identity (1, 1, 0) stays when e = 0. Fixed
- * permutations then spread the limbs over the lanes, the upper half of
- * each giving the negative (y - x and y + x exchanged, 2p - 2d x y), and a
- * blend under the mask e < 0 picks the half. The same addresses and
- * instructions whatever e; nothing may leak. Limbs out < 2^52, which is
- * all mul4 asks of an operand.
- */
-/*
- * The 8 limbs at p (n = 8) or the first 7 and a zero (n = 7), loaded
- * whole: the empty asm hides the value's origin, so the compiler cannot
- * fold the masked move that follows into a load under a secret mask.
- */
-INLINE __m512i load_entry(const uint64_t *p, int n)
-{
-	__m512i x = n == 8 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi64(0x7f, p);
-
-	__asm__("" : "+v"(x));
-	return x;
-}
-
-INLINE void select4(fe4 *q, int j, int8_t e)
-{
-	const uint64_t *row = ge_base_rows[j][0].ypx.v;
-	uint64_t neg = 0 - (uint64_t)((uint8_t)e >> 7);
-	uint64_t mag = ((uint64_t)(int64_t)e ^ neg) - neg;
-	const __m512i want = _mm512_set1_epi64((long long)mag);
-	__m512i lo = _mm512_set_epi64(0, 0, 1, 0, 0, 0, 0, 1); /* limbs 0-7, y+x = y-x = 1 */
-	__m512i hi = _mm512_setzero_si512();                   /* limbs 8-14, then 0 */
-	__mmask8 nm = (__mmask8)(neg & 0xf);
-
-	for (int k = 0; k < 8; k++) {
-		__mmask8 m = _mm512_cmpeq_epi64_mask(want, _mm512_set1_epi64(k + 1));
-
-		lo = _mm512_mask_mov_epi64(lo, m, load_entry(row + 15 * k, 8));
-		hi = _mm512_mask_mov_epi64(hi, m, load_entry(row + 15 * k + 8, 7));
-	}
-	for (int k = 0; k < 5; k++) {
-		/* limb k of (y-x, y+x, 2dxy, 0) and of (y+x, y-x, 2dxy, 0); 15 is a zero */
-		const __m512i idx = _mm512_set_epi64(15, 10 + k, 5 + k, k, 15, 10 + k, k, 5 + k);
-		const __m512i twop = _mm512_set1_epi64((long long)(2 * (k ? FE_MASK51 : FE_MASK51 - 18)));
-		__m512i t = _mm512_permutex2var_epi64(lo, idx, hi);
-
-		t = _mm512_mask_sub_epi64(t, 0x40, twop, t); /* lane 6: 2p - 2dxy */
-		q->v[k] = _mm256_mask_blend_epi64(nm, _mm512_castsi512_si256(t),
-						  _mm512_extracti64x4_epi64(t, 1));
-	}
-	q->v[0] = _mm256_or_si256(q->v[0], _mm256_set_epi64x(2, 0, 0, 0)); /* lane 3: 2 */
-}
-
-/* p += e[i] 256^(i/2) B for i = first, first + 2, ..., 62 or 63 */
-INLINE void add_digits(struct base4 *s, int first)
-{
-	for (int i = first; i < 64; i += 2) {
-		select4(&s->q, i / 2, s->e[i]);
-		madd4(&s->p, &s->q);
-	}
-}
-
 INLINE void unpack_ext(struct ge_ext *r, const fe4 *p)
 {
 	lane4(&r->x, p, 0);
 	lane4(&r->y, p, 1);
 	lane4(&r->z, p, 2);
 	lane4(&r->t, p, 3);
-}
-
-TARGET void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32])
-{
-	struct base4 s;
-	struct fe25519 zero, one;
-
-	fe_0(&zero);
-	fe_1(&one);
-	ge_base_digits(s.e, a);
-	pack4(&s.p, &zero, &one, &one, &zero); /* the identity */
-	add_digits(&s, 1);                     /* odd digits */
-	unpack_ext(r, &s.p);
-	ge_times16(r);
-	pack4(&s.p, &r->x, &r->y, &r->z, &r->t);
-	add_digits(&s, 0);                     /* even digits */
-	unpack_ext(r, &s.p);
-	wipe(&s, sizeof(s));
 }
 
 /* ---- double scalar, variable time (verification: public inputs only) ---- */
@@ -213,6 +127,90 @@ INLINE void to_addend4(fe4 *q, fe4 *qn, const fe4 *p, const fe4 *k)
 	PERM4(&u, q, SEL(1, 0, 2, 3));         /* Y+X Y-X 2dT 2Z */
 	sub4(&v, &zero, &u);
 	BLEND4(qn, &u, &v, LANES(0, 0, 1, 0));
+}
+
+/* ---- fixed base, constant time ---- */
+
+/*
+ * The 8 limbs at p (n = 8) or the first 7 and a zero (n = 7), loaded
+ * whole: the empty asm hides the value's origin, so the compiler cannot
+ * fold the masked move that follows into a load under a secret mask.
+ */
+INLINE __m512i load_entry(const uint64_t *p, int n)
+{
+	__m512i x = n == 8 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi64(0x7f, p);
+
+	__asm__("" : "+v"(x));
+	return x;
+}
+
+INLINE void select4(fe4 *q, int j, int8_t e)
+{
+	const uint64_t *row = ge_base_rows[j][0].ypx.v;
+	uint64_t neg = 0 - (uint64_t)((uint8_t)e >> 7);
+	uint64_t mag = ((uint64_t)(int64_t)e ^ neg) - neg;
+	const __m512i want = _mm512_set1_epi64((long long)mag);
+	__m512i lo = _mm512_set_epi64(0, 0, 1, 0, 0, 0, 0, 1); /* limbs 0-7, y+x = y-x = 1 */
+	__m512i hi = _mm512_setzero_si512();                   /* limbs 8-14, then 0 */
+	__mmask8 nm = (__mmask8)(neg & 0xf);
+
+	for (int k = 0; k < 8; k++) {
+		__mmask8 m = _mm512_cmpeq_epi64_mask(want, _mm512_set1_epi64(k + 1));
+
+		lo = _mm512_mask_mov_epi64(lo, m, load_entry(row + 15 * k, 8));
+		hi = _mm512_mask_mov_epi64(hi, m, load_entry(row + 15 * k + 8, 7));
+	}
+	for (int k = 0; k < 5; k++) {
+		/* limb k of (y-x, y+x, 2dxy, 0) and of (y+x, y-x, 2dxy, 0); 15 is a zero */
+		const __m512i idx = _mm512_set_epi64(15, 10 + k, 5 + k, k, 15, 10 + k, k, 5 + k);
+		const __m512i twop = _mm512_set1_epi64((long long)(2 * (k ? FE_MASK51 : FE_MASK51 - 18)));
+		__m512i t = _mm512_permutex2var_epi64(lo, idx, hi);
+
+		t = _mm512_mask_sub_epi64(t, 0x40, twop, t); /* lane 6: 2p - 2dxy */
+		q->v[k] = _mm256_mask_blend_epi64(nm, _mm512_castsi512_si256(t),
+						  _mm512_extracti64x4_epi64(t, 1));
+	}
+	q->v[0] = _mm256_or_si256(q->v[0], _mm256_set_epi64x(2, 0, 0, 0)); /* lane 3: 2 */
+}
+
+/* Scratch of ge_scalarmult_base_ifma, one struct so one wipe clears it. */
+struct base4 {
+	int8_t e[64];
+	fe4 p, p2, q, q2;
+};
+
+/*
+ * r = a B: the odd digits' sum P (e[i] 256^((i-1)/2) B, i odd) and the
+ * even digits' sum P2 (e[i] 256^(i/2) B, i even) grow side by side, two
+ * independent chains of mixed additions that overlap in the CPU; then
+ * r = 16 P + P2 (four dbl4, P2 made an addend, one madd4).
+ */
+TARGET void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32])
+{
+	struct base4 s;
+	struct fe25519 zero, one, two;
+	fe4 k;
+
+	fe_0(&zero);
+	fe_1(&one);
+	fe_0(&two);
+	two.v[0] = 2;
+	pack4(&k, &one, &one, &ge_d2, &two);
+	ge_base_digits(s.e, a);
+	pack4(&s.p, &zero, &one, &one, &zero); /* the identity */
+	s.p2 = s.p;
+	for (int i = 0; i < 64; i += 2) {
+		select4(&s.q, i / 2, s.e[i + 1]);
+		select4(&s.q2, i / 2, s.e[i]);
+		madd4(&s.p, &s.q);
+		madd4(&s.p2, &s.q2);
+	}
+	for (int i = 0; i < 4; i++)
+		dbl4(&s.p);
+	to_addend4(&s.q, &s.q2, &s.p2, &k);
+	madd4(&s.p, &s.q);
+	unpack_ext(r, &s.p);
+	wipe(&s, sizeof(s));
 }
 
 /*

@@ -1,0 +1,209 @@
+/*
+ * Inversion in GF(2^255 - 19) by Bernstein-Yang "safegcd" divsteps,
+ * specialised to p (the generic one is bn_mod_inv in crypto/bignum.c).
+ *
+ * Implementation notes:
+ * - Numbers are five signed 62-bit limbs (struct s62: sum v[i] 2^(62 i);
+ *   after an update v[0..3] are in [0, 2^62) and v[4] carries the sign).
+ *   p itself is { -19, 0, 0, 0, 128 }: three zero limbs, so the updates of
+ *   d and e add a multiple of p with two products instead of five.
+ * - The divstep is the variant with delta starting at 1/2, kept as
+ *   zeta = -(delta + 1/2): (zeta, f, g) -> if zeta < 0 and g odd:
+ *   (-zeta - 2, g, (g - f) / 2), else (zeta - 1, f, (g + (g odd) f) / 2).
+ *   For a 256-bit modulus and 0 <= g < p, 590 divsteps are enough to reach
+ *   g = 0 (the convex-hull bound of Wuille's safegcd-bounds analysis, the
+ *   count libsecp256k1 uses for its 256-bit fields): 10 batches of 59.
+ * - A batch runs its 59 divsteps on the low words of f and g only and
+ *   returns their matrix scaled by 2^62 (it starts at 8 = 2^3); the matrix
+ *   is then applied to the full f, g (an exact division by 2^62) and to
+ *   d, e, where d x = f and e x = g (mod p) are kept in (-2p, p): a
+ *   multiple of p chosen with 1/p mod 2^62 makes the division exact, and
+ *   adding p once more where d or e is negative keeps the range.
+ * - At the end f = +-1 (or f = p, d = 0 when x = 0, which gives 0, as
+ *   Fermat's x^(p-2) does), and 1/x = +-d, brought into [0, p).
+ * - Constant time: the divstep's masks sit behind barriers (no branch can
+ *   come back), every loop has a fixed count, no index depends on x. What
+ *   may leak: nothing. About twice as fast as the Fermat chain of 254
+ *   squarings it replaces; the tests compare the two on random and edge
+ *   inputs (tests/crypto/test_x25519.c).
+ * - The working set is wiped.
+ */
+#include "base/bytes.h"
+#include "base/wipe.h"
+#include "crypto/ct.h"
+#include "crypto/fe25519.h"
+
+typedef __int128 s128;
+
+#define M62 (UINT64_MAX >> 2)
+#define BATCHES 10 /* of 59 divsteps: 590 */
+
+struct s62 {
+	int64_t v[5];
+};
+
+/* a batch's transition matrix, scaled by 2^62 */
+struct mat {
+	int64_t u, v, q, r;
+};
+
+/* p = -19 + 128 2^(4 62) */
+#define P0 (-19)
+#define P4 128
+/* 1/p mod 2^62 */
+#define PINV62 UINT64_C(0x39435e50d79435e5)
+
+/*
+ * 59 divsteps on the low words f (odd) and g; returns the new zeta, t the
+ * matrix with (f', g') 2^62 = (u f + v g, q f + r g). u, v, q, r are
+ * kept unsigned (shifts of negatives are undefined in C); they stay in
+ * [-2^62, 2^62], so the casts back are exact.
+ */
+static int64_t divsteps_59(int64_t zeta, uint64_t f, uint64_t g, struct mat *t)
+{
+	uint64_t u = 8, v = 0, q = 0, r = 8;
+
+	for (int i = 0; i < 59; i++) {
+		/* all-ones when zeta < 0, and when g is odd */
+		uint64_t neg = (uint64_t)0 - ct_barrier_u64((uint64_t)zeta >> 63);
+		uint64_t odd = (uint64_t)0 - ct_barrier_u64(g & 1);
+		uint64_t x = (f ^ neg) - neg, y = (u ^ neg) - neg, z = (v ^ neg) - neg;
+
+		g += x & odd; /* g - f when zeta < 0, else g + f; only if g is odd */
+		q += y & odd;
+		r += z & odd;
+		neg &= odd;   /* both held: f becomes the old g */
+		zeta = (int64_t)(((uint64_t)zeta ^ neg) - 1);
+		f += g & neg;
+		u += q & neg;
+		v += r & neg;
+		g >>= 1;
+		u <<= 1;
+		v <<= 1;
+	}
+	t->u = (int64_t)u;
+	t->v = (int64_t)v;
+	t->q = (int64_t)q;
+	t->r = (int64_t)r;
+	return zeta;
+}
+
+/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62), exact divisions */
+static void update_fg(struct s62 *f, struct s62 *g, const struct mat *t)
+{
+	s128 cf = (s128)t->u * f->v[0] + (s128)t->v * g->v[0];
+	s128 cg = (s128)t->q * f->v[0] + (s128)t->r * g->v[0];
+
+	cf >>= 62; /* arithmetic shift (gcc and clang): the signed carry */
+	cg >>= 62;
+	for (int i = 1; i < 5; i++) {
+		cf += (s128)t->u * f->v[i] + (s128)t->v * g->v[i];
+		cg += (s128)t->q * f->v[i] + (s128)t->r * g->v[i];
+		f->v[i - 1] = (int64_t)((uint64_t)cf & M62);
+		g->v[i - 1] = (int64_t)((uint64_t)cg & M62);
+		cf >>= 62;
+		cg >>= 62;
+	}
+	f->v[4] = (int64_t)cf;
+	g->v[4] = (int64_t)cg;
+}
+
+/*
+ * (d, e) = ((u d + v e + md p) / 2^62, (q d + r e + me p) / 2^62), d and e
+ * in (-2p, p) in and out. md, me start as u or v (q or r) where d (e) is
+ * negative, which keeps the result in range, then get the low 62 bits
+ * that make the numerators divisible by 2^62.
+ */
+static void update_de(struct s62 *d, struct s62 *e, const struct mat *t)
+{
+	int64_t sd = d->v[4] >> 63, se = e->v[4] >> 63; /* all-ones if negative */
+	int64_t md = (t->u & sd) + (t->v & se), me = (t->q & sd) + (t->r & se);
+	s128 cd = (s128)t->u * d->v[0] + (s128)t->v * e->v[0];
+	s128 ce = (s128)t->q * d->v[0] + (s128)t->r * e->v[0];
+
+	md -= (int64_t)((PINV62 * (uint64_t)cd + (uint64_t)md) & M62);
+	me -= (int64_t)((PINV62 * (uint64_t)ce + (uint64_t)me) & M62);
+	cd += (s128)P0 * md;
+	ce += (s128)P0 * me;
+	cd >>= 62; /* the low 62 bits are zero now */
+	ce >>= 62;
+	for (int i = 1; i < 5; i++) {
+		cd += (s128)t->u * d->v[i] + (s128)t->v * e->v[i];
+		ce += (s128)t->q * d->v[i] + (s128)t->r * e->v[i];
+		if (i == 4) { /* p's only other nonzero limb (a fixed index) */
+			cd += (s128)P4 * md;
+			ce += (s128)P4 * me;
+		}
+		d->v[i - 1] = (int64_t)((uint64_t)cd & M62);
+		e->v[i - 1] = (int64_t)((uint64_t)ce & M62);
+		cd >>= 62;
+		ce >>= 62;
+	}
+	d->v[4] = (int64_t)cd;
+	e->v[4] = (int64_t)ce;
+}
+
+/* r += p where mask is all-ones, then the limbs carried into [0, 2^62) but the top one */
+static void add_p_carry(struct s62 *r, int64_t mask)
+{
+	r->v[0] += P0 & mask;
+	r->v[4] += P4 & mask;
+	for (int i = 0; i < 4; i++) {
+		r->v[i + 1] += r->v[i] >> 62;
+		r->v[i] = (int64_t)((uint64_t)r->v[i] & M62);
+	}
+}
+
+/* d in (-2p, p) to sign d mod p in [0, p), for sign = +-1 (its top limb's sign) */
+static void normalize(struct s62 *d, int64_t sign)
+{
+	int64_t neg = sign >> 63, low = d->v[4] >> 63;
+
+	d->v[0] += P0 & low; /* now in (-p, p) (carried below) */
+	d->v[4] += P4 & low;
+	for (int i = 0; i < 5; i++)
+		d->v[i] = (d->v[i] ^ neg) - neg;
+	add_p_carry(d, 0);
+	add_p_carry(d, d->v[4] >> 63); /* [0, p) */
+}
+
+struct inv_ws {
+	uint8_t b[32];
+	struct s62 f, g, d, e;
+	struct mat t;
+};
+
+void fe_invert(struct fe25519 *h, const struct fe25519 *x)
+{
+	struct inv_ws w;
+	uint64_t x0, x1, x2, x3;
+	int64_t zeta = -1; /* delta = 1/2 */
+
+	fe_tobytes(w.b, x); /* canonical: 0 <= g < p */
+	x0 = load_le64(w.b);
+	x1 = load_le64(w.b + 8);
+	x2 = load_le64(w.b + 16);
+	x3 = load_le64(w.b + 24);
+	w.g = (struct s62){ { (int64_t)(x0 & M62), (int64_t)(((x0 >> 62) | (x1 << 2)) & M62),
+			      (int64_t)(((x1 >> 60) | (x2 << 4)) & M62),
+			      (int64_t)(((x2 >> 58) | (x3 << 6)) & M62), (int64_t)(x3 >> 56) } };
+	w.f = (struct s62){ { P0, 0, 0, 0, P4 } };
+	w.d = (struct s62){ { 0, 0, 0, 0, 0 } };
+	w.e = (struct s62){ { 1, 0, 0, 0, 0 } };
+	for (int i = 0; i < BATCHES; i++) {
+		zeta = divsteps_59(zeta, (uint64_t)w.f.v[0], (uint64_t)w.g.v[0], &w.t);
+		update_de(&w.d, &w.e, &w.t);
+		update_fg(&w.f, &w.g, &w.t);
+	}
+	normalize(&w.d, w.f.v[4]);
+	x0 = (uint64_t)w.d.v[0] | ((uint64_t)w.d.v[1] << 62);
+	x1 = ((uint64_t)w.d.v[1] >> 2) | ((uint64_t)w.d.v[2] << 60);
+	x2 = ((uint64_t)w.d.v[2] >> 4) | ((uint64_t)w.d.v[3] << 58);
+	x3 = ((uint64_t)w.d.v[3] >> 6) | ((uint64_t)w.d.v[4] << 56);
+	store_le64(w.b, x0);
+	store_le64(w.b + 8, x1);
+	store_le64(w.b + 16, x2);
+	store_le64(w.b + 24, x3);
+	fe_frombytes(h, w.b);
+	wipe(&w, sizeof(w));
+}
