@@ -37,28 +37,35 @@
 #include "base/wipe.h"
 #include "crypto/asm/fe25519_ifma.h"
 
-/* p += q: p = (X, Y, Z, T), q = (y - x, y + x, 2 d x y, 2) affine */
-INLINE void madd4(fe4 *p, const fe4 *q)
-{
-	fe4 u, v, s, d, l, r;
-
-	PERM4(&u, p, SEL(1, 1, 3, 2));         /* Y Y T Z */
-	PERM4(&v, p, SEL(0, 0, 0, 0));         /* X X X X */
-	sub4(&d, &u, &v);                      /* lane 0: Y - X */
-	add4(&s, &u, &v);                      /* lane 1: Y + X */
-	BLEND4(&l, &u, &d, LANES(1, 0, 0, 0));
-	BLEND4(&l, &l, &s, LANES(0, 1, 0, 0)); /* Y-X Y+X T Z */
-	mul4(&l, &l, q);                       /* A B C D */
-	PERM4(&u, &l, SEL(1, 3, 3, 1));        /* B D D B */
-	PERM4(&v, &l, SEL(0, 2, 2, 0));        /* A C C A */
-	add4(&s, &u, &v);                      /* H G G H */
-	sub4(&d, &u, &v);                      /* E F F E */
-	BLEND4(&l, &d, &s, LANES(0, 1, 0, 0)); /* E G F E */
-	PERM4(&r, &s, SEL(0, 0, 1, 3));        /* H H G H */
-	PERM4(&u, &d, SEL(1, 1, 1, 1));        /* F F F F */
-	BLEND4(&r, &r, &u, LANES(1, 0, 0, 0)); /* F H G H */
-	mul4(p, &l, &r);                       /* X3 Y3 Z3 T3 */
-}
+/*
+ * p += q: p = (X, Y, Z, T), q = (y - x, y + x, 2 d x y, 2) affine, or
+ * (Y - X, Y + X, 2d T, 2 Z) for any Z. madd4 on an fe4, madd8 on both
+ * halves of an fe8 at once (two points, two addends).
+ */
+#define DEFINE_MADD(N)                                                                         \
+	INLINE void madd##N(fe##N *p, const fe##N *q)                                         \
+	{                                                                                      \
+		fe##N u, v, s, d, l, r;                                                        \
+                                                                                               \
+		PERM##N(&u, p, SEL(1, 1, 3, 2));         /* Y Y T Z */                         \
+		PERM##N(&v, p, SEL(0, 0, 0, 0));         /* X X X X */                         \
+		sub##N(&d, &u, &v);                      /* lane 0: Y - X */                   \
+		add##N(&s, &u, &v);                      /* lane 1: Y + X */                   \
+		BLEND##N(&l, &u, &d, LANES(1, 0, 0, 0));                                       \
+		BLEND##N(&l, &l, &s, LANES(0, 1, 0, 0)); /* Y-X Y+X T Z */                     \
+		mul##N(&l, &l, q);                       /* A B C D */                         \
+		PERM##N(&u, &l, SEL(1, 3, 3, 1));        /* B D D B */                         \
+		PERM##N(&v, &l, SEL(0, 2, 2, 0));        /* A C C A */                         \
+		add##N(&s, &u, &v);                      /* H G G H */                         \
+		sub##N(&d, &u, &v);                      /* E F F E */                         \
+		BLEND##N(&l, &d, &s, LANES(0, 1, 0, 0)); /* E G F E */                         \
+		PERM##N(&r, &s, SEL(0, 0, 1, 3));        /* H H G H */                         \
+		PERM##N(&u, &d, SEL(1, 1, 1, 1));        /* F F F F */                         \
+		BLEND##N(&r, &r, &u, LANES(1, 0, 0, 0)); /* F H G H */                         \
+		mul##N(p, &l, &r);                       /* X3 Y3 Z3 T3 */                     \
+	}
+DEFINE_MADD(4)
+DEFINE_MADD(8)
 
 INLINE void unpack_ext(struct ge_ext *r, const fe4 *p)
 {
@@ -176,13 +183,30 @@ INLINE void select4(fe4 *q, int j, int8_t e)
 /* Scratch of ge_scalarmult_base_ifma, one struct so one wipe clears it. */
 struct base4 {
 	int8_t e[64];
+	fe8 p8, q8;
 	fe4 p, p2, q, q2;
 };
 
+/* r = (lo, hi): lo in lanes 0-3, hi in lanes 4-7 */
+INLINE void join8(fe8 *r, const fe4 *lo, const fe4 *hi)
+{
+	for (int k = 0; k < 5; k++)
+		r->v[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo->v[k]), hi->v[k], 1);
+}
+
+/* lo, hi = the halves of a */
+INLINE void split8(fe4 *lo, fe4 *hi, const fe8 *a)
+{
+	for (int k = 0; k < 5; k++) {
+		lo->v[k] = _mm512_castsi512_si256(a->v[k]);
+		hi->v[k] = _mm512_extracti64x4_epi64(a->v[k], 1);
+	}
+}
+
 /*
  * r = a B: the odd digits' sum P (e[i] 256^((i-1)/2) B, i odd) and the
- * even digits' sum P2 (e[i] 256^(i/2) B, i even) grow side by side, two
- * independent chains of mixed additions that overlap in the CPU; then
+ * even digits' sum P2 (e[i] 256^(i/2) B, i even) grow side by side in
+ * the two halves of one fe8, one madd8 per row of the table; then
  * r = 16 P + P2 (four dbl4, P2 made an addend, one madd4).
  */
 TARGET void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32])
@@ -198,13 +222,14 @@ TARGET void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32])
 	pack4(&k, &one, &one, &ge_d2, &two);
 	ge_base_digits(s.e, a);
 	pack4(&s.p, &zero, &one, &one, &zero); /* the identity */
-	s.p2 = s.p;
-	for (int i = 0; i < 64; i += 2) {
-		select4(&s.q, i / 2, s.e[i + 1]);
-		select4(&s.q2, i / 2, s.e[i]);
-		madd4(&s.p, &s.q);
-		madd4(&s.p2, &s.q2);
+	join8(&s.p8, &s.p, &s.p);
+	for (int j = 0; j < 32; j++) {
+		select4(&s.q, j, s.e[2 * j + 1]);
+		select4(&s.q2, j, s.e[2 * j]);
+		join8(&s.q8, &s.q, &s.q2);
+		madd8(&s.p8, &s.q8);
 	}
+	split8(&s.p, &s.p2, &s.p8);
 	for (int i = 0; i < 4; i++)
 		dbl4(&s.p);
 	to_addend4(&s.q, &s.q2, &s.p2, &k);
