@@ -1,8 +1,11 @@
 /*
  * GF(2^255 - 19) four elements at a time with AVX-512 IFMA on 256-bit
- * vectors (internal to crypto/asm/: x25519_ifma.c, ge25519_ifma.c).
+ * vectors (fe4), or eight on 512-bit vectors (fe8: two fe4 side by side)
+ * (internal to crypto/asm/: x25519_ifma.c, ge25519_ifma.c).
  *
  * Implementation notes:
+ * - The field operations are written once (fe25519_ifma_ops.h) and
+ *   included twice, for each width; the bounds below hold lane by lane.
  * - Radix 2^51, five limbs, as crypto/fe25519.h. A vector fe4 holds limb
  *   k of four elements in lane j of v[k]. Bound kept between operations
  *   ("loose"): every limb < 2^51 + 2^15, so below 2^52, which
@@ -11,7 +14,7 @@
  *   2^51 + 2^15: fe_mul/fe_sq results (limb 1 < 2^51 + 2^14, the others
  *   < 2^51), fe_sub results (limb 0 < 2^51 + 19 * 2^12), decoded bytes
  *   and table entries; pack4 callers pass only those.
- * - Product: for limbs a_i, b_j < 2^52, lo52(a_i b_j) has weight 2^(51(i+j))
+ * - Product (any limbs < 2^52 in; loose out): for limbs a_i, b_j < 2^52, lo52(a_i b_j) has weight 2^(51(i+j))
  *   and hi52(a_i b_j) weight 2^(51(i+j)) 2^52 = 2 * 2^(51(i+j+1)); so
  *   column k is Z_k = L_k + 2 H_(k-1) < 15 * 2^52. Columns 5..9 fold down
  *   times 19 (2^255 = 19 mod p), giving R_k < 2^61; one parallel carry
