@@ -88,59 +88,57 @@ static int64_t divsteps_59(int64_t zeta, uint64_t f, uint64_t g, struct mat *t)
 	return zeta;
 }
 
-/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62), exact divisions */
+/*
+ * (a, b) = ((u a + v b + ma p) / 2^62, (q a + r b + mb p) / 2^62) for
+ * numerators the callers made multiples of 2^62: the low words' sums are
+ * only carried, then each later column is stored 62 bits at a time. p's
+ * limbs 1 to 3 are zero, so only limbs 0 and 4 add ma p and mb p.
+ */
+static void apply(struct s62 *a, struct s62 *b, const struct mat *t, int64_t ma, int64_t mb)
+{
+	s128 ca = (s128)t->u * a->v[0] + (s128)t->v * b->v[0] + (s128)P0 * ma;
+	s128 cb = (s128)t->q * a->v[0] + (s128)t->r * b->v[0] + (s128)P0 * mb;
+
+	ca >>= 62; /* arithmetic shift (gcc and clang): the signed carry */
+	cb >>= 62;
+	for (int i = 1; i < 5; i++) {
+		ca += (s128)t->u * a->v[i] + (s128)t->v * b->v[i];
+		cb += (s128)t->q * a->v[i] + (s128)t->r * b->v[i];
+		if (i == 4) { /* a fixed index, not data */
+			ca += (s128)P4 * ma;
+			cb += (s128)P4 * mb;
+		}
+		a->v[i - 1] = (int64_t)((uint64_t)ca & M62);
+		b->v[i - 1] = (int64_t)((uint64_t)cb & M62);
+		ca >>= 62;
+		cb >>= 62;
+	}
+	a->v[4] = (int64_t)ca;
+	b->v[4] = (int64_t)cb;
+}
+
+/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
 static void update_fg(struct s62 *f, struct s62 *g, const struct mat *t)
 {
-	s128 cf = (s128)t->u * f->v[0] + (s128)t->v * g->v[0];
-	s128 cg = (s128)t->q * f->v[0] + (s128)t->r * g->v[0];
-
-	cf >>= 62; /* arithmetic shift (gcc and clang): the signed carry */
-	cg >>= 62;
-	for (int i = 1; i < 5; i++) {
-		cf += (s128)t->u * f->v[i] + (s128)t->v * g->v[i];
-		cg += (s128)t->q * f->v[i] + (s128)t->r * g->v[i];
-		f->v[i - 1] = (int64_t)((uint64_t)cf & M62);
-		g->v[i - 1] = (int64_t)((uint64_t)cg & M62);
-		cf >>= 62;
-		cg >>= 62;
-	}
-	f->v[4] = (int64_t)cf;
-	g->v[4] = (int64_t)cg;
+	apply(f, g, t, 0, 0);
 }
 
 /*
  * (d, e) = ((u d + v e + md p) / 2^62, (q d + r e + me p) / 2^62), d and e
  * in (-2p, p) in and out. md, me start as u or v (q or r) where d (e) is
  * negative, which keeps the result in range, then get the low 62 bits
- * that make the numerators divisible by 2^62.
+ * that make the numerators divisible by 2^62 (with 1/p mod 2^62).
  */
 static void update_de(struct s62 *d, struct s62 *e, const struct mat *t)
 {
 	int64_t sd = d->v[4] >> 63, se = e->v[4] >> 63; /* all-ones if negative */
 	int64_t md = (t->u & sd) + (t->v & se), me = (t->q & sd) + (t->r & se);
-	s128 cd = (s128)t->u * d->v[0] + (s128)t->v * e->v[0];
-	s128 ce = (s128)t->q * d->v[0] + (s128)t->r * e->v[0];
+	uint64_t ld = (uint64_t)t->u * (uint64_t)d->v[0] + (uint64_t)t->v * (uint64_t)e->v[0];
+	uint64_t le = (uint64_t)t->q * (uint64_t)d->v[0] + (uint64_t)t->r * (uint64_t)e->v[0];
 
-	md -= (int64_t)((PINV62 * (uint64_t)cd + (uint64_t)md) & M62);
-	me -= (int64_t)((PINV62 * (uint64_t)ce + (uint64_t)me) & M62);
-	cd += (s128)P0 * md;
-	ce += (s128)P0 * me;
-	cd >>= 62; /* the low 62 bits are zero now */
-	ce >>= 62;
-	for (int i = 1; i < 5; i++) {
-		cd += (s128)t->u * d->v[i] + (s128)t->v * e->v[i];
-		ce += (s128)t->q * d->v[i] + (s128)t->r * e->v[i];
-		if (i == 4) { /* p's only other nonzero limb (a fixed index) */
-			cd += (s128)P4 * md;
-			ce += (s128)P4 * me;
-		}
-		d->v[i - 1] = (int64_t)((uint64_t)cd & M62);
-		e->v[i - 1] = (int64_t)((uint64_t)ce & M62);
-		cd >>= 62;
-		ce >>= 62;
-	}
-	d->v[4] = (int64_t)cd;
-	e->v[4] = (int64_t)ce;
+	md -= (int64_t)((PINV62 * ld + (uint64_t)md) & M62);
+	me -= (int64_t)((PINV62 * le + (uint64_t)me) & M62);
+	apply(d, e, t, md, me);
 }
 
 /* r += p where mask is all-ones, then the limbs carried into [0, 2^62) but the top one */

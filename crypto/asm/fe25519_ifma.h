@@ -58,18 +58,6 @@ typedef struct {
 #define V_MADDLO _mm256_madd52lo_epu64
 #define V_MADDHI _mm256_madd52hi_epu64
 #include "crypto/asm/fe25519_ifma_ops.h"
-#undef VEC
-#undef FEV
-#undef VN
-#undef V_ADD
-#undef V_SUB
-#undef V_AND
-#undef V_SRLI
-#undef V_SLLI
-#undef V_SET1
-#undef V_ZERO
-#undef V_MADDLO
-#undef V_MADDHI
 
 /* fe8 operations, the same on 512-bit vectors: carry8, fold8, mul8, ... */
 #define VEC __m512i
@@ -85,18 +73,6 @@ typedef struct {
 #define V_MADDLO _mm512_madd52lo_epu64
 #define V_MADDHI _mm512_madd52hi_epu64
 #include "crypto/asm/fe25519_ifma_ops.h"
-#undef VEC
-#undef FEV
-#undef VN
-#undef V_ADD
-#undef V_SUB
-#undef V_AND
-#undef V_SRLI
-#undef V_SLLI
-#undef V_SET1
-#undef V_ZERO
-#undef V_MADDLO
-#undef V_MADDHI
 
 /* lane permutation by immediate (lane j of r = lane sel_j of a) */
 #define PERM4(r, a, imm)                                                                       \

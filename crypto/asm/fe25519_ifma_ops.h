@@ -2,7 +2,8 @@
  * The body of crypto/asm/fe25519_ifma.h's field operations, written once
  * for both vector widths: that header includes it twice, with VEC the
  * vector type, FEV the element type, VN(name) the function name (name4
- * or name8) and V_* the intrinsics of the width. Not a header of its own.
+ * or name8) and V_* the intrinsics of the width, all undefined again at
+ * the end. Not a header of its own.
  */
 INLINE VEC VN(m51)(void) { return V_SET1((long long)FE_MASK51); }
 
@@ -121,3 +122,15 @@ INLINE void VN(sub)(FEV *r, const FEV *a, const FEV *b)
 	VN(carry)(r);
 }
 
+#undef VEC
+#undef FEV
+#undef VN
+#undef V_ADD
+#undef V_SUB
+#undef V_AND
+#undef V_SRLI
+#undef V_SLLI
+#undef V_SET1
+#undef V_ZERO
+#undef V_MADDLO
+#undef V_MADDHI

@@ -147,6 +147,19 @@ INLINE void to_addend4(fe4 *q, fe4 *qn, const fe4 *p, const fe4 *k)
 	BLEND4(qn, &u, &v, LANES(0, 0, 1, 0));
 }
 
+/* id = the identity (0, 1, 1, 0); k = to_addend4's factors (1, 1, 2d, 2) */
+INLINE void consts4(fe4 *id, fe4 *k)
+{
+	struct fe25519 zero, one, two;
+
+	fe_0(&zero);
+	fe_1(&one);
+	fe_0(&two);
+	two.v[0] = 2;
+	pack4(id, &zero, &one, &one, &zero);
+	pack4(k, &one, &one, &ge_d2, &two);
+}
+
 /* ---- fixed base, constant time ---- */
 
 /*
@@ -223,17 +236,11 @@ INLINE void split8(fe4 *lo, fe4 *hi, const fe8 *a)
 TARGET void ge_scalarmult_base_ifma(struct ge_ext *r, const uint8_t a[32])
 {
 	struct base4 s;
-	struct fe25519 zero, one, two;
 	fe4 k;
 
-	fe_0(&zero);
-	fe_1(&one);
-	fe_0(&two);
-	two.v[0] = 2;
-	pack4(&k, &one, &one, &ge_d2, &two);
 	ge_base_digits(s.e, a);
-	pack4(&s.p, &zero, &one, &one, &zero); /* the identity */
-	join8(&s.p8, &s.p, &s.p);
+	consts4(&s.p, &k);
+	join8(&s.p8, &s.p, &s.p); /* the identity twice */
 	for (int j = 0; j < 32; j++) {
 		select4(&s.q, j, s.e[2 * j + 1]);
 		select4(&s.q2, j, s.e[2 * j]);
@@ -264,15 +271,13 @@ TARGET void ge_double_scalarmult_vartime_ifma(struct ge_proj *r, const int8_t an
 					       const struct ge_ext *A, const int8_t bn[256],
 					       const struct ge_niels base_odd[32])
 {
-	fe4 tab[8], tabn[8], p, t, k, q, scratch;
-	struct fe25519 zero, one, two, neg;
+	fe4 tab[8], tabn[8], p, t, k, q, scratch, id;
+	struct fe25519 two, neg;
 	int i;
 
-	fe_0(&zero);
-	fe_1(&one);
 	fe_0(&two);
 	two.v[0] = 2;
-	pack4(&k, &one, &one, &ge_d2, &two);
+	consts4(&id, &k);
 	/* odd multiples A, 3A, ..., 15A as addends, both signs */
 	pack4(&p, &A->x, &A->y, &A->z, &A->t);
 	to_addend4(&tab[0], &tabn[0], &p, &k);
@@ -283,7 +288,7 @@ TARGET void ge_double_scalarmult_vartime_ifma(struct ge_proj *r, const int8_t an
 		madd4(&p, &q);
 		to_addend4(&tab[j], &tabn[j], &p, &k);
 	}
-	pack4(&p, &zero, &one, &one, &zero); /* the identity */
+	p = id;
 	for (i = 255; i >= 0 && !an[i] && !bn[i]; i--)
 		;
 	for (; i >= 0; i--) {
