@@ -116,6 +116,22 @@ INLINE void pack4(fe4 *s, const struct fe25519 *e0, const struct fe25519 *e1,
 					    (long long)e1->v[k], (long long)e0->v[k]);
 }
 
+/* r = (lo, hi): lo in lanes 0-3, hi in lanes 4-7 */
+INLINE void join8(fe8 *r, const fe4 *lo, const fe4 *hi)
+{
+	for (int k = 0; k < 5; k++)
+		r->v[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo->v[k]), hi->v[k], 1);
+}
+
+/* lo, hi = the halves of a */
+INLINE void split8(fe4 *lo, fe4 *hi, const fe8 *a)
+{
+	for (int k = 0; k < 5; k++) {
+		lo->v[k] = _mm512_castsi512_si256(a->v[k]);
+		hi->v[k] = _mm512_extracti64x4_epi64(a->v[k], 1);
+	}
+}
+
 /* e = lane j of s (limbs < 2^52: fit for the portable fe_mul) */
 INLINE void lane4(struct fe25519 *e, const fe4 *s, int j)
 {

@@ -211,22 +211,6 @@ struct base4 {
 	fe4 p, p2, q, q2;
 };
 
-/* r = (lo, hi): lo in lanes 0-3, hi in lanes 4-7 */
-INLINE void join8(fe8 *r, const fe4 *lo, const fe4 *hi)
-{
-	for (int k = 0; k < 5; k++)
-		r->v[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo->v[k]), hi->v[k], 1);
-}
-
-/* lo, hi = the halves of a */
-INLINE void split8(fe4 *lo, fe4 *hi, const fe8 *a)
-{
-	for (int k = 0; k < 5; k++) {
-		lo->v[k] = _mm512_castsi512_si256(a->v[k]);
-		hi->v[k] = _mm512_extracti64x4_epi64(a->v[k], 1);
-	}
-}
-
 /*
  * r = a B: the odd digits' sum P (e[i] 256^((i-1)/2) B, i odd) and the
  * even digits' sum P2 (e[i] 256^(i/2) B, i even) grow side by side in
