@@ -264,7 +264,8 @@ static void test_backend_matches_portable(void **state)
 }
 
 /*
- * fe_invert (safegcd divsteps) against Fermat, f^(p-2) = (f^((p-5)/8))^8 f^3
+ * fe_invert (safegcd divsteps; the C and the x86-64 CMOV batches) against
+ * each other and against Fermat, f^(p-2) = (f^((p-5)/8))^8 f^3
  * through fe_pow22523's chain, compared by their canonical bytes; and
  * f (1/f) = 1 for f != 0. Inputs: 0, 1, p - 1, p, p + 1, 2^255 - 1 and
  * other values >= p, small and power-of-two values, limbs at 2^54 - 1
@@ -275,7 +276,14 @@ static void check_invert(const struct fe25519 *f)
 	struct fe25519 inv, ref, t;
 	uint8_t a[32], b[32], one[32] = { 1 };
 
+	/* the C divsteps (forced portable), then the CMOV ones where there are */
+	cpu_force_portable(1);
 	fe_invert(&inv, f);
+	cpu_force_portable(0);
+	fe_invert(&t, f);
+	fe_tobytes(a, &inv);
+	fe_tobytes(b, &t);
+	assert_memory_equal(a, b, 32);
 	fe_pow22523(&ref, f);
 	fe_sq_n(&ref, &ref, 3);
 	fe_sq(&t, f);
