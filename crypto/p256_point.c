@@ -766,10 +766,27 @@ static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 	jws_get(r, w.jw.p);
 }
 
+/* projective (X Z : Y : Z^3) from Jacobian (X:Y:Z); infinity as (0 : 1 : 0) */
+static void jac_to_proj(struct p256_point *r, const struct jac *p)
+{
+	p256_fe z2;
+
+	fmul(r->x, p->x, p->z);
+	p256_fe_copy(r->y, p->y);
+	fsqr(z2, p->z);
+	fmul(r->z, z2, p->z);
+	if (p256_fe_is_zero(p->z))
+		p256_fe_set_one(r->y);
+}
+
 /*
- * Public inputs only: a G by the fixed-base table (no doubling), b p by
- * a width-5 NAF, both in Jacobian coordinates, then back to projective:
- * (X:Y:Z) Jacobian is (X Z : Y : Z^3) projective.
+ * Public inputs only: b p by a width-5 NAF in Jacobian coordinates, a G
+ * by the fixed-base table (no doubling), then their sum in projective
+ * coordinates. With AVX-512 IFMA, a G is p256_point_mul_base's eight-lane
+ * sum (constant time, so fine for a public a, and faster than the 37
+ * mixed additions here) and the sum is the complete projective addition;
+ * else a G is jac_mul_base_vartime and the sum jac_add's, exceptional
+ * cases branched. Either way a or b may be 0 and a G may be +-b p.
  */
 void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
 				      const p256_sc b, const struct p256_point *p)
@@ -782,13 +799,21 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
 	fsqr(z2, p->z);
 	fmul(pj.y, p->y, z2);
 	p256_fe_copy(pj.z, p->z);
+#if defined(HS_HAVE_P256_IFMA)
+	if (cpu_has(HS_P256_IFMA_CPU)) {
+		struct p256_point agp, bpp;
+
+		jac_mul_vartime(&bp, b, &pj);
+		jac_to_proj(&bpp, &bp);
+		p256_point_mul_base(&agp, a);
+		p256_point_add(r, &agp, &bpp);
+		return;
+	}
+#endif
 	jac_mul_base_vartime(&ag, a);
 	jac_mul_vartime(&bp, b, &pj);
 	jac_add(&bp, &ag, &bp);
-	fmul(r->x, bp.x, bp.z);
-	p256_fe_copy(r->y, bp.y);
-	fsqr(z2, bp.z);
-	fmul(r->z, z2, bp.z);
+	jac_to_proj(r, &bp);
 }
 
 /*

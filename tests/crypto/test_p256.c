@@ -403,9 +403,8 @@ static void sc_small(p256_sc k, uint64_t v)
  * edges, p = G so that the two halves meet (aG == bG doubles, aG == -bG
  * gives infinity), and p at infinity.
  */
-static void test_mul_double_vartime(void **state)
+static void mul_double_vartime_cases(void)
 {
-	(void)state;
 	static const p256_sc n1 = { 0xf3b9cac2fc632550ull, 0xbce6faada7179e84ull,
 				       0xffffffffffffffffull, 0xffffffff00000000ull };
 	struct test_rng rng;
@@ -445,6 +444,22 @@ static void test_mul_double_vartime(void **state)
 	check_double_mul(a, b, &p);
 	check_double_mul(b, a, &p);
 	check_double_mul(a, a, &g);
+}
+
+/*
+ * Both of verify's paths: forced portable (u1 G by the Jacobian table
+ * additions, the sum by jac_add's branches), then native (on IFMA CPUs
+ * u1 G in eight lanes and the complete projective sum).
+ */
+static void test_mul_double_vartime(void **state)
+{
+	(void)state;
+	cpu_force_portable(1);
+	p256_fe_select();
+	mul_double_vartime_cases();
+	cpu_force_portable(0);
+	p256_fe_select();
+	mul_double_vartime_cases();
 }
 
 /* ---- ECDH ---- */
