@@ -32,15 +32,19 @@ void p256_jac_double_adx(struct p256_jws *w);
 void p256_jac_add_adx(struct p256_jws *w);
 /* the same with q = (X, Y, 1) affine (8M + 3S) */
 void p256_jac_add_affine_adx(struct p256_jws *w);
+/* the same with q's Z^2 and Z^3 given in zz[0] and zz[1] (11M + 3S) */
+void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
 #endif
 
 #if defined(HS_TEST_HOOKS)
 /*
  * The C formulas of crypto/p256_point.c on the same workspace (test
- * hooks): p = 2p; r, h, rr of p + q (q affine when affine != 0).
+ * hooks): p = 2p; r, h, rr of p + q (kind: 0 Jacobian q, 1 affine q,
+ * 2 Jacobian q with its Z^2 and Z^3 given in zz[0] and zz[1]; zz is
+ * read for kind 2 only).
  */
 void p256_jws_double_c(struct p256_jws *w);
-void p256_jws_add_c(struct p256_jws *w, int affine);
+void p256_jws_add_c(struct p256_jws *w, int kind, const p256_fe zz[2]);
 #endif
 
 #endif

@@ -1061,6 +1061,7 @@ static void test_point_kernels_agree(void **state)
 	enum { EDGES = 8 };
 	struct test_rng rng;
 	struct p256_jws b, w1, w2;
+	p256_fe zz[2];
 
 	test_rng_init(&rng, 0x2570);
 	for (unsigned i = 0; i < 4000; i++) {
@@ -1081,7 +1082,10 @@ static void test_point_kernels_agree(void **state)
 			p256_fe_set_zero(b.p[2]);
 		if (i % 13 == 4)
 			p256_fe_set_zero(b.q[2]);
-		for (int op = 0; op < 3; op++) {
+		/* for the cached addition: q's Z^2 and Z^3 */
+		p256_fe_sqr(zz[0], b.q[2]);
+		p256_fe_mul(zz[1], zz[0], b.q[2]);
+		for (int op = 0; op < 4; op++) {
 			w1 = b;
 			w2 = b;
 			cpu_force_portable(1);
@@ -1089,7 +1093,7 @@ static void test_point_kernels_agree(void **state)
 			if (op == 0)
 				p256_jws_double_c(&w1);
 			else
-				p256_jws_add_c(&w1, op == 2);
+				p256_jws_add_c(&w1, op - 1, zz); /* 0 Jacobian, 1 affine, 2 cached */
 			cpu_force_portable(0);
 			p256_fe_select();
 			if (op == 0) {
@@ -1099,8 +1103,10 @@ static void test_point_kernels_agree(void **state)
 			}
 			if (op == 1)
 				p256_jac_add_adx(&w2);
-			else
+			else if (op == 2)
 				p256_jac_add_affine_adx(&w2);
+			else
+				p256_jac_add_cached_adx(&w2, zz);
 			assert_memory_equal(w1.r, w2.r, sizeof(w1.r));
 			assert_memory_equal(w1.h, w2.h, sizeof(w1.h));
 			assert_memory_equal(w1.rr, w2.rr, sizeof(w1.rr));
