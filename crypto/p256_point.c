@@ -32,9 +32,12 @@
  *   is 1 when its value exceeds half the window range.
  * - Verification only (p256_point_mul_double_vartime, public inputs):
  *   variable time, Jacobian coordinates (cheaper doublings, 4M+4S), u2 Q
- *   by a width-5 NAF over Q, 3Q, ..., 15Q and u1 G by the fixed-base
- *   table without scans; exceptional cases of the incomplete formulas
- *   (infinity, P == Q, P == -Q) are detected and branched on.
+ *   by a width-5 NAF over Q, 3Q, ..., 15Q (each kept with its Z^2 and
+ *   Z^3: 11M + 3S an addition); exceptional cases of the incomplete
+ *   formulas (infinity, P == Q, P == -Q) are detected and branched on.
+ *   u1 G: with AVX-512 IFMA, p256_point_mul_base's eight-lane sum and
+ *   one complete projective addition; else the fixed-base table without
+ *   scans, in Jacobian coordinates.
  * Secrets (the scalar, its digits, intermediate points) are wiped.
  */
 #include "crypto/p256_point.h"
