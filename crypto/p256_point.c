@@ -35,8 +35,9 @@
  *   by a width-5 NAF over Q, 3Q, ..., 15Q (each kept with its Z^2 and
  *   Z^3: 11M + 3S an addition); exceptional cases of the incomplete
  *   formulas (infinity, P == Q, P == -Q) are detected and branched on.
- *   u1 G: with AVX-512 IFMA, p256_point_mul_base's eight-lane sum and
- *   one complete projective addition; else the fixed-base table without
+ *   u1 G: with AVX-512 IFMA, the eight-lane fixed-base sum with the
+ *   entries read directly (p256_mul_base_ifma_vartime) and one complete
+ *   projective addition; else the fixed-base table without
  *   scans, in Jacobian coordinates.
  * Secrets (the scalar, its digits, intermediate points) are wiped.
  */
@@ -853,9 +854,9 @@ static void jac_to_proj(struct p256_point *r, const struct jac *p)
 /*
  * Public inputs only: b p by a width-5 NAF in Jacobian coordinates, a G
  * by the fixed-base table (no doubling), then their sum in projective
- * coordinates. With AVX-512 IFMA, a G is p256_point_mul_base's eight-lane
- * sum (constant time, so fine for a public a, and faster than the 37
- * mixed additions here) and the sum is the complete projective addition;
+ * coordinates. With AVX-512 IFMA, a G is the eight-lane fixed-base sum
+ * (p256_mul_base_ifma_vartime: no table scans; faster than the 37 mixed
+ * additions here) and the sum is the complete projective addition;
  * else a G is jac_mul_base_vartime and the sum jac_add's, exceptional
  * cases branched. Either way a or b may be 0 and a G may be +-b p.
  */
@@ -872,11 +873,16 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
 	p256_fe_copy(pj.z, p->z);
 #if defined(HS_HAVE_P256_IFMA)
 	if (cpu_has(HS_P256_IFMA_CPU)) {
+		static const p256_sc zero = { 0, 0, 0, 0 };
 		struct p256_point agp, bpp;
+		int8_t d[HS_P256_BASE_WINDOWS];
+		p256_sc ar;
 
 		jac_mul_vartime(&bp, b, &pj);
 		jac_to_proj(&bpp, &bp);
-		p256_point_mul_base(&agp, a);
+		p256_sc_add(ar, a, zero); /* a mod n, as p256_point_mul_base */
+		recode(d, HS_P256_BASE_WINDOWS, ar, HS_P256_BASE_W);
+		p256_mul_base_ifma_vartime(&agp, d);
 		p256_point_add(r, &agp, &bpp);
 		return;
 	}

@@ -64,6 +64,8 @@ void p256_lookup_base_avx512(struct p256_affine *r, unsigned win, uint32_t idx);
 #define HS_HAVE_P256_IFMA 1
 #define HS_P256_IFMA_CPU (HS_CPU_AVX512F | HS_CPU_AVX512IFMA)
 void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS]);
+/* the same for public digits (verification): table entries read directly, no scans */
+void p256_mul_base_ifma_vartime(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS]);
 #endif
 
 /*
