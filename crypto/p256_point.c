@@ -429,8 +429,10 @@ static void jac_cmov(struct jac *r, const struct jac *a, uint64_t mask)
  * Z3 = 2Y Z (4M + 4S, ten additions instead of fourteen).
  * Infinity stays infinity (Z3 = 0); no point of order 2 exists.
  * Straight-line code: constant time, also used by p256_point_mul.
+ * With same != NULL, also p itself with r's Z (co-Z, for free: p scaled
+ * by 2Y is (S, 8 Y^4, Z3)) into *same.
  */
-static void jac_double_c(struct jac *r, const struct jac *p)
+static void jac_double_coz(struct jac *r, struct jac *same, const struct jac *p)
 {
 	p256_fe delta, y2, s, m, t, z3;
 
@@ -453,6 +455,16 @@ static void jac_double_c(struct jac *r, const struct jac *p)
 	fmul(t, m, t);
 	fsub(r->y, t, y2);
 	p256_fe_copy(r->z, z3);
+	if (same != NULL) {
+		p256_fe_copy(same->x, s);
+		p256_fe_copy(same->y, y2);
+		p256_fe_copy(same->z, z3);
+	}
+}
+
+static void jac_double_c(struct jac *r, const struct jac *p)
+{
+	jac_double_coz(r, NULL, p);
 }
 
 /* 1 when the whole-formula assembly of crypto/asm/p256_point_adx.c runs */
@@ -787,9 +799,9 @@ struct naf_entry {
 	p256_fe zz[2];
 };
 
-static void naf_entry_set(struct naf_entry *e, const p256_fe src[3])
+static void naf_entry_set(struct naf_entry *e, const struct jac *p)
 {
-	jws_get(&e->p, src);
+	e->p = *p;
 	fsqr(e->zz[0], e->p.z);
 	fmul(e->zz[1], e->zz[0], e->p.z);
 }
@@ -805,25 +817,62 @@ static void naf_add(struct add_tmp *w, const struct naf_entry *e, int neg)
 }
 
 /*
+ * q = p + q for p and q with the same Z, and p rescaled to the sum's Z
+ * ("ZADDU", Meloni 2007; 5M + 2S): with H = X1 - X2, C = H^2,
+ * W1 = X1 C, W2 = X2 C, A1 = Y1 (W1 - W2): X3 = (Y1 - Y2)^2 - W1 - W2,
+ * Y3 = (Y1 - Y2)(W1 - X3) - A1, Z3 = Z H, and p becomes (W1, A1, Z3)
+ * (p scaled by H). Both finite and p != +-q (H != 0): the caller's
+ * argument. Public data (the verification's table).
+ */
+static void zaddu(struct jac *p, struct jac *q)
+{
+	p256_fe h, c, w1, w2, a1, t;
+
+	fsub(h, p->x, q->x);
+	fsqr(c, h);
+	fmul(w1, p->x, c);
+	fmul(w2, q->x, c);
+	fsub(a1, w1, w2);
+	fmul(a1, p->y, a1);
+	fsub(t, p->y, q->y);
+	fmul(q->z, p->z, h);
+	fsqr(c, t);
+	fsub(c, c, w1);
+	fsub(q->x, c, w2);
+	fsub(w2, w1, q->x);
+	fmul(w2, t, w2);
+	fsub(q->y, w2, a1);
+	p256_fe_copy(p->x, w1);
+	p256_fe_copy(p->y, a1);
+	p256_fe_copy(p->z, q->z);
+}
+
+/*
  * r = k * p for public k and p: width-5 NAF over the odd multiples p, 3p,
  * ..., 15p, each kept with its Z^2 and Z^3 so that an addition costs
- * 11M + 3S instead of 12M + 4S.
+ * 11M + 3S instead of 12M + 4S. The odd multiples come from co-Z
+ * additions: 2p and p with a common Z from one doubling, then
+ * (2i + 1) p = 2p + (2i - 1) p by ZADDU (5M + 2S, which also rescales
+ * 2p to the new Z). It never meets 2p = +-(2i - 1) p: p has order n,
+ * prime and far above 17; p at infinity gives infinity straight away.
  */
 static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 {
-	struct naf_entry tab[1 << (WNAF_W - 2)], twice;
+	struct naf_entry tab[1 << (WNAF_W - 2)];
+	struct jac two, odd;
 	struct add_tmp w;
 	int8_t d[WNAF_MAX];
 	int n;
 
-	jws_put(w.jw.p, p);
-	naf_entry_set(&tab[0], w.jw.p);
-	jws_double(&w.jw);
-	naf_entry_set(&twice, w.jw.p);
-	for (int i = 1; i < 1 << (WNAF_W - 2); i++) {
-		jws_put(w.jw.p, &tab[i - 1].p);
-		naf_add(&w, &twice, 0);
-		naf_entry_set(&tab[i], w.jw.p);
+	if (p256_fe_is_zero(p->z)) {
+		jac_set_infinity(r);
+		return;
+	}
+	jac_double_coz(&two, &odd, p);
+	for (int i = 0; i < 1 << (WNAF_W - 2); i++) {
+		if (i > 0)
+			zaddu(&two, &odd);
+		naf_entry_set(&tab[i], &odd);
 	}
 	n = wnaf(d, k, WNAF_W);
 	jac_set_infinity(r);
