@@ -32,8 +32,9 @@
  *   is 1 when its value exceeds half the window range.
  * - Verification only (p256_point_mul_double_vartime, public inputs):
  *   variable time, Jacobian coordinates (cheaper doublings, 4M+4S), u2 Q
- *   by a width-5 NAF over Q, 3Q, ..., 15Q (each kept with its Z^2 and
- *   Z^3: 11M + 3S an addition); exceptional cases of the incomplete
+ *   by a width-5 NAF over Q, 3Q, ..., 15Q (built by co-Z additions,
+ *   each kept with its Z^2 and Z^3: 11M + 3S an addition in the chain);
+ *   exceptional cases of the incomplete
  *   formulas (infinity, P == Q, P == -Q) are detected and branched on.
  *   u1 G: with AVX-512 IFMA, the eight-lane fixed-base sum with the
  *   entries read directly (p256_mul_base_ifma_vartime) and one complete
