@@ -133,18 +133,19 @@ static void fe_pow_2_250_1(struct fe25519 *t250, struct fe25519 *f11,
 
 void fe_invert(struct fe25519 *h, const struct fe25519 *f)
 {
-	uint8_t b[32];
-	uint64_t a[4];
+	struct {
+		uint8_t b[32];
+		uint64_t a[4];
+	} w;
 
-	fe_tobytes(b, f); /* canonical: below p, as sg256_inv needs */
+	fe_tobytes(w.b, f); /* canonical: below p, as sg256_inv needs */
 	for (int i = 0; i < 4; i++)
-		a[i] = load_le64(b + 8 * i);
-	sg256_inv(a, a, &sg256_p25519);
+		w.a[i] = load_le64(w.b + 8 * i);
+	sg256_inv(w.a, w.a, &sg256_p25519);
 	for (int i = 0; i < 4; i++)
-		store_le64(b + 8 * i, a[i]);
-	fe_frombytes(h, b);
-	wipe(b, sizeof(b));
-	wipe(a, sizeof(a));
+		store_le64(w.b + 8 * i, w.a[i]);
+	fe_frombytes(h, w.b);
+	wipe(&w, sizeof(w));
 }
 
 void fe_pow22523(struct fe25519 *h, const struct fe25519 *f)

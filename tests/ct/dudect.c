@@ -20,7 +20,9 @@
  *   and the run fails.
  * Targets: whatever backend hs dispatches to on this CPU (the header line
  * says which): X25519 (ladder and fixed-base public key), the
- * GF(2^255-19) inversion (safegcd, also under valgrind in ct_25519), P-256 ECDH
+ * 256-bit safegcd inversion (crypto/safegcd256.c; modulo 2^255-19 through
+ * fe_invert, modulo P-256's p and n directly; also under valgrind in
+ * ct_25519 and ct_p256), P-256 ECDH
  * (MULX/ADX field code, assembly additions, AVX2 variable-base table
  * scan), P-256 public key (fixed base: AVX-512 or AVX2 table scan), ECDSA P-256 sign
  * (secret: the private key; the nonce derives from it), AES-128-GCM and
@@ -48,6 +50,7 @@
 #include "crypto/fe25519.h"
 #include "crypto/p256.h"
 #include "crypto/rsa.h"
+#include "crypto/safegcd256.h"
 #include "crypto/x25519.h"
 #include "testutil.h"
 #include "../crypto/rsa_test_keys.h"
@@ -242,6 +245,19 @@ static void fe_invert_run(const uint8_t *in)
 	sink = (int)r.v[0];
 }
 
+/* the same inversion modulo P-256's p (every affine result) and n (sign's 1/k); input < 2^255 */
+static void sg256_run(const uint8_t *in, const struct sg256_mod *m)
+{
+	uint64_t a[4], r[4];
+
+	memcpy(a, in, sizeof(a));
+	a[3] &= UINT64_MAX >> 1;
+	sg256_inv(r, a, m);
+	sink = (int)r[0];
+}
+static void sg256_p_run(const uint8_t *in) { sg256_run(in, &sg256_p256_p); }
+static void sg256_n_run(const uint8_t *in) { sg256_run(in, &sg256_p256_n); }
+
 /* ---- P-256: ECDH with a secret private key, ECDSA sign with it ---- */
 
 static uint8_t p_peer[65];
@@ -368,7 +384,9 @@ int main(void)
 	struct target targets[] = {
 		{ "X25519 shared secret", 32, scalar_fixed, scalar_random, x25519_run },
 		{ "X25519 public key (fixed base)", 32, scalar_fixed, scalar_random, x25519_public_run },
-		{ "GF(2^255-19) inversion", 32, scalar_fixed, scalar_random, fe_invert_run },
+		{ "safegcd256 inversion mod 2^255-19", 32, scalar_fixed, scalar_random, fe_invert_run },
+		{ "safegcd256 inversion mod P-256 p", 32, scalar_fixed, scalar_random, sg256_p_run },
+		{ "safegcd256 inversion mod P-256 n", 32, scalar_fixed, scalar_random, sg256_n_run },
 		{ "P-256 ECDH", 32, p256_fixed, p256_random, ecdh_run },
 		{ "P-256 public key (fixed base)", 32, p256_fixed, p256_random, p256_public_run },
 		{ "ECDSA P-256 sign (deterministic)", 32, p256_fixed, p256_random, sign_run },
