@@ -83,14 +83,20 @@ struct s62 {
 	int64_t v[5];
 };
 
-/* a batch's transition matrix, scaled by 2^62 */
-struct mat {
-	int64_t u, v, q, r;
-};
+/*
+ * ---- the divstep batch (also bn_mod_inv's, through sg_divsteps_59) ----
+ *
+ * Both variants update delta the same way (if delta > 0 and g odd:
+ * 1 - delta, else 1 + delta); they differ in the start (1/2 here, 1 for
+ * bn_mod_inv) and so in how delta is kept in a register: zeta = -(delta +
+ * 1/2) here, zeta = 1 - 2 delta there. In both, zeta < 0 iff delta > 0,
+ * and the swap case maps zeta to ~zeta + K - B, the other to zeta - B:
+ * K = 0, B = 1 here, K = 3, B = 2 for the original variant.
+ */
 
 /* a batch's matrix into t (u, v, q, r within [-2^62, 2^62]); returns zeta */
-static int64_t batch_end(struct mat *t, uint64_t u, uint64_t v, uint64_t q, uint64_t r,
-			 int64_t zeta)
+static inline int64_t batch_end(struct sg_mat *t, uint64_t u, uint64_t v, uint64_t q,
+				uint64_t r, int64_t zeta)
 {
 	t->u = (int64_t)u;
 	t->v = (int64_t)v;
@@ -101,11 +107,13 @@ static int64_t batch_end(struct mat *t, uint64_t u, uint64_t v, uint64_t q, uint
 
 /*
  * 59 divsteps on the low words f (odd) and g; returns the new zeta, t the
- * matrix with (f', g') 2^62 = (u f + v g, q f + r g). u, v, q, r are
- * kept unsigned (shifts of negatives are undefined in C); they stay in
- * [-2^62, 2^62], so the casts back are exact.
+ * matrix with (f', g') 2^62 = (u f + v g, q f + r g) (it starts at
+ * 8 = 2^3 and doubles 59 times). u, v, q, r are kept unsigned (shifts of
+ * negatives are undefined in C); they stay in [-2^62, 2^62], so the casts
+ * back are exact. k, b: the variant's K and B.
  */
-static int64_t divsteps_59_c(int64_t zeta, uint64_t f, uint64_t g, struct mat *t)
+static int64_t divsteps_59_c(int64_t zeta, uint64_t f, uint64_t g, struct sg_mat *t, uint64_t k,
+			     uint64_t b)
 {
 	uint64_t u = 8, v = 0, q = 0, r = 8;
 
@@ -119,7 +127,7 @@ static int64_t divsteps_59_c(int64_t zeta, uint64_t f, uint64_t g, struct mat *t
 		q += y & odd;
 		r += z & odd;
 		neg &= odd;   /* both held: f becomes the old g */
-		zeta = (int64_t)(((uint64_t)zeta ^ neg) - 1);
+		zeta = (int64_t)((((uint64_t)zeta ^ neg) + (k & neg)) - b);
 		f += g & neg;
 		u += q & neg;
 		v += r & neg;
@@ -138,57 +146,72 @@ static int64_t divsteps_59_c(int64_t zeta, uint64_t f, uint64_t g, struct mat *t
  * instructions instead of the C's six (g's low bit, a mask, an AND, the
  * add, the shift): the inversion takes 16% fewer cycles. Only the loop
  * count branches. CMOV is in every x86-64 CPU; valgrind runs it, so
- * ctgrind checks this code too (tests/ct/ct_25519.c, ct_p256.c).
+ * ctgrind checks this code too (tests/ct/ct_25519.c, ct_p256.c, ct_rsa.c).
+ * One text for both variants: ADD_K is the instruction adding K to the
+ * swap case's ~zeta (none when K = 0), B the immediate subtracted.
  */
-static ALWAYS_INLINE int64_t divsteps_59_cmov(int64_t zeta, uint64_t f, uint64_t g, struct mat *t)
-{
-	uint64_t u = 8, v = 0, q = 0, r = 8;
-	uint64_t gs, qs, rs, t1, t2;
-	uint64_t n = 59;
-
-	__asm__(".p2align 5\n"
-		"1:\n\t"
-		"mov %[g], %[t1]\n\t"
-		"sub %[f], %[t1]\n\t"          /* g - f */
-		"mov %[q], %[t2]\n\t"
-		"sub %[u], %[t2]\n\t"          /* q - u */
-		"test %[z], %[z]\n\t"
-		"lea (%[g], %[f]), %[gs]\n\t"  /* g + f */
-		"lea (%[q], %[u]), %[qs]\n\t"  /* q + u */
-		"cmovs %[t1], %[gs]\n\t"
-		"cmovs %[t2], %[qs]\n\t"
-		"mov %[r], %[t1]\n\t"
-		"sub %[v], %[t1]\n\t"          /* r - v */
-		"test %[z], %[z]\n\t"
-		"lea (%[r], %[v]), %[rs]\n\t"
-		"cmovs %[t1], %[rs]\n\t"
-		"mov %[g], %[t1]\n\t"
-		"shl $63, %[t1]\n\t"
-		"and %[z], %[t1]\n\t"          /* sign: zeta < 0 and g odd */
-		"mov %[z], %[t2]\n\t"
-		"not %[t2]\n\t"                /* -zeta - 1 */
-		"cmovs %[g], %[f]\n\t"
-		"cmovs %[q], %[u]\n\t"
-		"cmovs %[r], %[v]\n\t"
-		"cmovs %[t2], %[z]\n\t"
-		"test $1, %b[g]\n\t"
-		"cmovnz %[gs], %[g]\n\t"
-		"cmovnz %[qs], %[q]\n\t"
-		"cmovnz %[rs], %[r]\n\t"
-		"shr $1, %[g]\n\t"
-		"add %[u], %[u]\n\t"
-		"add %[v], %[v]\n\t"
-		"sub $1, %[z]\n\t"
-		"sub $1, %[n]\n\t"
-		"jnz 1b"
-		: [f] "+r"(f), [g] "+r"(g), [u] "+r"(u), [v] "+r"(v), [q] "+r"(q), [r] "+r"(r),
-		  [z] "+r"(zeta), [n] "+r"(n), [gs] "=&r"(gs), [qs] "=&r"(qs), [rs] "=&r"(rs),
-		  [t1] "=&r"(t1), [t2] "=&r"(t2)
-		:
-		: "cc");
-	return batch_end(t, u, v, q, r, zeta);
-}
+#define DIVSTEPS_59_CMOV(name, ADD_K, B)                                                   \
+	static ALWAYS_INLINE int64_t name(int64_t zeta, uint64_t f, uint64_t g,             \
+					  struct sg_mat *t)                                 \
+	{                                                                                   \
+		uint64_t u = 8, v = 0, q = 0, r = 8;                                        \
+		uint64_t gs, qs, rs, t1, t2;                                                \
+		uint64_t n = 59;                                                            \
+                                                                                            \
+		__asm__("1:\n\t"                                                            \
+			"mov %[g], %[t1]\n\t"                                               \
+			"sub %[f], %[t1]\n\t"         /* g - f */                           \
+			"mov %[q], %[t2]\n\t"                                               \
+			"sub %[u], %[t2]\n\t"         /* q - u */                           \
+			"test %[z], %[z]\n\t"                                               \
+			"lea (%[g], %[f]), %[gs]\n\t" /* g + f */                           \
+			"lea (%[q], %[u]), %[qs]\n\t" /* q + u */                           \
+			"cmovs %[t1], %[gs]\n\t"                                            \
+			"cmovs %[t2], %[qs]\n\t"                                            \
+			"mov %[r], %[t1]\n\t"                                               \
+			"sub %[v], %[t1]\n\t"         /* r - v */                           \
+			"test %[z], %[z]\n\t"                                               \
+			"lea (%[r], %[v]), %[rs]\n\t"                                       \
+			"cmovs %[t1], %[rs]\n\t"                                            \
+			"mov %[g], %[t1]\n\t"                                               \
+			"shl $63, %[t1]\n\t"                                                \
+			"mov %[z], %[t2]\n\t"                                               \
+			"not %[t2]\n\t"               /* ~zeta (+ K) */                     \
+			ADD_K                                                               \
+			"and %[z], %[t1]\n\t"         /* sign: zeta < 0 and g odd */        \
+			"cmovs %[g], %[f]\n\t"                                              \
+			"cmovs %[q], %[u]\n\t"                                              \
+			"cmovs %[r], %[v]\n\t"                                              \
+			"cmovs %[t2], %[z]\n\t"                                             \
+			"test $1, %b[g]\n\t"                                                \
+			"cmovnz %[gs], %[g]\n\t"                                            \
+			"cmovnz %[qs], %[q]\n\t"                                            \
+			"cmovnz %[rs], %[r]\n\t"                                            \
+			"shr $1, %[g]\n\t"                                                  \
+			"add %[u], %[u]\n\t"                                                \
+			"add %[v], %[v]\n\t"                                                \
+			"sub $" #B ", %[z]\n\t"                                             \
+			"sub $1, %[n]\n\t"                                                  \
+			"jnz 1b"                                                            \
+			: [f] "+r"(f), [g] "+r"(g), [u] "+r"(u), [v] "+r"(v), [q] "+r"(q),  \
+			  [r] "+r"(r), [z] "+r"(zeta), [n] "+r"(n), [gs] "=&r"(gs),          \
+			  [qs] "=&r"(qs), [rs] "=&r"(rs), [t1] "=&r"(t1), [t2] "=&r"(t2)     \
+			:                                                                   \
+			: "cc");                                                            \
+		return batch_end(t, u, v, q, r, zeta);                                      \
+	}
+DIVSTEPS_59_CMOV(divsteps_59_cmov, "", 1)
+DIVSTEPS_59_CMOV(divsteps_59_cmov_orig, "add $3, %[t2]\n\t", 2)
 #endif
+
+int64_t sg_divsteps_59(int64_t zeta, uint64_t f, uint64_t g, struct sg_mat *t)
+{
+#if defined(__x86_64__)
+	if (cpu_features() != 0)
+		return divsteps_59_cmov_orig(zeta, f, g, t);
+#endif
+	return divsteps_59_c(zeta, f, g, t, 3, 2);
+}
 
 /*
  * (a, b) = ((u a + v b + ma m) / 2^62, (q a + r b + mb m) / 2^62) for
@@ -197,7 +220,7 @@ static ALWAYS_INLINE int64_t divsteps_59_cmov(int64_t zeta, uint64_t f, uint64_t
  * |u| + |v| <= 2^62 and limbs below 2^62 keep each column inside 128 bits.
  * Inlined with a constant m, m's zero limbs cost nothing.
  */
-static ALWAYS_INLINE void apply(struct s62 *a, struct s62 *b, const struct mat *t, int64_t ma,
+static ALWAYS_INLINE void apply(struct s62 *a, struct s62 *b, const struct sg_mat *t, int64_t ma,
 				int64_t mb, const int64_t *m)
 {
 	s128 ca = (s128)t->u * a->v[0] + (s128)t->v * b->v[0] + (s128)m[0] * ma;
@@ -218,7 +241,7 @@ static ALWAYS_INLINE void apply(struct s62 *a, struct s62 *b, const struct mat *
 }
 
 /* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
-static ALWAYS_INLINE void update_fg(struct s62 *f, struct s62 *g, const struct mat *t,
+static ALWAYS_INLINE void update_fg(struct s62 *f, struct s62 *g, const struct sg_mat *t,
 				    const struct sg256_mod *m)
 {
 	apply(f, g, t, 0, 0, m->m);
@@ -230,7 +253,7 @@ static ALWAYS_INLINE void update_fg(struct s62 *f, struct s62 *g, const struct m
  * is negative, which keeps the result in range, then get the low 62 bits
  * that make the numerators divisible by 2^62 (with 1/m mod 2^62).
  */
-static ALWAYS_INLINE void update_de(struct s62 *d, struct s62 *e, const struct mat *t,
+static ALWAYS_INLINE void update_de(struct s62 *d, struct s62 *e, const struct sg_mat *t,
 				    const struct sg256_mod *m)
 {
 	int64_t sd = d->v[4] >> 63, se = e->v[4] >> 63; /* all-ones if negative */
@@ -269,7 +292,7 @@ static ALWAYS_INLINE void normalize(struct s62 *d, int64_t sign, const struct sg
 
 struct inv_ws {
 	struct s62 f, g, d, e;
-	struct mat t;
+	struct sg_mat t;
 };
 
 static ALWAYS_INLINE void inv(uint64_t r[4], const uint64_t a[4], const struct sg256_mod *m)
@@ -290,7 +313,7 @@ static ALWAYS_INLINE void inv(uint64_t r[4], const uint64_t a[4], const struct s
 			zeta = divsteps_59_cmov(zeta, (uint64_t)w.f.v[0], (uint64_t)w.g.v[0], &w.t);
 		else
 #endif
-			zeta = divsteps_59_c(zeta, (uint64_t)w.f.v[0], (uint64_t)w.g.v[0], &w.t);
+			zeta = divsteps_59_c(zeta, (uint64_t)w.f.v[0], (uint64_t)w.g.v[0], &w.t, 0, 1);
 		update_de(&w.d, &w.e, &w.t, m);
 		update_fg(&w.f, &w.g, &w.t, m);
 	}

@@ -36,4 +36,17 @@ extern const struct sg256_mod sg256_p256_n;
  */
 void sg256_inv(uint64_t r[4], const uint64_t a[4], const struct sg256_mod *m);
 
+/*
+ * The divstep batch, shared with bn_mod_inv (crypto/bignum.c), in its
+ * original variant (Bernstein-Yang's delta starting at 1, kept as
+ * zeta = 1 - 2 delta: start with zeta = -1): 59 divsteps on the low
+ * words of f (odd) and g; returns the new zeta, t the matrix scaled by
+ * 2^62: (f', g') 2^62 = (u f + v g, q f + r g). The x86-64 CMOV batch
+ * unless cpu_force_portable, then the C one (same results). Constant time.
+ */
+struct sg_mat {
+	int64_t u, v, q, r;
+};
+int64_t sg_divsteps_59(int64_t zeta, uint64_t f, uint64_t g, struct sg_mat *t);
+
 #endif
