@@ -30,18 +30,23 @@
  *   products vanish (two products per column instead of five), 2% of the
  *   inversion. P-256's p (one zero limb) and n gained nothing measurable
  *   from a copy of their own: they take the generic one.
- * - Why bn_mod_inv (crypto/bignum.c) is not built on this: it serves
- *   arbitrary sizes (RSA's CRT halves, P-384) and uses the original
- *   divstep (delta starting at 1) in batches of 62, because Bernstein and
- *   Yang's theorem 11.2 bounds that variant's count for every size; the
- *   half-delta variant here is faster but its 590 is a computed bound for
- *   256 bits only. The batches differ in the delta update, so they cannot
- *   be one function without a proven bound for the larger sizes.
+ * - bn_mod_inv (crypto/bignum.c) serves arbitrary sizes (RSA's CRT
+ *   halves, P-384) and shares only the divstep batch (sg_divsteps_59):
+ *   it keeps the original divstep (delta starting at 1), because Bernstein
+ *   and Yang's theorem 11.2 bounds that variant's count for every size,
+ *   while the half-delta variant's 590 is a computed bound for 256 bits.
+ *   The two variants update delta alike and differ in its start, so one
+ *   batch text serves both (two constants, see the batch). Its updates
+ *   stay generic (any number of 64-bit limbs): the 5 x 62-bit ones here
+ *   are 256-bit only.
  * - Constant time: the C divstep's masks sit behind barriers (no branch
  *   can come back), the x86-64 batch selects with CMOV, every loop has a
- *   fixed count, no index depends on x. What may leak: nothing. The tests
- *   compare the C and CMOV batches with each other and with Fermat or
- *   bn_mod_inv (tests/crypto/test_x25519.c, test_p256.c).
+ *   fixed count, no index depends on x; the specialised copy is chosen by
+ *   the (public) modulus. What may leak: nothing. The tests compare the
+ *   C and CMOV batches with each other and with Fermat or bn_mod_inv
+ *   (tests/crypto/test_x25519.c, test_p256.c, test_rsa.c); ctgrind
+ *   (ct_25519, ct_p256, ct_rsa) and dudect (the inversion targets) check
+ *   the timing.
  * - The working set is wiped.
  */
 #include "crypto/safegcd256.h"

@@ -3,8 +3,9 @@
  * Bernstein-Yang "safegcd" divsteps (internal to crypto/): the one home of
  * the 256-bit inversion used by X25519/Ed25519 (fe_invert), P-256's field
  * (p256_fe_inv) and P-256's group order (p256_sc_inv_mont). Arbitrary
- * sizes (RSA, P-384) use bn_mod_inv in crypto/bignum.c (see the notes in
- * safegcd256.c for why the two stay apart).
+ * sizes (RSA, P-384) use bn_mod_inv in crypto/bignum.c, which runs this
+ * file's divstep batch (sg_divsteps_59; the notes in safegcd256.c say
+ * why the rest stays apart).
  *
  * A modulus is a small constant descriptor: its value in five signed
  * 62-bit limbs (any limbs summing to m; zero limbs make the updates
@@ -29,10 +30,9 @@ extern const struct sg256_mod sg256_p256_n;
 
 /*
  * r = 1/a mod m for 0 <= a < m (four 64-bit limbs, least significant
- * first), r in [0, m); a = 0 (or any a sharing a factor with m) gives 0
- * or garbage as bn_mod_inv would: for a prime m, 0 gives 0. Constant time
- * in a: fixed counts, masks and CMOV, no secret-dependent index; the
- * working set is wiped. r may alias a.
+ * first) and m prime (the three above are), r in [0, m); a = 0 gives 0.
+ * Constant time in a: fixed counts, masks and CMOV, no secret-dependent
+ * index; the working set is wiped. r may alias a.
  */
 void sg256_inv(uint64_t r[4], const uint64_t a[4], const struct sg256_mod *m);
 
