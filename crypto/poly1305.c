@@ -202,8 +202,15 @@ void poly1305_powers(struct poly1305 *st, unsigned n)
 		st->rpow[0][4] = (uint32_t)(st->r1 >> 40);
 		st->npow = 1;
 	}
-	for (; st->npow < n; st->npow++)
-		mul26(st->rpow[st->npow], st->rpow[st->npow - 1], st->rpow[0]);
+	/* r^k = r^p r^(k-p), p the largest power of two below k: the products
+	 * of one doubling (r^5..r^8) are independent and overlap in the CPU */
+	for (; st->npow < n; st->npow++) {
+		unsigned k = st->npow + 1, p = 1;
+
+		while (2 * p < k)
+			p *= 2;
+		mul26(st->rpow[k - 1], st->rpow[p - 1], st->rpow[k - p - 1]);
+	}
 }
 
 void poly1305_h_to26(const struct poly1305 *st, uint64_t l[5])

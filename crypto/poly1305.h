@@ -27,7 +27,7 @@ struct poly1305 {
 	uint64_t r0, r1;       /* clamped r, radix 2^64 */
 	uint64_t h0, h1, h2;   /* accumulator h0 + h1 2^64 + h2 2^128, h2 <= 4 */
 	uint64_t s0, s1;       /* s, added at the end */
-	uint32_t rpow[16][5];  /* rpow[i] = r^(i+1) in radix 2^26, limbs < 2^26 + 2^10 */
+	uint32_t rpow[8][5];   /* rpow[i] = r^(i+1) in radix 2^26, limbs < 2^26 + 2^10 */
 	unsigned npow;         /* how many of rpow are computed */
 	poly1305_blocks_fn *blocks;
 	uint8_t buf[16];       /* a partial block waiting for more input */
@@ -55,7 +55,7 @@ void poly1305_blocks_avx512ifma(struct poly1305 *st, const uint8_t *m, size_t nb
 
 /* ---- helpers for the SIMD backends (radix 2^26: x = sum l[i] 2^(26 i)) ---- */
 
-/* Make sure rpow[0..n-1] hold r^1..r^n (n <= 16). */
+/* Make sure rpow[0..n-1] hold r^1..r^n (n <= 8). */
 void poly1305_powers(struct poly1305 *st, unsigned n);
 /* h as five 26-bit limbs (the top one may reach 2^27). */
 void poly1305_h_to26(const struct poly1305 *st, uint64_t l[5]);
