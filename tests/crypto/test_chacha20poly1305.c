@@ -872,7 +872,9 @@ static void test_dispatch(void **state)
 	const struct aead *best = aead_chacha20poly1305();
 
 	assert_non_null(best);
-	if (aead_chacha20poly1305_avx512() != NULL)
+	if (aead_chacha20poly1305_avx512ifma() != NULL)
+		assert_ptr_equal(best, aead_chacha20poly1305_avx512ifma());
+	else if (aead_chacha20poly1305_avx512() != NULL)
 		assert_ptr_equal(best, aead_chacha20poly1305_avx512());
 	else if (aead_chacha20poly1305_avx2() != NULL)
 		assert_ptr_equal(best, aead_chacha20poly1305_avx2());
