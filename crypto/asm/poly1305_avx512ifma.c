@@ -138,25 +138,6 @@ INLINE void mul_acc(struct v3 a, struct v3 r, __m512i lo[3], __m512i hi[3])
 	hi[2] = HI(HI(HI(hi[2], a.l0, r.l2), a.l1, r.l1), a.l2, r.l0);
 }
 
-/* Limb i, lane k = p[idx[k]][i]. */
-INLINE __m512i lane_limb(const uint64_t (*p)[3], const int idx[8], int i)
-{
-	return _mm512_setr_epi64((long long)p[idx[0]][i], (long long)p[idx[1]][i],
-				 (long long)p[idx[2]][i], (long long)p[idx[3]][i],
-				 (long long)p[idx[4]][i], (long long)p[idx[5]][i],
-				 (long long)p[idx[6]][i], (long long)p[idx[7]][i]);
-}
-
-INLINE struct v3 lanes(const uint64_t (*p)[3], const int idx[8])
-{
-	struct v3 x;
-
-	x.l0 = lane_limb(p, idx, 0);
-	x.l1 = lane_limb(p, idx, 1);
-	x.l2 = lane_limb(p, idx, 2);
-	return x;
-}
-
 /* h (radix 2^64) as three radix-2^44 limbs; h2 <= 4 gives x2 < 2^43. */
 static void h_to44(const struct poly1305 *st, uint64_t x[3])
 {
@@ -189,17 +170,6 @@ static void h_from44(struct poly1305 *st, const uint64_t lo[3], const uint64_t h
 	st->h0 = x0 | (x1 << 44);
 	st->h1 = (x1 >> 20) | (x2 << 24);
 	st->h2 = x2 >> 40;
-}
-
-/* Limbs x[0..2] in every lane. */
-INLINE struct v3 broadcast(const uint64_t x[3])
-{
-	struct v3 v;
-
-	v.l0 = _mm512_set1_epi64((long long)x[0]);
-	v.l1 = _mm512_set1_epi64((long long)x[1]);
-	v.l2 = _mm512_set1_epi64((long long)x[2]);
-	return v;
 }
 
 /* Eight blocks m[0..127] joined to the accumulators: a r^k + m. */
