@@ -20,9 +20,11 @@
  *   it decrypts.
  * - Short messages take their keystream and the MAC key from one batch
  *   (a stack buffer, wiped): up to 192 bytes (portable), 448 (AVX2, one
- *   batch of 8 blocks) or 1984 (AVX-512, one batch of 32) instead of a
- *   scalar block 0 then the batches; on Zen 5 every batch costs about the
- *   same whatever its width, so the extra block is nearly free.
+ *   batch of 8 blocks) or 1984 (AVX-512) instead of a scalar block 0 then
+ *   the batches. The AVX-512 backends make block 0 in scalar registers
+ *   alongside their first batch (chacha20_xor_key_avx512), for short
+ *   messages and for seal's first chunk; open of a long message still
+ *   makes it alone first, as the MAC needs it before any decryption.
  * - Length limit: RFC 8439 2.8 P_MAX is 2^32 - 1 blocks of 64 bytes
  *   (274,877,906,880 bytes); past it the 32-bit counter would wrap and
  *   reuse keystream. open refuses longer input with HS_ERR_TOO_LONG; seal
@@ -58,6 +60,9 @@
 
 struct impl {
 	chacha20_xor_fn *xor_fn;
+	/* NULL, or xor_fn that also writes block st[12] - 1 (block 0) alongside */
+	void (*key_xor_fn)(const uint32_t st[16], const uint8_t *in, size_t len, uint8_t *out,
+			   uint32_t mask, uint8_t block0[64]);
 	poly1305_blocks_fn *mac_fn;
 	size_t short_max; /* 64 + short_max bytes of keystream cost one batch */
 };
@@ -76,24 +81,47 @@ static int cp_init(void *ctx, const uint8_t *key)
 
 static void cp_wipe(void *ctx) { wipe(ctx, sizeof(struct cp_ctx)); }
 
+/* Zeros up to a multiple of 16 after len bytes (RFC 8439 2.8 pad16). */
+static void mac_pad16(struct poly1305 *mac, size_t len)
+{
+	static const uint8_t zeros[16];
+
+	if (len % 16 != 0)
+		poly1305_update(mac, zeros, 16 - len % 16);
+}
+
+/* The MAC keyed with block 0 (its first 32 bytes are r || s), then AD || pad16. */
+static void mac_start(const struct impl *impl, struct poly1305 *mac, const uint8_t block0[64],
+		      const uint8_t *ad, size_t ad_len)
+{
+	poly1305_init_with(mac, block0, impl->mac_fn);
+	poly1305_update(mac, ad, ad_len);
+	mac_pad16(mac, ad_len);
+}
+
 /*
- * Set up the ChaCha20 state at counter 1 and the MAC keyed with block 0
- * (its first 32 bytes are r || s), written to ks[0..63]. A short message
- * also gets its keystream in ks[64..64+len) from the same call, which the
- * SIMD backends run as one batch of four blocks.
+ * Set up the ChaCha20 state at counter 1 and the MAC (mac_start) with
+ * block 0, written to ks[0..63]. A short message also gets its keystream in
+ * ks[64..64+len) from the same batch.
  */
 static void start(const struct impl *impl, const void *ctx, const uint8_t *nonce,
-		  size_t len, uint32_t st[16], struct poly1305 *mac, uint8_t ks[KS_LEN])
+		  const uint8_t *ad, size_t ad_len, size_t len, uint32_t st[16],
+		  struct poly1305 *mac, uint8_t ks[KS_LEN])
 {
 	static const uint8_t zeros[KS_LEN];
 
-	chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 0);
-	if (len <= impl->short_max)
-		impl->xor_fn(st, zeros, 64 + len, ks, 0xffffffff);
-	else
-		chacha20_block(st, ks);
-	poly1305_init_with(mac, ks, impl->mac_fn);
-	st[12] = 1;
+	chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 1);
+	if (len <= impl->short_max && impl->key_xor_fn != NULL) {
+		impl->key_xor_fn(st, zeros, len, ks + 64, 0xffffffff, ks);
+	} else {
+		st[12] = 0;
+		if (len <= impl->short_max)
+			impl->xor_fn(st, zeros, 64 + len, ks, 0xffffffff);
+		else
+			chacha20_block(st, ks);
+		st[12] = 1;
+	}
+	mac_start(impl, mac, ks, ad, ad_len);
 }
 
 /* How much of ks start() wrote (and the caller wipes). */
@@ -108,15 +136,6 @@ static void xor_short(const uint8_t *ks, const uint8_t *in, size_t len, uint8_t 
 {
 	for (size_t i = 0; i < len; i++)
 		out[i] = (uint8_t)((in[i] ^ ks[i]) & mask);
-}
-
-/* Zeros up to a multiple of 16 after len bytes (RFC 8439 2.8 pad16). */
-static void mac_pad16(struct poly1305 *mac, size_t len)
-{
-	static const uint8_t zeros[16];
-
-	if (len % 16 != 0)
-		poly1305_update(mac, zeros, 16 - len % 16);
 }
 
 /* After AD || pad16 || ciphertext: pad16 || le64(ad_len) || le64(len), then the tag. */
@@ -156,14 +175,24 @@ static void seal_with(const struct impl *impl, const void *ctx, const uint8_t *n
 
 	if ((uint64_t)len > P_MAX)
 		abort(); /* would reuse keystream; seal cannot report an error */
-	start(impl, ctx, nonce, len, st, &mac, ks);
-	poly1305_update(&mac, ad, ad_len);
-	mac_pad16(&mac, ad_len);
-	if (len <= impl->short_max) {
-		xor_short(ks + 64, in, len, out, 0xffffffff);
-		poly1305_update(&mac, out, len);
+	if (len > impl->short_max && impl->key_xor_fn != NULL) {
+		/* block 0 rides along the first batch of the first chunk */
+		size_t n = len < SEAL_CHUNK ? len : SEAL_CHUNK;
+
+		chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 1);
+		impl->key_xor_fn(st, in, n, out, 0xffffffff, ks);
+		mac_start(impl, &mac, ks, ad, ad_len);
+		poly1305_update(&mac, out, n);
+		st[12] += SEAL_CHUNK / 64;
+		encrypt_and_mac(impl, st, &mac, in + n, len - n, out + n);
 	} else {
-		encrypt_and_mac(impl, st, &mac, in, len, out);
+		start(impl, ctx, nonce, ad, ad_len, len, st, &mac, ks);
+		if (len <= impl->short_max) {
+			xor_short(ks + 64, in, len, out, 0xffffffff);
+			poly1305_update(&mac, out, len);
+		} else {
+			encrypt_and_mac(impl, st, &mac, in, len, out);
+		}
 	}
 	mac_finish(&mac, ad_len, len, out + len);
 	wipe(st, sizeof(st));
@@ -183,9 +212,7 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 	len -= HS_AEAD_TAG_LEN;
 	if ((uint64_t)len > P_MAX)
 		return HS_ERR_TOO_LONG;
-	start(impl, ctx, nonce, len, st, &mac, ks);
-	poly1305_update(&mac, ad, ad_len);
-	mac_pad16(&mac, ad_len);
+	start(impl, ctx, nonce, ad, ad_len, len, st, &mac, ks);
 	poly1305_update(&mac, in, len);
 	mac_finish(&mac, ad_len, len, tag);
 	bad = ct_memneq(tag, in + len, HS_AEAD_TAG_LEN); /* 0 or 1 */
@@ -204,8 +231,9 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 
 /* short_max: one batch of 4 blocks (portable: no batches, same as AVX2's
  * 4-block one), 8 (AVX2), 32 (AVX-512) */
-static const struct impl impl_portable = { chacha20_xor_portable, poly1305_blocks_portable,
-					   192 };
+static const struct impl impl_portable = { .xor_fn = chacha20_xor_portable,
+					   .mac_fn = poly1305_blocks_portable,
+					   .short_max = 192 };
 
 static void seal_portable(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
 			  size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
@@ -234,10 +262,17 @@ static const struct aead aead_portable = {
 const struct aead *aead_chacha20poly1305_portable(void) { return &aead_portable; }
 
 #if defined(__x86_64__)
-static const struct impl impl_avx2 = { chacha20_xor_avx2, poly1305_blocks_avx2, 448 };
-static const struct impl impl_avx512 = { chacha20_xor_avx512, poly1305_blocks_avx512, 1984 };
-static const struct impl impl_avx512ifma = { chacha20_xor_avx512, poly1305_blocks_avx512ifma,
-					     1984 };
+static const struct impl impl_avx2 = { .xor_fn = chacha20_xor_avx2,
+				       .mac_fn = poly1305_blocks_avx2,
+				       .short_max = 448 };
+static const struct impl impl_avx512 = { .xor_fn = chacha20_xor_avx512,
+					 .key_xor_fn = chacha20_xor_key_avx512,
+					 .mac_fn = poly1305_blocks_avx512,
+					 .short_max = 1984 };
+static const struct impl impl_avx512ifma = { .xor_fn = chacha20_xor_avx512,
+					     .key_xor_fn = chacha20_xor_key_avx512,
+					     .mac_fn = poly1305_blocks_avx512ifma,
+					     .short_max = 1984 };
 
 static void seal_avx2(const void *ctx, const uint8_t *nonce, const uint8_t *ad, size_t ad_len,
 		      const uint8_t *in, size_t len, uint8_t *out)

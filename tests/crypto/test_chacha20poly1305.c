@@ -669,7 +669,8 @@ static void test_open_short(void **state)
 
 /* ---- backends agree ---- */
 
-/* Every SIMD ChaCha20 XOR equals the portable one: lengths, counters, masks, in place. */
+/* Every SIMD ChaCha20 XOR equals the portable one: lengths, counters, masks, in place;
+ * the AVX-512 one that also makes block 0 gives the right block too. */
 static void test_xor_backends_identical(void **state)
 {
 	(void)state;
@@ -705,6 +706,22 @@ static void test_xor_backends_identical(void **state)
 			xor_backends[b].fn(st, got, len, got, mask);
 			assert_memory_equal(got, want, len);
 		}
+#if defined(__x86_64__)
+		/* the AVX-512 XOR that also gives block st[12] - 1 (the AEAD's block 0) */
+		if (cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2)) {
+			uint8_t block0[64], want0[64];
+
+			st[12] -= 1;
+			chacha20_block(st, want0);
+			st[12] += 1;
+			memset(got, 0x5a, MAX);
+			chacha20_xor_key_avx512(st, in, len, got, mask, block0);
+			assert_memory_equal(got, want, len);
+			assert_memory_equal(block0, want0, 64);
+			if (len < MAX)
+				assert_int_equal(got[len], 0x5a);
+		}
+#endif
 	}
 	free(in);
 	free(want);
