@@ -1,5 +1,5 @@
 /*
- * ChaCha20 keystream XOR with AVX-512F: sixteen blocks at a time. Same
+ * ChaCha20 keystream XOR with AVX-512F: 32 blocks at a time. Same
  * contract and bit-identical output as chacha20_xor_portable
  * (crypto/chacha20.h).
  *
