@@ -8,7 +8,10 @@
  *   x0 + x1 2^44 + x2 2^88, in four independent chains: chain j takes
  *   groups of eight blocks 4i + j, A = A r^32 + M (a step is a long
  *   dependency chain; on Zen 5 four of them keep the IFMA pipes busy:
- *   0.236 -> 0.10 TSC cycles per byte at 16 KiB). Groups beyond a multiple
+ *   0.236 -> 0.093 TSC cycles per byte at 16 KiB). Each product sum is one
+ *   accumulation chain that starts from the message block (mul_add_carry):
+ *   with four chains in flight the operation count, not the latency,
+ *   bounds a step. Groups beyond a multiple
  *   of four go first, into chain 0 by r^8. The last step multiplies each
  *   chain's lanes by r^8 .. r (lane order) times r^24, r^16, r^8, 1, and
  *   all 32 products are summed at once.
@@ -95,20 +98,21 @@ INLINE __m512i times20(__m512i x)
  * is kept as lo + hi 2^52 until the carry; the hi halves weigh
  * 2^52 = 2^44 2^8 (limbs 0, 1) and 2^42 2^10 (limb 2).
  */
-INLINE struct v3 mul_carry(struct v3 a, struct v3 r)
+INLINE struct v3 mul_add_carry(struct v3 a, struct v3 r, struct v3 m)
 {
 	const __m512i m44 = _mm512_set1_epi64(M44), m42 = _mm512_set1_epi64(M42);
 	const __m512i z = _mm512_setzero_si512(), s1 = times20(r.l1), s2 = times20(r.l2);
 	__m512i lo0, hi0, lo1, hi1, lo2, hi2, c;
 	struct v3 x;
 
-	/* two independent chains per sum, joined by an add: a shorter critical path */
-	lo0 = ADD(LO(LO(z, a.l0, r.l0), a.l1, s2), LO(z, a.l2, s1));
-	hi0 = ADD(HI(HI(z, a.l0, r.l0), a.l1, s2), HI(z, a.l2, s1));
-	lo1 = ADD(LO(LO(z, a.l0, r.l1), a.l1, r.l0), LO(z, a.l2, s2));
-	hi1 = ADD(HI(HI(z, a.l0, r.l1), a.l1, r.l0), HI(z, a.l2, s2));
-	lo2 = ADD(LO(LO(z, a.l0, r.l2), a.l1, r.l1), LO(z, a.l2, r.l0));
-	hi2 = ADD(HI(HI(z, a.l0, r.l2), a.l1, r.l1), HI(z, a.l2, r.l0));
+	/* one accumulation chain per sum, starting from m: fewest operations
+	 * (with four chains in flight the pipes, not the latency, bound a step) */
+	lo0 = LO(LO(LO(m.l0, a.l0, r.l0), a.l1, s2), a.l2, s1);
+	hi0 = HI(HI(HI(z, a.l0, r.l0), a.l1, s2), a.l2, s1);
+	lo1 = LO(LO(LO(m.l1, a.l0, r.l1), a.l1, r.l0), a.l2, s2);
+	hi1 = HI(HI(HI(z, a.l0, r.l1), a.l1, r.l0), a.l2, s2);
+	lo2 = LO(LO(LO(m.l2, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0);
+	hi2 = HI(HI(HI(z, a.l0, r.l2), a.l1, r.l1), a.l2, r.l0);
 
 	c = _mm512_add_epi64(_mm512_srli_epi64(lo0, 44), _mm512_slli_epi64(hi0, 8));
 	x.l0 = _mm512_and_si512(lo0, m44);
@@ -123,6 +127,14 @@ INLINE struct v3 mul_carry(struct v3 a, struct v3 r)
 	x.l1 = _mm512_add_epi64(x.l1, _mm512_srli_epi64(x.l0, 44));
 	x.l0 = _mm512_and_si512(x.l0, m44);
 	return x;
+}
+
+/* a r mod p, carried (as mul_add_carry with m = 0) */
+INLINE struct v3 mul_carry(struct v3 a, struct v3 r)
+{
+	struct v3 z = { _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512() };
+
+	return mul_add_carry(a, r, z);
 }
 
 /* The last step: lo[k] + hi[k] 2^52 += limb k of a r, not carried (lanes kept apart). */
@@ -175,7 +187,7 @@ static void h_from44(struct poly1305 *st, const uint64_t lo[3], const uint64_t h
 /* Eight blocks m[0..127] joined to the accumulators: a r^k + m. */
 INLINE struct v3 step(struct v3 a, struct v3 rk, const uint8_t *m)
 {
-	return add3(mul_carry(a, rk), load8(m));
+	return mul_add_carry(a, rk, load8(m));
 }
 
 /* r (clamped, radix 2^64) as radix-2^44 limbs in every lane */
@@ -202,10 +214,11 @@ INLINE struct v3 or_one(__mmask8 k, struct v3 x)
 
 /*
  * Below this many blocks the radix-2^26 code is faster: making r^32 here
- * takes five dependent squarings before the first step (measured on Zen 5:
- * 1 KiB 360 against 346 TSC cycles, 2 KiB 441 against 465).
+ * takes five dependent squarings before the first step (measured on Zen 5,
+ * TSC cycles, radix 2^44 against 2^26: 512 bytes 323 / 287, 1 KiB 345 /
+ * 347, 2 KiB 420 / 467, 16 KiB 1,524 / 2,233).
  */
-#define IFMA_MIN 96
+#define IFMA_MIN 64
 
 IFMA void poly1305_blocks_avx512ifma(struct poly1305 *st, const uint8_t *m, size_t nblocks)
 {
