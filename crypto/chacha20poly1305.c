@@ -229,8 +229,8 @@ static int open_with(const struct impl *impl, const void *ctx, const uint8_t *no
 	return (int)bad * HS_ERR_BAD_TAG; /* 0 or HS_ERR_BAD_TAG, without a branch */
 }
 
-/* short_max: one batch of 4 blocks (portable: no batches, same as AVX2's
- * 4-block one), 8 (AVX2), 32 (AVX-512) */
+/* short_max: 64 + short_max bytes are one batch of 4 blocks (portable: the
+ * old common value), 8 (AVX2) or 32 (AVX-512) */
 static const struct impl impl_portable = { .xor_fn = chacha20_xor_portable,
 					   .mac_fn = poly1305_blocks_portable,
 					   .short_max = 192 };
@@ -377,9 +377,9 @@ const struct aead *aead_chacha20poly1305_avx512ifma(void)
 /*
  * The IFMA backend is preferred where the CPU has it: on the AMD Zen 5 it
  * was measured on, its four-chain radix-2^44 Poly1305 makes 16 KiB records
- * about 12% faster than the radix-2^26 one (it ties at 1 KiB; below that
- * it calls the radix-2^26 code). On Zen 4, whose IFMA on 512-bit vectors issues at half
- * rate, it was no faster than the radix-2^26 one when both had one chain.
+ * about 12% faster than the radix-2^26 one (it ties at 1 KiB; below that it
+ * calls the radix-2^26 code). On Zen 4, whose IFMA on 512-bit vectors issues
+ * at half rate, it was no faster when both had one chain.
  */
 const struct aead *aead_chacha20poly1305(void)
 {
