@@ -22,9 +22,11 @@
  *   (a stack buffer, wiped): up to 192 bytes (portable), 448 (AVX2, one
  *   batch of 8 blocks) or 1984 (AVX-512) instead of a scalar block 0 then
  *   the batches. The AVX-512 backends make block 0 in scalar registers
- *   alongside their first batch (chacha20_xor_key_avx512), for short
- *   messages and for seal's first chunk; open of a long message still
- *   makes it alone first, as the MAC needs it before any decryption.
+ *   alongside their first batch (chacha20_xor_key_avx512): seal of any
+ *   length encrypts its first chunk straight into out that way (no
+ *   keystream buffer), open of a short message fills the buffer that way;
+ *   open of a long message still makes block 0 alone first, as the MAC
+ *   needs it before any decryption.
  * - Length limit: RFC 8439 2.8 P_MAX is 2^32 - 1 blocks of 64 bytes
  *   (274,877,906,880 bytes); past it the 32-bit counter would wrap and
  *   reuse keystream. open refuses longer input with HS_ERR_TOO_LONG; seal
@@ -175,8 +177,9 @@ static void seal_with(const struct impl *impl, const void *ctx, const uint8_t *n
 
 	if ((uint64_t)len > P_MAX)
 		abort(); /* would reuse keystream; seal cannot report an error */
-	if (len > impl->short_max && impl->key_xor_fn != NULL) {
-		/* block 0 rides along the first batch of the first chunk */
+	if (impl->key_xor_fn != NULL) {
+		/* block 0 rides along the first batch of the first chunk, which
+		 * encrypts straight into out (no keystream buffer, short or long) */
 		size_t n = len < SEAL_CHUNK ? len : SEAL_CHUNK;
 
 		chacha20_init(st, ((const struct cp_ctx *)ctx)->key, nonce, 1);
@@ -196,7 +199,7 @@ static void seal_with(const struct impl *impl, const void *ctx, const uint8_t *n
 	}
 	mac_finish(&mac, ad_len, len, out + len);
 	wipe(st, sizeof(st));
-	wipe(ks, ks_used(impl, len));
+	wipe(ks, impl->key_xor_fn != NULL ? 64 : ks_used(impl, len));
 }
 
 static int open_with(const struct impl *impl, const void *ctx, const uint8_t *nonce,
