@@ -6,8 +6,9 @@
  * - fe_tobytes() reduces fully: two carry passes leave a value below
  *   2^255 + 19 < 2p, then q = floor((h + 19) / 2^255) is 1 exactly when
  *   h >= p, and h + 19 q - q 2^255 = h - q p is canonical. No branches.
- * - Inversion is Fermat's little theorem, f^(p-2), with the usual addition
- *   chain of 254 squarings and 11 multiplications; it is constant time.
+ * - Inversion is in fe25519_inv.c (safegcd divsteps). The chain here,
+ *   254 squarings and 11 multiplications, serves fe_pow22523 (square
+ *   roots); constant time.
  * - Square roots follow RFC 8032 5.1.3: since p = 5 mod 8, a candidate root
  *   of u/v is u v^3 (u v^7)^((p-5)/8), fixed up by sqrt(-1) when needed.
  */
@@ -97,8 +98,8 @@ uint64_t fe_isodd(const struct fe25519 *f)
 }
 
 /*
- * Shared head of both chains: returns f^(2^250 - 1) in t250 and f^11 in
- * f11. The exponent reached after each step is in the comments.
+ * The head of the chain: returns f^(2^250 - 1) in t250 and f^11 in f11.
+ * The exponent reached after each step is in the comments.
  */
 static void fe_pow_2_250_1(struct fe25519 *t250, struct fe25519 *f11,
 			   const struct fe25519 *f)
@@ -125,15 +126,6 @@ static void fe_pow_2_250_1(struct fe25519 *t250, struct fe25519 *f11,
 	fe_mul(&t1, &t2, &t1);      /* 2^200 - 1 */
 	fe_sq_n(&t1, &t1, 50);
 	fe_mul(t250, &t1, &t0);     /* 2^250 - 1 */
-}
-
-void fe_invert(struct fe25519 *h, const struct fe25519 *f)
-{
-	struct fe25519 t, f11;
-
-	fe_pow_2_250_1(&t, &f11, f);
-	fe_sq_n(&t, &t, 5);         /* 2^255 - 2^5 */
-	fe_mul(h, &t, &f11);        /* 2^255 - 21 = p - 2 */
 }
 
 void fe_pow22523(struct fe25519 *h, const struct fe25519 *f)

@@ -18,8 +18,9 @@
  *   reads all 8 entries of its row under masks and negates the result
  *   under a mask: the digit selects nothing by address or branch.
  * - With AVX-512 IFMA (crypto/asm/ge25519_ifma.c) the same digits and
- *   table drive additions done four coordinates per vector; the four
- *   doublings stay here (ge_times16). Same point, same encodings.
+ *   table drive additions done four coordinates per vector, the odd and
+ *   the even digits' sums side by side, and a 512-bit table scan. Same
+ *   point, same encodings.
  * - Double-scalar multiplication for verification is variable time on
  *   public data: width-5 sliding window (wNAF) for the variable point,
  *   width 7 with the static table ge_base_odd for B. With AVX-512 IFMA the
@@ -45,6 +46,8 @@ static const struct fe25519 ge_d = {
 const struct fe25519 ge_d2 = {
 	{ 0x69b9426b2f159, 0x35050762add7a, 0x3cf44c0038052, 0x6738cc7407977, 0x2406d9dc56dff }
 };
+/* the one copy of the comb table, for the vector scan of crypto/asm/ too */
+const struct ge_niels (*const ge_base_rows)[8] = ge_base_comb;
 
 static void ext_identity(struct ge_ext *p)
 {
@@ -290,27 +293,6 @@ struct base_scratch {
 void ge_base_digits(int8_t e[64], const uint8_t a[32])
 {
 	recode_radix16(e, a);
-}
-
-void ge_base_select(struct ge_niels *t, int j, int8_t e)
-{
-	select_niels(t, j, e);
-}
-
-void ge_times16(struct ge_ext *r)
-{
-	struct ge_done c;
-	struct ge_proj p;
-
-	ext_to_proj(&p, r);
-	for (int i = 0; i < 3; i++) {
-		ge_dbl(&c, &p);
-		done_to_proj(&p, &c);
-	}
-	ge_dbl(&c, &p);
-	done_to_ext(r, &c);
-	wipe(&c, sizeof(c));
-	wipe(&p, sizeof(p));
 }
 
 void ge_scalarmult_base(struct ge_ext *r, const uint8_t a[32])

@@ -232,6 +232,12 @@ int p256_fe_adx_active(void)
 
 void p256_fe_sqr_n(p256_fe r, const p256_fe a, unsigned k)
 {
+#if defined(HS_HAVE_P256_ADX)
+	if (atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed)) {
+		p256_fe_sqr_n_adx(r, a, k);
+		return;
+	}
+#endif
 	p256_fe_copy(r, a);
 	while (k-- > 0)
 		p256_fe_sqr(r, r);

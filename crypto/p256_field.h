@@ -46,6 +46,8 @@ void p256_fe_sqr_portable(p256_fe r, const p256_fe a);
 /* crypto/asm/p256_field_adx.c; need cpu_has(HS_CPU_BMI2 | HS_CPU_ADX). */
 void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b);
 void p256_fe_sqr_adx(p256_fe r, const p256_fe a);
+/* r = a^(2^k) by p256_fe_sqr_adx's squaring in one loop */
+void p256_fe_sqr_n_adx(p256_fe r, const p256_fe a, unsigned k);
 #endif
 /* r = a^(2^k): k squarings. */
 void p256_fe_sqr_n(p256_fe r, const p256_fe a, unsigned k);

@@ -11,9 +11,16 @@
  *   each window costs 5 doublings and one addition of a table entry in
  *   {0, P, ..., 16P} selected by scanning all 16 entries under a mask
  *   (p256_lookup_var_portable, or _avx2: three 256-bit AND/OR per
- *   entry), then negated under a mask. The addition (jac_add_ct) is made complete
- *   by computing the doubling too and selecting among sum, double, p and
- *   q with masks. The number and order of operations never depend on k.
+ *   entry), then negated under a mask. The addition (jac_add_ct) selects
+ *   among sum, p and q with masks (infinity on either side); only the last
+ *   window's can meet p = q (argued above p256_point_mul), and that one
+ *   computes the doubling too and selects it. The number and order of
+ *   operations never depend on k.
+ * - With BMI2 and ADX, the Jacobian doubling and additions run as whole
+ *   assembly blocks (crypto/asm/p256_point_adx.c: the same formulas, no
+ *   call per product, chains after a product kept in registers) on a
+ *   workspace (struct p256_jws) that the caller wipes; the C formulas
+ *   below stay the reference (tests compare them bit for bit).
  * - Fixed base (p256_point_mul_base): k mod n = sum d_i 2^(7i) with 37
  *   signed digits in [-63, 64]; the table holds (j+1) 2^(7i) G for j < 64,
  *   so kG is 37 mixed Jacobian additions (in two interleaved chains)
@@ -36,6 +43,7 @@
 
 #include "base/err.h"
 #include "base/wipe.h"
+#include "crypto/asm/p256_point_adx.h"
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
 
@@ -401,18 +409,6 @@ static void jac_set_infinity(struct jac *r)
 	p256_fe_set_zero(r->z);
 }
 
-static void jac_from_affine(struct jac *r, const struct p256_affine *a)
-{
-	p256_fe_copy(r->x, a->x);
-	p256_fe_copy(r->y, a->y);
-	p256_fe_set_one(r->z);
-}
-
-static int jac_is_infinity(const struct jac *p)
-{
-	return p256_fe_is_zero(p->z) != 0;
-}
-
 /* if (mask) r = a */
 static void jac_cmov(struct jac *r, const struct jac *a, uint64_t mask)
 {
@@ -430,7 +426,7 @@ static void jac_cmov(struct jac *r, const struct jac *a, uint64_t mask)
  * Infinity stays infinity (Z3 = 0); no point of order 2 exists.
  * Straight-line code: constant time, also used by p256_point_mul.
  */
-static void jac_double(struct jac *r, const struct jac *p)
+static void jac_double_c(struct jac *r, const struct jac *p)
 {
 	p256_fe delta, y2, s, m, t, z3;
 
@@ -455,6 +451,60 @@ static void jac_double(struct jac *r, const struct jac *p)
 	p256_fe_copy(r->z, z3);
 }
 
+/* 1 when the whole-formula assembly of crypto/asm/p256_point_adx.c runs */
+static inline int use_adx(void)
+{
+#if defined(HS_HAVE_P256_ADX)
+	return atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * a point into the workspace's p, q or r, and back: struct jac and the
+ * workspace's p256_fe[3] are the same 96 bytes (inline copies: these run
+ * once per doubling)
+ */
+_Static_assert(sizeof(struct jac) == 3 * sizeof(p256_fe), "struct jac is X, Y, Z");
+_Static_assert(sizeof(struct p256_point) == sizeof(struct jac), "so is struct p256_point");
+
+static inline void jws_put(p256_fe dst[3], const struct jac *p)
+{
+	memcpy(dst, p, sizeof(*p));
+}
+
+static inline void jws_get(struct jac *r, const p256_fe src[3])
+{
+	memcpy(r, src, sizeof(*r));
+}
+
+/* the workspace's p = 2p by jac_double_c's formula, in assembly when use_adx() */
+static void jws_double(struct p256_jws *ws)
+{
+	struct jac p;
+
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx()) {
+		p256_jac_double_adx(ws);
+		return;
+	}
+#endif
+	jws_get(&p, ws->p);
+	jac_double_c(&p, &p);
+	jws_put(ws->p, &p);
+}
+
+/* r = 2p on public data (nothing to wipe) */
+static void jac_double(struct jac *r, const struct jac *p)
+{
+	struct p256_jws ws;
+
+	jws_put(ws.p, p);
+	jws_double(&ws);
+	jws_get(r, ws.p);
+}
+
 /*
  * Temporaries of the Jacobian additions, in one struct so that the
  * constant-time caller (p256_point_mul) wipes them once at its end
@@ -463,6 +513,7 @@ static void jac_double(struct jac *r, const struct jac *p)
 struct add_tmp {
 	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr, hh, hhh, v, s1hhh, t;
 	struct jac sum, dbl;
+	struct p256_jws jw; /* the assembly's (use_adx()) */
 };
 
 /*
@@ -486,34 +537,6 @@ static void jac_add_tail(struct jac *r, const p256_fe u1, const p256_fe s1, stru
 	fsub(r->y, w->t, w->s1hhh);
 }
 
-/* r = p + q, q affine: "madd-1998-cmo" with the exceptional cases branched. */
-static void jac_add_affine(struct jac *r, const struct jac *p, const struct p256_affine *q)
-{
-	struct add_tmp w;
-
-	if (jac_is_infinity(p)) {
-		jac_from_affine(r, q);
-		return;
-	}
-	fsqr(w.z1z1, p->z);
-	fmul(w.u2, q->x, w.z1z1);
-	fmul(w.s2, q->y, p->z);
-	fmul(w.s2, w.s2, w.z1z1);
-	fsub(w.h, w.u2, p->x);
-	fsub(w.rr, w.s2, p->y);
-	if (p256_fe_is_zero(w.h)) {
-		if (p256_fe_is_zero(w.rr)) { /* p == q */
-			jac_from_affine(r, q);
-			jac_double(r, r);
-		} else { /* p == -q */
-			jac_set_infinity(r);
-		}
-		return;
-	}
-	fmul(r->z, p->z, w.h);
-	jac_add_tail(r, p->x, p->y, &w);
-}
-
 /*
  * The first half of "add-1998-cmo-2", shared by both additions:
  * u1 = X1 Z2^2, s1 = Y1 Z2^3, h = X2 Z1^2 - u1, rr = Y2 Z1^3 - s1, into w.
@@ -532,48 +555,139 @@ static void jac_add_start(const struct jac *p, const struct jac *q, struct add_t
 	fsub(w->rr, w->s2, w->s1);
 }
 
-/* r = p + q: "add-1998-cmo-2" with the exceptional cases branched. */
+/*
+ * The additions on the workspace w->jw, by the C formulas: r = p + q by
+ * the incomplete formula ("add-1998-cmo-2", 12M + 4S; or with affine q,
+ * its X and Y, "madd-1998-cmo", 8M + 3S), and h, rr for the caller's
+ * exceptional cases (h = 0: p = +-q, or either at infinity). No branch;
+ * the temporaries stay in w.
+ */
+static void jws_add_c(struct add_tmp *w, int affine)
+{
+	struct jac p, q;
+
+	jws_get(&p, w->jw.p);
+	jws_get(&q, w->jw.q);
+	if (affine) {
+		fsqr(w->z1z1, p.z);
+		fmul(w->u2, q.x, w->z1z1);
+		fmul(w->s2, q.y, p.z);
+		fmul(w->s2, w->s2, w->z1z1);
+		fsub(w->h, w->u2, p.x);
+		fsub(w->rr, w->s2, p.y);
+		fmul(w->sum.z, p.z, w->h);
+		jac_add_tail(&w->sum, p.x, p.y, w);
+	} else {
+		jac_add_start(&p, &q, w);
+		fmul(w->z1z1, p.z, q.z);
+		fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is infinity, rightly */
+		jac_add_tail(&w->sum, w->u1, w->s1, w);
+	}
+	jws_put(w->jw.r, &w->sum);
+	memcpy(w->jw.h, w->h, sizeof(w->h));
+	memcpy(w->jw.rr, w->rr, sizeof(w->rr));
+}
+
+/* the same, in assembly when use_adx() */
+static void jws_add(struct add_tmp *w, int affine)
+{
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx()) {
+		if (affine)
+			p256_jac_add_affine_adx(&w->jw);
+		else
+			p256_jac_add_adx(&w->jw);
+		return;
+	}
+#endif
+	jws_add_c(w, affine);
+}
+
+/*
+ * The workspace's p += q on public points, the exceptional cases (an
+ * input at infinity, p = q, p = -q) branched: q affine (its X and Y, by
+ * "madd-1998-cmo") when affine, else Jacobian.
+ */
+static void jws_add_vartime(struct add_tmp *w, int affine)
+{
+	struct p256_jws *j = &w->jw;
+
+	if (affine)
+		p256_fe_set_one(j->q[2]); /* q as a Jacobian point too */
+	if (p256_fe_is_zero(j->p[2])) {
+		memcpy(j->p, j->q, sizeof(j->p));
+		return;
+	}
+	if (p256_fe_is_zero(j->q[2]))
+		return;
+	jws_add(w, affine);
+	if (p256_fe_is_zero(j->h)) {
+		if (p256_fe_is_zero(j->rr)) { /* p == q */
+			jws_double(j);
+		} else { /* p == -q */
+			p256_fe_set_one(j->p[0]);
+			p256_fe_set_one(j->p[1]);
+			p256_fe_set_zero(j->p[2]);
+		}
+		return;
+	}
+	memcpy(j->p, j->r, sizeof(j->p));
+}
+
+/* r = p + q: "add-1998-cmo-2" with the exceptional cases branched (public data). */
 static void jac_add(struct jac *r, const struct jac *p, const struct jac *q)
 {
 	struct add_tmp w;
 
-	if (jac_is_infinity(p)) {
-		*r = *q;
-		return;
-	}
-	if (jac_is_infinity(q)) {
-		*r = *p;
-		return;
-	}
-	jac_add_start(p, q, &w);
-	if (p256_fe_is_zero(w.h)) {
-		if (p256_fe_is_zero(w.rr))
-			jac_double(r, p);
-		else
-			jac_set_infinity(r);
-		return;
-	}
-	fmul(w.z1z1, p->z, q->z);
-	fmul(r->z, w.z1z1, w.h);
-	jac_add_tail(r, w.u1, w.s1, &w);
+	jws_put(w.jw.p, p);
+	jws_put(w.jw.q, q);
+	jws_add_vartime(&w, 0);
+	jws_get(r, w.jw.p);
 }
+
+#if defined(HS_TEST_HOOKS)
+/*
+ * The C formulas on the assembly's workspace, for tests/crypto/test_p256.c
+ * to compare with crypto/asm/p256_point_adx.c.
+ */
+void p256_jws_double_c(struct p256_jws *w)
+{
+	struct jac p;
+
+	jws_get(&p, w->p);
+	jac_double_c(&p, &p);
+	jws_put(w->p, &p);
+}
+
+void p256_jws_add_c(struct p256_jws *w, int affine)
+{
+	struct add_tmp t;
+
+	t.jw = *w;
+	jws_add_c(&t, affine);
+	*w = t.jw;
+}
+#endif
 
 /* r = k * G for a public k: the fixed-base digits, direct table reads, zero digits skipped. */
 static void jac_mul_base_vartime(struct jac *r, const p256_sc k)
 {
 	int8_t d[HS_P256_BASE_WINDOWS];
-	struct p256_affine q;
+	struct add_tmp w;
 
 	recode(d, HS_P256_BASE_WINDOWS, k, HS_P256_BASE_W);
 	jac_set_infinity(r);
+	jws_put(w.jw.p, r); /* the sum lives in the workspace */
 	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
 		if (d[i] == 0)
 			continue;
-		q = p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1];
+		memcpy(w.jw.q, &p256_base_table[i][(d[i] < 0 ? -d[i] : d[i]) - 1],
+		       sizeof(struct p256_affine));
 		if (d[i] < 0)
-			p256_fe_neg(q.y, q.y);
-		jac_add_affine(r, r, &q);
+			p256_fe_neg(w.jw.q[1], w.jw.q[1]);
+		jws_add_vartime(&w, 1);
 	}
+	jws_get(r, w.jw.p);
 }
 
 #define WNAF_W 5
@@ -626,7 +740,8 @@ static int wnaf(int8_t d[WNAF_MAX], const p256_sc k, unsigned w)
 /* r = k * p for public k and p: width-5 NAF over the odd multiples p, 3p, ..., 15p. */
 static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 {
-	struct jac tab[1 << (WNAF_W - 2)], twice, neg;
+	struct jac tab[1 << (WNAF_W - 2)], twice;
+	struct add_tmp w;
 	int8_t d[WNAF_MAX];
 	int n;
 
@@ -636,17 +751,19 @@ static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 		jac_add(&tab[i], &tab[i - 1], &twice);
 	n = wnaf(d, k, WNAF_W);
 	jac_set_infinity(r);
+	jws_put(w.jw.p, r); /* the sum lives in the workspace */
+	/* one doubling per digit below the top (doubling infinity keeps it) */
 	for (int i = n - 1; i >= 0; i--) {
-		if (!jac_is_infinity(r))
-			jac_double(r, r);
-		if (d[i] > 0) {
-			jac_add(r, r, &tab[d[i] / 2]);
-		} else if (d[i] < 0) {
-			neg = tab[-d[i] / 2];
-			p256_fe_neg(neg.y, neg.y);
-			jac_add(r, r, &neg);
-		}
+		if (i < n - 1)
+			jws_double(&w.jw);
+		if (d[i] == 0)
+			continue;
+		jws_put(w.jw.q, &tab[(d[i] < 0 ? -d[i] : d[i]) / 2]);
+		if (d[i] < 0)
+			p256_fe_neg(w.jw.q[1], w.jw.q[1]);
+		jws_add_vartime(&w, 0);
 	}
+	jws_get(r, w.jw.p);
 }
 
 /*
@@ -690,26 +807,35 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
  * it is computed too (4M + 4S more) and selected by mask; without it the
  * caller guarantees p != q whenever both are finite.
  */
+/* the workspace's r = p + q, complete (may_be_equal as above); masks only */
+static void jws_add_ct(struct add_tmp *w, int may_be_equal)
+{
+	struct p256_jws *j = &w->jw;
+	uint64_t p_inf = p256_fe_is_zero(j->p[2]), q_inf = p256_fe_is_zero(j->q[2]), same;
+
+	jws_add(w, 0);
+	if (may_be_equal) {
+		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
+		same = p256_fe_is_zero(j->h) & p256_fe_is_zero(j->rr) & ~p_inf & ~q_inf;
+		jws_get(&w->dbl, j->p);
+		jac_double_c(&w->dbl, &w->dbl);
+		fcmov(j->r[0], w->dbl.x, same);
+		fcmov(j->r[1], w->dbl.y, same);
+		fcmov(j->r[2], w->dbl.z, same);
+	}
+	for (int c = 0; c < 3; c++) {
+		fcmov(j->r[c], j->q[c], p_inf);
+		fcmov(j->r[c], j->p[c], q_inf);
+	}
+}
+
 static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal,
 		       struct add_tmp *w)
 {
-	uint64_t p_inf, q_inf, same;
-
-	jac_add_start(p, q, w);
-	fmul(w->z1z1, p->z, q->z);
-	fmul(w->sum.z, w->z1z1, w->h); /* 0 when p = -q: the sum is then infinity, rightly */
-	jac_add_tail(&w->sum, w->u1, w->s1, w);
-	p_inf = p256_fe_is_zero(p->z);
-	q_inf = p256_fe_is_zero(q->z);
-	if (may_be_equal) {
-		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
-		same = p256_fe_is_zero(w->h) & p256_fe_is_zero(w->rr) & ~p_inf & ~q_inf;
-		jac_double(&w->dbl, p);
-		jac_cmov(&w->sum, &w->dbl, same);
-	}
-	jac_cmov(&w->sum, q, p_inf);
-	jac_cmov(&w->sum, p, q_inf);
-	*r = w->sum;
+	jws_put(w->jw.p, p);
+	jws_put(w->jw.q, q);
+	jws_add_ct(w, may_be_equal);
+	jws_get(r, w->jw.r);
 }
 
 /* r = t[idx - 1], or infinity (1, 1, 0) for idx = 0; reads all 16 entries. */
@@ -753,7 +879,7 @@ void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS
 void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p)
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
-	struct jac table[16], acc, q;
+	struct jac table[16], acc;
 	struct p256_point vtab[16], e;
 	struct add_tmp w;
 	p256_sc kr;
@@ -797,18 +923,20 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	p256_fe_copy(acc.x, e.x);
 	p256_fe_copy(acc.y, e.y);
 	p256_fe_copy(acc.z, e.z);
+	/* acc lives in the workspace (p) during the loop */
+	jws_put(w.jw.p, &acc);
 	for (int i = VAR_DIGITS - 2; i >= 0; i--) {
 		for (int j = 0; j < VAR_W; j++)
-			jac_double(&acc, &acc);
+			jws_double(&w.jw);
 		neg = digit_sign(d[i], &abs);
 		lookup(&e, vtab, abs);
-		p256_fe_copy(q.x, e.x);
-		p256_fe_copy(q.y, e.y);
-		p256_fe_copy(q.z, e.z);
-		p256_fe_neg(ny, q.y);
-		fcmov(q.y, ny, neg);
-		jac_add_ct(&acc, &acc, &q, i == 0, &w);
+		memcpy(w.jw.q, &e, sizeof(e)); /* the same X, Y, Z layout */
+		p256_fe_neg(ny, w.jw.q[1]);
+		fcmov(w.jw.q[1], ny, neg);
+		jws_add_ct(&w, i == 0);
+		memcpy(w.jw.p, w.jw.r, sizeof(w.jw.p));
 	}
+	jws_get(&acc, w.jw.p);
 	/* back to projective: (X Z : Y : Z^3); infinity as (0 : 1 : 0) */
 	fmul(r->x, acc.x, acc.z);
 	p256_fe_copy(r->y, acc.y);
@@ -823,7 +951,6 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	wipe(&e, sizeof(e));
 	wipe(kr, sizeof(kr));
 	wipe(&acc, sizeof(acc));
-	wipe(&q, sizeof(q));
 	wipe(t, sizeof(t));
 	wipe(ny, sizeof(ny));
 	wipe(d, sizeof(d));

@@ -15,10 +15,12 @@
  *   code depends on it (RFC 8446 7.4.2 asks callers to abort on it).
  * - The public key (scalar times u = 9) is computed on the birationally
  *   equivalent Edwards curve with the fixed-base table of ge25519.c, about
- *   three times faster than the ladder, and mapped back to u.
- * - With AVX-512 IFMA the ladder runs four field elements per vector
+ *   three times faster than the ladder (eight with AVX-512 IFMA), and
+ *   mapped back to u. The one inversion (fe_invert, safegcd divsteps in
+ *   fe25519_inv.c) is then about 40% of a key generation.
+ * - With AVX-512 IFMA the ladder runs eight field elements per vector
  *   (crypto/asm/x25519_ifma.c; same radix, same final inversion and
- *   encoding, so the same bytes): about 1.5x the portable ladder on Zen 5.
+ *   encoding, so the same bytes): about 1.8x the portable ladder on Zen 5.
  *   There is no MULX/ADX variant: one on 4 x 64-bit limbs (intrinsics,
  *   and later inline assembly) tied or lost against these 5 x 51-bit
  *   limbs on the machines measured.

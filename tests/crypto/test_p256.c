@@ -30,6 +30,9 @@
 #include "crypto/kx.h"
 #include "crypto/p256.h"
 #include "crypto/p256_point.h"
+#if defined(__x86_64__)
+#include "crypto/asm/p256_point_adx.h"
+#endif
 #include "crypto/sha2.h"
 #include "crypto/sig.h"
 #include "testutil.h"
@@ -964,6 +967,12 @@ static void test_backends_agree(void **state)
 		p256_fe_sqr_portable(r1, a);
 		p256_fe_sqr_adx(r2, a);
 		assert_memory_equal(r1, r2, 32);
+		/* k squarings in the loop (k = 0 copies) */
+		p256_fe_copy(r1, a);
+		for (unsigned k = 0; k < i % 9; k++)
+			p256_fe_sqr_portable(r1, r1);
+		p256_fe_sqr_n_adx(r2, a, i % 9);
+		assert_memory_equal(r1, r2, 32);
 		/* the same operands mod n (all below n but the top edge ones) */
 		if (a[3] >= 0xffffffff00000000ull)
 			a[3] = 0xfffffffe00000000ull;
@@ -1014,6 +1023,74 @@ static void test_backends_agree(void **state)
 #else
 	(void)rng, (void)a, (void)b, (void)r1, (void)r2, (void)d, (void)e, (void)h, (void)pe;
 	(void)o1, (void)o2, (void)z1, (void)z2, (void)s1, (void)s2;
+#endif
+}
+
+/*
+ * The whole-formula assembly (crypto/asm/p256_point_adx.c) against the C
+ * formulas on the portable field code, on the same workspace: random and
+ * edge coordinates (they need not be on the curve: the formulas are
+ * algebra), q = p and q = -p (h = 0), either point at infinity (Z = 0).
+ */
+static void test_point_kernels_agree(void **state)
+{
+	(void)state;
+	if (!cpu_has(HS_CPU_BMI2 | HS_CPU_ADX)) {
+		printf("# p256: no BMI2/ADX here: no point assembly\n");
+		skip();
+	}
+#if defined(HS_HAVE_P256_ADX) && defined(HS_TEST_HOOKS)
+	enum { EDGES = 8 };
+	struct test_rng rng;
+	struct p256_jws b, w1, w2;
+
+	test_rng_init(&rng, 0x2570);
+	for (unsigned i = 0; i < 4000; i++) {
+		memset(&b, 0, sizeof(b));
+		for (unsigned c = 0; c < 3; c++) {
+			unsigned e1 = (i + c) % 32, e2 = (i / 32 + c) % 32;
+
+			edge_fe(b.p[c], e1 < EDGES ? e1 : EDGES, &rng);
+			edge_fe(b.q[c], e2 < EDGES ? e2 : EDGES, &rng);
+		}
+		if (i % 7 == 1) /* q = p, as points and as coordinates */
+			memcpy(b.q, b.p, sizeof(b.q));
+		if (i % 7 == 2) { /* q = -p */
+			memcpy(b.q, b.p, sizeof(b.q));
+			p256_fe_neg(b.q[1], b.q[1]);
+		}
+		if (i % 11 == 3)
+			p256_fe_set_zero(b.p[2]);
+		if (i % 13 == 4)
+			p256_fe_set_zero(b.q[2]);
+		for (int op = 0; op < 3; op++) {
+			w1 = b;
+			w2 = b;
+			cpu_force_portable(1);
+			p256_fe_select();
+			if (op == 0)
+				p256_jws_double_c(&w1);
+			else
+				p256_jws_add_c(&w1, op == 2);
+			cpu_force_portable(0);
+			p256_fe_select();
+			if (op == 0) {
+				p256_jac_double_adx(&w2);
+				assert_memory_equal(w1.p, w2.p, sizeof(w1.p));
+				continue;
+			}
+			if (op == 1)
+				p256_jac_add_adx(&w2);
+			else
+				p256_jac_add_affine_adx(&w2);
+			assert_memory_equal(w1.r, w2.r, sizeof(w1.r));
+			assert_memory_equal(w1.h, w2.h, sizeof(w1.h));
+			assert_memory_equal(w1.rr, w2.rr, sizeof(w1.rr));
+		}
+	}
+#else
+	printf("# p256: built without test hooks: no C reference to compare with\n");
+	skip();
 #endif
 }
 
@@ -1121,6 +1198,7 @@ int main(void)
 		cmocka_unit_test(test_sig_table),
 		cmocka_unit_test(test_backends_agree),
 		cmocka_unit_test(test_lookup_backends_agree),
+		cmocka_unit_test(test_point_kernels_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

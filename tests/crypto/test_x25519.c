@@ -6,8 +6,10 @@
  * section 6.1 Diffie-Hellman example; that non-canonical u (>= p) is
  * reduced rather than rejected; that every low-order input gives
  * HS_ERR_ZERO_SHARED with zero bytes written; that the public key taken
- * through the Edwards fixed-base table equals the ladder on u = 9; and
- * that the kx_x25519 table checks lengths and agrees with itself.
+ * through the Edwards fixed-base table equals the ladder on u = 9; that
+ * the field inversion (safegcd) equals Fermat's f^(p-2) on random, edge
+ * and non-canonical elements; and that the kx_x25519 table checks lengths
+ * and agrees with itself.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 
 #include "crypto/cpu.h"
+#include "crypto/fe25519.h"
 #include "crypto/kx.h"
 #include "crypto/x25519.h"
 #include "testutil.h"
@@ -260,6 +263,83 @@ static void test_backend_matches_portable(void **state)
 	}
 }
 
+/*
+ * fe_invert (safegcd divsteps; the C and the x86-64 CMOV batches) against
+ * each other and against Fermat, f^(p-2) = (f^((p-5)/8))^8 f^3
+ * through fe_pow22523's chain, compared by their canonical bytes; and
+ * f (1/f) = 1 for f != 0. Inputs: 0, 1, p - 1, p, p + 1, 2^255 - 1 and
+ * other values >= p, small and power-of-two values, limbs at 2^54 - 1
+ * (the widest fe_mul accepts), and random limbs below 2^51 and 2^54.
+ */
+static void check_invert(const struct fe25519 *f)
+{
+	struct fe25519 inv, ref, t;
+	uint8_t a[32], b[32], one[32] = { 1 };
+
+	/* the C divsteps (forced portable), then the CMOV ones where there are */
+	cpu_force_portable(1);
+	fe_invert(&inv, f);
+	cpu_force_portable(0);
+	fe_invert(&t, f);
+	fe_tobytes(a, &inv);
+	fe_tobytes(b, &t);
+	assert_memory_equal(a, b, 32);
+	fe_pow22523(&ref, f);
+	fe_sq_n(&ref, &ref, 3);
+	fe_sq(&t, f);
+	fe_mul(&t, &t, f);
+	fe_mul(&ref, &ref, &t);
+	fe_tobytes(a, &inv);
+	fe_tobytes(b, &ref);
+	assert_memory_equal(a, b, 32);
+	fe_mul(&t, &inv, f);
+	fe_tobytes(a, &t);
+	if (!fe_iszero_mask(f))
+		assert_memory_equal(a, one, 32);
+	else
+		assert_true(fe_iszero_mask(&inv) == UINT64_MAX);
+}
+
+static void test_invert_matches_fermat(void **state)
+{
+	(void)state;
+	static const char *const edge[] = {
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"0200000000000000000000000000000000000000000000000000000000000000",
+		"1300000000000000000000000000000000000000000000000000000000000000",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p - 1 */
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p */
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p + 1 */
+		"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* 2^255 - 1 */
+		"0000000000000000000000000000000000000000000000000000000000000040", /* 2^254 */
+		"0000000000000000000000000000000000000000000000000000000000000001", /* 2^248 */
+		"0000000000000000000000000000000000000000000000000000000000000080", /* 2^255: 0 */
+	};
+	struct test_rng rng;
+	struct fe25519 f;
+	uint8_t s[32];
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		unhex32(edge[i], s);
+		fe_frombytes(&f, s);
+		check_invert(&f);
+	}
+	for (int k = 0; k < 5; k++)
+		f.v[k] = (UINT64_C(1) << 54) - 1;
+	check_invert(&f);
+	for (int k = 0; k < 5; k++)
+		f.v[k] = FE_MASK51; /* 2^255 - 1 as limbs */
+	check_invert(&f);
+	test_rng_init(&rng, 0xfe1);
+	for (int i = 0; i < 2000; i++) {
+		test_rng_bytes(&rng, (uint8_t *)f.v, sizeof(f.v));
+		for (int k = 0; k < 5; k++)
+			f.v[k] &= i % 2 ? (UINT64_C(1) << 54) - 1 : FE_MASK51;
+		check_invert(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_kx_table),
 		cmocka_unit_test(test_public_matches_ladder),
 		cmocka_unit_test(test_backend_matches_portable),
+		cmocka_unit_test(test_invert_matches_fermat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,8 @@
  *   class: stops early) must be found leaking, or the harness is broken
  *   and the run fails.
  * Targets: whatever backend hs dispatches to on this CPU (the header line
- * says which): X25519 (ladder and fixed-base public key), P-256 ECDH
+ * says which): X25519 (ladder and fixed-base public key), the
+ * GF(2^255-19) inversion (safegcd, also under valgrind in ct_25519), P-256 ECDH
  * (MULX/ADX field code, assembly additions, AVX2 variable-base table
  * scan), P-256 public key (fixed base: AVX-512 or AVX2 table scan), ECDSA P-256 sign
  * (secret: the private key; the nonce derives from it), AES-128-GCM and
@@ -45,6 +46,7 @@
 #include "crypto/aead.h"
 #include "crypto/bignum.h"
 #include "crypto/cpu.h"
+#include "crypto/fe25519.h"
 #include "crypto/p256.h"
 #include "crypto/rsa.h"
 #include "crypto/x25519.h"
@@ -231,6 +233,16 @@ static void x25519_public_run(const uint8_t *in)
 	sink = x25519_public(out, in);
 }
 
+/* the field inversion alone (safegcd divsteps): every X25519 and Ed25519 output goes through it */
+static void fe_invert_run(const uint8_t *in)
+{
+	struct fe25519 f, r;
+
+	fe_frombytes(&f, in);
+	fe_invert(&r, &f);
+	sink = (int)r.v[0];
+}
+
 /* ---- P-256: ECDH with a secret private key, ECDSA sign with it ---- */
 
 static uint8_t p_peer[65];
@@ -377,6 +389,7 @@ int main(void)
 	struct target targets[] = {
 		{ "X25519 shared secret", 32, scalar_fixed, scalar_random, x25519_run },
 		{ "X25519 public key (fixed base)", 32, scalar_fixed, scalar_random, x25519_public_run },
+		{ "GF(2^255-19) inversion", 32, scalar_fixed, scalar_random, fe_invert_run },
 		{ "P-256 ECDH", 32, p256_fixed, p256_random, ecdh_run },
 		{ "P-256 public key (fixed base)", 32, p256_fixed, p256_random, p256_public_run },
 		{ "ECDSA P-256 sign (deterministic)", 32, p256_fixed, p256_random, sign_run },
@@ -398,8 +411,8 @@ int main(void)
 		return 1;
 	aead_gcm = aead_aes128gcm();
 	aead_chacha = aead_chacha20poly1305();
-	targets[5].name = aead_gcm->name;
-	targets[6].name = aead_chacha->name;
+	targets[6].name = aead_gcm->name;
+	targets[7].name = aead_chacha->name;
 
 	if (measure(&leaky, samples) <= T_LEAK) {
 		printf("FAIL: the leaky self-test was not caught: the harness cannot see leaks\n");

@@ -1,0 +1,186 @@
+/*
+ * P-256 Jacobian doubling and additions as single assembly blocks
+ * (BMI2 MULX, ADX ADCX/ADOX).
+ *
+ * Implementation notes:
+ * - Each formula is one inline-assembly block: the products, squares,
+ *   additions and subtractions are the macros of p256_adx_asm.h, one
+ *   after the other, with every operand and temporary in the workspace
+ *   (struct p256_jws) addressed from rdi. No call, no register save and
+ *   restore per product, and no compiler spill around the fixed-register
+ *   assembly: about a fifth less time per doubling than the C formula
+ *   calling p256_fe_mul_adx.
+ * - The operation sequence is that of the C formulas in
+ *   crypto/p256_point.c, so every intermediate value, hence the result,
+ *   is the same integer: bit-identical (tests/crypto/test_p256.c).
+ * - Constant time: straight-line code, no value-dependent address.
+ * - The caller checks p256_fe_adx_active() (BMI2 and ADX).
+ */
+#include "crypto/asm/p256_point_adx.h"
+
+#include <stddef.h>
+
+#include "crypto/asm/p256_adx_asm.h"
+
+#if defined(HS_HAVE_P256_ADX)
+
+/* workspace operands (rdi = the workspace) */
+#define W_(f) "%c[o_" #f "](%%rdi)"
+#define X1 W_(x1)
+#define Y1 W_(y1)
+#define Z1 W_(z1)
+#define X2 W_(x2)
+#define Y2 W_(y2)
+#define Z2 W_(z2)
+#define X3 W_(x3)
+#define Y3 W_(y3)
+#define Z3 W_(z3)
+#define H W_(h)
+#define RR W_(rr)
+#define T0 W_(t0)
+#define T1 W_(t1)
+#define T2 W_(t2)
+#define T3 W_(t3)
+#define T4 W_(t4)
+#define T5 W_(t5)
+#define T6 W_(t6)
+#define T7 W_(t7)
+#define T8 W_(t8)
+#define T9 W_(t9)
+
+#define OFF_(f, m) [o_##f] "i"(offsetof(struct p256_jws, m))
+#define OFFSETS                                                                                \
+	OFF_(x1, p[0]), OFF_(y1, p[1]), OFF_(z1, p[2]), OFF_(x2, q[0]), OFF_(y2, q[1]),        \
+		OFF_(z2, q[2]), OFF_(x3, r[0]), OFF_(y3, r[1]), OFF_(z3, r[2]), OFF_(h, h),     \
+		OFF_(rr, rr),                                                                  \
+		OFF_(t0, t[0]), OFF_(t1, t[1]), OFF_(t2, t[2]), OFF_(t3, t[3]),                 \
+		OFF_(t4, t[4]), OFF_(t5, t[5]), OFF_(t6, t[6]), OFF_(t7, t[7]),                 \
+		OFF_(t8, t[8]), OFF_(t9, t[9])
+
+#define CLOBBERS                                                                               \
+	"rax", "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",  \
+		"cc", "memory"
+
+/* register lists: a product's result, a square's, two scratch sets */
+#define MUL_R "rax", "rbx", "rdx", "r14"
+#define SQR_R "rax", "rbx", "rdx", "r12"
+#define R8_11 "r8", "r9", "r10", "r11"
+#define SCRATCH3 "r13", "r15", "rcx"
+/* expand the lists above before the macro counts its arguments */
+#define STORE(...) P256_STORE(__VA_ARGS__)
+#define SUB_RM(...) P256_SUB_RM(__VA_ARGS__)
+#define SUB_MR(...) P256_SUB_MR(__VA_ARGS__)
+#define ADD_RM(...) P256_ADD_RM(__VA_ARGS__)
+#define ADD_RR(...) P256_ADD_RR(__VA_ARGS__)
+#define HALF_R(...) P256_HALF_R(__VA_ARGS__)
+
+/*
+ * jac_double's formula: delta = Z^2, t = X - delta (t2),
+ * m = X + delta (t3), 2Y (t1), M = 3 t m (t3), Z3 = 2Y Z, 4Y^2 (t1),
+ * S = X 4Y^2 (t4), X3 = M^2 - 2S, S - X3 (t2), 16Y^4 / 2 (t1),
+ * Y3 = M (S - X3) - 8Y^4. The chains that follow a product or square
+ * stay in registers.
+ */
+void p256_jac_double_adx(struct p256_jws *w)
+{
+	__asm__ volatile(P256_SQR(Z1)
+			 SUB_MR(R8_11, X1, SQR_R, SCRATCH3)
+			 STORE(T2, R8_11)
+			 ADD_RM(SQR_R, X1, "rcx", R8_11)
+			 STORE(T3, R8_11)
+			 P256_ADD_TO(T1, Y1, Y1)
+			 P256_MUL(T2, T3)
+			 "movq %%rax, %%r8\n\t"
+			 "movq %%rbx, %%r9\n\t"
+			 "movq %%rdx, %%r10\n\t"
+			 "movq %%r14, %%r11\n\t"
+			 ADD_RR(R8_11, MUL_R, "rcx", "r12", "r13", "r15", "rsi")
+			 ADD_RR("r12", "r13", "r15", "rsi", MUL_R, "rcx", R8_11)
+			 STORE(T3, R8_11)
+			 P256_MUL_TO(Z1, T1, Z1)
+			 P256_SQR_TO(T1, T1)
+			 P256_MUL_TO(T4, X1, T1)
+			 P256_SQR(T3)
+			 SUB_RM(SQR_R, T4, "r8", "r9", "r10")
+			 SUB_RM(SQR_R, T4, "r8", "r9", "r10")
+			 STORE(X1, SQR_R)
+			 SUB_MR(R8_11, T4, SQR_R, SCRATCH3)
+			 STORE(T2, R8_11)
+			 P256_SQR(T1)
+			 HALF_R(SQR_R, R8_11)
+			 STORE(T1, SQR_R)
+			 P256_MUL(T3, T2)
+			 SUB_RM(MUL_R, T1, "r8", "r9", "r10")
+			 STORE(Y1, MUL_R)
+			 :
+			 : "D"(w), OFFSETS, P256_ADX_CONSTS
+			 : CLOBBERS);
+}
+
+/*
+ * jac_add_tail's formula with u1, s1 given, h, rr and z3 set:
+ * hh = h^2 (t6), hhh = h hh (t7), v = u1 hh (t8), s1 hhh (t9),
+ * X3 = rr^2 - hhh - 2v, Y3 = rr (v - X3) - s1 hhh.
+ */
+#define TAIL(U1, S1)                                                                           \
+	P256_SQR_TO(T6, H)                                                                     \
+	P256_MUL_TO(T7, H, T6)                                                                 \
+	P256_MUL_TO(T8, U1, T6)                                                                \
+	P256_MUL_TO(T9, S1, T7)                                                                \
+	P256_SQR(RR)                                                                           \
+	SUB_RM(SQR_R, T7, "r8", "r9", "r10")                                              \
+	SUB_RM(SQR_R, T8, "r8", "r9", "r10")                                              \
+	SUB_RM(SQR_R, T8, "r8", "r9", "r10")                                              \
+	STORE(X3, SQR_R)                                                                  \
+	SUB_MR(R8_11, T8, SQR_R, SCRATCH3)                                                \
+	STORE(T0, R8_11)                                                                  \
+	P256_MUL(RR, T0)                                                                       \
+	SUB_RM(MUL_R, T9, "r8", "r9", "r10")                                              \
+	STORE(Y3, MUL_R)
+
+/*
+ * jac_add_start's: z1z1 (t0), z2z2 (t1), u1 = X1 z2z2 (t2),
+ * s1 = Y1 Z2 z2z2 (t4), h = X2 z1z1 - u1, rr = Y2 Z1 z1z1 - s1;
+ * then Z3 = Z1 Z2 h and the tail.
+ */
+void p256_jac_add_adx(struct p256_jws *w)
+{
+	__asm__ volatile(P256_SQR_TO(T0, Z1)
+			 P256_SQR_TO(T1, Z2)
+			 P256_MUL_TO(T2, X1, T1)
+			 P256_MUL_TO(T4, Y1, Z2)
+			 P256_MUL_TO(T4, T4, T1)
+			 P256_MUL(X2, T0)
+			 SUB_RM(MUL_R, T2, "r8", "r9", "r10")
+			 STORE(H, MUL_R)
+			 P256_MUL_TO(T5, Y2, Z1)
+			 P256_MUL(T5, T0)
+			 SUB_RM(MUL_R, T4, "r8", "r9", "r10")
+			 STORE(RR, MUL_R)
+			 P256_MUL_TO(T0, Z1, Z2)
+			 P256_MUL_TO(Z3, T0, H)
+			 TAIL(T2, T4)
+			 :
+			 : "D"(w), OFFSETS, P256_ADX_CONSTS
+			 : CLOBBERS);
+}
+
+/* jac_add_affine's: z1z1 (t0), h = X2 z1z1 - X1, rr = Y2 Z1 z1z1 - Y1, u1 = X1, s1 = Y1 */
+void p256_jac_add_affine_adx(struct p256_jws *w)
+{
+	__asm__ volatile(P256_SQR_TO(T0, Z1)
+			 P256_MUL(X2, T0)
+			 SUB_RM(MUL_R, X1, "r8", "r9", "r10")
+			 STORE(H, MUL_R)
+			 P256_MUL_TO(T5, Y2, Z1)
+			 P256_MUL(T5, T0)
+			 SUB_RM(MUL_R, Y1, "r8", "r9", "r10")
+			 STORE(RR, MUL_R)
+			 P256_MUL_TO(Z3, Z1, H)
+			 TAIL(X1, Y1)
+			 :
+			 : "D"(w), OFFSETS, P256_ADX_CONSTS
+			 : CLOBBERS);
+}
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * Whole P-256 Jacobian point formulas in x86-64 assembly (BMI2, ADX),
+ * internal to crypto/: used by crypto/p256_point.c when
+ * p256_fe_adx_active(). The same formulas, operation for operation, as
+ * the C ones there (jac_double, jac_add_ct's incomplete sum,
+ * jac_add_affine's), so the results are bit-identical
+ * (tests/crypto/test_p256.c compares them).
+ *
+ * (X:Y:Z) stands for (X/Z^2, Y/Z^3), Montgomery form. The operands and
+ * results live in a workspace that the caller owns and wipes.
+ */
+#ifndef HS_CRYPTO_ASM_P256_POINT_ADX_H
+#define HS_CRYPTO_ASM_P256_POINT_ADX_H
+
+#include "crypto/p256_field.h"
+
+struct p256_jws {
+	p256_fe p[3];  /* p (X, Y, Z); the doubling replaces it by 2p */
+	p256_fe q[3];  /* q (Z unused by the mixed addition: q is affine) */
+	p256_fe r[3];  /* p + q */
+	p256_fe h, rr;      /* the addition's U2 - U1 and S2 - S1 (both 0 when p = q) */
+	p256_fe t[10];      /* temporaries */
+};
+
+#if defined(HS_HAVE_P256_ADX)
+/* p = 2p: 4M + 4S, constant time, correct for every input */
+void p256_jac_double_adx(struct p256_jws *w);
+/*
+ * r = p + q by the incomplete formula (12M + 4S), constant
+ * time; wrong when p or q is infinity or p = q (the caller selects)
+ */
+void p256_jac_add_adx(struct p256_jws *w);
+/* the same with q = (X, Y, 1) affine (8M + 3S) */
+void p256_jac_add_affine_adx(struct p256_jws *w);
+#endif
+
+#if defined(HS_TEST_HOOKS)
+/*
+ * The C formulas of crypto/p256_point.c on the same workspace (test
+ * hooks): p = 2p; r, h, rr of p + q (q affine when affine != 0).
+ */
+void p256_jws_double_c(struct p256_jws *w);
+void p256_jws_add_c(struct p256_jws *w, int affine);
+#endif
+
+#endif
