@@ -1068,6 +1068,14 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 #endif
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
 	recode(d, HS_P256_BASE_WINDOWS, kr, HS_P256_BASE_W);
+#if defined(HS_HAVE_P256_IFMA)
+	if (cpu_has(HS_P256_IFMA_CPU)) { /* the same sum in eight IFMA lanes */
+		p256_mul_base_ifma(r, d);
+		wipe(kr, sizeof(kr));
+		wipe(d, sizeof(d));
+		return;
+	}
+#endif
 	jac_set_infinity(&acc[0]);
 	jac_set_infinity(&acc[1]);
 	for (unsigned i = 0; i < BASE_SPLIT; i++) {

@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "crypto/cpu.h"
 #include "crypto/p256_field.h"
 #include "crypto/p256_scalar.h"
 
@@ -54,6 +55,15 @@ void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx
 /* crypto/asm/p256_table_avx2.c; the AVX-512F one when cpu_has(HS_CPU_AVX512F) */
 void p256_lookup_base_avx2(struct p256_affine *r, unsigned win, uint32_t idx);
 void p256_lookup_base_avx512(struct p256_affine *r, unsigned win, uint32_t idx);
+/*
+ * r = sum d[i] 2^(7i) G (the recoded digits of p256_point_mul_base) in
+ * eight AVX-512 IFMA lanes: crypto/asm/p256_base_ifma.c. The same point
+ * as the portable path (other projective coordinates); constant time.
+ * p256_point_mul_base uses it when cpu_has(HS_P256_IFMA_CPU).
+ */
+#define HS_HAVE_P256_IFMA 1
+#define HS_P256_IFMA_CPU (HS_CPU_AVX512F | HS_CPU_AVX512IFMA)
+void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS]);
 #endif
 
 /*

@@ -1,7 +1,8 @@
 /*
  * P-256 table scans with AVX2: the fixed-base table (crypto/p256_point.c,
  * lookup_base), the variable-base table of p256_point_mul, and the
- * fixed-base table again with AVX-512F (at the end).
+ * fixed-base table again with AVX-512F (at the end; the scan itself is
+ * crypto/asm/p256_scan_avx512.h).
  *
  * Implementation notes:
  * - An affine entry is 64 bytes: x in one 256-bit register, y in another.
@@ -20,6 +21,8 @@
 
 #if defined(HS_HAVE_P256_AVX2)
 #include <immintrin.h>
+
+#include "crypto/asm/p256_scan_avx512.h"
 
 __attribute__((target("avx2"))) void p256_lookup_base_avx2(struct p256_affine *r, unsigned win,
 							    uint32_t idx)
@@ -82,32 +85,10 @@ __attribute__((target("avx2"))) void p256_lookup_var_avx2(struct p256_point *r,
 	_mm256_storeu_si256((__m256i *)(void *)r->z, z);
 }
 
-/*
- * The fixed-base scan with AVX-512F: an entry (x, y) is one 512-bit
- * load; the compare gives an 8-bit mask, all ones for the wanted entry
- * and zero for the others, and a masked move (a register blend, not a
- * masked load: every entry is loaded whole) keeps it. Two accumulators,
- * ORed at the end (at most one of them took an entry), halve the chain.
- * Same result as the portable scan.
- */
+/* The fixed-base scan with AVX-512F: crypto/asm/p256_scan_avx512.h. */
 __attribute__((target("avx512f"))) void p256_lookup_base_avx512(struct p256_affine *r,
 								 unsigned win, uint32_t idx)
 {
-	const struct p256_affine *row = p256_base_table[win];
-	const __m512i want = _mm512_set1_epi64((long long)idx);
-	const __m512i two = _mm512_set1_epi64(2);
-	__m512i c0 = _mm512_set1_epi64(1), c1 = two;
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0;
-
-	for (unsigned j = 0; j < HS_P256_BASE_ENTRIES; j += 2) {
-		__mmask8 k0 = _mm512_cmpeq_epi64_mask(c0, want);
-		__mmask8 k1 = _mm512_cmpeq_epi64_mask(c1, want);
-
-		a0 = _mm512_mask_mov_epi64(a0, k0, _mm512_loadu_si512((const void *)&row[j]));
-		a1 = _mm512_mask_mov_epi64(a1, k1, _mm512_loadu_si512((const void *)&row[j + 1]));
-		c0 = _mm512_add_epi64(c0, two);
-		c1 = _mm512_add_epi64(c1, two);
-	}
-	_mm512_storeu_si512((void *)r, _mm512_or_si512(a0, a1));
+	_mm512_storeu_si512((void *)r, p256_scan_row_avx512(p256_base_table[win], idx));
 }
 #endif

@@ -16,7 +16,10 @@
  * - the MULX/ADX field and scalar backends give bit-identical results to
  *   the portable ones (edge and random operands, and whole operations);
  *   so do the AVX2 and AVX-512 table scans (fixed base: every row and index;
- *   variable base: random tables, every index).
+ *   variable base: random tables, every index); and the AVX-512 IFMA
+ *   fixed-base sum gives the same points as the portable one (edge
+ *   scalars, lanes left at infinity, random ones; called directly and
+ *   through the dispatch).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1302,6 +1305,149 @@ static void test_lookup_backends_agree(void **state)
 #endif
 }
 
+#if defined(HS_HAVE_P256_IFMA)
+/* k's 7-bit window i (bits 7i .. 7i + 6, the top one 4 bits) = v */
+static void set_window(p256_sc k, unsigned i, unsigned v)
+{
+	for (unsigned b = 0; b < HS_P256_BASE_W && HS_P256_BASE_W * i + b < 256; b++) {
+		unsigned bit = HS_P256_BASE_W * i + b;
+		uint64_t m = (uint64_t)1 << (bit % 64);
+
+		k[bit / 64] = ((v >> b) & 1) ? k[bit / 64] | m : k[bit / 64] & ~m;
+	}
+}
+
+/*
+ * The signed 7-bit digits p256_point_mul_base gives the IFMA sum, made
+ * here from k mod n by plain integer steps: d_i in [-63, 64].
+ */
+static void base_digits(int8_t d[HS_P256_BASE_WINDOWS], const p256_sc k)
+{
+	static const p256_sc zero = { 0, 0, 0, 0 };
+	p256_sc kr;
+	int carry = 0;
+
+	p256_sc_add(kr, k, zero); /* k mod n */
+	for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++) {
+		int v = carry;
+
+		for (unsigned b = 0; b < HS_P256_BASE_W; b++) {
+			unsigned bit = HS_P256_BASE_W * i + b;
+
+			if (bit < 256)
+				v += (int)((kr[bit / 64] >> (bit % 64)) & 1) << b;
+		}
+		carry = v > 64;
+		d[i] = (int8_t)(v - (carry << HS_P256_BASE_W));
+	}
+	assert_int_equal(carry, 0);
+}
+
+/*
+ * k G forced portable, through the dispatch and by p256_mul_base_ifma
+ * itself: the same affine point (infinity as (0 : 1 : 0)).
+ */
+static void check_base_backends(const p256_sc k)
+{
+	struct p256_point r1, r2, r3;
+	uint8_t a[64], b[64], c[64];
+	int8_t d[HS_P256_BASE_WINDOWS];
+	uint64_t inf1, inf2, inf3;
+
+	cpu_force_portable(1);
+	p256_point_mul_base(&r1, k);
+	cpu_force_portable(0);
+	memset(&r2, 0x5a, sizeof(r2));
+	p256_point_mul_base(&r2, k);
+	base_digits(d, k);
+	memset(&r3, 0xa5, sizeof(r3));
+	p256_mul_base_ifma(&r3, d);
+	inf1 = p256_point_to_bytes(a, a + 32, &r1);
+	inf2 = p256_point_to_bytes(b, b + 32, &r2);
+	inf3 = p256_point_to_bytes(c, c + 32, &r3);
+	assert_true(inf1 == inf2 && inf1 == inf3);
+	assert_true(inf3 == p256_point_is_infinity(&r3));
+	assert_memory_equal(a, b, 64);
+	assert_memory_equal(a, c, 64);
+	if (inf1)
+		assert_memory_equal(&r1, &r3, sizeof(r1)); /* (0 : 1 : 0) both */
+}
+#endif
+
+/*
+ * The eight-lane IFMA fixed-base sum against the portable path: edge
+ * scalars (0, 1, 2, n - 2 .. n + 1, 2^256 - 1), every digit 64 or -63,
+ * only one lane's windows nonzero (the other seven lanes stay infinity
+ * into the tree), one lane's windows all zero, the scalars nearest to the
+ * tree's equal-points case, and random ones with random zero windows.
+ */
+static void test_base_ifma_agrees(void **state)
+{
+	(void)state;
+#if defined(HS_HAVE_P256_IFMA)
+	static const unsigned run_start[9] = { 0, 5, 10, 15, 20, 25, 29, 33, 37 };
+	static const char *const near_equal[] = {
+		/* n + 2 ((-n mod 2^140) - 2^140), the same for 2^133 */
+		"ffffffff00000000ffffffffffffe0004319055258e8617b0c46353d039cdaaf",
+		"ffffffff00000000ffffffffffffffc04319055258e8617b0c46353d039cdaaf",
+	};
+	struct test_rng rng;
+	uint8_t kb[32];
+	p256_sc k;
+
+	if (!cpu_has(HS_P256_IFMA_CPU)) {
+		printf("# p256: no AVX-512 IFMA here: the fixed base runs the portable sum\n");
+		skip();
+	}
+	for (uint64_t v = 0; v < 3; v++) {
+		sc_small(k, v);
+		check_base_backends(k);
+	}
+	for (unsigned v = 0; v < 3; v++) { /* n - 2, n - 1, n */
+		n_minus(kb, 2 - v);
+		p256_sc_from_bytes(k, kb);
+		check_base_backends(k);
+	}
+	memset(k, 0xff, sizeof(k));
+	check_base_backends(k);
+	for (unsigned v = 64; v <= 65; v++) {
+		memset(k, 0, sizeof(k));
+		for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++)
+			set_window(k, i, v);
+		check_base_backends(k);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		unhex(near_equal[i], kb, 32);
+		p256_sc_from_bytes(k, kb);
+		check_base_backends(k);
+	}
+	test_rng_init(&rng, 0x256f);
+	for (unsigned l = 0; l < 8; l++) {
+		for (int rep = 0; rep < 8; rep++) {
+			/* lane l alone, then every lane but l */
+			memset(k, 0, sizeof(k));
+			for (unsigned i = run_start[l]; i < run_start[l + 1]; i++)
+				set_window(k, i, (unsigned)test_rng_below(&rng, 128));
+			check_base_backends(k);
+			test_rng_bytes(&rng, k, sizeof(k));
+			for (unsigned i = run_start[l]; i < run_start[l + 1]; i++)
+				set_window(k, i, rep % 2 ? 0 : 127);
+			check_base_backends(k);
+		}
+	}
+	for (int it = 0; it < 600; it++) {
+		test_rng_bytes(&rng, k, sizeof(k));
+		if (it % 2)
+			for (unsigned i = 0; i < HS_P256_BASE_WINDOWS; i++)
+				if (test_rng_below(&rng, 3) == 0)
+					set_window(k, i, test_rng_below(&rng, 2) ? 0 : 64);
+		check_base_backends(k);
+	}
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1325,6 +1471,7 @@ int main(void)
 		cmocka_unit_test(test_backends_agree),
 		cmocka_unit_test(test_lookup_backends_agree),
 		cmocka_unit_test(test_point_kernels_agree),
+		cmocka_unit_test(test_base_ifma_agrees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

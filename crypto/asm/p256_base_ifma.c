@@ -1,0 +1,588 @@
+/*
+ * Implementation notes: the P-256 fixed-base sum (p256_point_mul_base)
+ * in eight AVX-512 IFMA lanes.
+ *
+ * - k G = sum d_i 2^(7i) G over 37 signed 7-bit digits (recoded by
+ *   p256_point_mul_base); the terms come from p256_base_table. The sum is
+ *   split into eight runs of consecutive windows, one per 64-bit lane:
+ *   lanes 0..4 take windows 5l .. 5l+4, lanes 5, 6, 7 take 25..28, 29..32
+ *   and 33..36. Each lane sums its run with mixed Jacobian additions
+ *   (madd-1998-cmo, 8M + 3S); the first window of a run is just loaded,
+ *   so the whole run costs four additions (the first with Z1 = 1), all
+ *   lanes at once. The eight lane sums are then added as a tree (lanes
+ *   2j + 2j+1, then pairs of those, then the two halves) with the general
+ *   Jacobian addition (add-1998-cmo-2, 12M + 4S), its products packed
+ *   into all eight lanes (jadd_packed).
+ * - Field elements: radix 2^52, five limbs, one per register (struct
+ *   fe8: limb i of eight elements in l[i]). Every stored element is
+ *   normalised (limbs below 2^52: IFMA reads only 52 bits) and below
+ *   2^258, not necessarily below p. Montgomery form with R' = 2^260: a
+ *   product is 25 low and 25 high IFMA halves into ten column sums, then
+ *   five word-by-word reduction steps. -p^-1 = 1 mod 2^52, so the step's
+ *   factor is the low limb itself, and p's low limb is 2^52 - 1: adding
+ *   m p0 to a column whose low 52 bits are m leaves it a multiple of
+ *   2^52, carrying (column >> 52) + m with no product. p's limb 2 is 0,
+ *   so a step is three IFMA pairs (limbs 1, 3, 4). For a, b < 2^258 the
+ *   result (a b + M p) / 2^260 < 2^256 + p < 2^257: no final subtraction.
+ * - Subtractions (a - b + 8p, never negative) give limbs of either sign;
+ *   fold() replaces the bits at and above 2^256 (t < 64 of them) by
+ *   t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), a few shifts, adds p
+ *   (so the uncarried low limbs cannot take the total below 0) and
+ *   carries once with arithmetic shifts: normalised and below 2^258.
+ * - The table is Montgomery form for R = 2^256: entry x R becomes x R'
+ *   = 16 x R by reading its 256 bits four places up into the five limbs
+ *   (below 2^260), then fold(). The result leaves as projective
+ *   (X Z : Y : Z^3) in R' form, read as R-form numbers: that is each
+ *   coordinate times 16, the same projective point. p256_point_to_bytes
+ *   and every other user see the same affine point as the portable path
+ *   (tests/crypto/test_p256.c compares them bit for bit).
+ * - Why the incomplete formulas are enough: a run starting at window s
+ *   sums to A = sum d_j 2^(7j), a multiple of 2^(7s) with |A| < 0.51 *
+ *   2^(7e) before window e. Adding d_e 2^(7e) fails only if A -+ d_e
+ *   2^(7e) = j n: for s > 0 the left side is a multiple of 2^(7s) and n is
+ *   odd, so 2^(7s) | j and |j n| >= 128 n > 2^263, beyond the size; for
+ *   s = 0 the size is below 2^36 < n; so j = 0, and |A| < |d_e| 2^(7e)
+ *   unless A = 0 (infinity: all digits so far zero, tracked as a lane
+ *   mask, when the sum is replaced by the entry). The tree's additions of
+ *   windows [a, b) and [b, c) are the same argument when c <= 36 or
+ *   a > 0. The last one adds lo = windows [0, 20) and hi = [20, 37):
+ *   lo + hi = k' in [0, n) and |lo| < 0.51 * 2^140, so lo - hi = j n
+ *   needs j = 0 (lo = hi, then both 0: infinity, a mask) or j = -1:
+ *   k' = n + 2 lo with lo < 0, so k' mod 2^140 = -n mod 2^140, whose
+ *   window 19 is 0: its recoding carries nothing out, lo >= 0, no. So
+ *   no addition meets equal points and none needs the doubling;
+ *   opposite ones only when both are infinity (k' = 0).
+ * - Constant time: the windows each lane takes, and so every operation,
+ *   are fixed; the digits only choose table entries (whole-row scans,
+ *   crypto/asm/p256_scan_avx512.h) and lane masks for blends. valgrind cannot
+ *   run AVX-512: tests/ct/dudect.c times p256_public and ECDSA signing,
+ *   which take this path on IFMA CPUs.
+ */
+#include "crypto/p256_point.h"
+
+#if defined(HS_HAVE_P256_IFMA)
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "base/wipe.h"
+#include "crypto/ct.h"
+#include "crypto/asm/p256_scan_avx512.h"
+
+#define TGT __attribute__((target("avx512f,avx512ifma")))
+#define INL static inline __attribute__((always_inline)) TGT
+#define M52 (((uint64_t)1 << 52) - 1)
+#define LANES 8
+#define RUN_MAX 5 /* windows per lane: 5 5 5 5 5 4 4 4 */
+
+/* limb i of eight field elements in l[i] */
+struct fe8 {
+	__m512i l[5];
+};
+
+/* Jacobian (X : Y : Z) = (X / Z^2, Y / Z^3); Z = 0 is infinity */
+struct jac8 {
+	struct fe8 x, y, z;
+};
+
+static const uint64_t p_limbs[5] = { 0xfffffffffffffull, 0xfffffffffffull, 0, 0x1000000000ull,
+				     0xffffffff0000ull };
+static const uint64_t p8_limbs[5] = { 0xffffffffffff8ull, 0x7fffffffffffull, 0, 0x8000000000ull,
+				      0x7fffffff80000ull };
+static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0, 0x10000000000ull,
+				       0xffffffff00000ull };
+/* 2^260 mod p: one in R' form */
+static const uint64_t one_limbs[5] = { 0x10, 0xf000000000000ull, 0xfffffffffffffull,
+				       0xffeffffffffffull, 0xfffffull };
+
+/* the first window of each lane's run and the run's length */
+static const unsigned run_start[LANES] = { 0, 5, 10, 15, 20, 25, 29, 33 };
+static const unsigned run_len[LANES] = { 5, 5, 5, 5, 5, 4, 4, 4 };
+
+INL __m512i bc(uint64_t v)
+{
+	return _mm512_set1_epi64((long long)v);
+}
+
+INL void fe8_const(struct fe8 *r, const uint64_t c[5])
+{
+	for (int i = 0; i < 5; i++)
+		r->l[i] = bc(c[i]);
+}
+
+/*
+ * Signed limbs of a value V >= 0 (0 <= l4 < 2^58, |l0..l3| < 2^60) to
+ * normalised limbs of a value below 2^258 congruent to V mod p, in one
+ * carry pass: the bits of l4 from 2^256 up (t < 2^10) are replaced by
+ * t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), and p is added so that
+ * the not yet carried low limbs cannot make the total negative: the
+ * result is in (p - 2^216, 2^256 + p + 2^234 + 2^216).
+ */
+INL void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
+{
+	const __m512i m = bc(M52);
+	const __m512i top = _mm512_srli_epi64(l4, 48); /* limb 4 holds bits 208.. */
+
+	l4 = _mm512_and_si512(l4, bc(((uint64_t)1 << 48) - 1));
+	l0 = _mm512_add_epi64(l0, _mm512_add_epi64(top, bc(p_limbs[0])));
+	l1 = _mm512_add_epi64(l1, _mm512_sub_epi64(bc(p_limbs[1]), _mm512_slli_epi64(top, 44)));
+	l3 = _mm512_add_epi64(l3, _mm512_sub_epi64(bc(p_limbs[3]), _mm512_slli_epi64(top, 36)));
+	l4 = _mm512_add_epi64(l4, _mm512_add_epi64(bc(p_limbs[4]), _mm512_slli_epi64(top, 16)));
+	l1 = _mm512_add_epi64(l1, _mm512_srai_epi64(l0, 52));
+	r->l[0] = _mm512_and_si512(l0, m);
+	l2 = _mm512_add_epi64(l2, _mm512_srai_epi64(l1, 52));
+	r->l[1] = _mm512_and_si512(l1, m);
+	l3 = _mm512_add_epi64(l3, _mm512_srai_epi64(l2, 52));
+	r->l[2] = _mm512_and_si512(l2, m);
+	l4 = _mm512_add_epi64(l4, _mm512_srai_epi64(l3, 52));
+	r->l[3] = _mm512_and_si512(l3, m);
+	r->l[4] = l4;
+}
+
+/* r = a - b + 8p (8p > 2^258 > b) */
+INL void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	__m512i s[5];
+
+	for (int i = 0; i < 5; i++)
+		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p8_limbs[i])), b->l[i]);
+	fold(r, s[0], s[1], s[2], s[3], s[4]);
+}
+
+/* r = a - b - 2c + 16p (16p > 3 * 2^258 > b + 2c), one fold: X3 of both additions */
+INL void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, const struct fe8 *c)
+{
+	__m512i s[5];
+
+	for (int i = 0; i < 5; i++)
+		s[i] = _mm512_sub_epi64(
+			_mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p16_limbs[i])), b->l[i]),
+			_mm512_add_epi64(c->l[i], c->l[i]));
+	fold(r, s[0], s[1], s[2], s[3], s[4]);
+}
+
+/*
+ * r = a b / 2^260 mod p (below 2^257), a, b below 2^258. With split, the
+ * high halves go to columns of their own, added at the end: more
+ * instructions, shorter chains (for the latency-bound tree). Without
+ * norm the five result columns stay uncarried (each below 2^57, the
+ * value still below 2^257): only for fsub and fsub2, whose fold carries
+ * anyway (its bounds hold for such limbs: |l0..l3| < 2^59, and limb 4 of
+ * b is below 2^49 since every column is nonnegative).
+ */
+INL void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int split, int norm)
+{
+	const __m512i m = bc(M52), p1 = bc(p_limbs[1]), p3 = bc(p_limbs[3]), p4 = bc(p_limbs[4]);
+	__m512i t[10], hi[10], u;
+
+	for (int i = 0; i < 10; i++)
+		t[i] = hi[i] = _mm512_setzero_si512();
+	for (int i = 0; i < 5; i++) {
+		for (int j = 0; j < 5; j++) {
+			t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[i], b->l[j]);
+			if (split)
+				hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], a->l[i],
+								     b->l[j]);
+			else
+				t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[i],
+								    b->l[j]);
+		}
+	}
+	if (split)
+		for (int i = 1; i < 10; i++)
+			t[i] = _mm512_add_epi64(t[i], hi[i]);
+	for (int i = 0; i < 5; i++) {
+		/* u = t_i mod 2^52 (-p^-1 = 1); t_i + u p0 = ((t_i >> 52) + u) 2^52 */
+		u = _mm512_and_si512(t[i], m);
+		t[i + 1] = _mm512_add_epi64(t[i + 1],
+					    _mm512_add_epi64(_mm512_srli_epi64(t[i], 52), u));
+		t[i + 1] = _mm512_madd52lo_epu64(t[i + 1], u, p1);
+		t[i + 2] = _mm512_madd52hi_epu64(t[i + 2], u, p1);
+		t[i + 3] = _mm512_madd52lo_epu64(t[i + 3], u, p3);
+		t[i + 4] = _mm512_madd52hi_epu64(t[i + 4], u, p3);
+		t[i + 4] = _mm512_madd52lo_epu64(t[i + 4], u, p4);
+		t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], u, p4);
+	}
+	if (!norm) {
+		for (int i = 0; i < 5; i++)
+			r->l[i] = t[5 + i];
+		return;
+	}
+	t[6] = _mm512_add_epi64(t[6], _mm512_srli_epi64(t[5], 52));
+	r->l[0] = _mm512_and_si512(t[5], m);
+	t[7] = _mm512_add_epi64(t[7], _mm512_srli_epi64(t[6], 52));
+	r->l[1] = _mm512_and_si512(t[6], m);
+	t[8] = _mm512_add_epi64(t[8], _mm512_srli_epi64(t[7], 52));
+	r->l[2] = _mm512_and_si512(t[7], m);
+	t[9] = _mm512_add_epi64(t[9], _mm512_srli_epi64(t[8], 52));
+	r->l[3] = _mm512_and_si512(t[8], m);
+	r->l[4] = t[9];
+}
+
+INL void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	fmul_s(r, a, b, 0, 1);
+}
+
+INL void fsqr(struct fe8 *r, const struct fe8 *a)
+{
+	fmul(r, a, a);
+}
+
+/* a b, uncarried: only for fsub / fsub2 operands */
+INL void fmul_u(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+{
+	fmul_s(r, a, b, 0, 0);
+}
+
+/* lanes where k is set take a */
+INL void fblend(struct fe8 *r, __mmask8 k, const struct fe8 *a)
+{
+	for (int i = 0; i < 5; i++)
+		r->l[i] = _mm512_mask_mov_epi64(r->l[i], k, a->l[i]);
+}
+
+INL void jblend(struct jac8 *r, __mmask8 k, const struct jac8 *a)
+{
+	fblend(&r->x, k, &a->x);
+	fblend(&r->y, k, &a->y);
+	fblend(&r->z, k, &a->z);
+}
+
+/* the digits of every step, per lane: the table index and the lane masks */
+struct steps {
+	uint32_t abs[RUN_MAX][LANES];
+	unsigned neg[RUN_MAX], nz[RUN_MAX];
+};
+
+static void steps_init(struct steps *st, const int8_t d[HS_P256_BASE_WINDOWS])
+{
+	for (unsigned s = 0; s < RUN_MAX; s++) {
+		st->neg[s] = st->nz[s] = 0;
+		for (unsigned l = 0; l < LANES; l++) {
+			uint32_t u, sg, abs;
+
+			st->abs[s][l] = 0;
+			if (s >= run_len[l]) /* public: the run is over */
+				continue;
+			u = (uint32_t)(int32_t)d[run_start[l] + s];
+			sg = 0 - (u >> 31);
+			abs = (u ^ sg) - sg;
+			st->abs[s][l] = abs;
+			st->neg[s] |= (sg & 1) << l;
+			st->nz[s] |= (((0 - abs) >> 31) & 1) << l; /* abs <= 64 */
+		}
+	}
+}
+
+/*
+ * q[l] = lane l's entry of step s: the whole-row scan of
+ * crypto/asm/p256_scan_avx512.h, inline so that it interleaves with the
+ * arithmetic; zeros when the lane's run is over (public).
+ */
+INL void fetch(struct p256_affine q[LANES], unsigned s, unsigned l, const struct steps *st)
+{
+	if (s >= RUN_MAX)
+		return;
+	if (s >= run_len[l]) {
+		memset(&q[l], 0, sizeof(q[l]));
+		return;
+	}
+	_mm512_storeu_si512((void *)&q[l],
+			    p256_scan_row_avx512(p256_base_table[run_start[l] + s], st->abs[s][l]));
+}
+
+/*
+ * acc += (qx, qy) per lane (madd-1998-cmo); lanes in inf take (qx, qy, 1)
+ * instead; lanes not in nz keep acc (their digit is zero). z1_one (the
+ * first addition: acc is an entry, or infinity, which the inf lanes
+ * replace anyway) takes Z1 = 1: 6 products instead of 11. Between its
+ * products it fetches the entries of step sn into next: the table scans
+ * wait on L2 while the products keep the IFMA units busy.
+ */
+INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __mmask8 inf,
+	       __mmask8 nz, struct p256_affine next[LANES], unsigned sn, const struct steps *st,
+	       int z1_one)
+{
+	struct fe8 z1z1, u2, s2, h, rr, hh, hhh, v, s1hhh, t;
+	struct jac8 s;
+
+	if (z1_one) { /* Z1 = 1 in every lane that is not infinity: 5 products fewer */
+		fetch(next, sn, 0, st);
+		fetch(next, sn, 1, st);
+		fsub(&h, qx, &acc->x);
+		fsub(&rr, qy, &acc->y);
+		fetch(next, sn, 2, st);
+		s.z = h;
+	} else {
+		fsqr(&z1z1, &acc->z);
+		fetch(next, sn, 0, st);
+		fmul_u(&u2, qx, &z1z1);
+		fetch(next, sn, 1, st);
+		fmul(&s2, qy, &acc->z);
+		fetch(next, sn, 2, st);
+		fmul_u(&s2, &s2, &z1z1);
+		fsub(&h, &u2, &acc->x);
+		fsub(&rr, &s2, &acc->y);
+		fmul(&s.z, &acc->z, &h);
+	}
+	fetch(next, sn, 3, st);
+	fsqr(&hh, &h);
+	fetch(next, sn, 4, st);
+	fmul(&hhh, &h, &hh);
+	fmul_u(&v, &acc->x, &hh);
+	fetch(next, sn, 5, st);
+	fmul_u(&s1hhh, &acc->y, &hhh);
+	fmul_u(&t, &rr, &rr);
+	fetch(next, sn, 6, st);
+	fsub2(&s.x, &t, &hhh, &v);
+	fsub(&t, &v, &s.x);
+	fmul_u(&t, &rr, &t);
+	fetch(next, sn, 7, st);
+	fsub(&s.y, &t, &s1hhh);
+	fblend(&s.x, inf, qx);
+	fblend(&s.y, inf, qy);
+	fe8_const(&t, one_limbs);
+	fblend(&s.z, inf, &t);
+	jblend(acc, nz, &s);
+}
+
+/*
+ * The tree's additions, packed. m additions (m = 4, 2, 1) are "compact"
+ * when addition a's values sit in lane a. A round of n independent
+ * products of every addition fills 8 / m slots of m lanes per vector
+ * (slot s in lanes s m .. s m + m - 1), so the m additions' products
+ * take ceil(n m / 8) vector products, not n: a level of the tree costs
+ * what its lanes need. Lanes move with VPERMQ (masked for packing).
+ */
+INL void fpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
+{
+	const __m512i idx = _mm512_and_si512(
+		_mm512_sub_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), bc(s * m)), bc(7));
+	const __mmask8 k = (__mmask8)(((1u << m) - 1) << (s * m));
+
+	for (int i = 0; i < 5; i++)
+		r->l[i] = _mm512_mask_permutexvar_epi64(r->l[i], k, idx, a->l[i]);
+}
+
+INL void funpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
+{
+	const __m512i idx = _mm512_and_si512(
+		_mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), bc(s * m)), bc(7));
+
+	for (int i = 0; i < 5; i++) /* slot 0 is in place already */
+		r->l[i] = s == 0 ? a->l[i] : _mm512_permutexvar_epi64(idx, a->l[i]);
+}
+
+/* out[j] = a[j] b[j] for j < n, compact, m additions */
+INL void fmul_round(struct fe8 *const out[], const struct fe8 *const a[],
+		    const struct fe8 *const b[], unsigned n, unsigned m, int norm)
+{
+	const unsigned slots = LANES / m;
+
+	for (unsigned g = 0; g < n; g += slots) {
+		struct fe8 pa = *a[g], pb = *b[g], pr;
+		unsigned e = n - g < slots ? n - g : slots;
+
+		for (unsigned s = 1; s < e; s++) {
+			fpack(&pa, a[g + s], s, m);
+			fpack(&pb, b[g + s], s, m);
+		}
+		fmul_s(&pr, &pa, &pb, 1, norm);
+		for (unsigned s = 0; s < e; s++)
+			funpack(out[g + s], &pr, s, m);
+	}
+}
+
+/*
+ * r = p + q (add-1998-cmo-2) for m compact additions, in five rounds of
+ * products; correct when p != +-q or one of them is infinity (lanes pinf,
+ * qinf: a mask picks the other).
+ */
+INL void jadd_packed(struct jac8 *r, const struct jac8 *p, const struct jac8 *q, __mmask8 pinf,
+		     __mmask8 qinf, unsigned m)
+{
+	struct fe8 z1z1, z2z2, c, d, e, u1, u2, s1, s2, h, rr, hh, r2, hhh, v, t, w;
+	struct jac8 o;
+
+	fmul_round((struct fe8 *const[]){ &z1z1, &z2z2, &c, &d, &e },
+		   (const struct fe8 *const[]){ &p->z, &q->z, &p->y, &q->y, &p->z },
+		   (const struct fe8 *const[]){ &p->z, &q->z, &q->z, &p->z, &q->z }, 5, m, 1);
+	fmul_round((struct fe8 *const[]){ &u1, &u2, &s1, &s2 },
+		   (const struct fe8 *const[]){ &p->x, &q->x, &c, &d },
+		   (const struct fe8 *const[]){ &z2z2, &z1z1, &z2z2, &z1z1 }, 4, m, 1);
+	fsub(&h, &u2, &u1);
+	fsub(&rr, &s2, &s1);
+	fmul_round((struct fe8 *const[]){ &hh, &o.z, &r2 },
+		   (const struct fe8 *const[]){ &h, &e, &rr },
+		   (const struct fe8 *const[]){ &h, &h, &rr }, 3, m, 1);
+	fmul_round((struct fe8 *const[]){ &hhh, &v },
+		   (const struct fe8 *const[]){ &h, &u1 },
+		   (const struct fe8 *const[]){ &hh, &hh }, 2, m, 1);
+	fsub2(&o.x, &r2, &hhh, &v);
+	fsub(&t, &v, &o.x);
+	fmul_round((struct fe8 *const[]){ &s1, &w },
+		   (const struct fe8 *const[]){ &s1, &rr },
+		   (const struct fe8 *const[]){ &hhh, &t }, 2, m, 0); /* into fsub only */
+	fsub(&o.y, &w, &s1);
+	jblend(&o, pinf, q);
+	jblend(&o, qinf, p);
+	*r = o;
+}
+
+/* compact pairs: p takes lanes 0, 2, 4, 6 of a, q lanes 1, 3, 5, 7 */
+INL void jsplit(struct jac8 *p, struct jac8 *q, const struct jac8 *a)
+{
+	const __m512i ev = _mm512_set_epi64(6, 4, 2, 0, 6, 4, 2, 0);
+	const __m512i od = _mm512_set_epi64(7, 5, 3, 1, 7, 5, 3, 1);
+	const struct fe8 *src[3] = { &a->x, &a->y, &a->z };
+	struct fe8 *pe[3] = { &p->x, &p->y, &p->z }, *qo[3] = { &q->x, &q->y, &q->z };
+
+	for (int c = 0; c < 3; c++) {
+		for (int i = 0; i < 5; i++) {
+			__m512i v = src[c]->l[i]; /* p may be a */
+
+			pe[c]->l[i] = _mm512_permutexvar_epi64(ev, v);
+			qo[c]->l[i] = _mm512_permutexvar_epi64(od, v);
+		}
+	}
+}
+
+/* the lane bits 0, 2, 4, 6 (odd = 0) or 1, 3, 5, 7 (odd = 1) of k, as bits 0..3 */
+static inline __mmask8 bits_split(__mmask8 k, unsigned odd)
+{
+	unsigned r = 0;
+
+	for (unsigned a = 0; a < 4; a++)
+		r |= ((k >> (2 * a + odd)) & 1u) << a;
+	return (__mmask8)r;
+}
+
+/*
+ * Eight table entries (x, y as four 64-bit limbs each, Montgomery R) to
+ * R' = 2^260 form in radix 2^52: the 256 bits read four places up.
+ */
+INL void load8(struct fe8 *r, const uint64_t *base)
+{
+	const __m512i idx = _mm512_set_epi64(56, 48, 40, 32, 24, 16, 8, 0);
+	const __m512i m = bc(M52);
+	__m512i a0 = _mm512_i64gather_epi64(idx, (const void *)(base + 0), 8);
+	__m512i a1 = _mm512_i64gather_epi64(idx, (const void *)(base + 1), 8);
+	__m512i a2 = _mm512_i64gather_epi64(idx, (const void *)(base + 2), 8);
+	__m512i a3 = _mm512_i64gather_epi64(idx, (const void *)(base + 3), 8);
+
+	fold(r, _mm512_and_si512(_mm512_slli_epi64(a0, 4), m),
+	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a0, 48), _mm512_slli_epi64(a1, 16)),
+			      m),
+	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a1, 36), _mm512_slli_epi64(a2, 28)),
+			      m),
+	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a2, 24), _mm512_slli_epi64(a3, 40)),
+			      m),
+	     _mm512_srli_epi64(a3, 12));
+}
+
+/* the fetched entries into qx, qy (R' form), y negated in the lanes of neg */
+INL void convert(struct fe8 *qx, struct fe8 *qy, const struct p256_affine q[LANES], __mmask8 neg)
+{
+	struct fe8 ny;
+
+	load8(qx, q[0].x);
+	load8(qy, q[0].y);
+	for (int i = 0; i < 5; i++)
+		ny.l[i] = _mm512_setzero_si512();
+	fsub(&ny, &ny, qy); /* 8p - y */
+	fblend(qy, neg, &ny);
+}
+
+/* lane 0 of a, fully reduced, as four 64-bit limbs */
+TGT static void store_lane0(p256_fe r, const struct fe8 *a)
+{
+	uint64_t l[5], t[4], b, bw;
+
+	for (int i = 0; i < 5; i++)
+		l[i] = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(a->l[i]));
+	r[0] = l[0] | l[1] << 52;
+	r[1] = l[1] >> 12 | l[2] << 40;
+	r[2] = l[2] >> 24 | l[3] << 28;
+	r[3] = l[3] >> 36 | l[4] << 16;
+	b = l[4] >> 48; /* bits 256, 257: the value is below 2^258 < 5p */
+	/* subtract p four times, each time if (b : r) >= p */
+	for (int k = 0; k < 4; k++) {
+		static const uint64_t p[4] = { 0xffffffffffffffffull, 0x00000000ffffffffull, 0,
+					       0xffffffff00000001ull };
+		uint64_t keep, tb;
+
+		bw = 0;
+		for (int i = 0; i < 4; i++) {
+			uint64_t x = r[i] - p[i];
+			uint64_t bo = (r[i] < p[i]) | ((x < bw) & 1);
+
+			t[i] = x - bw;
+			bw = bo;
+		}
+		tb = b - bw; /* wraps (top bit set) iff (b : r) < p */
+		keep = 0 - ct_barrier_u64((tb >> 63) ^ 1);
+		for (int i = 0; i < 4; i++)
+			r[i] = (t[i] & keep) | (r[i] & ~keep);
+		b = (tb & keep) | (b & ~keep);
+	}
+	wipe(l, sizeof(l));
+	wipe(t, sizeof(t));
+}
+
+TGT void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS])
+{
+	struct p256_affine q[2][LANES];
+	struct steps st;
+	struct jac8 acc, o;
+	struct fe8 qx, qy, t;
+	__mmask8 inf, oinf;
+	p256_fe one;
+	uint64_t zmask;
+
+	steps_init(&st, d);
+	/* the first window of every run, loaded: Z = 1 where the digit is not 0 */
+	for (unsigned l = 0; l < LANES; l++) {
+		fetch(q[0], 0, l, &st);
+		fetch(q[1], 1, l, &st);
+	}
+	convert(&acc.x, &acc.y, q[0], (__mmask8)st.neg[0]);
+	fe8_const(&acc.z, one_limbs);
+	for (int i = 0; i < 5; i++)
+		acc.z.l[i] = _mm512_maskz_mov_epi64((__mmask8)st.nz[0], acc.z.l[i]);
+	inf = (__mmask8)~st.nz[0];
+	for (unsigned s = 1; s < RUN_MAX; s++) {
+		convert(&qx, &qy, q[s & 1], (__mmask8)st.neg[s]);
+		madd8(&acc, &qx, &qy, inf, (__mmask8)st.nz[s], q[(s + 1) & 1], s + 1, &st, s == 1);
+		inf &= (__mmask8)~st.nz[s];
+	}
+	/* the tree: runs 2a and 2a + 1 (four additions), then pairs of those, then the halves */
+	for (unsigned m = 4; m >= 1; m /= 2) {
+		jsplit(&acc, &o, &acc);
+		oinf = bits_split(inf, 1);
+		inf = bits_split(inf, 0);
+		jadd_packed(&acc, &acc, &o, inf, oinf, m);
+		inf &= oinf;
+	}
+	/* projective (X Z : Y : Z^3) */
+	fmul_round((struct fe8 *const[]){ &o.x, &t },
+		   (const struct fe8 *const[]){ &acc.x, &acc.z },
+		   (const struct fe8 *const[]){ &acc.z, &acc.z }, 2, 1, 1);
+	fmul(&o.z, &t, &acc.z);
+	store_lane0(r->x, &o.x);
+	store_lane0(r->y, &acc.y);
+	store_lane0(r->z, &o.z);
+	/* infinity (k = 0 mod n) as (0 : 1 : 0), like the portable path */
+	zmask = p256_fe_is_zero(r->z);
+	p256_fe_set_one(one);
+	p256_fe_cmov(r->y, one, zmask);
+	wipe(q, sizeof(q));
+	wipe(&st, sizeof(st));
+	wipe(&acc, sizeof(acc));
+	wipe(&o, sizeof(o));
+	wipe(&qx, sizeof(qx));
+	wipe(&qy, sizeof(qy));
+	wipe(&t, sizeof(t));
+}
+
+#endif
