@@ -49,7 +49,8 @@
  *   inversion uses the faster half-delta variant (590 divsteps for 256
  *   bits), but that count is computed for 256 bits only; this one serves
  *   every size (RSA's CRT halves, P-384), so it keeps delta = 1 and the
- *   theorem's count. bn_mod_inv_x2 runs two inversions' batches in turn.
+ *   theorem's count. bn_mod_inv_x2 is two bn_mod_inv: interleaving the
+ *   two divstep chains paid with the C batch, not with the CMOV one.
  * - Leaf functions (add, mul, mont_mul) leave their partial sums on the
  *   stack; the functions that hold a whole secret working set
  *   (exponentiation, inversion) wipe it.
@@ -832,19 +833,7 @@ uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 uint64_t bn_mod_inv_x2(uint64_t *r1, const uint64_t *a1, const struct bn_mont *c1, uint64_t *r2,
 		       const uint64_t *a2, const struct bn_mont *c2)
 {
-	struct inv_ws w1, w2;
-	size_t batches = inv_batches(c1->n > c2->n ? c1->n : c2->n); /* more is harmless */
-	int64_t zeta1 = -1, zeta2 = -1; /* delta = 1 */
-	uint64_t ok;
+	uint64_t ok = bn_mod_inv(r1, a1, c1);
 
-	inv_start(&w1, a1, c1);
-	inv_start(&w2, a2, c2);
-	for (size_t i = 0; i < batches; i++) {
-		zeta1 = sg_divsteps_59(zeta1, w1.f[0], w1.g[0], &w1.t);
-		zeta2 = sg_divsteps_59(zeta2, w2.f[0], w2.g[0], &w2.t);
-		inv_apply(&w1, c1);
-		inv_apply(&w2, c2);
-	}
-	ok = inv_finish(r1, &w1, c1);
-	return ok & inv_finish(r2, &w2, c2);
+	return ok & bn_mod_inv(r2, a2, c2);
 }
