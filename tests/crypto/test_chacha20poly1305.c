@@ -728,6 +728,24 @@ static void test_xor_backends_identical(void **state)
 	free(got);
 }
 
+/*
+ * A random key, nonce, AD and plaintext from rng; ctx keyed, want the
+ * portable backend's sealed record (the reference every backend must match).
+ */
+static void random_case(struct test_rng *rng, struct aead_ctx *ctx, uint8_t nonce[12],
+			uint8_t *ad, size_t ad_len, uint8_t *pt, size_t len, uint8_t *want)
+{
+	const struct aead *ref = aead_chacha20poly1305_portable();
+	uint8_t key[32];
+
+	test_rng_bytes(rng, key, sizeof(key));
+	test_rng_bytes(rng, nonce, 12);
+	test_rng_bytes(rng, ad, ad_len);
+	test_rng_bytes(rng, pt, len);
+	assert_int_equal(ref->init(ctx, key), 0);
+	ref->seal(ctx, nonce, ad, ad_len, pt, len, want);
+}
+
 /* Every AEAD backend gives the same ciphertext and tag as the portable one. */
 static void test_aead_backends_identical(void **state)
 {
@@ -735,7 +753,7 @@ static void test_aead_backends_identical(void **state)
 	enum { MAX = 3000 };
 	struct test_rng rng;
 	uint8_t *pt = malloc(MAX), *want = malloc(MAX + 16), *got = malloc(MAX + 16);
-	uint8_t key[32], nonce[12], ad[40];
+	uint8_t nonce[12], ad[40];
 	struct aead_ctx ctx;
 	const struct aead *ref = aead_chacha20poly1305_portable();
 
@@ -744,12 +762,7 @@ static void test_aead_backends_identical(void **state)
 	for (int iter = 0; iter < 400; iter++) {
 		size_t len = test_rng_below(&rng, MAX + 1), ad_len = test_rng_below(&rng, 41);
 
-		test_rng_bytes(&rng, key, sizeof(key));
-		test_rng_bytes(&rng, nonce, sizeof(nonce));
-		test_rng_bytes(&rng, ad, ad_len);
-		test_rng_bytes(&rng, pt, len);
-		assert_int_equal(ref->init(&ctx, key), 0);
-		ref->seal(&ctx, nonce, ad, ad_len, pt, len, want);
+		random_case(&rng, &ctx, nonce, ad, ad_len, pt, len, want);
 		for (size_t i = 1; i < N_AEAD; i++) {
 			const struct aead *a = aead_getters[i]();
 			if (a == NULL)
@@ -784,7 +797,7 @@ static void test_aead_lengths(void **state)
 	enum { MAX = 20000 };
 	const struct aead *ref = aead_chacha20poly1305_portable();
 	uint8_t *pt = malloc(MAX), *want = malloc(MAX + 16), *got = malloc(MAX + 16);
-	uint8_t *back = malloc(MAX + 16), key[32], nonce[12], ad[80];
+	uint8_t *back = malloc(MAX + 16), nonce[12], ad[80];
 	struct aead_ctx ctx;
 	struct test_rng rng;
 
@@ -793,12 +806,7 @@ static void test_aead_lengths(void **state)
 	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
 		size_t len = lens[k], ad_len = test_rng_below(&rng, sizeof(ad) + 1);
 
-		test_rng_bytes(&rng, key, sizeof(key));
-		test_rng_bytes(&rng, nonce, sizeof(nonce));
-		test_rng_bytes(&rng, ad, ad_len);
-		test_rng_bytes(&rng, pt, len);
-		assert_int_equal(ref->init(&ctx, key), 0);
-		ref->seal(&ctx, nonce, ad, ad_len, pt, len, want);
+		random_case(&rng, &ctx, nonce, ad, ad_len, pt, len, want);
 		for (size_t i = 0; i < N_AEAD; i++) {
 			const struct aead *a = aead_getters[i]();
 			size_t flip;
