@@ -36,16 +36,21 @@
  *   R^2 when N has 2n limbs) is 2^(64 k) R^-1 mod p.
  * - Inversion is Bernstein and Yang's constant-time "safegcd" (Fast
  *   constant-time gcd computation and modular inversion, 2019): divsteps
- *   on f = m, g = a with delta = 1, in batches of 62 computed on the low
- *   words only (the batch's 2x2 matrix depends on nothing else), then
+ *   on f = m, g = a with delta = 1, in batches of 59 computed on the low
+ *   words only (the batch's 2x2 matrix depends on nothing else; the
+ *   batch is crypto/safegcd256.c's, sg_divsteps_59, its CMOV assembly on
+ *   x86-64: the one divstep home), then
  *   applied to the full f, g (exact division by 2^62) and to d, e with
  *   d a = f, e a = g (mod m) (division by 2^62 made exact by adding a
  *   multiple of m, as in Montgomery reduction). Their theorem 11.2 bounds
  *   the divsteps that bring g to 0 by (49 b + 80) / 17 for b-bit inputs;
  *   the count is fixed from n (one batch more), so the loop is constant
- *   time. At the end f = +-gcd(a, m), and a^-1 = +-d. bn_mod_inv_x2
- *   runs two inversions' batches in lockstep, so their serial divstep
- *   chains overlap in the CPU.
+ *   time. At the end f = +-gcd(a, m), and a^-1 = +-d. safegcd256.c's own
+ *   inversion uses the faster half-delta variant (590 divsteps for 256
+ *   bits), but that count is computed for 256 bits only; this one serves
+ *   every size (RSA's CRT halves, P-384), so it keeps delta = 1 and the
+ *   theorem's count. bn_mod_inv_x2 is two bn_mod_inv: interleaving the
+ *   two divstep chains paid with the C batch, not with the CMOV one.
  * - Leaf functions (add, mul, mont_mul) leave their partial sums on the
  *   stack; the functions that hold a whole secret working set
  *   (exponentiation, inversion) wipe it.
@@ -57,6 +62,7 @@
 #include "base/wipe.h"
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
+#include "crypto/safegcd256.h"
 
 typedef unsigned __int128 u128;
 
@@ -676,81 +682,10 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
  * f, g are signed (two's complement over n + 1 limbs, |f|, |g| <= m);
  * d, e are kept in [0, m) with d x = f and e x = g (mod m).
  */
-#define DIVSTEPS 62 /* per batch: the transition matrix's entries stay below 2^62 */
+#define SHIFT 62 /* a batch's matrix is scaled by 2^62 */
+#define DIVSTEPS 59 /* per batch (sg_divsteps_59) */
 
 typedef __int128 s128;
-
-struct divstep_mat {
-	int64_t u, v, q, r;
-};
-
-/*
- * One divstep on (delta, f, g) and its matrix (u, v, q, r), without a
- * swap on the critical path; the masks sit behind barriers so the
- * compiler cannot turn them back into branches:
- * if (delta > 0 and g odd): (delta, f, g) = (1 - delta, g, (g - f) / 2);
- * else: (delta, f, g) = (1 + delta, f, (g + (g odd) f) / 2).
- * First g += -f or +f (f negated under pos, added under odd); then, when
- * both held, f += that new g (f + (g - f) = g). The matrix rows follow
- * the same moves; u, v double instead of q, r halving.
- */
-#define DIVSTEP(delta, f, g, u, v, q, r)                                                  \
-	do {                                                                              \
-		uint64_t pos_ = (uint64_t)0 - ct_barrier_u64((uint64_t)-(delta) >> 63);   \
-		uint64_t odd_ = (uint64_t)0 - ct_barrier_u64((g) & 1);                     \
-		uint64_t nf_ = ((f) ^ pos_) - pos_, nu_ = ((u) ^ pos_) - pos_;             \
-		uint64_t nv_ = ((v) ^ pos_) - pos_;                                        \
-		(g) += nf_ & odd_;                                                        \
-		(q) += nu_ & odd_;                                                        \
-		(r) += nv_ & odd_;                                                        \
-		pos_ &= odd_;                                                             \
-		(delta) = (int64_t)(((uint64_t)(delta) ^ pos_) - pos_) + 1;               \
-		(f) += (g) & pos_;                                                        \
-		(u) += (q) & pos_;                                                        \
-		(v) += (r) & pos_;                                                        \
-		(g) >>= 1;                                                                \
-		(u) <<= 1;                                                                \
-		(v) <<= 1;                                                                \
-	} while (0)
-
-/*
- * DIVSTEPS divsteps on the low words of f (odd) and g: each step only
- * looks at g's low bit and delta's sign, and a batch of 62 needs only
- * the low 62 bits. Returns the new delta; t gets the matrix scaled by
- * 2^62: (f', g') 2^62 = (u f + v g, q f + r g).
- */
-static int64_t divsteps(int64_t delta, uint64_t f, uint64_t g, struct divstep_mat *t)
-{
-	uint64_t u = 1, v = 0, q = 0, r = 1;
-
-	for (int i = 0; i < DIVSTEPS; i++)
-		DIVSTEP(delta, f, g, u, v, q, r);
-	t->u = (int64_t)u;
-	t->v = (int64_t)v;
-	t->q = (int64_t)q;
-	t->r = (int64_t)r;
-	return delta;
-}
-
-/*
- * divsteps for two independent inversions in one loop: the two serial
- * chains overlap in the CPU (the same steps as divsteps, twice).
- */
-static void divsteps_x2(int64_t *delta1, uint64_t f1, uint64_t g1, struct divstep_mat *t1,
-			int64_t *delta2, uint64_t f2, uint64_t g2, struct divstep_mat *t2)
-{
-	uint64_t u1 = 1, v1 = 0, q1 = 0, r1 = 1, u2 = 1, v2 = 0, q2 = 0, r2 = 1;
-	int64_t d1 = *delta1, d2 = *delta2;
-
-	for (int i = 0; i < DIVSTEPS; i++) {
-		DIVSTEP(d1, f1, g1, u1, v1, q1, r1);
-		DIVSTEP(d2, f2, g2, u2, v2, q2, r2);
-	}
-	*t1 = (struct divstep_mat){ (int64_t)u1, (int64_t)v1, (int64_t)q1, (int64_t)r1 };
-	*t2 = (struct divstep_mat){ (int64_t)u2, (int64_t)v2, (int64_t)q2, (int64_t)r2 };
-	*delta1 = d1;
-	*delta2 = d2;
-}
 
 /* limb i of a two's complement number of len limbs, sign-extended to 128 bits */
 static s128 slimb(const uint64_t *a, size_t i, size_t len)
@@ -778,10 +713,10 @@ static void lincomb(uint64_t *out, int64_t u, const uint64_t *a, int64_t v, cons
 		lo = (uint64_t)acc;
 		acc >>= 64; /* arithmetic shift (gcc and clang): the signed carry */
 		if (i > 0)
-			out[i - 1] = (prev >> DIVSTEPS) | (lo << (64 - DIVSTEPS));
+			out[i - 1] = (prev >> SHIFT) | (lo << (64 - SHIFT));
 		prev = lo;
 	}
-	out[len - 1] = (prev >> DIVSTEPS) | ((uint64_t)acc << (64 - DIVSTEPS));
+	out[len - 1] = (prev >> SHIFT) | ((uint64_t)acc << (64 - SHIFT));
 }
 
 /* x (n + 1 limbs, two's complement, in (-m, 2m)) into [0, m) */
@@ -803,9 +738,9 @@ static void normalize(uint64_t *x, const uint64_t *m1, size_t len)
  * nd, ne: scratch of len limbs (in the caller's wiped working set).
  */
 static void update_de(uint64_t *d, uint64_t *e, uint64_t *nd, uint64_t *ne,
-		      const struct divstep_mat *t, const uint64_t *m1, uint64_t m0inv, size_t len)
+		      const struct sg_mat *t, const uint64_t *m1, uint64_t m0inv, size_t len)
 {
-	const uint64_t low = ((uint64_t)1 << DIVSTEPS) - 1;
+	const uint64_t low = ((uint64_t)1 << SHIFT) - 1;
 	/* md m makes the numerator divisible by 2^62: md = numerator * (-1/m) mod 2^62 */
 	uint64_t md = (((uint64_t)t->u * d[0] + (uint64_t)t->v * e[0]) * m0inv) & low;
 	uint64_t me = (((uint64_t)t->q * d[0] + (uint64_t)t->r * e[0]) * m0inv) & low;
@@ -820,7 +755,7 @@ static void update_de(uint64_t *d, uint64_t *e, uint64_t *nd, uint64_t *ne,
 
 /* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions; nf, ng scratch */
 static void update_fg(uint64_t *f, uint64_t *g, uint64_t *nf, uint64_t *ng,
-		      const struct divstep_mat *t, size_t len)
+		      const struct sg_mat *t, size_t len)
 {
 	static const uint64_t zero[HS_BN_LIMBS + 1];
 
@@ -835,7 +770,7 @@ struct inv_ws {
 	uint64_t f[HS_BN_LIMBS + 1], g[HS_BN_LIMBS + 1], d[HS_BN_LIMBS + 1], e[HS_BN_LIMBS + 1];
 	uint64_t m1[HS_BN_LIMBS + 1], one[HS_BN_LIMBS + 1], mone[HS_BN_LIMBS + 1];
 	uint64_t x[HS_BN_LIMBS + 1], y[HS_BN_LIMBS + 1]; /* the updates' scratch */
-	struct divstep_mat t;
+	struct sg_mat t;
 };
 
 /* Bernstein-Yang theorem 11.2: (49 bits + 80) / 17 divsteps make g = 0; one batch more */
@@ -885,11 +820,11 @@ uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 {
 	struct inv_ws w;
 	size_t batches = inv_batches(c->n);
-	int64_t delta = 1;
+	int64_t zeta = -1; /* delta = 1 */
 
 	inv_start(&w, a, c);
 	for (size_t i = 0; i < batches; i++) {
-		delta = divsteps(delta, w.f[0], w.g[0], &w.t);
+		zeta = sg_divsteps_59(zeta, w.f[0], w.g[0], &w.t);
 		inv_apply(&w, c);
 	}
 	return inv_finish(r, &w, c);
@@ -898,18 +833,7 @@ uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 uint64_t bn_mod_inv_x2(uint64_t *r1, const uint64_t *a1, const struct bn_mont *c1, uint64_t *r2,
 		       const uint64_t *a2, const struct bn_mont *c2)
 {
-	struct inv_ws w1, w2;
-	size_t batches = inv_batches(c1->n > c2->n ? c1->n : c2->n); /* more is harmless */
-	int64_t delta1 = 1, delta2 = 1;
-	uint64_t ok;
+	uint64_t ok = bn_mod_inv(r1, a1, c1);
 
-	inv_start(&w1, a1, c1);
-	inv_start(&w2, a2, c2);
-	for (size_t i = 0; i < batches; i++) {
-		divsteps_x2(&delta1, w1.f[0], w1.g[0], &w1.t, &delta2, w2.f[0], w2.g[0], &w2.t);
-		inv_apply(&w1, c1);
-		inv_apply(&w2, c2);
-	}
-	ok = inv_finish(r1, &w1, c1);
-	return ok & inv_finish(r2, &w2, c2);
+	return ok & bn_mod_inv(r2, a2, c2);
 }

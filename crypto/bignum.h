@@ -131,14 +131,13 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
 			   const struct bn_mont *c);
 /*
  * r = a^-1 mod m (a < m) by Bernstein-Yang safegcd divsteps, a count fixed
- * by n: constant time (also serves P-256's scalar inversion). Returns
+ * by n: constant time (RSA, P-384; 256-bit moduli use safegcd256.h). Returns
  * all-ones if gcd(a, m) = 1, else 0 (then r is junk; a = 0 gives r = 0).
  */
 uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c);
 /*
- * Two bn_mod_inv at once (r1 = a1^-1 mod m1, r2 = a2^-1 mod m2), their
- * divstep chains interleaved; the results are bn_mod_inv's, the mask
- * all-ones only if both inverses exist.
+ * Two bn_mod_inv (r1 = a1^-1 mod m1, r2 = a2^-1 mod m2), in that order
+ * (r1 must not alias a2); the mask is all-ones only if both inverses exist.
  */
 uint64_t bn_mod_inv_x2(uint64_t *r1, const uint64_t *a1, const struct bn_mont *c1, uint64_t *r2,
 		       const uint64_t *a2, const struct bn_mont *c2);

@@ -46,8 +46,15 @@ void chacha20_xor_portable(const uint32_t st[16], const uint8_t *in, size_t len,
 /* HS_CPU_AVX2: 8 blocks at a time. */
 void chacha20_xor_avx2(const uint32_t st[16], const uint8_t *in, size_t len, uint8_t *out,
 			  uint32_t mask);
-/* HS_CPU_AVX512F | HS_CPU_AVX2: 16 blocks at a time, AVX2 for the tail. */
+/* HS_CPU_AVX512F | HS_CPU_AVX2: 32 blocks at a time, AVX2 for short tails. */
 void chacha20_xor_avx512(const uint32_t st[16], const uint8_t *in, size_t len,
 			    uint8_t *out, uint32_t mask);
+/*
+ * chacha20_xor_avx512, and the keystream block of counter st[12] - 1 (the
+ * AEAD's block 0, for the MAC key) to block0, computed in scalar registers
+ * alongside the first batch, where it costs less than on its own.
+ */
+void chacha20_xor_key_avx512(const uint32_t st[16], const uint8_t *in, size_t len,
+				uint8_t *out, uint32_t mask, uint8_t block0[64]);
 
 #endif

@@ -206,7 +206,7 @@ int fe_bytes_noncanonical(const uint8_t s[32]);
 uint64_t fe_iszero_mask(const struct fe25519 *f);
 /* Bit 0 of the canonical encoding (the "sign" of RFC 8032). */
 uint64_t fe_isodd(const struct fe25519 *f);
-/* h = 1/f (= f^(p-2)); 0 maps to 0. Constant time (fe25519_inv.c, safegcd). */
+/* h = 1/f (= f^(p-2)); 0 maps to 0. Constant time (safegcd256.c). */
 void fe_invert(struct fe25519 *h, const struct fe25519 *f);
 /* h = f^((p-5)/8) = f^(2^252-3). */
 void fe_pow22523(struct fe25519 *h, const struct fe25519 *f);

@@ -12,9 +12,11 @@
  * - Additions and subtractions (inline, in p256_field.h) compute both
  *   candidates (with and without p) and select with a mask taken from the
  *   carry or borrow: no branch.
- * - Inversion is Fermat (a^(p-2)) along a fixed addition chain of 255
- *   squarings and 12 multiplications; the exponent is public, the work is
- *   the same for every input.
+ * - Inversion is crypto/safegcd256.c's constant-time safegcd (590
+ *   divsteps), then one Montgomery product by R^3 to come back to
+ *   Montgomery form: 3.2k cycles against 5.2k for the Fermat chain it
+ *   replaced (255 squarings, 12 products with the ADX squaring loop;
+ *   tests/crypto/test_p256.c keeps a Fermat power as the reference).
  * - p256_fe_mul/sqr (inline, p256_field.h) dispatch to
  *   crypto/asm/p256_field_adx.c (MULX, ADX) when p256_fe_select()
  *   found them; same results.
@@ -25,8 +27,10 @@
 
 #include <stdatomic.h>
 
+#include "base/wipe.h"
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
+#include "crypto/safegcd256.h"
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -230,55 +234,21 @@ int p256_fe_adx_active(void)
 	return atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed);
 }
 
-void p256_fe_sqr_n(p256_fe r, const p256_fe a, unsigned k)
-{
-#if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed)) {
-		p256_fe_sqr_n_adx(r, a, k);
-		return;
-	}
-#endif
-	p256_fe_copy(r, a);
-	while (k-- > 0)
-		p256_fe_sqr(r, r);
-}
+/* R^3 mod p: mont(x, R^3) = x R^2 */
+static const p256_fe r3_mod_p = { 0xfffffffd0000000aull, 0xffffffedfffffff7ull,
+				     0x00000005fffffffcull, 0x0000001800000001ull };
 
 /*
- * p - 2 = ffffffff 00000001 00000000 00000000 00000000 ffffffff ffffffff
- * fffffffd: from the top, 32 ones, 31 zeros, a one, 96 zeros, 94 ones, 0, 1.
- * x_k below is a^(2^k - 1) (k ones).
+ * sg256_inv on the Montgomery representative a R (in [0, p)) gives
+ * a^-1 R^-1; one Montgomery product by R^3 makes it a^-1 R.
  */
 void p256_fe_inv(p256_fe r, const p256_fe a)
 {
-	p256_fe x2, x3, x6, x12, x15, x30, x32, t;
+	p256_fe t;
 
-	p256_fe_sqr(t, a);
-	p256_fe_mul(x2, t, a);
-	p256_fe_sqr(t, x2);
-	p256_fe_mul(x3, t, a);
-	p256_fe_sqr_n(t, x3, 3);
-	p256_fe_mul(x6, t, x3);
-	p256_fe_sqr_n(t, x6, 6);
-	p256_fe_mul(x12, t, x6);
-	p256_fe_sqr_n(t, x12, 3);
-	p256_fe_mul(x15, t, x3);
-	p256_fe_sqr_n(t, x15, 15);
-	p256_fe_mul(x30, t, x15);
-	p256_fe_sqr_n(t, x30, 2);
-	p256_fe_mul(x32, t, x2);
-	/* 32 ones, then 31 zeros and a one */
-	p256_fe_sqr_n(t, x32, 32);
-	p256_fe_mul(t, t, a);
-	/* 96 zeros and 32 ones, 32 more ones, 30 more ones */
-	p256_fe_sqr_n(t, t, 128);
-	p256_fe_mul(t, t, x32);
-	p256_fe_sqr_n(t, t, 32);
-	p256_fe_mul(t, t, x32);
-	p256_fe_sqr_n(t, t, 30);
-	p256_fe_mul(t, t, x30);
-	/* 0, 1 */
-	p256_fe_sqr_n(t, t, 2);
-	p256_fe_mul(r, t, a);
+	sg256_inv(t, a, &sg256_p256_p); /* p is prime; 0 gives 0 */
+	p256_fe_mul(r, t, r3_mod_p);
+	wipe(t, sizeof(t));
 }
 
 void p256_fe_set_b(p256_fe r) { p256_fe_copy(r, b_mont); }

@@ -46,11 +46,7 @@ void p256_fe_sqr_portable(p256_fe r, const p256_fe a);
 /* crypto/asm/p256_field_adx.c; need cpu_has(HS_CPU_BMI2 | HS_CPU_ADX). */
 void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b);
 void p256_fe_sqr_adx(p256_fe r, const p256_fe a);
-/* r = a^(2^k) by p256_fe_sqr_adx's squaring in one loop */
-void p256_fe_sqr_n_adx(p256_fe r, const p256_fe a, unsigned k);
 #endif
-/* r = a^(2^k): k squarings. */
-void p256_fe_sqr_n(p256_fe r, const p256_fe a, unsigned k);
 /*
  * r = a + b, a - b, -a: defined at the end of this header, inline, since
  * the point formulas call them about as often as the multiplication and
@@ -61,7 +57,7 @@ static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b);
 static inline void p256_fe_neg(p256_fe r, const p256_fe a);
 /* r = a / 2 (inline too) */
 static inline void p256_fe_half(p256_fe r, const p256_fe a);
-/* r = 1/a (Fermat: a^(p-2)); 0 maps to 0. */
+/* r = 1/a (safegcd, crypto/safegcd256.c); 0 maps to 0. */
 void p256_fe_inv(p256_fe r, const p256_fe a);
 
 /* r = b, the curve constant. */

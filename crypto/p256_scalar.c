@@ -5,9 +5,9 @@
  *   schoolbook product (squaring: 10 limb products) and Montgomery
  *   reduction one limb at a time, R = 2^256, n0 = -1/n mod 2^64; the
  *   result stays below 2n and one masked subtraction reduces it.
- * - Inversion is bignum.c's constant-time safegcd (Bernstein-Yang
- *   divsteps, a count fixed by the size of n), then one Montgomery
- *   product to come back to Montgomery form.
+ * - Inversion is safegcd256.c's constant-time safegcd (Bernstein-Yang
+ *   divsteps, 590 for every 256-bit input), then one Montgomery product
+ *   to come back to Montgomery form.
  * - Reductions of 256-bit inputs need at most one subtraction since
  *   2^256 < 2n; it is always computed and selected with a mask.
  * - Multiplication and squaring dispatch to crypto/asm/p256_scalar_adx.c
@@ -20,8 +20,8 @@
 #include "crypto/p256_scalar.h"
 
 #include "base/wipe.h"
-#include "crypto/bignum.h"
 #include "crypto/ct.h"
+#include "crypto/safegcd256.h"
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -230,32 +230,20 @@ void p256_sc_to_mont(p256_sc r, const p256_sc a)
 	p256_sc_mont_mul(r, a, r2_mod_n);
 }
 
-/* n as a bignum.c modulus, for its constant-time inversion */
-static const struct bn_mont order_mont = {
-	.n = 4,
-	.adx = 0,
-	.m0inv = N0,
-	.m = { 0xf3b9cac2fc632551ull, 0xbce6faada7179e84ull, 0xffffffffffffffffull,
-	       0xffffffff00000000ull },
-	.rr = { 0x83244c95be79eea2ull, 0x4699799c49bd6fa6ull, 0x2845b2392b6bec59ull,
-		0x66e12d94f3d95620ull },
-	.one = { 0x0c46353d039cdaafull, 0x4319055258e8617bull, 0, 0x00000000ffffffffull },
-};
 /* R^3 mod n: mont(x, R^3) = x R^2 */
 static const p256_sc r3_mod_n = { 0xac8ebec90b65a624ull, 0x111f28ae0c0555c9ull,
 				     0x2543b9246ba5e93full, 0x503a54e76407be65ull };
 
 /*
- * bn_mod_inv (Bernstein-Yang divsteps, a fixed count: constant time) on
+ * sg256_inv (Bernstein-Yang divsteps, a fixed count: constant time) on
  * the Montgomery representative a R gives a^-1 R^-1; one Montgomery
- * product by R^3 makes it a^-1 R. About 60% of the time of the Fermat
- * chain it replaced (253 squarings and 39 products mod n).
+ * product by R^3 makes it a^-1 R.
  */
 void p256_sc_inv_mont(p256_sc r, const p256_sc a)
 {
 	p256_sc t;
 
-	(void)bn_mod_inv(t, a, &order_mont); /* n is prime: a != 0 is invertible; 0 gives 0 */
+	sg256_inv(t, a, &sg256_p256_n); /* n is prime: a != 0 is invertible; 0 gives 0 */
 	p256_sc_mont_mul(r, t, r3_mod_n);
 	wipe(t, sizeof(t));
 }

@@ -31,6 +31,34 @@
 
 __extension__ typedef unsigned __int128 u128;
 
+/*
+ * h = h r mod p, partially reduced, for h = h0 + h1 2^64 + h2 2^128 with
+ * h2 <= 6 (see the bounds above); on return h2 <= 4.
+ */
+static inline void mul_r(uint64_t *h0, uint64_t *h1, uint64_t *h2, uint64_t r0, uint64_t r1,
+			 uint64_t s1)
+{
+	u128 d0, d1;
+	uint64_t d2, c;
+
+	/* d = h r, the 2^128 and 2^192 terms folded through s1 */
+	d0 = (u128)*h0 * r0 + (u128)*h1 * s1;
+	d1 = (u128)*h0 * r1 + (u128)*h1 * r0 + *h2 * s1;
+	d2 = *h2 * r0;
+
+	/* carry d0 -> d1 -> d2 */
+	d1 += (uint64_t)(d0 >> 64);
+	d2 += (uint64_t)(d1 >> 64);
+
+	/* fold bits 130 and up: 2^130 = 5 mod p, and (d2 & ~3) + (d2 >> 2) = 5 (d2 >> 2) */
+	c = (d2 & ~(uint64_t)3) + (d2 >> 2);
+	d0 = (u128)(uint64_t)d0 + c;
+	d1 = (u128)(uint64_t)d1 + (uint64_t)(d0 >> 64);
+	*h0 = (uint64_t)d0;
+	*h1 = (uint64_t)d1;
+	*h2 = (d2 & 3) + (uint64_t)(d1 >> 64);
+}
+
 /* Absorb nblocks 16-byte blocks; hibit is 1 for full blocks, 0 for the padded last. */
 static void blocks(struct poly1305 *st, const uint8_t *m, size_t nblocks, uint64_t hibit)
 {
@@ -40,7 +68,6 @@ static void blocks(struct poly1305 *st, const uint8_t *m, size_t nblocks, uint64
 
 	for (; nblocks > 0; nblocks--, m += 16) {
 		u128 d0, d1;
-		uint64_t d2, c;
 
 		/* h += m + hibit 2^128 */
 		d0 = (u128)h0 + load_le64(m);
@@ -48,26 +75,7 @@ static void blocks(struct poly1305 *st, const uint8_t *m, size_t nblocks, uint64
 		h0 = (uint64_t)d0;
 		h1 = (uint64_t)d1;
 		h2 += (uint64_t)(d1 >> 64) + hibit;
-
-		/* d = h r, the 2^128 and 2^192 terms folded through s1 */
-		d0 = (u128)h0 * r0 + (u128)h1 * s1;
-		d1 = (u128)h0 * r1 + (u128)h1 * r0 + h2 * s1;
-		d2 = h2 * r0;
-
-		/* carry d0 -> d1 -> d2 */
-		d1 += (uint64_t)(d0 >> 64);
-		d2 += (uint64_t)(d1 >> 64);
-		h0 = (uint64_t)d0;
-		h1 = (uint64_t)d1;
-
-		/* fold bits 130 and up: 2^130 = 5 mod p, and (d2 & ~3) + (d2 >> 2) = 5 (d2 >> 2) */
-		c = (d2 & ~(uint64_t)3) + (d2 >> 2);
-		h2 = d2 & 3;
-		d0 = (u128)h0 + c;
-		d1 = (u128)h1 + (uint64_t)(d0 >> 64);
-		h0 = (uint64_t)d0;
-		h1 = (uint64_t)d1;
-		h2 += (uint64_t)(d1 >> 64);
+		mul_r(&h0, &h1, &h2, r0, r1, s1);
 	}
 	st->h0 = h0;
 	st->h1 = h1;
@@ -160,50 +168,45 @@ void poly1305_final(struct poly1305 *st, uint8_t tag[16])
 
 #define M26 ((uint64_t)0x3ffffff)
 
-/*
- * out = a b mod p, partially reduced, in radix 2^26 (2^130 = 5 mod p folds
- * the high partial products: a_i b_j 2^(26(i+j)) with i + j >= 5 becomes
- * 5 a_i b_j 2^(26(i+j-5))). Inputs below 2^26 + 2^10 per limb; every sum
- * below 2^59; the output has limbs below 2^26 except limb 1 < 2^26 + 2^10.
- */
-static void mul26(uint32_t out[5], const uint32_t a[5], const uint32_t b[5])
+/* l = h (h2 <= 4) as radix-2^26 limbs, carried: below 2^26, l[1] below 2^26 + 1 */
+static void to26_carried(uint64_t h0, uint64_t h1, uint64_t h2, uint32_t l[5])
 {
-	const uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4];
-	const uint64_t b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
-	const uint64_t s1 = 5 * b1, s2 = 5 * b2, s3 = 5 * b3, s4 = 5 * b4;
-	uint64_t d[5], c;
+	uint64_t x[5], c;
 
-	d[0] = a0 * b0 + a1 * s4 + a2 * s3 + a3 * s2 + a4 * s1;
-	d[1] = a0 * b1 + a1 * b0 + a2 * s4 + a3 * s3 + a4 * s2;
-	d[2] = a0 * b2 + a1 * b1 + a2 * b0 + a3 * s4 + a4 * s3;
-	d[3] = a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0 + a4 * s4;
-	d[4] = a0 * b4 + a1 * b3 + a2 * b2 + a3 * b1 + a4 * b0;
-	for (int i = 0; i < 4; i++) {
-		d[i + 1] += d[i] >> 26;
-		d[i] &= M26;
-	}
-	c = d[4] >> 26;
-	d[4] &= M26;
-	d[0] += 5 * c;
-	d[1] += d[0] >> 26;
-	d[0] &= M26;
+	x[0] = h0 & M26;
+	x[1] = (h0 >> 26) & M26;
+	x[2] = ((h0 >> 52) | (h1 << 12)) & M26;
+	x[3] = (h1 >> 14) & M26;
+	x[4] = (h1 >> 40) | (h2 << 24); /* below 2^27 */
+	c = x[4] >> 26;
+	x[4] &= M26;
+	x[0] += 5 * c;
+	x[1] += x[0] >> 26;
+	x[0] &= M26;
 	for (int i = 0; i < 5; i++)
-		out[i] = (uint32_t)d[i];
+		l[i] = (uint32_t)x[i];
 }
 
+/*
+ * r^k = r^(k-1) r in radix 2^64 (the block step with no message: a few
+ * 64 x 64-bit products each, against 25 for a radix-2^26 product), then
+ * split into carried radix-2^26 limbs.
+ */
 void poly1305_powers(struct poly1305 *st, unsigned n)
 {
-	if (st->npow == 0) {
-		/* r itself: split the clamped radix-2^64 words */
-		st->rpow[0][0] = (uint32_t)(st->r0 & M26);
-		st->rpow[0][1] = (uint32_t)((st->r0 >> 26) & M26);
-		st->rpow[0][2] = (uint32_t)(((st->r0 >> 52) | (st->r1 << 12)) & M26);
-		st->rpow[0][3] = (uint32_t)((st->r1 >> 14) & M26);
-		st->rpow[0][4] = (uint32_t)(st->r1 >> 40);
-		st->npow = 1;
+	const uint64_t s1 = st->r1 + (st->r1 >> 2);
+	uint64_t h0 = st->r0, h1 = st->r1, h2 = 0;
+
+	if (st->npow >= n)
+		return;
+	if (st->npow == 0)
+		to26_carried(h0, h1, h2, st->rpow[0]);
+	for (unsigned k = 1; k < n; k++) {
+		mul_r(&h0, &h1, &h2, st->r0, st->r1, s1);
+		if (k >= st->npow)
+			to26_carried(h0, h1, h2, st->rpow[k]);
 	}
-	for (; st->npow < n; st->npow++)
-		mul26(st->rpow[st->npow], st->rpow[st->npow - 1], st->rpow[0]);
+	st->npow = n;
 }
 
 void poly1305_h_to26(const struct poly1305 *st, uint64_t l[5])

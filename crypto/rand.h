@@ -1,4 +1,8 @@
-/* Random bytes from the kernel (getrandom(2)). */
+/*
+ * Random bytes: a per-thread generator keyed from the kernel (getrandom(2));
+ * see crypto/rand.c for its design. Safe across threads and fork(2); not
+ * async-signal-safe.
+ */
 #ifndef HS_CRYPTO_RAND_H
 #define HS_CRYPTO_RAND_H
 

@@ -17,7 +17,7 @@
  *   equivalent Edwards curve with the fixed-base table of ge25519.c, about
  *   three times faster than the ladder (eight with AVX-512 IFMA), and
  *   mapped back to u. The one inversion (fe_invert, safegcd divsteps in
- *   fe25519_inv.c) is then about 40% of a key generation.
+ *   crypto/safegcd256.c) is then about 40% of a key generation.
  * - With AVX-512 IFMA the ladder runs eight field elements per vector
  *   (crypto/asm/x25519_ifma.c; same radix, same final inversion and
  *   encoding, so the same bytes): about 1.8x the portable ladder on Zen 5.

@@ -1,5 +1,5 @@
 /*
- * P-256 field multiplication, squaring and repeated squaring with BMI2
+ * P-256 field multiplication and squaring with BMI2
  * (MULX) and ADX (ADCX/ADOX), in x86-64 inline assembly.
  *
  * Implementation notes:
@@ -17,12 +17,10 @@
  *   rbp, so it builds at -O0 and with sanitizers too.
  * - Squaring: the cross products once, doubled, plus the squares (10
  *   MULX), then four reduction steps on the low half and the high half
- *   added after. p256_fe_sqr_n_adx loops over it in one block (the
- *   inversion's 255 squarings without a call each; a version that kept
- *   the value in registers between steps was slower: store-to-load
- *   forwarding is cheap here, the extra moves were not).
+ *   added after. (The inversion, once a Fermat chain of squarings, is
+ *   safegcd now: crypto/safegcd256.c.)
  * - The caller checks cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
- * - Constant time: a fixed instruction sequence (the loop count is public);
+ * - Constant time: a fixed instruction sequence;
  *   the final reduction is a CMOVC select.
  */
 #include "crypto/p256_field.h"
@@ -46,25 +44,6 @@ void p256_fe_sqr_adx(p256_fe r, const p256_fe a)
 	__asm__ volatile(P256_SQR_TO("0(%%rdi)", "0(%%rsi)")
 			 :
 			 : "D"(r), "S"(a), P256_ADX_CONSTS
-			 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-			   "r15", "cc", "memory");
-}
-
-/* r = a^(2^k): the squaring in a loop (k is public), no call per step */
-void p256_fe_sqr_n_adx(p256_fe r, const p256_fe a, unsigned k)
-{
-	r[0] = a[0];
-	r[1] = a[1];
-	r[2] = a[2];
-	r[3] = a[3];
-	if (k == 0)
-		return;
-	__asm__ volatile("1:\n\t"
-			 P256_SQR_TO("0(%%rdi)", "0(%%rdi)")
-			 "decl %%esi\n\t"
-			 "jnz 1b\n\t"
-			 : "+S"(k)
-			 : "D"(r), P256_ADX_CONSTS
 			 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
 			   "r15", "cc", "memory");
 }

@@ -6,6 +6,12 @@
  * - The method of poly1305_avx2.c on eight 64-bit lanes: eight radix-2^26
  *   accumulators, A = A r^8 + M per step, and a last step by r^8 .. r
  *   (lane order below) before the lanes are summed. Same limb bounds.
+ * - Two such chains, A on the even groups of eight blocks and B on the odd
+ *   ones, each stepped by r^16: a step is a long dependency chain (products,
+ *   sums, carries at two cycles each on Zen 5), and two independent ones
+ *   overlap (measured: 0.216 -> 0.153 TSC cycles per byte). At the end
+ *   A r^8 + B joins them, then a lone last group if the count is odd.
+ *   r^16 is (r^8)^2, computed here in the vectors (one step's work).
  * - Loading: unpacking two 64-byte loads gives lanes in block order
  *   (0, 4, 1, 5, 2, 6, 3, 7); the final powers follow that order.
  * - Limbs in a struct of named registers through always-inline helpers,
@@ -121,6 +127,19 @@ INLINE __m512i lane_limb(const uint32_t (*p)[5], const int idx[8], int i)
 				 p[idx[4]][i], p[idx[5]][i], p[idx[6]][i], p[idx[7]][i]);
 }
 
+/* p[0..4] in every lane. */
+INLINE struct v5 broadcast(const uint32_t p[5])
+{
+	struct v5 x;
+
+	x.l0 = _mm512_set1_epi64(p[0]);
+	x.l1 = _mm512_set1_epi64(p[1]);
+	x.l2 = _mm512_set1_epi64(p[2]);
+	x.l3 = _mm512_set1_epi64(p[3]);
+	x.l4 = _mm512_set1_epi64(p[4]);
+	return x;
+}
+
 INLINE struct v5 lanes(const uint32_t (*p)[5], const int idx[8])
 {
 	struct v5 x;
@@ -133,14 +152,19 @@ INLINE struct v5 lanes(const uint32_t (*p)[5], const int idx[8])
 	return x;
 }
 
+/* Eight blocks m[0..127] joined to the accumulators: a r^k + m, carried. */
+INLINE struct v5 step(struct v5 a, struct v5 rk, const uint8_t *m)
+{
+	return add5(carry(mul(a, rk)), load8(m));
+}
+
 AVX512 void poly1305_blocks_avx512(struct poly1305 *st, const uint8_t *m, size_t nblocks)
 {
-	/* rpow indexes: r^8 in every lane; then, for lanes holding blocks
-	 * 0, 4, 1, 5, 2, 6, 3, 7 of the last group, r^8, r^4, r^7, r^3, ... */
-	static const int all8[8] = { 7, 7, 7, 7, 7, 7, 7, 7 };
+	/* rpow indexes: for lanes holding blocks 0, 4, 1, 5, 2, 6, 3, 7 of the
+	 * last group, r^8, r^4, r^7, r^3, ... */
 	static const int last[8] = { 7, 3, 6, 2, 5, 1, 4, 0 };
-	size_t groups = nblocks / 8;
-	struct v5 a, r, h0;
+	size_t groups = nblocks / 8, g;
+	struct v5 a, b, r8, r16, h0;
 	uint64_t h[5];
 
 	if (nblocks < 32) {
@@ -148,7 +172,7 @@ AVX512 void poly1305_blocks_avx512(struct poly1305 *st, const uint8_t *m, size_t
 		return;
 	}
 	poly1305_powers(st, 8);
-	r = lanes(st->rpow, all8);
+	r8 = broadcast(st->rpow[7]);
 
 	/* h joins the first block (lane 0) */
 	poly1305_h_to26(st, h);
@@ -157,9 +181,19 @@ AVX512 void poly1305_blocks_avx512(struct poly1305 *st, const uint8_t *m, size_t
 	h0.l2 = _mm512_setr_epi64((long long)h[2], 0, 0, 0, 0, 0, 0, 0);
 	h0.l3 = _mm512_setr_epi64((long long)h[3], 0, 0, 0, 0, 0, 0, 0);
 	h0.l4 = _mm512_setr_epi64((long long)h[4], 0, 0, 0, 0, 0, 0, 0);
+	/* two chains: a takes the even groups, b the odd ones, each step by r^16
+	 * = (r^8)^2, carried: limbs below 2^26 + 2^9 like the rpow entries */
+	r16 = carry(mul(r8, r8));
 	a = add5(load8(m), h0);
-	for (size_t g = 1; g < groups; g++)
-		a = add5(carry(mul(a, r)), load8(m + 128 * g));
+	b = load8(m + 128);
+	for (g = 2; g + 2 <= groups; g += 2) {
+		a = step(a, r16, m + 128 * g);
+		b = step(b, r16, m + 128 * g + 128);
+	}
+	/* a is one group behind b: a r^8 + b, then the odd group left, if any */
+	a = add5(carry(mul(a, r8)), b);
+	if (g < groups)
+		a = step(a, r8, m + 128 * g);
 
 	a = mul(a, lanes(st->rpow, last));
 	h[0] = (uint64_t)_mm512_reduce_add_epi64(a.l0);

@@ -5,7 +5,8 @@
  * A.4, AEAD 2.8.2 and A.5) on every backend this CPU has; that the SIMD
  * backends are bit-identical to the portable code (ChaCha20: every length
  * 0..1100 and beyond, counter wrap, masks, in place; Poly1305: random and
- * extreme keys and messages, whole or in pieces; AEAD: random inputs);
+ * extreme keys and messages, whole or in pieces; AEAD: random inputs, and
+ * every batch and chunk edge up to 20000 bytes, in place and out of place);
  * that flipping any bit of ciphertext, tag or AD makes open fail with
  * HS_ERR_BAD_TAG leaving only zeros in out; and the table contract
  * (sizes, init copies the key, wipe zeroes, dispatch, forced portable).
@@ -668,7 +669,8 @@ static void test_open_short(void **state)
 
 /* ---- backends agree ---- */
 
-/* Every SIMD ChaCha20 XOR equals the portable one: lengths, counters, masks, in place. */
+/* Every SIMD ChaCha20 XOR equals the portable one: lengths, counters, masks, in place;
+ * the AVX-512 one that also makes block 0 gives the right block too. */
 static void test_xor_backends_identical(void **state)
 {
 	(void)state;
@@ -704,10 +706,44 @@ static void test_xor_backends_identical(void **state)
 			xor_backends[b].fn(st, got, len, got, mask);
 			assert_memory_equal(got, want, len);
 		}
+#if defined(__x86_64__)
+		/* the AVX-512 XOR that also gives block st[12] - 1 (the AEAD's block 0) */
+		if (cpu_has(HS_CPU_AVX512F | HS_CPU_AVX2)) {
+			uint8_t block0[64], want0[64];
+
+			st[12] -= 1;
+			chacha20_block(st, want0);
+			st[12] += 1;
+			memset(got, 0x5a, MAX);
+			chacha20_xor_key_avx512(st, in, len, got, mask, block0);
+			assert_memory_equal(got, want, len);
+			assert_memory_equal(block0, want0, 64);
+			if (len < MAX)
+				assert_int_equal(got[len], 0x5a);
+		}
+#endif
 	}
 	free(in);
 	free(want);
 	free(got);
+}
+
+/*
+ * A random key, nonce, AD and plaintext from rng; ctx keyed, want the
+ * portable backend's sealed record (the reference every backend must match).
+ */
+static void random_case(struct test_rng *rng, struct aead_ctx *ctx, uint8_t nonce[12],
+			uint8_t *ad, size_t ad_len, uint8_t *pt, size_t len, uint8_t *want)
+{
+	const struct aead *ref = aead_chacha20poly1305_portable();
+	uint8_t key[32];
+
+	test_rng_bytes(rng, key, sizeof(key));
+	test_rng_bytes(rng, nonce, 12);
+	test_rng_bytes(rng, ad, ad_len);
+	test_rng_bytes(rng, pt, len);
+	assert_int_equal(ref->init(ctx, key), 0);
+	ref->seal(ctx, nonce, ad, ad_len, pt, len, want);
 }
 
 /* Every AEAD backend gives the same ciphertext and tag as the portable one. */
@@ -717,7 +753,7 @@ static void test_aead_backends_identical(void **state)
 	enum { MAX = 3000 };
 	struct test_rng rng;
 	uint8_t *pt = malloc(MAX), *want = malloc(MAX + 16), *got = malloc(MAX + 16);
-	uint8_t key[32], nonce[12], ad[40];
+	uint8_t nonce[12], ad[40];
 	struct aead_ctx ctx;
 	const struct aead *ref = aead_chacha20poly1305_portable();
 
@@ -726,12 +762,7 @@ static void test_aead_backends_identical(void **state)
 	for (int iter = 0; iter < 400; iter++) {
 		size_t len = test_rng_below(&rng, MAX + 1), ad_len = test_rng_below(&rng, 41);
 
-		test_rng_bytes(&rng, key, sizeof(key));
-		test_rng_bytes(&rng, nonce, sizeof(nonce));
-		test_rng_bytes(&rng, ad, ad_len);
-		test_rng_bytes(&rng, pt, len);
-		assert_int_equal(ref->init(&ctx, key), 0);
-		ref->seal(&ctx, nonce, ad, ad_len, pt, len, want);
+		random_case(&rng, &ctx, nonce, ad, ad_len, pt, len, want);
 		for (size_t i = 1; i < N_AEAD; i++) {
 			const struct aead *a = aead_getters[i]();
 			if (a == NULL)
@@ -746,6 +777,81 @@ static void test_aead_backends_identical(void **state)
 	free(pt);
 	free(want);
 	free(got);
+}
+
+/*
+ * Lengths at every edge of the backends' batches and chunks (one block, the
+ * AVX2 and AVX-512 tails, the 1984-byte one-batch path, 2048-byte batches,
+ * a TLS record, the 18 KiB seal chunk), with random AD: each backend seals
+ * like the portable one, in place and out of place, opens both ways, and a
+ * changed ciphertext, tag or AD byte is refused with only zeros written.
+ */
+static void test_aead_lengths(void **state)
+{
+	(void)state;
+	static const size_t lens[] = { 0,    1,    15,   16,    17,    63,    64,    65,
+				       127,  128,  129,  191,   192,   193,   255,   256,
+				       448,  449,  1023, 1024,  1025,  1983,  1984,  1985,
+				       2047, 2048, 2049, 4095,  16383, 16384, 16385, 16640,
+				       18431, 18432, 18433, 20000 };
+	enum { MAX = 20000 };
+	const struct aead *ref = aead_chacha20poly1305_portable();
+	uint8_t *pt = malloc(MAX), *want = malloc(MAX + 16), *got = malloc(MAX + 16);
+	uint8_t *back = malloc(MAX + 16), nonce[12], ad[80];
+	struct aead_ctx ctx;
+	struct test_rng rng;
+
+	assert_true(pt && want && got && back);
+	test_rng_init(&rng, 0x1e9);
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t len = lens[k], ad_len = test_rng_below(&rng, sizeof(ad) + 1);
+
+		random_case(&rng, &ctx, nonce, ad, ad_len, pt, len, want);
+		for (size_t i = 0; i < N_AEAD; i++) {
+			const struct aead *a = aead_getters[i]();
+			size_t flip;
+			if (a == NULL)
+				continue;
+			/* out of place, then in place */
+			a->seal(&ctx, nonce, ad, ad_len, pt, len, got);
+			assert_memory_equal(got, want, len + 16);
+			memcpy(got, pt, len);
+			a->seal(&ctx, nonce, ad, ad_len, got, len, got);
+			assert_memory_equal(got, want, len + 16);
+			memset(back, 0x5a, len + 16);
+			assert_int_equal(a->open(&ctx, nonce, ad, ad_len, want, len + 16, back), 0);
+			assert_memory_equal(back, pt, len);
+			assert_int_equal(back[len], 0x5a); /* nothing written past the plaintext */
+			assert_int_equal(a->open(&ctx, nonce, ad, ad_len, got, len + 16, got), 0);
+			assert_memory_equal(got, pt, len);
+			/* one changed byte of ciphertext or tag, out of place and in place */
+			flip = test_rng_below(&rng, len + 16);
+			memcpy(got, want, len + 16);
+			got[flip] ^= (uint8_t)(1 + test_rng_below(&rng, 255));
+			memset(back, 0xa5, len);
+			assert_int_equal(a->open(&ctx, nonce, ad, ad_len, got, len + 16, back),
+					 HS_ERR_BAD_TAG);
+			assert_true(all_zero(back, len));
+			assert_int_equal(a->open(&ctx, nonce, ad, ad_len, got, len + 16, got),
+					 HS_ERR_BAD_TAG);
+			assert_true(all_zero(got, len));
+			/* one changed AD byte */
+			if (ad_len > 0) {
+				ad[flip % ad_len] ^= 0x01;
+				memset(back, 0xa5, len);
+				assert_int_equal(
+					a->open(&ctx, nonce, ad, ad_len, want, len + 16, back),
+					HS_ERR_BAD_TAG);
+				assert_true(all_zero(back, len));
+				ad[flip % ad_len] ^= 0x01;
+			}
+		}
+		ref->wipe(&ctx);
+	}
+	free(pt);
+	free(want);
+	free(got);
+	free(back);
 }
 
 /* ---- table contract ---- */
@@ -791,7 +897,9 @@ static void test_dispatch(void **state)
 	const struct aead *best = aead_chacha20poly1305();
 
 	assert_non_null(best);
-	if (aead_chacha20poly1305_avx512() != NULL)
+	if (aead_chacha20poly1305_avx512ifma() != NULL)
+		assert_ptr_equal(best, aead_chacha20poly1305_avx512ifma());
+	else if (aead_chacha20poly1305_avx512() != NULL)
 		assert_ptr_equal(best, aead_chacha20poly1305_avx512());
 	else if (aead_chacha20poly1305_avx2() != NULL)
 		assert_ptr_equal(best, aead_chacha20poly1305_avx2());
@@ -826,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_open_short),
 		cmocka_unit_test(test_xor_backends_identical),
 		cmocka_unit_test(test_aead_backends_identical),
+		cmocka_unit_test(test_aead_lengths),
 		cmocka_unit_test(test_dispatch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

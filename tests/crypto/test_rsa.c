@@ -14,7 +14,8 @@
  *   (and 2^(64n) - 1) and values below them (and 1, m - 1), the result
  *   times the value is 1 mod m exactly when a plain variable-time
  *   binary GCD says they are coprime, and the mask says which; the
- *   two-way inversion (bn_mod_inv_x2) gives the same results in either slot;
+ *   two-way inversion (bn_mod_inv_x2) gives the same results in either slot,
+ *   and the C divstep batch (forced portable) the same as the CMOV one;
  * - backends: the MULX/ADX row and the portable row give bit-identical
  *   results (limbs and carry) on random and all-ones inputs of every
  *   length 0..64, and so do whole Montgomery products, squarings, wide
@@ -548,6 +549,14 @@ static void test_bn_inv_random(void **state)
 		want = coprime_ref(a, m, n);
 		ok = bn_mod_inv(r, a, &c);
 		assert_int_equal(ok, want ? ~(uint64_t)0 : 0);
+		if (it % 5 == 0) { /* the C divstep batch (forced portable) against the CMOV one */
+			uint64_t rc[HS_BN_LIMBS];
+
+			cpu_force_portable(1);
+			assert_int_equal(bn_mod_inv(rc, a, &c), ok);
+			cpu_force_portable(0);
+			assert_memory_equal(rc, r, n * 8);
+		}
 		if (it % 3 == 0) { /* the two-way inversion: the same results, masks ANDed */
 			uint64_t r1[HS_BN_LIMBS], r2[HS_BN_LIMBS], r3[HS_BN_LIMBS], one[HS_BN_LIMBS] = { 1 };
 			uint64_t ok2;
