@@ -144,6 +144,22 @@ void p256_jac_double_adx(struct p256_jws *w)
 	STORE(Y3, MUL_R)
 
 /*
+ * Both general additions after u1 (t2), s1 (t4) and z1z1 (t0): h = X2 z1z1 - u1,
+ * rr = Y2 Z1 z1z1 - s1, Z3 = Z1 Z2 h, then the tail.
+ */
+#define ADD_REST                                                                               \
+	P256_MUL(X2, T0)                                                                       \
+	SUB_RM(MUL_R, T2, "r8", "r9", "r10")                                              \
+	STORE(H, MUL_R)                                                                   \
+	P256_MUL_TO(T5, Y2, Z1)                                                                \
+	P256_MUL(T5, T0)                                                                       \
+	SUB_RM(MUL_R, T4, "r8", "r9", "r10")                                              \
+	STORE(RR, MUL_R)                                                                  \
+	P256_MUL_TO(T0, Z1, Z2)                                                                \
+	P256_MUL_TO(Z3, T0, H)                                                                 \
+	TAIL(T2, T4)
+
+/*
  * jac_add_start's: z1z1 (t0), z2z2 (t1), u1 = X1 z2z2 (t2),
  * s1 = Y1 Z2 z2z2 (t4), h = X2 z1z1 - u1, rr = Y2 Z1 z1z1 - s1;
  * then Z3 = Z1 Z2 h and the tail.
@@ -155,16 +171,7 @@ void p256_jac_add_adx(struct p256_jws *w)
 			 P256_MUL_TO(T2, X1, T1)
 			 P256_MUL_TO(T4, Y1, Z2)
 			 P256_MUL_TO(T4, T4, T1)
-			 P256_MUL(X2, T0)
-			 SUB_RM(MUL_R, T2, "r8", "r9", "r10")
-			 STORE(H, MUL_R)
-			 P256_MUL_TO(T5, Y2, Z1)
-			 P256_MUL(T5, T0)
-			 SUB_RM(MUL_R, T4, "r8", "r9", "r10")
-			 STORE(RR, MUL_R)
-			 P256_MUL_TO(T0, Z1, Z2)
-			 P256_MUL_TO(Z3, T0, H)
-			 TAIL(T2, T4)
+			 ADD_REST
 			 :
 			 : "D"(w), OFFSETS, P256_ADX_CONSTS
 			 : CLOBBERS);
@@ -181,16 +188,7 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2])
 	__asm__ volatile(P256_SQR_TO(T0, Z1)
 			 P256_MUL_TO(T2, X1, "0(%%rsi)")
 			 P256_MUL_TO(T4, Y1, "32(%%rsi)")
-			 P256_MUL(X2, T0)
-			 SUB_RM(MUL_R, T2, "r8", "r9", "r10")
-			 STORE(H, MUL_R)
-			 P256_MUL_TO(T5, Y2, Z1)
-			 P256_MUL(T5, T0)
-			 SUB_RM(MUL_R, T4, "r8", "r9", "r10")
-			 STORE(RR, MUL_R)
-			 P256_MUL_TO(T0, Z1, Z2)
-			 P256_MUL_TO(Z3, T0, H)
-			 TAIL(T2, T4)
+			 ADD_REST
 			 :
 			 : "D"(w), "S"(zz), OFFSETS, P256_ADX_CONSTS
 			 : CLOBBERS_BUT_RSI);
