@@ -255,18 +255,6 @@ void p256_fe_set_b(p256_fe r) { p256_fe_copy(r, b_mont); }
 
 void p256_fe_set_one(p256_fe r) { p256_fe_copy(r, one_mont); }
 
-void p256_fe_set_zero(p256_fe r)
-{
-	r[0] = r[1] = r[2] = r[3] = 0;
-}
-
-void p256_fe_copy(p256_fe r, const p256_fe a)
-{
-	r[0] = a[0];
-	r[1] = a[1];
-	r[2] = a[2];
-	r[3] = a[3];
-}
 
 void p256_fe_cmov(p256_fe r, const p256_fe a, uint64_t mask)
 {

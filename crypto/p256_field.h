@@ -63,8 +63,19 @@ void p256_fe_inv(p256_fe r, const p256_fe a);
 /* r = b, the curve constant. */
 void p256_fe_set_b(p256_fe r);
 void p256_fe_set_one(p256_fe r);
-void p256_fe_set_zero(p256_fe r);
-void p256_fe_copy(p256_fe r, const p256_fe a);
+/* r = 0, r = a (inline) */
+static inline void p256_fe_set_zero(p256_fe r)
+{
+	r[0] = r[1] = r[2] = r[3] = 0;
+}
+
+static inline void p256_fe_copy(p256_fe r, const p256_fe a)
+{
+	r[0] = a[0];
+	r[1] = a[1];
+	r[2] = a[2];
+	r[3] = a[3];
+}
 /* if (mask) r = a; mask is all-ones or zero. */
 void p256_fe_cmov(p256_fe r, const p256_fe a, uint64_t mask);
 /* all-ones if a == 0, else 0. */

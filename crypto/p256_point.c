@@ -9,9 +9,12 @@
  *   in Jacobian coordinates (doubling 4M + 4S instead of 8M + 3S + 2
  *   products by b). The scalar is recoded into 52 digits in [-15, 16];
  *   each window costs 5 doublings and one addition of a table entry in
- *   {0, P, ..., 16P} selected by scanning all 16 entries under a mask
- *   (p256_lookup_var_portable, or _avx2: three 256-bit AND/OR per
- *   entry), then negated under a mask. The addition (jac_add_ct) selects
+ *   {0, P, ..., 16P} selected by scanning all 16 entries under a mask,
+ *   then negated under a mask. The table's points share one Z (co-Z,
+ *   built by ZADDU and a backward rescaling: coz_table), so an entry is
+ *   64 bytes like a fixed-base entry (the same scans, p256_lookup_*)
+ *   and the addition takes Z^2 and Z^3 computed once (11M + 3S instead
+ *   of 12M + 4S). The addition (jws_add_ct) selects
  *   among sum, p and q with masks (infinity on either side); only the last
  *   window's can meet p = q (argued above p256_point_mul), and that one
  *   computes the doubling too and selects it. The number and order of
@@ -359,19 +362,19 @@ static inline uint64_t mask64(uint32_t m32)
 }
 
 /*
- * r = p256_base_table[win][idx - 1] (zeros for idx = 0); reads the whole
- * row, 16 bytes at a time (GCC vector extension: SSE2 on any x86-64).
- * Each entry is ANDed with its mask and ORed in: all-ones for the wanted
- * entry, zero for the others, so the addresses read and the instructions
- * run are the same for every idx.
+ * r = row[idx - 1] (zeros for idx = 0); reads the whole row, 16 bytes at
+ * a time (GCC vector extension: SSE2 on any x86-64). Each entry is ANDed
+ * with its mask and ORed in: all-ones for the wanted entry, zero for the
+ * others, so the addresses read and the instructions run are the same
+ * for every idx.
  */
-void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx)
+void p256_lookup_portable(struct p256_affine *r, const struct p256_affine *row, unsigned n,
+			  uint32_t idx)
 {
 	typedef uint64_t v2 __attribute__((vector_size(16)));
-	const struct p256_affine *row = p256_base_table[win];
 	v2 a0 = { 0, 0 }, a1 = { 0, 0 }, a2 = { 0, 0 }, a3 = { 0, 0 }, e0, e1, e2, e3;
 
-	for (uint32_t j = 0; j < HS_P256_BASE_ENTRIES; j++) {
+	for (uint32_t j = 0; j < n; j++) {
 		/* all-ones for the wanted entry only */
 		uint64_t m = mask64(ct_eq_mask_u32(idx, j + 1));
 		v2 vm = { m, m };
@@ -528,16 +531,6 @@ static void jws_double(struct p256_jws *ws)
 	jws_get(&p, ws->p);
 	jac_double_c(&p, &p);
 	jws_put(ws->p, &p);
-}
-
-/* r = 2p on public data (nothing to wipe) */
-static void jac_double(struct jac *r, const struct jac *p)
-{
-	struct p256_jws ws;
-
-	jws_put(ws.p, p);
-	jws_double(&ws);
-	jws_get(r, ws.p);
 }
 
 /*
@@ -822,12 +815,14 @@ static void naf_add(struct add_tmp *w, const struct naf_entry *e, int neg)
  * ("ZADDU", Meloni 2007; 5M + 2S): with H = X1 - X2, C = H^2,
  * W1 = X1 C, W2 = X2 C, A1 = Y1 (W1 - W2): X3 = (Y1 - Y2)^2 - W1 - W2,
  * Y3 = (Y1 - Y2)(W1 - X3) - A1, Z3 = Z H, and p becomes (W1, A1, Z3)
- * (p scaled by H). Both finite and p != +-q (H != 0): the caller's
- * argument. Public data (the verification's table).
+ * (p scaled by H; H is left in h). Both finite and p != +-q (H != 0):
+ * the caller's argument. Straight-line code; used on public points only
+ * (the verification's table and p256_point_mul's table of the peer's
+ * point).
  */
-static void zaddu(struct jac *p, struct jac *q)
+static void zaddu(struct jac *p, struct jac *q, p256_fe h)
 {
-	p256_fe h, c, w1, w2, a1, t;
+	p256_fe c, w1, w2, a1, t;
 
 	fsub(h, p->x, q->x);
 	fsqr(c, h);
@@ -862,6 +857,7 @@ static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 	struct naf_entry tab[1 << (WNAF_W - 2)];
 	struct jac two, odd;
 	struct add_tmp w;
+	p256_fe h;
 	int8_t d[WNAF_MAX];
 	int n;
 
@@ -872,7 +868,7 @@ static void jac_mul_vartime(struct jac *r, const p256_sc k, const struct jac *p)
 	jac_double_coz(&two, &odd, p);
 	for (int i = 0; i < 1 << (WNAF_W - 2); i++) {
 		if (i > 0)
-			zaddu(&two, &odd);
+			zaddu(&two, &odd, h);
 		naf_entry_set(&tab[i], &odd);
 	}
 	n = wnaf(d, k, WNAF_W);
@@ -952,20 +948,20 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
  */
 
 /*
- * r = p + q for Jacobian p, q; constant time (12M + 4S); its temporaries
- * stay in w, for the caller to wipe. Infinity on
- * either side is handled by masks, and so is p = -q (the formula gives
- * Z3 = 0). p = q needs the doubling: with may_be_equal (a public flag)
- * it is computed too (4M + 4S more) and selected by mask; without it the
- * caller guarantees p != q whenever both are finite.
+ * The workspace's r = p + q by the incomplete formula of the given kind,
+ * made complete with masks, constant time; the temporaries stay in w,
+ * for the caller to wipe. Infinity on either side is selected by mask,
+ * and p = -q needs nothing (the formula gives Z3 = 0). p = q needs the
+ * doubling: with may_be_equal (a public flag) it is computed too (4M +
+ * 4S more) and selected by mask; without it the caller guarantees p != q
+ * whenever both are finite.
  */
-/* the workspace's r = p + q, complete (may_be_equal as above); masks only */
-static void jws_add_ct(struct add_tmp *w, int may_be_equal)
+static void jws_add_ct(struct add_tmp *w, int may_be_equal, enum add_kind kind)
 {
 	struct p256_jws *j = &w->jw;
 	uint64_t p_inf = p256_fe_is_zero(j->p[2]), q_inf = p256_fe_is_zero(j->q[2]), same;
 
-	jws_add(w, ADD_JAC);
+	jws_add(w, kind);
 	if (may_be_equal) {
 		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
 		same = p256_fe_is_zero(j->h) & p256_fe_is_zero(j->rr) & ~p_inf & ~q_inf;
@@ -981,43 +977,75 @@ static void jws_add_ct(struct add_tmp *w, int may_be_equal)
 	}
 }
 
+/* r = p + q for Jacobian p, q through the workspace (jws_add_ct) */
 static void jac_add_ct(struct jac *r, const struct jac *p, const struct jac *q, int may_be_equal,
 		       struct add_tmp *w)
 {
 	jws_put(w->jw.p, p);
 	jws_put(w->jw.q, q);
-	jws_add_ct(w, may_be_equal);
+	jws_add_ct(w, may_be_equal, ADD_JAC);
 	jws_get(r, w->jw.r);
-}
-
-/* r = t[idx - 1], or infinity (1, 1, 0) for idx = 0; reads all 16 entries. */
-void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS_P256_VAR_ENTRIES],
-			      uint32_t idx)
-{
-	p256_fe_set_one(r->x);
-	p256_fe_set_one(r->y);
-	p256_fe_set_zero(r->z);
-	for (uint32_t j = 0; j < HS_P256_VAR_ENTRIES; j++) {
-		/* all-ones for the wanted entry only: the scan reads every entry */
-		uint64_t m = mask64(ct_eq_mask_u32(idx, j + 1));
-
-		for (int l = 0; l < 4; l++) {
-			r->x[l] = ct_select_u64(m, t[j].x[l], r->x[l]);
-			r->y[l] = ct_select_u64(m, t[j].y[l], r->y[l]);
-			r->z[l] |= m & t[j].z[l];
-		}
-	}
 }
 
 #define VAR_W 5
 #define VAR_DIGITS 52 /* 52 * 5 = 260 > 256 */
 
 /*
- * Signed fixed windows of 5 bits over a table of (i + 1) p, i < 16, all
- * in Jacobian coordinates: 5 doublings (4M + 4S each, against 8M + 3S
- * and two products by b for the complete projective formula) and one
- * masked addition per window. Leaks nothing of k or p: the operation
- * sequence is fixed and the table is scanned whole.
+ * p256_point_mul's table: t[j] = (j + 1) p for j < 16, all with one Z
+ * ("co-Z"), so an entry is its X and Y only (64 bytes, scanned like a
+ * fixed-base row) and zc holds the shared Z, Z^2 and Z^3 (the additions'
+ * "cached" form, 11M + 3S). Built by ZADDU (5M + 2S): p and 2p co-Z from
+ * the doubling, then (j + 1) p = p + j p, which also rescales p to the
+ * new Z; each step multiplies the common Z by its H, so a backward pass
+ * brings the earlier entries to the last Z (X by l^2, Y by l^3, l the
+ * product of the later H's). ZADDU never meets p = +-j p: p has prime
+ * order n > 17. p at infinity (Z = 0) leaves every Z zero: every entry
+ * is then infinity, as it should be. p is public (the peer's point):
+ * nothing here depends on the scalar.
+ */
+static void coz_table(struct p256_affine t[HS_P256_VAR_ENTRIES], p256_fe zc[3],
+		      const struct p256_point *p)
+{
+	struct jac one, cur;
+	p256_fe h[HS_P256_VAR_ENTRIES], l, l2, l3;
+
+	/* projective (X:Y:Z) is (X Z : Y Z^2 : Z) Jacobian; infinity keeps Z = 0 */
+	fmul(one.x, p->x, p->z);
+	fsqr(l, p->z);
+	fmul(one.y, p->y, l);
+	p256_fe_copy(one.z, p->z);
+	jac_double_coz(&cur, &one, &one);
+	p256_fe_copy(t[1].x, cur.x);
+	p256_fe_copy(t[1].y, cur.y);
+	for (int j = 2; j < HS_P256_VAR_ENTRIES; j++) {
+		zaddu(&one, &cur, h[j]); /* cur = (j + 1) p */
+		p256_fe_copy(t[j].x, cur.x);
+		p256_fe_copy(t[j].y, cur.y);
+	}
+	p256_fe_copy(t[0].x, one.x); /* p, rescaled all the way */
+	p256_fe_copy(t[0].y, one.y);
+	p256_fe_copy(l, h[HS_P256_VAR_ENTRIES - 1]);
+	for (int j = HS_P256_VAR_ENTRIES - 2; j >= 1; j--) {
+		fsqr(l2, l);
+		fmul(l3, l2, l);
+		fmul(t[j].x, t[j].x, l2);
+		fmul(t[j].y, t[j].y, l3);
+		if (j >= 2)
+			fmul(l, l, h[j]);
+	}
+	p256_fe_copy(zc[0], cur.z);
+	fsqr(zc[1], zc[0]);
+	fmul(zc[2], zc[1], zc[0]);
+}
+
+/*
+ * Signed fixed windows of 5 bits over the co-Z table of (i + 1) p, i <
+ * 16: 5 doublings (4M + 4S each, against 8M + 3S and two products by b
+ * for the complete projective formula) and one masked addition per
+ * window (11M + 3S: the table's Z^2 and Z^3 are computed once). Leaks
+ * nothing of k: the operation sequence is fixed and the table is
+ * scanned whole; a zero digit is the entry with Z = 0 (masked), a
+ * negative one the entry with Y negated (masked).
  *
  * Only the last addition needs the doubling case. With k' = k mod n =
  * sum d_j 32^j (|d_j| <= 16) and p of order n (every point of P-256 but
@@ -1031,62 +1059,48 @@ void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS
 void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p)
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
-	struct jac table[16], acc;
-	struct p256_point vtab[16], e;
+	struct p256_affine table[HS_P256_VAR_ENTRIES], e;
+	struct jac acc;
 	struct add_tmp w;
 	p256_sc kr;
-	p256_fe t, ny;
+	p256_fe zc[3], t, ny;
 	int8_t d[VAR_DIGITS];
 	uint32_t abs;
 	uint64_t neg, inf;
-	void (*lookup)(struct p256_point *, const struct p256_point *, uint32_t) =
-		p256_lookup_var_portable;
+	void (*lookup)(struct p256_affine *, const struct p256_affine *, unsigned, uint32_t) =
+		p256_lookup_portable;
 
 #if defined(HS_HAVE_P256_AVX2)
-	if (cpu_has(HS_CPU_AVX2))
-		lookup = p256_lookup_var_avx2;
+	if (cpu_has(HS_CPU_AVX512F))
+		lookup = p256_lookup_avx512;
+	else if (cpu_has(HS_CPU_AVX2))
+		lookup = p256_lookup_avx2;
 #endif
-	/* projective (X:Y:Z) is (X Z : Y Z^2 : Z) Jacobian; infinity keeps Z = 0 */
-	fmul(table[0].x, p->x, p->z);
-	fsqr(t, p->z);
-	fmul(table[0].y, p->y, t);
-	p256_fe_copy(table[0].z, p->z);
-	/*
-	 * even multiples by doubling (half the cost of an addition), odd ones
-	 * as (j - 1) p + p: j p = p only for p at infinity (n > 16 is prime),
-	 * so no doubling case
-	 */
-	for (int j = 2; j <= 16; j++) {
-		if (j % 2 == 0)
-			jac_double(&table[j - 1], &table[j / 2 - 1]);
-		else
-			jac_add_ct(&table[j - 1], &table[j - 2], &table[0], 0, &w);
-	}
-	for (int i = 0; i < 16; i++) { /* the scan's layout: X, Y, Z as in struct p256_point */
-		p256_fe_copy(vtab[i].x, table[i].x);
-		p256_fe_copy(vtab[i].y, table[i].y);
-		p256_fe_copy(vtab[i].z, table[i].z);
-	}
+	coz_table(table, zc, p);
+	w.zz = &zc[1];
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
 	recode(d, VAR_DIGITS, kr, VAR_W);
-	/* the top digit is bit 255 plus a carry: in [0, 2] */
+	/* the top digit is bit 255 plus a carry: in [0, 2]; the accumulator lives in w.jw.p */
 	(void)digit_sign(d[VAR_DIGITS - 1], &abs);
-	lookup(&e, vtab, abs);
-	p256_fe_copy(acc.x, e.x);
-	p256_fe_copy(acc.y, e.y);
-	p256_fe_copy(acc.z, e.z);
-	/* acc lives in the workspace (p) during the loop */
-	jws_put(w.jw.p, &acc);
+	lookup(&e, table, HS_P256_VAR_ENTRIES, abs);
+	p256_fe_copy(w.jw.p[0], e.x);
+	p256_fe_copy(w.jw.p[1], e.y);
+	p256_fe_set_zero(w.jw.p[2]);
+	fcmov(w.jw.p[2], zc[0], ~mask64(ct_eq_mask_u32(abs, 0)));
 	for (int i = VAR_DIGITS - 2; i >= 0; i--) {
 		for (int j = 0; j < VAR_W; j++)
 			jws_double(&w.jw);
 		neg = digit_sign(d[i], &abs);
-		lookup(&e, vtab, abs);
-		memcpy(w.jw.q, &e, sizeof(e)); /* the same X, Y, Z layout */
-		p256_fe_neg(ny, w.jw.q[1]);
+		lookup(&e, table, HS_P256_VAR_ENTRIES, abs);
+		p256_fe_copy(w.jw.q[0], e.x);
+		p256_fe_neg(ny, e.y);
+		p256_fe_copy(w.jw.q[1], e.y);
 		fcmov(w.jw.q[1], ny, neg);
-		jws_add_ct(&w, i == 0);
-		memcpy(w.jw.p, w.jw.r, sizeof(w.jw.p));
+		/* Z = 0 (infinity) for a zero digit */
+		p256_fe_set_zero(w.jw.q[2]);
+		fcmov(w.jw.q[2], zc[0], ~mask64(ct_eq_mask_u32(abs, 0)));
+		jws_add_ct(&w, i == 0, ADD_CACHED);
+		copy64(w.jw.p, w.jw.r, sizeof(w.jw.p));
 	}
 	jws_get(&acc, w.jw.p);
 	/* back to projective: (X Z : Y : Z^3); infinity as (0 : 1 : 0) */
@@ -1098,7 +1112,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	p256_fe_set_one(t);
 	fcmov(r->y, t, inf);
 	wipe(table, sizeof(table));
-	wipe(vtab, sizeof(vtab));
+	wipe(zc, sizeof(zc));
 	wipe(&w, sizeof(w));
 	wipe(&e, sizeof(e));
 	wipe(kr, sizeof(kr));
@@ -1210,13 +1224,14 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 	int8_t d[HS_P256_BASE_WINDOWS];
 	uint32_t abs;
 	uint64_t neg, nz[2], inf[2] = { ~(uint64_t)0, ~(uint64_t)0 };
-	void (*lookup)(struct p256_affine *, unsigned, uint32_t) = p256_lookup_base_portable;
+	void (*lookup)(struct p256_affine *, const struct p256_affine *, unsigned, uint32_t) =
+		p256_lookup_portable;
 
 #if defined(HS_HAVE_P256_AVX2)
 	if (cpu_has(HS_CPU_AVX512F))
-		lookup = p256_lookup_base_avx512;
+		lookup = p256_lookup_avx512;
 	else if (cpu_has(HS_CPU_AVX2))
-		lookup = p256_lookup_base_avx2;
+		lookup = p256_lookup_avx2;
 #endif
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
 	recode(d, HS_P256_BASE_WINDOWS, kr, HS_P256_BASE_W);
@@ -1240,7 +1255,7 @@ void p256_point_mul_base(struct p256_point *r, const p256_sc k)
 				continue;
 			}
 			neg = digit_sign(d[win], &abs);
-			lookup(&q[l], win, abs);
+			lookup(&q[l], p256_base_table[win], HS_P256_BASE_ENTRIES, abs);
 			p256_fe_neg(ny, q[l].y);
 			fcmov(q[l].y, ny, neg);
 			nz[l] = ~mask64(ct_eq_mask_u32(abs, 0));

@@ -44,17 +44,23 @@ struct p256_affine {
 extern const struct p256_affine p256_base_table[HS_P256_BASE_WINDOWS][HS_P256_BASE_ENTRIES];
 
 /*
- * r = p256_base_table[win][idx - 1], or (0, 0) for idx = 0 (idx <= 64).
- * Constant time in idx: every entry of the row is read and selected with
- * a mask. The backends give identical results; p256_point_mul_base uses
- * the AVX2 one when cpu_has(HS_CPU_AVX2).
+ * r = row[idx - 1], or (0, 0) for idx = 0 (idx <= n; n even): the scan
+ * of a row of affine-sized entries, a fixed-base table row (n =
+ * HS_P256_BASE_ENTRIES) or p256_point_mul's table (X and Y of points
+ * with one shared Z, n = HS_P256_VAR_ENTRIES). Constant time in idx:
+ * every entry of the row is read and selected with a mask. The backends
+ * give identical results; the callers use the AVX-512F one when
+ * cpu_has(HS_CPU_AVX512F), else the AVX2 one when cpu_has(HS_CPU_AVX2).
  */
-void p256_lookup_base_portable(struct p256_affine *r, unsigned win, uint32_t idx);
+void p256_lookup_portable(struct p256_affine *r, const struct p256_affine *row, unsigned n,
+			  uint32_t idx);
 #if defined(__x86_64__)
 #define HS_HAVE_P256_AVX2 1
-/* crypto/asm/p256_table_avx2.c; the AVX-512F one when cpu_has(HS_CPU_AVX512F) */
-void p256_lookup_base_avx2(struct p256_affine *r, unsigned win, uint32_t idx);
-void p256_lookup_base_avx512(struct p256_affine *r, unsigned win, uint32_t idx);
+/* crypto/asm/p256_table_avx2.c */
+void p256_lookup_avx2(struct p256_affine *r, const struct p256_affine *row, unsigned n,
+		      uint32_t idx);
+void p256_lookup_avx512(struct p256_affine *r, const struct p256_affine *row, unsigned n,
+			uint32_t idx);
 /*
  * r = sum d[i] 2^(7i) G (the recoded digits of p256_point_mul_base) in
  * eight AVX-512 IFMA lanes: crypto/asm/p256_base_ifma.c. The same point
@@ -68,20 +74,8 @@ void p256_mul_base_ifma(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOW
 void p256_mul_base_ifma_vartime(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS]);
 #endif
 
-/*
- * The variable-base table scan of p256_point_mul: t[j] = (j + 1) P in
- * Jacobian coordinates (stored in struct p256_point's three fields),
- * r = t[idx - 1], or infinity as (1, 1, 0) (Montgomery form) for
- * idx = 0 (idx <= 16). Constant time in idx like the fixed-base scan;
- * the AVX2 one is used when cpu_has(HS_CPU_AVX2), same results.
- */
+/* the entries of p256_point_mul's table: P, 2P, ..., 16P */
 #define HS_P256_VAR_ENTRIES 16
-void p256_lookup_var_portable(struct p256_point *r, const struct p256_point t[HS_P256_VAR_ENTRIES],
-			      uint32_t idx);
-#if defined(HS_HAVE_P256_AVX2)
-void p256_lookup_var_avx2(struct p256_point *r, const struct p256_point t[HS_P256_VAR_ENTRIES],
-			  uint32_t idx);
-#endif
 
 void p256_point_set_infinity(struct p256_point *r);
 void p256_point_set_generator(struct p256_point *r);

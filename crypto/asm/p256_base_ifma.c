@@ -305,7 +305,8 @@ INL void fetch(struct p256_affine q[LANES], unsigned s, unsigned l, const struct
 		return;
 	}
 	_mm512_storeu_si512((void *)&q[l],
-			    p256_scan_row_avx512(p256_base_table[run_start[l] + s], st->abs[s][l]));
+			    p256_scan_row_avx512(p256_base_table[run_start[l] + s],
+							 HS_P256_BASE_ENTRIES, st->abs[s][l]));
 }
 
 /*

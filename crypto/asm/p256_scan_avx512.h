@@ -1,8 +1,8 @@
 /*
- * The fixed-base table scan with AVX-512F, inline: used by
- * p256_lookup_base_avx512 (crypto/asm/p256_table_avx2.c) and by the IFMA
- * fixed-base sum (crypto/asm/p256_base_ifma.c), which interleaves its
- * scans with field products. Include only from code compiled with
+ * The table-row scan with AVX-512F, inline: used by p256_lookup_avx512
+ * (crypto/asm/p256_table_avx2.c: fixed-base rows and p256_point_mul's
+ * co-Z table) and by the IFMA fixed-base sum (crypto/asm/p256_base_ifma.c),
+ * which interleaves its scans with field products. Include only from code compiled with
  * avx512f enabled (a target attribute on the caller).
  *
  * An entry (x, y) is one 512-bit load; the compare gives an 8-bit mask,
@@ -13,7 +13,7 @@
  * see which entry was wanted) and chains every load on the accumulator
  * (measured: eight times slower). Two accumulators, ORed at the end (at
  * most one of them took an entry), halve the chain. Returns entry idx - 1
- * of the row, or zeros for idx = 0 (idx <= 64).
+ * of the row of n entries (n even), or zeros for idx = 0 (idx <= n).
  */
 #ifndef HS_CRYPTO_ASM_P256_SCAN_AVX512_H
 #define HS_CRYPTO_ASM_P256_SCAN_AVX512_H
@@ -23,14 +23,14 @@
 #include "crypto/p256_point.h"
 
 static inline __attribute__((always_inline, target("avx512f"))) __m512i
-p256_scan_row_avx512(const struct p256_affine row[HS_P256_BASE_ENTRIES], uint32_t idx)
+p256_scan_row_avx512(const struct p256_affine *row, unsigned n, uint32_t idx)
 {
 	const __m512i want = _mm512_set1_epi64((long long)idx);
 	const __m512i two = _mm512_set1_epi64(2);
 	__m512i c0 = _mm512_set1_epi64(1), c1 = two;
 	__m512i a0 = _mm512_setzero_si512(), a1 = a0;
 
-	for (unsigned j = 0; j < HS_P256_BASE_ENTRIES; j += 2) {
+	for (unsigned j = 0; j < n; j += 2) {
 		/* entries j and j + 1 hold the multiples j + 1 and j + 2 */
 		__mmask8 k0 = _mm512_cmpeq_epi64_mask(c0, want);
 		__mmask8 k1 = _mm512_cmpeq_epi64_mask(c1, want);
