@@ -828,30 +828,56 @@ static void naf_add(struct add_tmp *w, const struct naf_entry *e, int neg)
  * (p scaled by H; H is left in h). Both finite and p != +-q (H != 0):
  * the caller's argument. Straight-line code; used on public points only
  * (the verification's table and p256_point_mul's table of the peer's
- * point).
+ * point). jws_zaddu_c is the formula on a workspace (p, q in, r, h and
+ * the new p out); zaddu runs p256_jac_zaddu_adx instead when use_adx()
+ * (the same operations: bit-identical).
  */
+static void jws_zaddu_c(struct p256_jws *w)
+{
+	p256_fe *t = w->t;
+
+	fsub(w->h, w->p[0], w->q[0]);
+	fsqr(t[0], w->h);
+	fmul(t[1], w->p[0], t[0]); /* W1 */
+	fmul(t[2], w->q[0], t[0]); /* W2 */
+	fsub(t[3], t[1], t[2]);
+	fmul(t[3], w->p[1], t[3]); /* A1 */
+	fsub(t[4], w->p[1], w->q[1]);
+	fmul(w->r[2], w->p[2], w->h);
+	fsqr(t[0], t[4]);
+	fsub(t[0], t[0], t[1]);
+	fsub(w->r[0], t[0], t[2]);
+	fsub(t[2], t[1], w->r[0]);
+	fmul(t[2], t[4], t[2]);
+	fsub(w->r[1], t[2], t[3]);
+	p256_fe_copy(w->p[0], t[1]);
+	p256_fe_copy(w->p[1], t[3]);
+	p256_fe_copy(w->p[2], w->r[2]);
+}
+
 static void zaddu(struct jac *p, struct jac *q, p256_fe h)
 {
-	p256_fe c, w1, w2, a1, t;
+	struct p256_jws w;
 
-	fsub(h, p->x, q->x);
-	fsqr(c, h);
-	fmul(w1, p->x, c);
-	fmul(w2, q->x, c);
-	fsub(a1, w1, w2);
-	fmul(a1, p->y, a1);
-	fsub(t, p->y, q->y);
-	fmul(q->z, p->z, h);
-	fsqr(c, t);
-	fsub(c, c, w1);
-	fsub(q->x, c, w2);
-	fsub(w2, w1, q->x);
-	fmul(w2, t, w2);
-	fsub(q->y, w2, a1);
-	p256_fe_copy(p->x, w1);
-	p256_fe_copy(p->y, a1);
-	p256_fe_copy(p->z, q->z);
+	copy64(w.p, p, sizeof(w.p));
+	copy64(w.q, q, sizeof(w.q));
+#if defined(HS_HAVE_P256_ADX)
+	if (use_adx())
+		p256_jac_zaddu_adx(&w);
+	else
+#endif
+		jws_zaddu_c(&w);
+	copy64(q, w.r, sizeof(w.r));
+	copy64(p, w.p, sizeof(w.p));
+	p256_fe_copy(h, w.h);
 }
+
+#if defined(HS_TEST_HOOKS)
+void p256_jws_zaddu_c(struct p256_jws *w)
+{
+	jws_zaddu_c(w);
+}
+#endif
 
 /*
  * r = k * p for public k and p: width-5 NAF over the odd multiples p, 3p,

@@ -79,6 +79,14 @@
 #define ADD_RR(...) P256_ADD_RR(__VA_ARGS__)
 #define HALF_R(...) P256_HALF_R(__VA_ARGS__)
 
+/* d = a, through r8..r11 */
+#define P256_COPY(D, A)                                                                        \
+	"movq 0+" A ", %%r8\n\t"                                                               \
+	"movq 8+" A ", %%r9\n\t"                                                               \
+	"movq 16+" A ", %%r10\n\t"                                                             \
+	"movq 24+" A ", %%r11\n\t"                                                             \
+	STORE(D, R8_11)
+
 /*
  * jac_double's formula: delta = Z^2, t = X - delta (t2),
  * m = X + delta (t3), 2Y (t1), M = 3 t m (t3), Z3 = 2Y Z, 4Y^2 (t1),
@@ -192,6 +200,39 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2])
 			 :
 			 : "D"(w), "S"(zz), OFFSETS, P256_ADX_CONSTS
 			 : CLOBBERS_BUT_RSI);
+}
+
+/*
+ * zaddu's co-Z addition (p and q share Z1): h = X1 - X2, c = h^2 (t0),
+ * W1 = X1 c (t1), W2 = X2 c (t2), A1 = Y1 (W1 - W2) (t3), Y1 - Y2 (t4),
+ * Z3 = Z1 h, X3 = (Y1 - Y2)^2 - W1 - W2, Y3 = (Y1 - Y2)(W1 - X3) - A1;
+ * then p = (W1, A1, Z3), p rescaled to the sum's Z (5M + 2S)
+ */
+void p256_jac_zaddu_adx(struct p256_jws *w)
+{
+	__asm__ volatile(P256_SUB_TO(H, X1, X2)
+			 P256_SQR_TO(T0, H)
+			 P256_MUL_TO(T1, X1, T0)
+			 P256_MUL_TO(T2, X2, T0)
+			 P256_SUB_TO(T3, T1, T2)
+			 P256_MUL_TO(T3, Y1, T3)
+			 P256_SUB_TO(T4, Y1, Y2)
+			 P256_MUL_TO(Z3, Z1, H)
+			 P256_SQR(T4)
+			 SUB_RM(SQR_R, T1, "r8", "r9", "r10")
+			 SUB_RM(SQR_R, T2, "r8", "r9", "r10")
+			 STORE(X3, SQR_R)
+			 SUB_MR(R8_11, T1, SQR_R, SCRATCH3)
+			 STORE(T2, R8_11)
+			 P256_MUL(T4, T2)
+			 SUB_RM(MUL_R, T3, "r8", "r9", "r10")
+			 STORE(Y3, MUL_R)
+			 P256_COPY(X1, T1)
+			 P256_COPY(Y1, T3)
+			 P256_COPY(Z1, Z3)
+			 :
+			 : "D"(w), OFFSETS, P256_ADX_CONSTS
+			 : CLOBBERS);
 }
 
 /* jac_add_affine's: z1z1 (t0), h = X2 z1z1 - X1, rr = Y2 Z1 z1z1 - Y1, u1 = X1, s1 = Y1 */

@@ -34,6 +34,12 @@ void p256_jac_add_adx(struct p256_jws *w);
 void p256_jac_add_affine_adx(struct p256_jws *w);
 /* the same with q's Z^2 and Z^3 given in zz[0] and zz[1] (11M + 3S) */
 void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
+/*
+ * co-Z addition ("ZADDU", 5M + 2S) for p and q with the same Z (q's Z
+ * unused): r = p + q, h = X1 - X2, and p replaced by itself rescaled to
+ * r's Z; wrong when p = +-q or either is infinity (the caller's argument)
+ */
+void p256_jac_zaddu_adx(struct p256_jws *w);
 #endif
 
 #if defined(HS_TEST_HOOKS)
@@ -45,6 +51,8 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
  */
 void p256_jws_double_c(struct p256_jws *w);
 void p256_jws_add_c(struct p256_jws *w, int kind, const p256_fe zz[2]);
+/* r, h and the rescaled p of p256_jac_zaddu_adx by the C formula */
+void p256_jws_zaddu_c(struct p256_jws *w);
 #endif
 
 #endif

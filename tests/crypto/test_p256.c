@@ -1173,7 +1173,8 @@ static void test_backends_agree(void **state)
  * The whole-formula assembly (crypto/asm/p256_point_adx.c) against the C
  * formulas on the portable field code, on the same workspace: random and
  * edge coordinates (they need not be on the curve: the formulas are
- * algebra), q = p and q = -p (h = 0), either point at infinity (Z = 0).
+ * algebra), q = p and q = -p (h = 0), either point at infinity (Z = 0);
+ * the doubling, the three additions and the co-Z addition (ZADDU).
  */
 static void test_point_kernels_agree(void **state)
 {
@@ -1210,13 +1211,15 @@ static void test_point_kernels_agree(void **state)
 		/* for the cached addition: q's Z^2 and Z^3 */
 		p256_fe_sqr(zz[0], b.q[2]);
 		p256_fe_mul(zz[1], zz[0], b.q[2]);
-		for (int op = 0; op < 4; op++) {
+		for (int op = 0; op < 5; op++) {
 			w1 = b;
 			w2 = b;
 			cpu_force_portable(1);
 			p256_fe_select();
 			if (op == 0)
 				p256_jws_double_c(&w1);
+			else if (op == 4)
+				p256_jws_zaddu_c(&w1); /* q's Z is taken to be p's */
 			else
 				p256_jws_add_c(&w1, op - 1, zz); /* 0 Jacobian, 1 affine, 2 cached */
 			cpu_force_portable(0);
@@ -1224,6 +1227,13 @@ static void test_point_kernels_agree(void **state)
 			if (op == 0) {
 				p256_jac_double_adx(&w2);
 				assert_memory_equal(w1.p, w2.p, sizeof(w1.p));
+				continue;
+			}
+			if (op == 4) {
+				p256_jac_zaddu_adx(&w2);
+				assert_memory_equal(w1.p, w2.p, sizeof(w1.p));
+				assert_memory_equal(w1.r, w2.r, sizeof(w1.r));
+				assert_memory_equal(w1.h, w2.h, sizeof(w1.h));
 				continue;
 			}
 			if (op == 1)
