@@ -262,12 +262,6 @@ void p256_fe_cmov(p256_fe r, const p256_fe a, uint64_t mask)
 		r[i] = ct_select_u64(mask, a[i], r[i]);
 }
 
-uint64_t p256_fe_is_zero(const p256_fe a)
-{
-	/* fully reduced, so 0 has exactly one representation */
-	return ct_is_zero_mask_u64(a[0] | a[1] | a[2] | a[3]);
-}
-
 uint64_t p256_fe_eq(const p256_fe a, const p256_fe b)
 {
 	return ct_is_zero_mask_u64((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) |

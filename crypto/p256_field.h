@@ -78,8 +78,11 @@ static inline void p256_fe_copy(p256_fe r, const p256_fe a)
 }
 /* if (mask) r = a; mask is all-ones or zero. */
 void p256_fe_cmov(p256_fe r, const p256_fe a, uint64_t mask);
-/* all-ones if a == 0, else 0. */
-uint64_t p256_fe_is_zero(const p256_fe a);
+/* all-ones if a == 0, else 0 (inline; a is fully reduced, so 0 has one form) */
+static inline uint64_t p256_fe_is_zero(const p256_fe a)
+{
+	return ct_is_zero_mask_u64(a[0] | a[1] | a[2] | a[3]);
+}
 /* all-ones if a == b, else 0. */
 uint64_t p256_fe_eq(const p256_fe a, const p256_fe b);
 
