@@ -79,6 +79,18 @@
 #define ADD_RR(...) P256_ADD_RR(__VA_ARGS__)
 #define HALF_R(...) P256_HALF_R(__VA_ARGS__)
 
+/*
+ * The shared middle of the doubling and ZADDU: X3 = s^2 - a - b into xd,
+ * then v - X3 into td (the factor of Y3's product)
+ */
+#define X3_AND_V_MINUS_X3(S, A, B, XD, V, TD)                                                  \
+	P256_SQR(S)                                                                            \
+	SUB_RM(SQR_R, A, "r8", "r9", "r10")                                               \
+	SUB_RM(SQR_R, B, "r8", "r9", "r10")                                               \
+	STORE(XD, SQR_R)                                                                  \
+	SUB_MR(R8_11, V, SQR_R, SCRATCH3)                                                 \
+	STORE(TD, R8_11)
+
 /* d = a, through r8..r11 */
 #define P256_COPY(D, A)                                                                        \
 	"movq 0+" A ", %%r8\n\t"                                                               \
@@ -113,12 +125,7 @@ void p256_jac_double_adx(struct p256_jws *w)
 			 P256_MUL_TO(Z1, T1, Z1)
 			 P256_SQR_TO(T1, T1)
 			 P256_MUL_TO(T4, X1, T1)
-			 P256_SQR(T3)
-			 SUB_RM(SQR_R, T4, "r8", "r9", "r10")
-			 SUB_RM(SQR_R, T4, "r8", "r9", "r10")
-			 STORE(X1, SQR_R)
-			 SUB_MR(R8_11, T4, SQR_R, SCRATCH3)
-			 STORE(T2, R8_11)
+			 X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2)
 			 P256_SQR(T1)
 			 HALF_R(SQR_R, R8_11)
 			 STORE(T1, SQR_R)
@@ -218,12 +225,7 @@ void p256_jac_zaddu_adx(struct p256_jws *w)
 			 P256_MUL_TO(T3, Y1, T3)
 			 P256_SUB_TO(T4, Y1, Y2)
 			 P256_MUL_TO(Z3, Z1, H)
-			 P256_SQR(T4)
-			 SUB_RM(SQR_R, T1, "r8", "r9", "r10")
-			 SUB_RM(SQR_R, T2, "r8", "r9", "r10")
-			 STORE(X3, SQR_R)
-			 SUB_MR(R8_11, T1, SQR_R, SCRATCH3)
-			 STORE(T2, R8_11)
+			 X3_AND_V_MINUS_X3(T4, T1, T2, X3, T1, T2)
 			 P256_MUL(T4, T2)
 			 SUB_RM(MUL_R, T3, "r8", "r9", "r10")
 			 STORE(Y3, MUL_R)
