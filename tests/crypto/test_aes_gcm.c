@@ -28,6 +28,9 @@
 #include "crypto/aead.h"
 #include "crypto/aes_ct.h"
 #include "crypto/asm/aes_gcm_asm.h"
+#if defined(__x86_64__)
+#include "crypto/asm/aes_ni_key.h"
+#endif
 #include "crypto/cpu.h"
 #include "testutil.h"
 
@@ -141,6 +144,47 @@ static void test_key_schedule(void **state)
 	hex_to("e98ba06f448c773c8ecc720401002202", want, 16);
 	assert_memory_equal(rk + 192, want, 16);
 	assert_int_equal(aes_ct_expand(rk, key, 20), 0);
+}
+
+#if defined(__x86_64__)
+/* the inline schedule needs a caller compiled for AES-NI */
+static AES_NI_KEY_TARGET unsigned ni_expand(uint8_t rk[240], const uint8_t *key, size_t len)
+{
+	return aes_ni_expand(rk, key, len);
+}
+#endif
+
+/*
+ * The AESKEYGENASSIST schedule of the AES-NI and VAES backends
+ * (crypto/asm/aes_ni_key.h) against the portable one: random keys of
+ * every length, and the lengths it refuses.
+ */
+static void test_key_schedule_aesni(void **state)
+{
+	(void)state;
+	if (!cpu_has(HS_CPU_AESNI)) {
+		printf("# aes: no AES-NI here: only the portable key schedule\n");
+		skip();
+	}
+#if defined(__x86_64__)
+	static const size_t lens[3] = { 16, 24, 32 };
+	struct test_rng rng;
+	uint8_t key[32], rk1[240], rk2[240];
+
+	test_rng_init(&rng, 0xae5);
+	for (int i = 0; i < 300; i++) {
+		size_t len = lens[i % 3];
+
+		test_rng_bytes(&rng, key, sizeof(key));
+		memset(rk1, 0x55, sizeof(rk1));
+		memset(rk2, 0xaa, sizeof(rk2));
+		unsigned r1 = aes_ct_expand(rk1, key, len), r2 = ni_expand(rk2, key, len);
+
+		assert_int_equal(r1, r2);
+		assert_memory_equal(rk1, rk2, 16 * (r1 + 1));
+	}
+	assert_int_equal(ni_expand(rk2, key, 20), 0);
+#endif
 }
 
 /* ---- FIPS-197 block vectors ---- */
@@ -537,6 +581,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sbox),
 		cmocka_unit_test(test_key_schedule),
+		cmocka_unit_test(test_key_schedule_aesni),
 		cmocka_unit_test(test_block_portable),
 		cmocka_unit_test(test_block_accelerated),
 		cmocka_unit_test(test_gcm_kats),
