@@ -498,6 +498,7 @@ static inline int use_adx(void)
  */
 _Static_assert(sizeof(struct jac) == 3 * sizeof(p256_fe), "struct jac is X, Y, Z");
 _Static_assert(sizeof(struct p256_point) == sizeof(struct jac), "so is struct p256_point");
+_Static_assert(sizeof(struct p256_affine) == 2 * sizeof(p256_fe), "an affine entry is X, Y");
 
 /*
  * n bytes (a multiple of 8) in 64-bit moves, for a copy that the assembly
@@ -1096,8 +1097,6 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
 	struct p256_affine table[HS_P256_VAR_ENTRIES], e;
-
-	_Static_assert(sizeof(struct p256_affine) == 2 * sizeof(p256_fe), "an entry is X, Y");
 	struct jac acc;
 	struct add_tmp w;
 	p256_sc kr;
