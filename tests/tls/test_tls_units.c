@@ -182,12 +182,22 @@ static void test_fd_helpers(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* got == Derive-Secret(secret, label, th) */
+static void assert_derived(const struct hash *h, const uint8_t *secret, const char *label,
+			   const uint8_t *th, const uint8_t *got)
+{
+	uint8_t want[HASH_MAX];
+
+	assert_int_equal(derive_secret(h, secret, label, th, want), 0);
+	assert_memory_equal(got, want, h->digest_len);
+}
+
 /* what keysched_start/_handshake/_master must give, from plain HKDF calls */
 static void check_keysched(const struct hash *h, const uint8_t *psk, size_t psk_len)
 {
 	static const uint8_t shared[32] = { 7, 1, 2, 3 };
 	uint8_t zeros[HASH_MAX] = { 0 }, empty[HASH_MAX], th1[HASH_MAX], th2[HASH_MAX];
-	uint8_t early[HASH_MAX], salt[HASH_MAX], hs[HASH_MAX], master[HASH_MAX], x[HASH_MAX];
+	uint8_t early[HASH_MAX], salt[HASH_MAX], hs[HASH_MAX], master[HASH_MAX];
 	size_t hl = h->digest_len;
 	struct keysched ks;
 
@@ -207,21 +217,16 @@ static void check_keysched(const struct hash *h, const uint8_t *psk, size_t psk_
 	assert_int_equal(keysched_handshake(&ks, shared, sizeof(shared), th1), 0);
 	assert_memory_equal(ks.handshake_secret, hs, hl);
 	assert_memory_equal(ks.stage, hs, hl);
-	assert_int_equal(derive_secret(h, hs, "c hs traffic", th1, x), 0);
-	assert_memory_equal(ks.c_hs, x, hl);
-	assert_int_equal(derive_secret(h, hs, "s hs traffic", th1, x), 0);
-	assert_memory_equal(ks.s_hs, x, hl);
+	assert_derived(h, hs, "c hs traffic", th1, ks.c_hs);
+	assert_derived(h, hs, "s hs traffic", th1, ks.s_hs);
 
 	assert_int_equal(derive_secret(h, hs, "derived", empty, salt), 0);
 	hkdf_extract(h, salt, hl, zeros, hl, master);
 	assert_int_equal(keysched_master(&ks, th2), 0);
 	assert_memory_equal(ks.stage, master, hl);
-	assert_int_equal(derive_secret(h, master, "c ap traffic", th2, x), 0);
-	assert_memory_equal(ks.c_ap, x, hl);
-	assert_int_equal(derive_secret(h, master, "s ap traffic", th2, x), 0);
-	assert_memory_equal(ks.s_ap, x, hl);
-	assert_int_equal(derive_secret(h, master, "exp master", th2, x), 0);
-	assert_memory_equal(ks.exp_master, x, hl);
+	assert_derived(h, master, "c ap traffic", th2, ks.c_ap);
+	assert_derived(h, master, "s ap traffic", th2, ks.s_ap);
+	assert_derived(h, master, "exp master", th2, ks.exp_master);
 	/* the salt and the handshake secret are gone once the master exists */
 	for (size_t i = 0; i < HASH_MAX; i++)
 		assert_int_equal(ks.salt[i] | ks.handshake_secret[i], 0);
