@@ -27,6 +27,10 @@ struct hash {
 	void (*update)(union hash_ctx *c, const void *p, size_t n);
 	/* writes digest_len bytes and wipes the context */
 	void (*final)(union hash_ctx *c, uint8_t *out);
+	/* digest_len bytes: the hash of the empty string (TLS 1.3's
+	 * Derive-Secret(., ., "") hashes it), a constant shared by every
+	 * backend of a hash, so the pointer also tells which hash h is */
+	const uint8_t *empty;
 };
 
 /* The best implementation for this CPU (honours cpu_force_portable). */

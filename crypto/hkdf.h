@@ -26,6 +26,23 @@ HS_MUST_CHECK int hkdf_expand(const struct hash *h, const uint8_t *prk, size_t p
 HS_MUST_CHECK int hkdf_expand_label(const struct hash *h, const uint8_t *secret,
 				       const char *label, const uint8_t *context,
 				       size_t context_len, uint8_t *out, size_t out_len);
+/* One output of hkdf_expand_labels: HKDF-Expand-Label(secret, label,
+ * context, out_len) into out; context may be NULL when context_len is 0. */
+struct hkdf_label {
+	const char *label;
+	const uint8_t *context;
+	size_t context_len;
+	uint8_t *out;
+	size_t out_len;
+};
+/* The n labels from one secret, byte-identical to n hkdf_expand_label calls
+ * but with HMAC keyed once (each label after the first saves the two
+ * compressions of keying). Every label is checked before any output is
+ * written (errors as for hkdf_expand_label: then nothing is written). The
+ * secret is absorbed first, so an out may overlap it; a context is read
+ * when its own label is expanded, after the earlier outputs. */
+HS_MUST_CHECK int hkdf_expand_labels(const struct hash *h, const uint8_t *secret,
+					const struct hkdf_label *labels, size_t n);
 /* out gets digest_len bytes; transcript_hash is digest_len bytes. */
 HS_MUST_CHECK int derive_secret(const struct hash *h, const uint8_t *secret,
 				   const char *label, const uint8_t *transcript_hash,

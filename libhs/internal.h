@@ -196,6 +196,11 @@ struct keysched {
 	size_t len;
 	uint8_t stage[HASH_MAX]; /* early, then handshake, then master secret */
 	uint8_t handshake_secret[HASH_MAX];
+	/* Derive-Secret(stage, "derived", ""), the salt of the next Extract,
+	 * once has_salt: a constant without PSK, else derived with the
+	 * handshake traffic secrets; wiped when the master secret exists */
+	uint8_t salt[HASH_MAX];
+	int has_salt;
 	uint8_t c_hs[HASH_MAX], s_hs[HASH_MAX];
 	uint8_t c_ap[HASH_MAX], s_ap[HASH_MAX];
 	/* resumption_master_secret: server until its tickets are sealed,

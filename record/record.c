@@ -40,9 +40,12 @@ struct rec_key *rec_key_mem_init(struct rec_key_mem *m)
 int rec_traffic_key(const struct hash *h, const uint8_t *secret, size_t key_len,
 		       uint8_t *key, uint8_t *iv)
 {
-	int err = hkdf_expand_label(h, secret, "key", NULL, 0, key, key_len);
+	const struct hkdf_label l[] = {
+		{ .label = "key", .out = key, .out_len = key_len },
+		{ .label = "iv", .out = iv, .out_len = HS_AEAD_NONCE_LEN },
+	};
 
-	return err ? err : hkdf_expand_label(h, secret, "iv", NULL, 0, iv, HS_AEAD_NONCE_LEN);
+	return hkdf_expand_labels(h, secret, l, 2); /* HMAC keyed once for both */
 }
 
 int rec_next_secret(const struct hash *h, uint8_t *secret)

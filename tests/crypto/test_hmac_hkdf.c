@@ -2,7 +2,8 @@
  * Proves HMAC, HKDF and the TLS 1.3 helpers against published values:
  * RFC 4231 test cases 1-7 (HMAC-SHA-256/384/512, case 5 truncated), RFC
  * 5869 test cases 1-3 (HKDF-SHA-256), HS_ERR_TOO_LONG above 255*HashLen
- * (and HS_ERR_ARG for over-long labels/contexts), and the RFC 8448 section
+ * (and HS_ERR_ARG for over-long labels/contexts), hkdf_expand_labels (several
+ * labels, one keyed HMAC) against one HKDF-Expand per label, and the RFC 8448 section
  * 3 "Simple 1-RTT Handshake" key schedule: from the printed shared secret
  * and handshake messages, every secret, traffic key/IV, finished key and
  * verify_data byte-exact. SHA-256 cases run on every backend (portable,
@@ -281,6 +282,88 @@ static void test_expand_label_limits(void **state)
 	assert_int_equal(hkdf_expand_label(h, secret, "l", ctx, 255, out, 32), 0);
 }
 
+/* HkdfLabel built by hand (RFC 8446 7.1), the reference for the next test */
+static size_t hkdf_label_info(const char *label, const uint8_t *ctx, size_t ctx_len,
+			      size_t out_len, uint8_t *info)
+{
+	size_t n = 0, l = strlen(label);
+
+	info[n++] = (uint8_t)(out_len >> 8);
+	info[n++] = (uint8_t)out_len;
+	info[n++] = (uint8_t)(6 + l);
+	memcpy(info + n, "tls13 ", 6);
+	memcpy(info + n + 6, label, l);
+	n += 6 + l;
+	info[n++] = (uint8_t)ctx_len;
+	if (ctx_len > 0)
+		memcpy(info + n, ctx, ctx_len);
+	return n + ctx_len;
+}
+
+/* hkdf_expand_labels (one keyed HMAC) equals one hkdf_expand per label,
+ * outputs longer than a block and in place over the secret included; a bad
+ * label refuses the whole call before any output. */
+static void check_expand_labels(const struct hash *h)
+{
+	uint8_t secret[HS_HASH_MAX_LEN], ctx[HS_HASH_MAX_LEN], info[600];
+	uint8_t key[32], iv[12], a[HS_HASH_MAX_LEN], lng[150], in_place[HS_HASH_MAX_LEN];
+	uint8_t want[150];
+	size_t hl = h->digest_len;
+
+	for (size_t i = 0; i < sizeof(secret); i++) {
+		secret[i] = (uint8_t)(0x40 + i);
+		ctx[i] = (uint8_t)(0x90 ^ i);
+	}
+	memcpy(in_place, secret, sizeof(in_place));
+	const struct hkdf_label l[] = {
+		{ .label = "key", .out = key, .out_len = sizeof(key) },
+		{ .label = "iv", .out = iv, .out_len = sizeof(iv) },
+		{ .label = "c hs traffic", .context = ctx, .context_len = hl, .out = a,
+		  .out_len = hl },
+		{ .label = "long", .context = ctx, .context_len = 7, .out = lng,
+		  .out_len = sizeof(lng) },
+		{ .label = "derived", .context = h->empty, .context_len = hl, .out = in_place,
+		  .out_len = hl },
+	};
+	size_t n = sizeof(l) / sizeof(l[0]);
+
+	assert_int_equal(hkdf_expand_labels(h, in_place, l, n), 0);
+	for (size_t i = 0; i < n; i++) {
+		size_t il = hkdf_label_info(l[i].label, l[i].context, l[i].context_len,
+					    l[i].out_len, info);
+
+		assert_int_equal(hkdf_expand(h, secret, hl, info, il, want, l[i].out_len), 0);
+		assert_memory_equal(l[i].out, want, l[i].out_len);
+	}
+	assert_int_equal(hkdf_expand_labels(h, secret, l, 0), 0);
+
+	/* the last label's context is too long: nothing is written */
+	struct hkdf_label bad[3];
+	memcpy(bad, l, sizeof(bad));
+	bad[2].context_len = 256;
+	memset(key, 0xa5, sizeof(key));
+	memset(iv, 0xa5, sizeof(iv));
+	assert_int_equal(hkdf_expand_labels(h, secret, bad, 3), HS_ERR_ARG);
+	for (size_t i = 0; i < sizeof(key); i++)
+		assert_int_equal(key[i], 0xa5);
+	for (size_t i = 0; i < sizeof(iv); i++)
+		assert_int_equal(iv[i], 0xa5);
+	bad[2].context_len = hl;
+	bad[2].out_len = 255 * hl + 1;
+	assert_int_equal(hkdf_expand_labels(h, secret, bad, 3), HS_ERR_TOO_LONG);
+}
+
+static void test_expand_labels(void **state)
+{
+	(void)state;
+	const struct hash *t[2];
+	int nt = sha256_tables(t);
+
+	for (int b = 0; b < nt; b++)
+		check_expand_labels(t[b]);
+	check_expand_labels(hash_sha384());
+}
+
 /* ---- RFC 8448 section 3 ------------------------------------------------ */
 
 /* Handshake messages as RFC 8448 section 3 prints them ({client} construct
@@ -495,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_rfc5869),
 		cmocka_unit_test(test_hkdf_too_long),
 		cmocka_unit_test(test_expand_label_limits),
+		cmocka_unit_test(test_expand_labels),
 		cmocka_unit_test(test_rfc8448_simple_1rtt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

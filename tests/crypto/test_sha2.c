@@ -352,6 +352,29 @@ static void test_table_fields(void **state)
 	assert_true(hash_sha512()->block_len <= HS_HASH_MAX_BLOCK);
 }
 
+/* .empty is the digest of "" by every backend, one pointer per hash */
+static void test_empty_digest(void **state)
+{
+	const struct hash *sha256[2];
+	uint8_t d[HS_HASH_MAX_LEN];
+
+	(void)state;
+	for (int portable = 1; portable >= 0; portable--) {
+		const struct hash *t[] = { hash_sha256(), hash_sha384(), hash_sha512() };
+
+		cpu_force_portable(portable);
+		t[0] = hash_sha256();
+		sha256[portable] = t[0];
+		for (size_t i = 0; i < 3; i++) {
+			hash_digest(t[i], "", 0, d);
+			assert_memory_equal(t[i]->empty, d, t[i]->digest_len);
+		}
+		assert_ptr_not_equal(t[0]->empty, t[1]->empty);
+		assert_ptr_not_equal(t[1]->empty, t[2]->empty);
+	}
+	assert_ptr_equal(sha256[0]->empty, sha256[1]->empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_shani_equals_portable),
 		cmocka_unit_test(test_final_wipes),
 		cmocka_unit_test(test_table_fields),
+		cmocka_unit_test(test_empty_digest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

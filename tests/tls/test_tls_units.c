@@ -5,7 +5,9 @@
  * loading (and refusing a key that does not match its certificate), the
  * SAN name match (exact, case, one-label wildcard), and the blocking fd
  * helpers over a socketpair (server in a child process): handshake, echo,
- * close_notify both ways.
+ * close_notify both ways; and the key schedule (keysched.c: its no-PSK
+ * constants and its shared keyed HMACs) against plain HKDF calls, for
+ * SHA-256 on every backend, SHA-384, a hash with no constant row, a PSK.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,8 @@
 #include <cmocka.h>
 
 #include "hs/fd.h"
+#include "crypto/cpu.h"
+#include "crypto/hkdf.h"
 #include "libhs/internal.h"
 #include "tls_certs.h"
 
@@ -178,6 +182,78 @@ static void test_fd_helpers(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* got == Derive-Secret(secret, label, th) */
+static void assert_derived(const struct hash *h, const uint8_t *secret, const char *label,
+			   const uint8_t *th, const uint8_t *got)
+{
+	uint8_t want[HASH_MAX];
+
+	assert_int_equal(derive_secret(h, secret, label, th, want), 0);
+	assert_memory_equal(got, want, h->digest_len);
+}
+
+/* what keysched_start/_handshake/_master must give, from plain HKDF calls */
+static void check_keysched(const struct hash *h, const uint8_t *psk, size_t psk_len)
+{
+	static const uint8_t shared[32] = { 7, 1, 2, 3 };
+	uint8_t zeros[HASH_MAX] = { 0 }, empty[HASH_MAX], th1[HASH_MAX], th2[HASH_MAX];
+	uint8_t early[HASH_MAX], salt[HASH_MAX], hs[HASH_MAX], master[HASH_MAX];
+	size_t hl = h->digest_len;
+	struct keysched ks;
+
+	memset(&ks, 0x5a, sizeof(ks));
+	for (size_t i = 0; i < HASH_MAX; i++) {
+		th1[i] = (uint8_t)(i * 3);
+		th2[i] = (uint8_t)(i * 5 + 1);
+	}
+	hash_digest(h, "", 0, empty);
+	hkdf_extract(h, NULL, 0, psk != NULL ? psk : zeros, psk != NULL ? psk_len : hl, early);
+	assert_int_equal(psk != NULL ? keysched_start_psk(&ks, h, psk, psk_len)
+				     : keysched_start(&ks, h), 0);
+	assert_memory_equal(ks.stage, early, hl);
+
+	assert_int_equal(derive_secret(h, early, "derived", empty, salt), 0);
+	hkdf_extract(h, salt, hl, shared, sizeof(shared), hs);
+	assert_int_equal(keysched_handshake(&ks, shared, sizeof(shared), th1), 0);
+	assert_memory_equal(ks.handshake_secret, hs, hl);
+	assert_memory_equal(ks.stage, hs, hl);
+	assert_derived(h, hs, "c hs traffic", th1, ks.c_hs);
+	assert_derived(h, hs, "s hs traffic", th1, ks.s_hs);
+
+	assert_int_equal(derive_secret(h, hs, "derived", empty, salt), 0);
+	hkdf_extract(h, salt, hl, zeros, hl, master);
+	assert_int_equal(keysched_master(&ks, th2), 0);
+	assert_memory_equal(ks.stage, master, hl);
+	assert_derived(h, master, "c ap traffic", th2, ks.c_ap);
+	assert_derived(h, master, "s ap traffic", th2, ks.s_ap);
+	assert_derived(h, master, "exp master", th2, ks.exp_master);
+	/* the salt and the handshake secret are gone once the master exists */
+	for (size_t i = 0; i < HASH_MAX; i++)
+		assert_int_equal(ks.salt[i] | ks.handshake_secret[i], 0);
+	keysched_wipe(&ks);
+}
+
+static void test_keysched(void **state)
+{
+	static const uint8_t psk[32] = { 0x11, 0x22, 0x33 };
+	uint8_t empty[HASH_MAX];
+	struct hash other;
+
+	(void)state;
+	for (int portable = 1; portable >= 0; portable--) {
+		cpu_force_portable(portable);
+		check_keysched(hash_sha256(), NULL, 0);
+		check_keysched(hash_sha384(), NULL, 0);
+		check_keysched(hash_sha256(), psk, sizeof(psk));
+		check_keysched(hash_sha384(), psk, sizeof(psk));
+	}
+	/* a hash with no constant row (its own .empty): computed, not looked up */
+	other = *hash_sha384();
+	hash_digest(&other, "", 0, empty);
+	other.empty = empty;
+	check_keysched(&other, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fd_helpers),
+		cmocka_unit_test(test_keysched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
