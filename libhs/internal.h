@@ -196,13 +196,19 @@ struct keysched {
 	size_t len;
 	uint8_t stage[HASH_MAX]; /* early, then handshake, then master secret */
 	uint8_t handshake_secret[HASH_MAX];
-	/* Derive-Secret(stage, "derived", ""), the salt of the next Extract,
-	 * once has_salt: a constant without PSK, else derived with the
-	 * handshake traffic secrets; wiped when the master secret exists */
-	uint8_t salt[HASH_MAX];
 	int has_salt;
 	uint8_t c_hs[HASH_MAX], s_hs[HASH_MAX];
-	uint8_t c_ap[HASH_MAX], s_ap[HASH_MAX];
+	/*
+	 * salt: Derive-Secret(stage, "derived", ""), the salt of the next
+	 * Extract, once has_salt (a constant without PSK, else derived with
+	 * the handshake traffic secrets); keysched_master consumes it and
+	 * writes c_ap over it (the same bytes: no per-connection cost)
+	 */
+	union {
+		uint8_t salt[HASH_MAX];
+		uint8_t c_ap[HASH_MAX];
+	};
+	uint8_t s_ap[HASH_MAX];
 	/* resumption_master_secret: server until its tickets are sealed,
 	 * client until free (tickets may come at any time) */
 	uint8_t res_master[HASH_MAX];

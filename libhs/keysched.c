@@ -180,10 +180,13 @@ int keysched_master(struct keysched *ks, const uint8_t *th)
 
 	if (err == 0) {
 		hkdf_extract(ks->h, ks->salt, ks->len, zeros, ks->len, ks->stage);
+		/* c_ap is written over the salt, which the Extract consumed */
 		err = hkdf_expand_labels(ks->h, ks->stage, l, 3);
 	}
-	/* the handshake secret's last use was the salt above */
-	wipe(ks->salt, sizeof(ks->salt));
+	/* the handshake secret's last use was the salt above; on an error the
+	 * salt is still there (hkdf_expand_labels writes nothing then) */
+	if (err)
+		wipe(ks->salt, sizeof(ks->salt));
 	ks->has_salt = 0;
 	wipe(ks->handshake_secret, sizeof(ks->handshake_secret));
 	return err;
