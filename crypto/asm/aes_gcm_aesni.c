@@ -115,7 +115,7 @@ TARGET int aes_gcm_aesni_init(void *ctx, const uint8_t *key, size_t key_len)
 {
 	ctx_t *c = ctx;
 	__m128i h, p, hk;
-	unsigned rounds = aes_ni_expand(c->rk, key, key_len);
+	unsigned rounds = aes_expand_aesni(c->rk, key, key_len);
 
 	if (rounds == 0)
 		return HS_ERR_ARG;

@@ -428,7 +428,7 @@ TARGET int aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len)
 	ctx_t *c = ctx;
 	__m128i h, h1, p2, p3, p4;
 	__m512i v, h4;
-	unsigned rounds = aes_ni_expand(c->rk, key, key_len);
+	unsigned rounds = aes_expand_aesni(c->rk, key, key_len);
 
 	if (rounds == 0)
 		return HS_ERR_ARG;

@@ -150,7 +150,7 @@ static void test_key_schedule(void **state)
 /* the inline schedule needs a caller compiled for AES-NI */
 static AES_NI_KEY_TARGET unsigned ni_expand(uint8_t rk[240], const uint8_t *key, size_t len)
 {
-	return aes_ni_expand(rk, key, len);
+	return aes_expand_aesni(rk, key, len);
 }
 #endif
 
