@@ -60,7 +60,7 @@ AES_NI_KEY_INLINE __m128i aes_ni_key_prefix(__m128i k)
  * with its context; the local copy is wiped here.
  */
 AES_NI_KEY_INLINE unsigned aes_expand_aesni(uint8_t rk[16 * (HS_AES_MAX_ROUNDS + 1)],
-					 const uint8_t *key, size_t key_len)
+					    const uint8_t *key, size_t key_len)
 {
 	__m128i k[15];
 
