@@ -54,6 +54,15 @@ AES_NI_KEY_INLINE __m128i aes_ni_key_prefix(__m128i k)
 				(rk)[(i) - 1], _mm_aeskeygenassist_si128((rk)[i], 0), 0xaa);   \
 	} while (0)
 
+/* the rounds + 1 round keys into rk, the local copy wiped; returns rounds */
+AES_NI_KEY_INLINE unsigned aes_ni_key_store(uint8_t *rk, __m128i k[15], unsigned rounds)
+{
+	for (unsigned i = 0; i <= rounds; i++)
+		_mm_storeu_si128((__m128i *)(void *)(rk + 16 * i), k[i]);
+	wipe(k, 15 * sizeof(k[0]));
+	return rounds;
+}
+
 /*
  * rk = the expanded key (16 * (rounds + 1) bytes); returns the number of
  * rounds, 0 for a bad key length (as aes_ct_expand). The caller wipes rk
@@ -76,10 +85,7 @@ AES_NI_KEY_INLINE unsigned aes_expand_aesni(uint8_t rk[16 * (HS_AES_MAX_ROUNDS +
 		AES_NI_KEY128(k, 8, 0x80);
 		AES_NI_KEY128(k, 9, 0x1b);
 		AES_NI_KEY128(k, 10, 0x36);
-		for (int i = 0; i <= 10; i++)
-			_mm_storeu_si128((__m128i *)(void *)(rk + 16 * i), k[i]);
-		wipe(k, sizeof(k));
-		return 10;
+		return aes_ni_key_store(rk, k, 10);
 	}
 	if (key_len == 32) {
 		k[0] = _mm_loadu_si128((const __m128i *)(const void *)key);
@@ -91,10 +97,7 @@ AES_NI_KEY_INLINE unsigned aes_expand_aesni(uint8_t rk[16 * (HS_AES_MAX_ROUNDS +
 		AES_NI_KEY256(k, 10, 0x10);
 		AES_NI_KEY256(k, 12, 0x20);
 		AES_NI_KEY256(k, 14, 0x40);
-		for (int i = 0; i <= 14; i++)
-			_mm_storeu_si128((__m128i *)(void *)(rk + 16 * i), k[i]);
-		wipe(k, sizeof(k));
-		return 14;
+		return aes_ni_key_store(rk, k, 14);
 	}
 	return aes_ct_expand(rk, key, key_len);
 }
