@@ -215,13 +215,18 @@ void ge_neg(struct ge_ext *p)
 	fe_neg(&p->t, &p->t);
 }
 
+void ge_to_montgomery_frac(struct fe25519 *num, struct fe25519 *den, const struct ge_ext *p)
+{
+	/* u = (1 + y)/(1 - y) = (Z + Y)/(Z - Y) (RFC 7748 4.1) */
+	fe_add(num, &p->z, &p->y);
+	fe_sub(den, &p->z, &p->y);
+}
+
 void ge_to_montgomery_u(uint8_t u[32], const struct ge_ext *p)
 {
 	struct fe25519 num, den;
 
-	/* u = (1 + y)/(1 - y) = (Z + Y)/(Z - Y) (RFC 7748 4.1) */
-	fe_add(&num, &p->z, &p->y);
-	fe_sub(&den, &p->z, &p->y);
+	ge_to_montgomery_frac(&num, &den, p);
 	fe_invert(&den, &den);
 	fe_mul(&num, &num, &den);
 	fe_tobytes(u, &num);

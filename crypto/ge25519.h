@@ -98,5 +98,7 @@ void ge_neg(struct ge_ext *p);
  * encoded as X25519 does. Constant time. p must not be the identity.
  */
 void ge_to_montgomery_u(uint8_t u[32], const struct ge_ext *p);
+/* the same as a fraction, u = num / den (den != 0 when p is not the identity) */
+void ge_to_montgomery_frac(struct fe25519 *num, struct fe25519 *den, const struct ge_ext *p);
 
 #endif

@@ -21,6 +21,12 @@ struct kx {
 	/* validates peer (length, encoding, point) and rejects zero secrets */
 	HS_MUST_CHECK int (*shared)(uint8_t *out, const uint8_t *priv, const uint8_t *peer,
 				    size_t peer_len);
+	/*
+	 * keygen, then shared with the new key (a server's step), cheaper
+	 * than the two calls; NULL where there is no such shortcut
+	 */
+	HS_MUST_CHECK int (*keygen_shared)(uint8_t *priv, uint8_t *pub, uint8_t *out,
+					   const uint8_t *peer, size_t peer_len);
 };
 
 extern const struct kx kx_x25519;

@@ -402,19 +402,40 @@ int hello_random(struct hs_conn *c, uint8_t out[32])
 	return rand_bytes(out, 32);
 }
 
+/* a test hook fixes this group's key */
+static int kx_key_fixed(const struct hs_conn *c, const struct group *g)
+{
+	const struct test_hooks *th = test_hooks(c);
+
+	return th != NULL && th->kx_priv != NULL && th->kx_group == g->id;
+}
+
 int conn_keygen(struct hs_conn *c, const struct group *g)
 {
 	static const uint8_t base9[32] = { 9 };
 	const struct test_hooks *th = test_hooks(c);
 
 	c->kx_group = g;
-	if (th != NULL && th->kx_priv != NULL && th->kx_group == g->id) {
+	if (kx_key_fixed(c, g)) {
 		/* test hook: a fixed X25519 key; pub = X25519(priv, 9) */
 		ENSURE(g->id == HS_GROUP_X25519 && th->kx_priv_len == 32, HS_ERR_UNSUPPORTED);
 		memcpy(c->hs->kx_priv, th->kx_priv, 32);
 		return g->kx->shared(c->hs->kx_pub, c->hs->kx_priv, base9, 32);
 	}
 	return g->kx->keygen(c->hs->kx_priv, c->hs->kx_pub);
+}
+
+int conn_keygen_shared(struct hs_conn *c, const struct group *g, uint8_t *out,
+		       const uint8_t *peer, size_t peer_len)
+{
+	int err;
+
+	if (g->kx->keygen_shared == NULL || kx_key_fixed(c, g)) {
+		err = conn_keygen(c, g);
+		return err ? err : g->kx->shared(out, c->hs->kx_priv, peer, peer_len);
+	}
+	c->kx_group = g;
+	return g->kx->keygen_shared(c->hs->kx_priv, c->hs->kx_pub, out, peer, peer_len);
 }
 
 void msg_begin(struct hs_conn *c, uint8_t type, struct writer *w, struct writer_vec *v)

@@ -600,6 +600,14 @@ HS_MUST_CHECK int early_ticket_max(const struct ext_list *exts, uint32_t *max);
 void conn_event(struct hs_conn *c, enum hs_event ev);
 void conn_trace_sent(const struct hs_conn *c, const uint8_t *msg, size_t len);
 HS_MUST_CHECK int conn_keygen(struct hs_conn *c, const struct group *g);
+/*
+ * conn_keygen, then out = the shared secret with peer (a server's key
+ * share): one call to the group's keygen_shared when it has one (and no
+ * test hook fixes the key), else keygen then shared. The shared step's
+ * errors (a bad share) are returned like keygen's.
+ */
+HS_MUST_CHECK int conn_keygen_shared(struct hs_conn *c, const struct group *g, uint8_t *out,
+				     const uint8_t *peer, size_t peer_len);
 /* Start a handshake message of type in handshake_out; end adds it to the transcript. */
 void msg_begin(struct hs_conn *c, uint8_t type, struct writer *w, struct writer_vec *v);
 HS_MUST_CHECK int msg_end(struct hs_conn *c, struct writer *w, struct writer_vec *v);

@@ -619,8 +619,7 @@ static int key_exchange(struct hs_conn *c, const struct key_share *share)
 	if (c->resumed != 2) {
 		/* 4.2.8.2: a share of the wrong size is illegal_parameter (X25519 too) */
 		ENSURE(share->len == c->group->kx->pub_len, HS_ERR_TLS_BAD_KEY_SHARE);
-		TRY(conn_keygen(c, c->group));
-		err = c->group->kx->shared(shared, c->hs->kx_priv, share->pub, share->len);
+		err = conn_keygen_shared(c, c->group, shared, share->pub, share->len);
 		wipe(c->hs->kx_priv, sizeof(c->hs->kx_priv));
 		shared_len = c->group->kx->shared_len;
 	}

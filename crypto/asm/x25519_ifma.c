@@ -5,9 +5,10 @@
  *
  * Implementation notes:
  * - Radix 2^51, five limbs, as crypto/fe25519.h, so the input and the
- *   final inversion and encoding are the portable ones (fe_frombytes,
- *   fe_invert, fe_tobytes): the output is canonical and equal bit
- *   for bit to the portable ladder's (tests/crypto/test_x25519.c checks).
+ *   result (x2 : z2) are the portable field elements; crypto/x25519.c
+ *   inverts and encodes them for both ladders: the output is canonical
+ *   and equal bit for bit to the portable ladder's
+ *   (tests/crypto/test_x25519.c checks).
  * - Field arithmetic: crypto/asm/fe25519_ifma.h (fe8: limb k of eight
  *   elements in the lanes of v[k]; its notes give the bounds).
  * - One ladder step (RFC 7748 5). The state is eight lanes,
@@ -94,10 +95,11 @@ INLINE void cswap8(fe8 *s, uint64_t mask)
 	}
 }
 
-TARGET void x25519_ladder_ifma(uint8_t out[32], const uint8_t k[32], const uint8_t u[32])
+TARGET void x25519_ladder_ifma(struct fe25519 *x2, struct fe25519 *z2, const uint8_t k[32],
+			       const uint8_t u[32])
 {
 	struct ladder8 w;
-	struct fe25519 x1, xx, one, zero, x2, z2, zinv;
+	struct fe25519 x1, xx, one, zero;
 	fe4 lo, hi;
 	uint64_t swap = 0;
 
@@ -119,17 +121,11 @@ TARGET void x25519_ladder_ifma(uint8_t out[32], const uint8_t k[32], const uint8
 	}
 	cswap8(&w.s, swap);
 	split8(&lo, &hi, &w.s);
-	lane4(&x2, &lo, 0);
-	lane4(&z2, &lo, 1);
-	fe_invert(&zinv, &z2);
-	fe_mul(&x2, &x2, &zinv);
-	fe_tobytes(out, &x2);
+	lane4(x2, &lo, 0);
+	lane4(z2, &lo, 1);
 	wipe(&w, sizeof(w));
 	wipe(&lo, sizeof(lo));
 	wipe(&hi, sizeof(hi));
-	wipe(&x2, sizeof(x2));
-	wipe(&z2, sizeof(z2));
-	wipe(&zinv, sizeof(zinv));
 	wipe(&xx, sizeof(xx));
 	wipe(&swap, sizeof(swap));
 }

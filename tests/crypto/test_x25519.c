@@ -182,6 +182,53 @@ static void test_kx_table(void **state)
 	assert_int_equal(kx->shared(s1, a, b_pub, 0), HS_ERR_BAD_ENCODING);
 }
 
+/*
+ * keygen_shared (one inversion for the key pair and the secret) against
+ * x25519_public and x25519 on the key it drew, on both backends: random
+ * peers, every low-order point of test_zero_shared (zero secret, the key
+ * pair still right), and bad lengths.
+ */
+static void test_keygen_shared(void **state)
+{
+	(void)state;
+	static const char *const low_order[] = {
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	};
+	const struct kx *kx = &kx_x25519;
+	struct test_rng rng;
+	uint8_t priv[32], pub[32], out[32], peer[33], want[32], zero[32] = { 0 };
+
+	test_rng_init(&rng, 0x25519);
+	for (int portable = 0; portable < 2; portable++) {
+		cpu_force_portable(portable);
+		for (int i = 0; i < 40 + 4; i++) {
+			int want_err = 0;
+
+			if (i < 40) {
+				test_rng_bytes(&rng, peer, 32);
+			} else {
+				unhex32(low_order[i - 40], peer);
+				want_err = HS_ERR_ZERO_SHARED;
+			}
+			memset(out, 0xaa, 32);
+			assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 32), want_err);
+			assert_int_equal(x25519_public(want, priv), 0);
+			assert_memory_equal(pub, want, 32);
+			assert_int_equal(x25519(want, priv, peer), want_err);
+			assert_memory_equal(out, want, 32);
+			if (want_err)
+				assert_memory_equal(out, zero, 32);
+		}
+		assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 31), HS_ERR_BAD_ENCODING);
+		assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 33), HS_ERR_BAD_ENCODING);
+	}
+	cpu_force_portable(0);
+	assert_null(kx_p256.keygen_shared); /* P-256 has no shortcut: keygen, then shared */
+}
+
 /* The public key (Edwards fixed-base table, mapped to u) equals the ladder on u = 9. */
 static void test_public_matches_ladder(void **state)
 {
@@ -344,6 +391,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc7748_vectors),
+		cmocka_unit_test(test_keygen_shared),
 		cmocka_unit_test(test_rfc7748_iterated),
 		cmocka_unit_test(test_rfc7748_dh),
 		cmocka_unit_test(test_noncanonical_u),
