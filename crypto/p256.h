@@ -24,14 +24,6 @@ HS_MUST_CHECK int p256_public(uint8_t pub[65], const uint8_t priv[32]);
  */
 HS_MUST_CHECK int p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer,
 			       size_t peer_len);
-/*
- * A fresh key pair and, with it, out = ECDH(priv, peer): a TLS server's
- * step. The same results as p256_keygen then p256_ecdh, with one field
- * inversion for both points (Montgomery's trick). A bad peer is refused
- * before a key is drawn.
- */
-HS_MUST_CHECK int p256_keygen_shared(uint8_t priv[32], uint8_t pub[65], uint8_t out[32],
-				     const uint8_t *peer, size_t peer_len);
 /* Check a public key as p256_ecdh does. */
 HS_MUST_CHECK int p256_check_public(const uint8_t *pub, size_t pub_len);
 

@@ -11,11 +11,8 @@
  *   is selected with a mask. Only the returned code tells them apart.
  * - p256_keygen draws 32 bytes until they form a key in [1, n-1]
  *   (rejection sampling, uniform; a retry happens with probability about
- *   2^-32; p256_draw_private). The retry branch reveals only that a
- *   discarded candidate was out of range; tests/ct/ct_p256.supp lists it
- *   as an accepted leak.
- * - p256_keygen_shared (a TLS server's step) converts kG and kQ to bytes
- *   with one field inversion (p256_point_to_bytes2).
+ *   2^-32). The retry branch reveals only that a discarded candidate was
+ *   out of range; tests/ct/ct_p256.supp lists it as an accepted leak.
  */
 #include "crypto/p256.h"
 
@@ -81,11 +78,7 @@ int p256_public(uint8_t pub[65], const uint8_t priv[32])
 	return err_if(~ok, HS_ERR_BAD_KEY);
 }
 
-/*
- * priv = 32 random bytes that form a key in [1, n-1], drawn again until
- * they do. Not inlined: tests/ct/ct_p256.supp names this function.
- */
-static __attribute__((noinline)) int p256_draw_private(uint8_t priv[32])
+int p256_keygen(uint8_t priv[32], uint8_t pub[65])
 {
 	p256_sc d;
 	int err;
@@ -101,14 +94,7 @@ static __attribute__((noinline)) int p256_draw_private(uint8_t priv[32])
 			break;
 	}
 	wipe(d, sizeof(d));
-	return 0;
-}
-
-int p256_keygen(uint8_t priv[32], uint8_t pub[65])
-{
-	int err = p256_draw_private(priv);
-
-	return err ? err : p256_public(pub, priv);
+	return p256_public(pub, priv);
 }
 
 int p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer, size_t peer_len)
@@ -134,38 +120,6 @@ int p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer, size
 	return err_if(~ok, HS_ERR_BAD_KEY) | err_if(ok & inf, HS_ERR_ZERO_SHARED);
 }
 
-int p256_keygen_shared(uint8_t priv[32], uint8_t pub[65], uint8_t out[32],
-		       const uint8_t *peer, size_t peer_len)
-{
-	struct p256_point q, r[2];
-	p256_sc d;
-	uint8_t x[2][32], y[2][32];
-	uint64_t inf[2];
-	int err;
-
-	memset(out, 0, 32);
-	p256_fe_select();
-	err = decode_peer(&q, peer, peer_len);
-	if (err == 0)
-		err = p256_draw_private(priv);
-	if (err)
-		return err;
-	(void)load_private(d, priv); /* drawn in range */
-	p256_point_mul_base(&r[0], d);
-	p256_point_mul(&r[1], d, &q);
-	p256_point_to_bytes2(x, y, inf, r); /* r[0] is never infinity; r[1] cannot be (q has order n) */
-	pub[0] = 0x04;
-	memcpy(pub + 1, x[0], 32);
-	memcpy(pub + 33, y[0], 32);
-	memcpy(out, x[1], 32);
-	mask_bytes(out, 32, ~inf[1]);
-	wipe(d, sizeof(d));
-	wipe(r, sizeof(r));
-	wipe(x, sizeof(x));
-	wipe(y, sizeof(y));
-	return err_if(inf[1], HS_ERR_ZERO_SHARED);
-}
-
 const struct kx kx_p256 = {
 	.name = "secp256r1",
 	.priv_len = 32,
@@ -173,5 +127,4 @@ const struct kx kx_p256 = {
 	.shared_len = 32,
 	.keygen = p256_keygen,
 	.shared = p256_ecdh,
-	.keygen_shared = p256_keygen_shared,
 };

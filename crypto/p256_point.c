@@ -323,40 +323,6 @@ uint64_t p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct p256_poi
 	return p256_point_is_infinity(p);
 }
 
-/*
- * 1/Z0 and 1/Z1 from one inversion: t = d0 d1 with d_i = Z_i, or 1 where
- * Z_i = 0 (infinity: a mask), then 1/d0 = d1 / t and 1/d1 = d0 / t; an
- * infinity's inverse is then set to 0, so it maps to (0, 0) as in
- * p256_point_to_bytes.
- */
-void p256_point_to_bytes2(uint8_t x[2][32], uint8_t y[2][32], uint64_t inf[2],
-			  const struct p256_point p[2])
-{
-	p256_fe d[2], inv[2], t, one, zero;
-
-	p256_fe_set_one(one);
-	p256_fe_set_zero(zero);
-	for (int i = 0; i < 2; i++) {
-		inf[i] = p256_fe_is_zero(p[i].z);
-		p256_fe_copy(d[i], p[i].z);
-		fcmov(d[i], one, inf[i]);
-	}
-	fmul(t, d[0], d[1]);
-	p256_fe_inv(t, t);
-	fmul(inv[0], t, d[1]);
-	fmul(inv[1], t, d[0]);
-	for (int i = 0; i < 2; i++) {
-		fcmov(inv[i], zero, inf[i]);
-		fmul(t, p[i].x, inv[i]);
-		p256_fe_to_bytes(x[i], t);
-		fmul(t, p[i].y, inv[i]);
-		p256_fe_to_bytes(y[i], t);
-	}
-	wipe(d, sizeof(d));
-	wipe(inv, sizeof(inv));
-	wipe(t, sizeof(t));
-}
-
 /* w bits of k starting at bit pos (pos is public: a loop counter). */
 static uint32_t scalar_bits(const p256_sc k, unsigned pos, unsigned w)
 {

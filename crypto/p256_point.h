@@ -107,12 +107,6 @@ int p256_point_from_bytes(struct p256_point *r, const uint8_t x[32], const uint8
  * Returns all-ones if p is infinity (x and y are then 0), else 0.
  */
 uint64_t p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct p256_point *p);
-/*
- * The same for two points with one field inversion (Montgomery's trick):
- * point i into x[i], y[i], its infinity mask into inf[i]. Constant time.
- */
-void p256_point_to_bytes2(uint8_t x[2][32], uint8_t y[2][32], uint64_t inf[2],
-			  const struct p256_point p[2]);
 
 /* r = k * p, constant time in k and p (k < 2^256). */
 void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p);

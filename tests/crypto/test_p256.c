@@ -708,52 +708,6 @@ static void test_keygen(void **state)
 	assert_int_equal(kx_p256.shared_len, 32);
 }
 
-/*
- * keygen_shared (one inversion for kG and kQ) against p256_public and
- * p256_ecdh on the key it drew, on both field backends: random peers,
- * G itself, (0, y0), and refused peers (the same error as p256_ecdh).
- */
-static void test_keygen_shared(void **state)
-{
-	(void)state;
-	const struct kx *kx = &kx_p256;
-	struct test_rng rng;
-	uint8_t d[32], priv[32], pub[65], out[32], peer[66], want[65];
-
-	test_rng_init(&rng, 0x256f);
-	for (int portable = 0; portable < 2; portable++) {
-		cpu_force_portable(portable);
-		for (int i = 0; i < 30; i++) {
-			if (i == 0) {
-				unhex("04" GX_HEX GY_HEX, peer, 65);
-			} else if (i == 1) {
-				unhex("04" "0000000000000000000000000000000000000000000000000000000000000000"
-				      "66485c780e2f83d72433bd5d84a06bb6541c2af31dae871728bf856a174f93f4",
-				      peer, 65);
-			} else {
-				test_rng_bytes(&rng, d, 32);
-				d[0] &= 0x7f; /* below n */
-				assert_int_equal(p256_public(peer, d), 0);
-			}
-			assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 65), 0);
-			assert_int_equal(p256_public(want, priv), 0);
-			assert_memory_equal(pub, want, 65);
-			assert_int_equal(p256_ecdh(want, priv, peer, 65), 0);
-			assert_memory_equal(out, want, 32);
-		}
-		/* refused before any key is drawn, as p256_ecdh refuses them */
-		assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 64), HS_ERR_BAD_POINT);
-		peer[65] = 0;
-		assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 66), HS_ERR_BAD_POINT);
-		peer[0] = 0x02;
-		assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 65), HS_ERR_BAD_POINT);
-		peer[0] = 0x04;
-		peer[64] ^= 1; /* off the curve */
-		assert_int_equal(kx->keygen_shared(priv, pub, out, peer, 65), HS_ERR_BAD_POINT);
-	}
-	cpu_force_portable(0);
-}
-
 /* ---- ECDSA ---- */
 
 struct rfc6979_vec {
@@ -1550,7 +1504,6 @@ int main(void)
 		cmocka_unit_test(test_ecdh_known),
 		cmocka_unit_test(test_ecdh_bad_points),
 		cmocka_unit_test(test_keygen),
-		cmocka_unit_test(test_keygen_shared),
 		cmocka_unit_test(test_rfc6979),
 		cmocka_unit_test(test_sign_bad_key),
 		cmocka_unit_test(test_verify_negative),

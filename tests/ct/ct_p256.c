@@ -16,8 +16,7 @@
  *
  * Accepted leaks, listed in ct_p256.supp (valgrind suppressions, matched
  * by the function holding the branch):
- * - p256_draw_private (p256_keygen, p256_keygen_shared): whether a
- *   random candidate was out of [1, n-1]
+ * - p256_keygen: whether a random candidate was out of [1, n-1]
  *   (probability ~2^-32; the candidate is then discarded);
  * - sign_loop (ecdsa_p256.c): whether a nonce candidate was unusable
  *   (k out of range, r = 0 or s = 0; same probability, discarded).
@@ -122,24 +121,6 @@ static void ct_keygen(void)
 	CT_PUBLIC(d, sizeof(d));
 	expect(r == 0, "keygen");
 	expect(p256_public(ref, d) == 0 && memcmp(ref, pub, 65) == 0, "keygen public");
-}
-
-/* a server's key share: a fresh key and the secret with it, one inversion for both */
-static void ct_keygen_shared(void)
-{
-	uint8_t d[32], pub[65], z[32], peer[65], ref[65], zref[32];
-	int r;
-
-	fill(peer, 32, 7);
-	expect(p256_public(peer, peer) == 0, "peer");
-	r = p256_keygen_shared(d, pub, z, peer, 65);
-	CT_PUBLIC(&r, sizeof(r));
-	CT_PUBLIC(pub, sizeof(pub));
-	CT_PUBLIC(d, sizeof(d));
-	CT_PUBLIC(z, sizeof(z));
-	expect(r == 0, "keygen_shared");
-	expect(p256_public(ref, d) == 0 && memcmp(ref, pub, 65) == 0, "keygen_shared public");
-	expect(p256_ecdh(zref, d, peer, 65) == 0 && memcmp(zref, z, 32) == 0, "keygen_shared secret");
 }
 
 static void ct_sign(uint8_t seed, size_t hash_len, int hedged)
@@ -261,7 +242,6 @@ int main(void)
 		ct_public_and_ecdh(2);
 		ct_bad_key();
 		ct_keygen();
-		ct_keygen_shared();
 		ct_sign(5, 32, 0);
 		ct_sign(6, 32, 1);
 		ct_sign(7, 48, 0);
