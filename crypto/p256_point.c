@@ -996,9 +996,16 @@ void p256_point_mul_double_vartime(struct p256_point *r, const p256_sc a,
 static void jws_add_ct(struct add_tmp *w, int may_be_equal, enum add_kind kind)
 {
 	struct p256_jws *j = &w->jw;
-	uint64_t p_inf = p256_fe_is_zero(j->p[2]), q_inf = p256_fe_is_zero(j->q[2]), same;
+	uint64_t p_inf, q_inf, same;
 
+	/*
+	 * the masks after the addition (which leaves p and q as they are):
+	 * measured about 1k TSC cycles less an ECDH than before it, with the
+	 * IFMA doublings (p256_jac_double5_ifma)
+	 */
 	jws_add(w, kind);
+	p_inf = p256_fe_is_zero(j->p[2]);
+	q_inf = p256_fe_is_zero(j->q[2]);
 	if (may_be_equal) {
 		/* p = q (both finite): h = rr = 0 and the formula gives (0, 0, 0) */
 		same = p256_fe_is_zero(j->h) & p256_fe_is_zero(j->rr) & ~p_inf & ~q_inf;
@@ -1093,12 +1100,27 @@ static void coz_table(struct p256_affine t[HS_P256_VAR_ENTRIES], p256_fe zc[3],
  * does happen (k' = n - 2|d_0|), so that addition computes the doubling
  * too. The infinity cases (M = 0, d_i = 0) are masks in every addition.
  */
+/* the workspace's p = 2^VAR_W p: with the IFMA Z chain when ifma (use_adx() too) */
+static void jws_double_window(struct p256_jws *ws, int ifma)
+{
+#if defined(HS_HAVE_P256_ADX)
+	_Static_assert(VAR_W == 5, "p256_jac_double5_ifma does five doublings");
+	if (ifma) {
+		p256_jac_double5_ifma(ws);
+		return;
+	}
+#endif
+	(void)ifma;
+	for (int j = 0; j < VAR_W; j++)
+		jws_double(ws);
+}
+
 void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p)
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
 	struct p256_affine table[HS_P256_VAR_ENTRIES], e;
 	struct jac acc;
-	struct add_tmp w;
+	_Alignas(64) struct add_tmp w;
 	p256_sc kr;
 	p256_fe zc[3], t, ny;
 	int8_t d[VAR_DIGITS];
@@ -1106,12 +1128,16 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	uint64_t neg, inf;
 	void (*lookup)(struct p256_affine *, const struct p256_affine *, unsigned, uint32_t) =
 		p256_lookup_portable;
+	int double5 = 0;
 
 #if defined(HS_HAVE_P256_AVX2)
 	if (cpu_has(HS_CPU_AVX512F))
 		lookup = p256_lookup_avx512;
 	else if (cpu_has(HS_CPU_AVX2))
 		lookup = p256_lookup_avx2;
+#endif
+#if defined(HS_HAVE_P256_ADX)
+	double5 = use_adx() && cpu_has(HS_P256_DOUBLE5_CPU);
 #endif
 	coz_table(table, zc, p);
 	w.zz = &zc[1];
@@ -1134,8 +1160,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 		 */
 		neg = digit_sign(d[i], &abs);
 		lookup((struct p256_affine *)(void *)w.jw.q, table, HS_P256_VAR_ENTRIES, abs);
-		for (int j = 0; j < VAR_W; j++)
-			jws_double(&w.jw);
+		jws_double_window(&w.jw, double5);
 		p256_fe_neg(ny, w.jw.q[1]);
 		fcmov(w.jw.q[1], ny, neg);
 		/* Z = 0 (infinity) for a zero digit */

@@ -13,22 +13,9 @@
  *   2j + 2j+1, then pairs of those, then the two halves) with the general
  *   Jacobian addition (add-1998-cmo-2, 12M + 4S), its products packed
  *   into all eight lanes (jadd_packed).
- * - Field elements: radix 2^52, five limbs, one per register (struct
- *   fe8: limb i of eight elements in l[i]). Every stored element is
- *   normalised (limbs below 2^52: IFMA reads only 52 bits) and below
- *   2^258, not necessarily below p. Montgomery form with R' = 2^260: a
- *   product is 25 low and 25 high IFMA halves into ten column sums, then
- *   five word-by-word reduction steps. -p^-1 = 1 mod 2^52, so the step's
- *   factor is the low limb itself, and p's low limb is 2^52 - 1: adding
- *   m p0 to a column whose low 52 bits are m leaves it a multiple of
- *   2^52, carrying (column >> 52) + m with no product. p's limb 2 is 0,
- *   so a step is three IFMA pairs (limbs 1, 3, 4). For a, b < 2^258 the
- *   result (a b + M p) / 2^260 < 2^256 + p < 2^257: no final subtraction.
- * - Subtractions (a - b + 8p, never negative) give limbs of either sign;
- *   fold() replaces the bits at and above 2^256 (t < 64 of them) by
- *   t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), a few shifts, adds p
- *   (so the uncarried low limbs cannot take the total below 0) and
- *   carries once with arithmetic shifts: normalised and below 2^258.
+ * - Field elements: struct fe8 of crypto/asm/p256_ifma_field.h (radix
+ *   2^52, five limbs, one per register; Montgomery R' = 2^260; its notes
+ *   say how a product reduces and how fold() carries a subtraction).
  * - The table is Montgomery form for R = 2^256: entry x R becomes x R'
  *   = 16 x R by reading its 256 bits four places up into the five limbs
  *   (below 2^260), then fold(). The result leaves as projective
@@ -70,30 +57,20 @@
 
 #include "base/wipe.h"
 #include "crypto/ct.h"
+#include "crypto/asm/p256_ifma_field.h"
 #include "crypto/asm/p256_scan_avx512.h"
 
-#define TGT __attribute__((target("avx512f,avx512ifma")))
-#define INL static inline __attribute__((always_inline)) TGT
-#define M52 (((uint64_t)1 << 52) - 1)
+#define TGT P256_IFMA_TGT8
+#define INL P256_IFMA_INL8
+#define M52 P256_IFMA_M52
 #define LANES 8
 #define RUN_MAX 5 /* windows per lane: 5 5 5 5 5 4 4 4 */
-
-/* limb i of eight field elements in l[i] */
-struct fe8 {
-	__m512i l[5];
-};
 
 /* Jacobian (X : Y : Z) = (X / Z^2, Y / Z^3); Z = 0 is infinity */
 struct jac8 {
 	struct fe8 x, y, z;
 };
 
-static const uint64_t p_limbs[5] = { 0xfffffffffffffull, 0xfffffffffffull, 0, 0x1000000000ull,
-				     0xffffffff0000ull };
-static const uint64_t p8_limbs[5] = { 0xffffffffffff8ull, 0x7fffffffffffull, 0, 0x8000000000ull,
-				      0x7fffffff80000ull };
-static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0, 0x10000000000ull,
-				       0xffffffff00000ull };
 /* 2^260 mod p: one in R' form */
 static const uint64_t one_limbs[5] = { 0x10, 0xf000000000000ull, 0xfffffffffffffull,
 				       0xffeffffffffffull, 0xfffffull };
@@ -101,149 +78,6 @@ static const uint64_t one_limbs[5] = { 0x10, 0xf000000000000ull, 0xfffffffffffff
 /* the first window of each lane's run and the run's length */
 static const unsigned run_start[LANES] = { 0, 5, 10, 15, 20, 25, 29, 33 };
 static const unsigned run_len[LANES] = { 5, 5, 5, 5, 5, 4, 4, 4 };
-
-INL __m512i bc(uint64_t v)
-{
-	return _mm512_set1_epi64((long long)v);
-}
-
-INL void fe8_const(struct fe8 *r, const uint64_t c[5])
-{
-	for (int i = 0; i < 5; i++)
-		r->l[i] = bc(c[i]);
-}
-
-/*
- * Signed limbs of a value V >= 0 (0 <= l4 < 2^58, |l0..l3| < 2^60) to
- * normalised limbs of a value below 2^258 congruent to V mod p, in one
- * carry pass: the bits of l4 from 2^256 up (t < 2^10) are replaced by
- * t (2^256 mod p) = t (2^224 - 2^192 - 2^96 + 1), and p is added so that
- * the not yet carried low limbs cannot make the total negative: the
- * result is in (p - 2^216, 2^256 + p + 2^234 + 2^216).
- */
-INL void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
-{
-	const __m512i m = bc(M52);
-	const __m512i top = _mm512_srli_epi64(l4, 48); /* limb 4 holds bits 208.. */
-
-	l4 = _mm512_and_si512(l4, bc(((uint64_t)1 << 48) - 1));
-	l0 = _mm512_add_epi64(l0, _mm512_add_epi64(top, bc(p_limbs[0])));
-	l1 = _mm512_add_epi64(l1, _mm512_sub_epi64(bc(p_limbs[1]), _mm512_slli_epi64(top, 44)));
-	l3 = _mm512_add_epi64(l3, _mm512_sub_epi64(bc(p_limbs[3]), _mm512_slli_epi64(top, 36)));
-	l4 = _mm512_add_epi64(l4, _mm512_add_epi64(bc(p_limbs[4]), _mm512_slli_epi64(top, 16)));
-	l1 = _mm512_add_epi64(l1, _mm512_srai_epi64(l0, 52));
-	r->l[0] = _mm512_and_si512(l0, m);
-	l2 = _mm512_add_epi64(l2, _mm512_srai_epi64(l1, 52));
-	r->l[1] = _mm512_and_si512(l1, m);
-	l3 = _mm512_add_epi64(l3, _mm512_srai_epi64(l2, 52));
-	r->l[2] = _mm512_and_si512(l2, m);
-	l4 = _mm512_add_epi64(l4, _mm512_srai_epi64(l3, 52));
-	r->l[3] = _mm512_and_si512(l3, m);
-	r->l[4] = l4;
-}
-
-/* r = a - b + 8p (8p > 2^258 > b) */
-INL void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
-{
-	__m512i s[5];
-
-	for (int i = 0; i < 5; i++)
-		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p8_limbs[i])), b->l[i]);
-	fold(r, s[0], s[1], s[2], s[3], s[4]);
-}
-
-/* r = a - b - 2c + 16p (16p > 3 * 2^258 > b + 2c), one fold: X3 of both additions */
-INL void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, const struct fe8 *c)
-{
-	__m512i s[5];
-
-	for (int i = 0; i < 5; i++)
-		s[i] = _mm512_sub_epi64(
-			_mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p16_limbs[i])), b->l[i]),
-			_mm512_add_epi64(c->l[i], c->l[i]));
-	fold(r, s[0], s[1], s[2], s[3], s[4]);
-}
-
-/*
- * r = a b / 2^260 mod p (below 2^257), a, b below 2^258. With split, the
- * high halves go to columns of their own, added at the end: more
- * instructions, shorter chains (for the latency-bound tree). Without
- * norm the five result columns stay uncarried (each below 2^57, the
- * value still below 2^257): only for fsub and fsub2, whose fold carries
- * anyway (its bounds hold for such limbs: |l0..l3| < 2^59, and limb 4 of
- * b is below 2^49 since every column is nonnegative).
- */
-INL void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int split, int norm)
-{
-	const __m512i m = bc(M52), p1 = bc(p_limbs[1]), p3 = bc(p_limbs[3]), p4 = bc(p_limbs[4]);
-	__m512i t[10], hi[10], u;
-
-	for (int i = 0; i < 10; i++)
-		t[i] = hi[i] = _mm512_setzero_si512();
-	for (int i = 0; i < 5; i++) {
-		for (int j = 0; j < 5; j++) {
-			t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[i], b->l[j]);
-			if (split)
-				hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], a->l[i],
-								     b->l[j]);
-			else
-				t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[i],
-								    b->l[j]);
-		}
-	}
-	if (split)
-		for (int i = 1; i < 10; i++)
-			t[i] = _mm512_add_epi64(t[i], hi[i]);
-	for (int i = 0; i < 5; i++) {
-		/* u = t_i mod 2^52 (-p^-1 = 1); t_i + u p0 = ((t_i >> 52) + u) 2^52 */
-		u = _mm512_and_si512(t[i], m);
-		t[i + 1] = _mm512_add_epi64(t[i + 1],
-					    _mm512_add_epi64(_mm512_srli_epi64(t[i], 52), u));
-		t[i + 1] = _mm512_madd52lo_epu64(t[i + 1], u, p1);
-		t[i + 2] = _mm512_madd52hi_epu64(t[i + 2], u, p1);
-		t[i + 3] = _mm512_madd52lo_epu64(t[i + 3], u, p3);
-		t[i + 4] = _mm512_madd52hi_epu64(t[i + 4], u, p3);
-		t[i + 4] = _mm512_madd52lo_epu64(t[i + 4], u, p4);
-		t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], u, p4);
-	}
-	if (!norm) {
-		for (int i = 0; i < 5; i++)
-			r->l[i] = t[5 + i];
-		return;
-	}
-	t[6] = _mm512_add_epi64(t[6], _mm512_srli_epi64(t[5], 52));
-	r->l[0] = _mm512_and_si512(t[5], m);
-	t[7] = _mm512_add_epi64(t[7], _mm512_srli_epi64(t[6], 52));
-	r->l[1] = _mm512_and_si512(t[6], m);
-	t[8] = _mm512_add_epi64(t[8], _mm512_srli_epi64(t[7], 52));
-	r->l[2] = _mm512_and_si512(t[7], m);
-	t[9] = _mm512_add_epi64(t[9], _mm512_srli_epi64(t[8], 52));
-	r->l[3] = _mm512_and_si512(t[8], m);
-	r->l[4] = t[9];
-}
-
-INL void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
-{
-	fmul_s(r, a, b, 0, 1);
-}
-
-INL void fsqr(struct fe8 *r, const struct fe8 *a)
-{
-	fmul(r, a, a);
-}
-
-/* a b, uncarried: only for fsub / fsub2 operands */
-INL void fmul_u(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
-{
-	fmul_s(r, a, b, 0, 0);
-}
-
-/* lanes where k is set take a */
-INL void fblend(struct fe8 *r, __mmask8 k, const struct fe8 *a)
-{
-	for (int i = 0; i < 5; i++)
-		r->l[i] = _mm512_mask_mov_epi64(r->l[i], k, a->l[i]);
-}
 
 INL void jblend(struct jac8 *r, __mmask8 k, const struct jac8 *a)
 {
@@ -482,20 +316,13 @@ static inline __mmask8 bits_split(__mmask8 k, unsigned odd)
 INL void load8(struct fe8 *r, const uint64_t *base)
 {
 	const __m512i idx = _mm512_set_epi64(56, 48, 40, 32, 24, 16, 8, 0);
-	const __m512i m = bc(M52);
-	__m512i a0 = _mm512_i64gather_epi64(idx, (const void *)(base + 0), 8);
-	__m512i a1 = _mm512_i64gather_epi64(idx, (const void *)(base + 1), 8);
-	__m512i a2 = _mm512_i64gather_epi64(idx, (const void *)(base + 2), 8);
-	__m512i a3 = _mm512_i64gather_epi64(idx, (const void *)(base + 3), 8);
+	__m512i a[4];
+	struct fe8 t;
 
-	fold(r, _mm512_and_si512(_mm512_slli_epi64(a0, 4), m),
-	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a0, 48), _mm512_slli_epi64(a1, 16)),
-			      m),
-	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a1, 36), _mm512_slli_epi64(a2, 28)),
-			      m),
-	     _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(a2, 24), _mm512_slli_epi64(a3, 40)),
-			      m),
-	     _mm512_srli_epi64(a3, 12));
+	for (int k = 0; k < 4; k++)
+		a[k] = _mm512_i64gather_epi64(idx, (const void *)(base + k), 8);
+	from_u648(&t, a, 4);
+	fold(r, t.l[0], t.l[1], t.l[2], t.l[3], t.l[4]);
 }
 
 /* the fetched entries into qx, qy (R' form), y negated in the lanes of neg */

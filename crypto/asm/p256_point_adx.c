@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "crypto/asm/p256_adx_asm.h"
+#include "crypto/asm/p256_ifma_field.h"
 
 #if defined(HS_HAVE_P256_ADX)
 
@@ -253,6 +254,203 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
 			 :
 			 : "D"(w), OFFSETS, P256_ADX_CONSTS
 			 : CLOBBERS);
+}
+
+/*
+ * Five doublings with part of the Z chain in two AVX-512 IFMA lanes
+ * (p256_point_mul's window; crypto/asm/p256_ifma_field.h's struct fe2).
+ * The doubling is jac_double's, integer for integer, but in the first
+ * four two of its eight products leave the integer ALUs, which bound it:
+ * delta' = Z'^2 = 4Y^2 delta (lane 0) and Z' = 2Y Z (lane 1) are one
+ * two-lane product in radix 2^52; the next doubling's M takes delta'
+ * from it. The fifth computes Z' = 2Y Z as a scalar product again: the
+ * addition that follows needs Z at once, and waiting for the lanes put
+ * their latency in its way. Same integers as p256_jac_double_adx five
+ * times (the test compares them): every value leaves the lanes fully
+ * reduced.
+ * - The product: 2Y and 4Y^2 enter the lanes four bits up (16 x <
+ *   2^260), so the radix-2^52 product a b / 2^260 is the R = 2^256 one;
+ *   the other factor below p keeps the result below 2p, and one masked
+ *   subtraction of p fully reduces it.
+ * - Values cross between the register files in registers (VMOVQ,
+ *   VPINSRQ, VPUNPCKHQDQ in the pieces' assembly): a vector store that
+ *   64-bit loads read soon after, or 64-bit stores read by a vector load,
+ *   do not forward, and ECDH ran up to 2x slower through memory.
+ * - The vector code is cut into pieces between the scalar products
+ *   (empty asm statements pin each piece's values; volatile statements
+ *   keep their order), so each piece issues when its inputs are ready:
+ *   as one block it held up retirement and gained nothing.
+ * - One copy of the doubling body, the fifth's variant chosen by a
+ *   (public) flag: five inlined copies (16 KB) were too much code for
+ *   the instruction cache next to the addition.
+ * - Measured (Zen 5, TSC cycles): five doublings alone 791 against 860;
+ *   a whole ECDH 69.8k -> 67.5-68.1k; hs-bench's ECDH hs/OpenSSL
+ *   1.18-1.19 -> 1.22. Less than the products moved would suggest:
+ *   delta' is on a loop the doublings carry (Y -> 4Y^2 -> delta' -> M ->
+ *   Y'), so the lanes' latency counts where the scalar one did.
+ * - Constant time: straight-line code; lane selects by masks; the
+ *   runtime flag is the public doubling count. valgrind cannot run it:
+ *   tests/ct/dudect.c times ECDH, which takes it on IFMA CPUs.
+ */
+#define INL_IFMA P256_IFMA_INL2
+
+/* pin values in vector registers here (nothing moves across) */
+#define PIN5(a) __asm__ volatile("" : "+v"(a[0]), "+v"(a[1]), "+v"(a[2]), "+v"(a[3]), "+v"(a[4]))
+#define PIN4(a) __asm__ volatile("" : "+v"(a[0]), "+v"(a[1]), "+v"(a[2]), "+v"(a[3]))
+#define PIN10(a)                                                                               \
+	__asm__ volatile("" : "+v"(a[0]), "+v"(a[1]), "+v"(a[2]), "+v"(a[3]), "+v"(a[4]),       \
+			 "+v"(a[5]), "+v"(a[6]), "+v"(a[7]), "+v"(a[8]), "+v"(a[9]))
+
+/* one scalar piece on the workspace */
+#define PIECE(code) __asm__ volatile(code : : "D"(w), OFFSETS, P256_ADX_CONSTS : CLOBBERS)
+
+/* M = 3 (X - delta)(X + delta) (t3) with delta in rax, rbx, rdx, r12 */
+#define M_FROM_DELTA                                                                           \
+	SUB_MR(R8_11, X1, SQR_R, SCRATCH3)                                                     \
+	STORE(T2, R8_11)                                                                       \
+	ADD_RM(SQR_R, X1, "rcx", R8_11)                                                        \
+	STORE(T3, R8_11)                                                                       \
+	P256_MUL(T2, T3)                                                                       \
+	"movq %%rax, %%r8\n\t"                                                                 \
+	"movq %%rbx, %%r9\n\t"                                                                 \
+	"movq %%rdx, %%r10\n\t"                                                                \
+	"movq %%r14, %%r11\n\t"                                                                \
+	ADD_RR(R8_11, MUL_R, "rcx", "r12", "r13", "r15", "rsi")                                \
+	ADD_RR("r12", "r13", "r15", "rsi", MUL_R, "rcx", R8_11)                                \
+	STORE(T3, R8_11)
+
+/* lane 0 of the packed limbs q0..q3 (delta) into rax, rbx, rdx, r12 */
+#define DELTA_FROM_LANES                                                                       \
+	"vmovq %[q0], %%rax\n\t"                                                               \
+	"vmovq %[q1], %%rbx\n\t"                                                               \
+	"vmovq %[q2], %%rdx\n\t"                                                               \
+	"vmovq %[q3], %%r12\n\t"
+
+/* lane 1 of q0..q3 (Z) into the workspace's Z, through xmm0 (VPEXTRQ of xmm16..31 needs DQ) */
+#define Z_FROM_LANES                                                                           \
+	"vpunpckhqdq %[q0], %[q0], %%xmm0\n\t"                                                  \
+	"vmovq %%xmm0, %%r8\n\t"                                                               \
+	"vpunpckhqdq %[q1], %[q1], %%xmm0\n\t"                                                  \
+	"vmovq %%xmm0, %%r9\n\t"                                                               \
+	"vpunpckhqdq %[q2], %[q2], %%xmm0\n\t"                                                  \
+	"vmovq %%xmm0, %%r10\n\t"                                                              \
+	"vpunpckhqdq %[q3], %[q3], %%xmm0\n\t"                                                  \
+	"vmovq %%xmm0, %%r11\n\t"                                                              \
+	STORE(Z1, R8_11)
+
+/*
+ * the last scalar result (rax, rbx, rdx, r12: a square's) into lane 0 of
+ * q0..q3 and the value at memory operand M into lane 1, through
+ * registers: vector loads of limbs the scalar code has just stored wait
+ * for those stores to retire (no forwarding between the two register
+ * files' stores and loads), and the reorder buffer fills behind them
+ */
+#define TO_LANES(M)                                                                            \
+	"movq 0+" M ", %%r8\n\t"                                                               \
+	"movq 8+" M ", %%r9\n\t"                                                               \
+	"movq 16+" M ", %%r10\n\t"                                                             \
+	"movq 24+" M ", %%r11\n\t"                                                             \
+	"vmovq %%rax, %[q0]\n\t"                                                               \
+	"vpinsrq $1, %%r8, %[q0], %[q0]\n\t"                                                   \
+	"vmovq %%rbx, %[q1]\n\t"                                                               \
+	"vpinsrq $1, %%r9, %[q1], %[q1]\n\t"                                                   \
+	"vmovq %%rdx, %[q2]\n\t"                                                               \
+	"vpinsrq $1, %%r10, %[q2], %[q2]\n\t"                                                  \
+	"vmovq %%r12, %[q3]\n\t"                                                               \
+	"vpinsrq $1, %%r11, %[q3], %[q3]\n\t"
+
+/* a scalar piece whose result goes to q0..q3 (TO_LANES; xmm0..15: VEX encodings) */
+#define PIECE_TO_Q(code, q)                                                                    \
+	__asm__ volatile(code                                                                  \
+			 : [q0] "=&x"(q[0]), [q1] "=&x"(q[1]), [q2] "=&x"(q[2]),               \
+			   [q3] "=&x"(q[3])                                                    \
+			 : "D"(w), OFFSETS, P256_ADX_CONSTS                                    \
+			 : CLOBBERS)
+
+/* a scalar piece that also reads q0..q3 (and may use xmm0: Z_FROM_LANES) */
+#define PIECE_Q(code)                                                                          \
+	__asm__ volatile(code                                                                  \
+			 :                                                                     \
+			 : "D"(w), [q0] "v"(q[0]), [q1] "v"(q[1]), [q2] "v"(q[2]),             \
+			   [q3] "v"(q[3]), OFFSETS, P256_ADX_CONSTS                            \
+			 : CLOBBERS, "xmm0")
+
+/*
+ * One doubling. delta = Z^2 comes from lane 0 of q: the first piece's
+ * square, or the lanes' product of the doubling before. With lanes, the
+ * next (delta, Z) is computed into v and packed into q. Without (the
+ * fifth), Z = 2Y Z is a scalar product in the middle, Z from lane 1 of q.
+ */
+INL_IFMA void double_pieces(struct p256_jws *w, struct fe2 *v, __m128i q[4], int lanes)
+{
+	struct fe2 u;
+	__m128i t[10], y[4];
+
+	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 2Y) into y */
+	if (lanes)
+		PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES(T0), y);
+	else
+		PIECE(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0));
+	if (lanes) {
+		from_u642(&u, y, 4); /* 16 x: the product's 2^260 is 2^256 */
+		columns2(t, NULL, &u, v, 0, 2);
+		PIN10(t);
+	}
+	/* S = X 4Y^2 (t4) */
+	PIECE(P256_MUL_TO(T4, X1, T1));
+	if (lanes) {
+		columns2(t, NULL, &u, v, 2, 5);
+		PIN10(t);
+	}
+	/* M = 3 (X - delta)(X + delta) (t3), delta from lane 0 of q */
+	PIECE_Q(DELTA_FROM_LANES M_FROM_DELTA);
+	if (!lanes) /* the last of five: Z = 2Y Z here, Z from lane 1 of q */
+		PIECE_Q(Z_FROM_LANES P256_MUL_TO(Z1, T0, Z1));
+	if (lanes) {
+		reduce2(t, 0, 3);
+		PIN10(t);
+	}
+	/* X3 = M^2 - 2S, S - X3 (t2) */
+	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
+	if (lanes) {
+		reduce2(t, 3, 5);
+		carry2(v, t); /* below 2p */
+		PIN5(v->l);
+	}
+	/* 16Y^4 / 2 (t1) */
+	PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
+	if (lanes) {
+		finish2(v, v); /* below p */
+		PIN5(v->l);
+	}
+	/* Y3 = M (S - X3) - 8Y^4 */
+	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
+	if (lanes) {
+		to_u642(q, v);
+		PIN4(q);
+	}
+}
+
+P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w)
+{
+	struct fe2 v;
+	__m128i q[4];
+
+	PIECE_TO_Q(P256_SQR(Z1) TO_LANES(Z1), q); /* (delta, Z) */
+	from_u642(&v, q, 0);
+	PIN5(v.l);
+	/*
+	 * one copy of the doubling body, the last one's variant chosen by a
+	 * (public) flag: five inlined copies (16 KB) were too much code for
+	 * the instruction cache next to the addition
+	 */
+#pragma GCC unroll 1
+	for (int k = 0; k < 5; k++) {
+		int lanes = k < 4;
+
+		__asm__("" : "+r"(lanes)); /* no specialised copies */
+		double_pieces(w, &v, q, lanes);
+	}
 }
 
 #endif

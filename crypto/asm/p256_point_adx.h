@@ -12,6 +12,7 @@
 #ifndef HS_CRYPTO_ASM_P256_POINT_ADX_H
 #define HS_CRYPTO_ASM_P256_POINT_ADX_H
 
+#include "crypto/cpu.h"
 #include "crypto/p256_field.h"
 
 struct p256_jws {
@@ -40,6 +41,14 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
  * r's Z; wrong when p = +-q or either is infinity (the caller's argument)
  */
 void p256_jac_zaddu_adx(struct p256_jws *w);
+/*
+ * p = 32p: five doublings, the same integers as p256_jac_double_adx five
+ * times, with delta = Z^2 and Z carried in AVX-512 IFMA lanes beside the
+ * scalar products (t0..t5 are its temporaries). The caller checks
+ * cpu_has(HS_P256_DOUBLE5_CPU) as well.
+ */
+#define HS_P256_DOUBLE5_CPU (HS_CPU_AVX512F | HS_CPU_AVX512IFMA)
+void p256_jac_double5_ifma(struct p256_jws *w);
 #endif
 
 #if defined(HS_TEST_HOOKS)

@@ -1188,6 +1188,7 @@ static void test_point_kernels_agree(void **state)
 	struct test_rng rng;
 	struct p256_jws b, w1, w2;
 	p256_fe zz[2];
+	unsigned double5_runs = 0;
 
 	test_rng_init(&rng, 0x2570);
 	for (unsigned i = 0; i < 4000; i++) {
@@ -1246,7 +1247,25 @@ static void test_point_kernels_agree(void **state)
 			assert_memory_equal(w1.h, w2.h, sizeof(w1.h));
 			assert_memory_equal(w1.rr, w2.rr, sizeof(w1.rr));
 		}
+		/* five doublings with the IFMA Z chain against five C ones */
+		if (cpu_has(HS_P256_DOUBLE5_CPU)) {
+			w1 = b;
+			w2 = b;
+			cpu_force_portable(1);
+			p256_fe_select();
+			for (int j = 0; j < 5; j++)
+				p256_jws_double_c(&w1);
+			cpu_force_portable(0);
+			p256_fe_select();
+			p256_jac_double5_ifma(&w2);
+			assert_memory_equal(w1.p, w2.p, sizeof(w1.p));
+			double5_runs++;
+		}
 	}
+	if (!cpu_has(HS_P256_DOUBLE5_CPU))
+		printf("# p256: no AVX-512 IFMA/VL here: the IFMA doublings were not run\n");
+	else
+		assert_int_equal(double5_runs, 4000);
 #else
 	printf("# p256: built without test hooks: no C reference to compare with\n");
 	skip();
