@@ -1086,10 +1086,12 @@ static void coz_table(struct p256_affine t[HS_P256_VAR_ENTRIES], p256_fe zc[3],
  * Signed fixed windows of 5 bits over the co-Z table of (i + 1) p, i <
  * 16: 5 doublings (4M + 4S each, against 8M + 3S and two products by b
  * for the complete projective formula) and one masked addition per
- * window (11M + 3S: the table's Z^2 and Z^3 are computed once). Leaks
- * nothing of k: the operation sequence is fixed and the table is
- * scanned whole; a zero digit is the entry with Z = 0 (masked), a
- * negative one the entry with Y negated (masked).
+ * window (11M + 3S: the table's Z^2 and Z^3 are computed once; with the
+ * IFMA doublings the mixed 8M + 3S on the isomorphic curve where the
+ * entries are affine, see the loop). Leaks nothing of k: the operation
+ * sequence is fixed and the table is scanned whole; a zero digit is the
+ * entry with Z = 0 or a mask, a negative one the entry with Y negated
+ * (masked).
  *
  * Only the last addition needs the doubling case. With k' = k mod n =
  * sum d_j 32^j (|d_j| <= 16) and p of order n (every point of P-256 but
@@ -1100,6 +1102,23 @@ static void coz_table(struct p256_affine t[HS_P256_VAR_ENTRIES], p256_fe zc[3],
  * does happen (k' = n - 2|d_0|), so that addition computes the doubling
  * too. The infinity cases (M = 0, d_i = 0) are masks in every addition.
  */
+/*
+ * After the mixed addition r = p + q (q affine): p = r, or q (Z = 1)
+ * where p was infinity (Z = 0), or p itself where q is (q_inf: a zero
+ * digit)
+ */
+static void jws_affine_select(struct p256_jws *j, const p256_fe one, uint64_t q_inf)
+{
+	uint64_t p_inf = p256_fe_is_zero(j->p[2]);
+
+	fcmov(j->r[0], j->q[0], p_inf);
+	fcmov(j->r[1], j->q[1], p_inf);
+	fcmov(j->r[2], one, p_inf);
+	for (int c = 0; c < 3; c++)
+		fcmov(j->r[c], j->p[c], q_inf);
+	copy64(j->p, j->r, sizeof(j->p));
+}
+
 /* the workspace's p = 2^VAR_W p: with the IFMA Z chain when ifma (use_adx() too) */
 static void jws_double_window(struct p256_jws *ws, int ifma)
 {
@@ -1128,7 +1147,9 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	uint64_t neg, inf;
 	void (*lookup)(struct p256_affine *, const struct p256_affine *, unsigned, uint32_t) =
 		p256_lookup_portable;
-	int double5 = 0;
+	int double5 = 0, iso;
+	p256_fe one;
+	uint64_t q_inf;
 
 #if defined(HS_HAVE_P256_AVX2)
 	if (cpu_has(HS_CPU_AVX512F))
@@ -1139,6 +1160,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 #if defined(HS_HAVE_P256_ADX)
 	double5 = use_adx() && cpu_has(HS_P256_DOUBLE5_CPU);
 #endif
+	iso = double5;
 	coz_table(table, zc, p);
 	w.zz = &zc[1];
 	p256_sc_add(kr, k, zero); /* k mod n: k < 2^256 < 2n */
@@ -1149,7 +1171,18 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	p256_fe_copy(w.jw.p[0], e.x);
 	p256_fe_copy(w.jw.p[1], e.y);
 	p256_fe_set_zero(w.jw.p[2]);
-	fcmov(w.jw.p[2], zc[0], ~mask64(ct_eq_mask_u32(abs, 0)));
+	/*
+	 * With the IFMA doublings (iso), the accumulator lives on the curve
+	 * isomorphic by u = the table's Z (p256_jac_double5_ifma: (X, Y, Z')
+	 * there is (X, Y, u Z') here, and q's Z holds u^2), where the entries
+	 * are affine: each window's addition is the mixed one (8M + 3S, not
+	 * 11M + 3S), and the doublings take delta = (u Z')^2 as before. The
+	 * last window goes back (Z = u Z'): only its addition can meet p = q.
+	 */
+	p256_fe_set_one(one);
+	fcmov(w.jw.p[2], iso ? one : zc[0], ~mask64(ct_eq_mask_u32(abs, 0)));
+	if (iso)
+		p256_fe_copy(w.jw.q[2], zc[1]);
 	for (int i = VAR_DIGITS - 2; i >= 0; i--) {
 		/*
 		 * the entry first, straight into the workspace's q (X, Y: the
@@ -1159,13 +1192,24 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 		 * store forward)
 		 */
 		neg = digit_sign(d[i], &abs);
+		q_inf = mask64(ct_eq_mask_u32(abs, 0));
 		lookup((struct p256_affine *)(void *)w.jw.q, table, HS_P256_VAR_ENTRIES, abs);
+		if (iso && i == 0) {
+			fmul(w.jw.p[2], w.jw.p[2], zc[0]);
+			p256_fe_copy(w.jw.q[2], one); /* plain doublings */
+			iso = 0;
+		}
 		jws_double_window(&w.jw, double5);
 		p256_fe_neg(ny, w.jw.q[1]);
 		fcmov(w.jw.q[1], ny, neg);
+		if (iso) {
+			jws_add(&w, ADD_AFFINE);
+			jws_affine_select(&w.jw, one, q_inf);
+			continue;
+		}
 		/* Z = 0 (infinity) for a zero digit */
 		p256_fe_set_zero(w.jw.q[2]);
-		fcmov(w.jw.q[2], zc[0], ~mask64(ct_eq_mask_u32(abs, 0)));
+		fcmov(w.jw.q[2], zc[0], ~q_inf);
 		jws_add_ct(&w, i == 0, ADD_CACHED);
 		copy64(w.jw.p, w.jw.r, sizeof(w.jw.p));
 	}
@@ -1186,6 +1230,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	wipe(&acc, sizeof(acc));
 	wipe(t, sizeof(t));
 	wipe(ny, sizeof(ny));
+	wipe(one, sizeof(one));
 	wipe(d, sizeof(d));
 	wipe(&abs, sizeof(abs));
 }

@@ -436,7 +436,8 @@ P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w)
 	struct fe2 v;
 	__m128i q[4];
 
-	PIECE_TO_Q(P256_SQR(Z1) TO_LANES(Z1), q); /* (delta, Z) */
+	/* (delta, Z) with delta = Z^2 c, c in q's Z (see the header) */
+	PIECE_TO_Q(P256_SQR_TO(T5, Z1) P256_MUL(T5, Z2) "movq %%r14, %%r12\n\t" TO_LANES(Z1), q);
 	from_u642(&v, q, 0);
 	PIN5(v.l);
 	/*

@@ -43,9 +43,13 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
 void p256_jac_zaddu_adx(struct p256_jws *w);
 /*
  * p = 32p: five doublings, the same integers as p256_jac_double_adx five
- * times, with delta = Z^2 and Z carried in AVX-512 IFMA lanes beside the
- * scalar products (t0..t5 are its temporaries). The caller checks
- * cpu_has(HS_P256_DOUBLE5_CPU) as well.
+ * times when q's Z holds 1 (Montgomery form), with delta = Z^2 and Z
+ * carried in AVX-512 IFMA lanes beside the scalar products (t0..t5 are
+ * its temporaries). With c = u^2 in q's Z, p is taken on the isomorphic
+ * curve y^2 = x^3 - 3u^4 x + u^6 b (the point (X, Y, u Z) of P-256):
+ * delta = (u Z)^2 is all the doubling needs of a = -3 u^4, so that
+ * p256_point_mul can add its co-Z table entries (shared Z = u) as affine
+ * points there. The caller checks cpu_has(HS_P256_DOUBLE5_CPU) as well.
  */
 #define HS_P256_DOUBLE5_CPU (HS_CPU_AVX512F | HS_CPU_AVX512IFMA)
 void p256_jac_double5_ifma(struct p256_jws *w);

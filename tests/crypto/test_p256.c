@@ -1247,10 +1247,22 @@ static void test_point_kernels_agree(void **state)
 			assert_memory_equal(w1.h, w2.h, sizeof(w1.h));
 			assert_memory_equal(w1.rr, w2.rr, sizeof(w1.rr));
 		}
-		/* five doublings with the IFMA Z chain against five C ones */
+		/*
+		 * five doublings with the IFMA Z chain against five C ones:
+		 * with q's Z = 1 the same point; with q's Z = u^2 (the
+		 * isomorphic curve's doubling) X and Y of (X, Y, u Z)'s, and
+		 * its Z is u times theirs
+		 */
 		if (cpu_has(HS_P256_DOUBLE5_CPU)) {
+			p256_fe u, uz;
+
 			w1 = b;
 			w2 = b;
+			edge_fe(u, i % 5 == 0 ? (i / 5) % EDGES : EDGES, &rng);
+			if (i % 2 == 0)
+				p256_fe_set_one(u);
+			p256_fe_mul(w1.p[2], b.p[2], u);
+			p256_fe_sqr(w2.q[2], u);
 			cpu_force_portable(1);
 			p256_fe_select();
 			for (int j = 0; j < 5; j++)
@@ -1258,7 +1270,10 @@ static void test_point_kernels_agree(void **state)
 			cpu_force_portable(0);
 			p256_fe_select();
 			p256_jac_double5_ifma(&w2);
-			assert_memory_equal(w1.p, w2.p, sizeof(w1.p));
+			assert_memory_equal(w1.p[0], w2.p[0], sizeof(w1.p[0]));
+			assert_memory_equal(w1.p[1], w2.p[1], sizeof(w1.p[1]));
+			p256_fe_mul(uz, w2.p[2], u);
+			assert_memory_equal(w1.p[2], uz, sizeof(uz));
 			double5_runs++;
 		}
 	}
