@@ -1000,8 +1000,8 @@ static void jws_add_ct(struct add_tmp *w, int may_be_equal, enum add_kind kind)
 
 	/*
 	 * the masks after the addition (which leaves p and q as they are):
-	 * measured about 1k TSC cycles less an ECDH than before it, with the
-	 * IFMA doublings (p256_jac_double5_ifma)
+	 * with the IFMA doublings before it, measured about 1k TSC cycles
+	 * less an ECDH than reading Z before it
 	 */
 	jws_add(w, kind);
 	p_inf = p256_fe_is_zero(j->p[2]);
@@ -1083,26 +1083,6 @@ static void coz_table(struct p256_affine t[HS_P256_VAR_ENTRIES], p256_fe zc[3],
 }
 
 /*
- * Signed fixed windows of 5 bits over the co-Z table of (i + 1) p, i <
- * 16: 5 doublings (4M + 4S each, against 8M + 3S and two products by b
- * for the complete projective formula) and one masked addition per
- * window (11M + 3S: the table's Z^2 and Z^3 are computed once; with the
- * IFMA doublings the mixed 8M + 3S on the isomorphic curve where the
- * entries are affine, see the loop). Leaks nothing of k: the operation
- * sequence is fixed and the table is scanned whole; a zero digit is the
- * entry with Z = 0 or a mask, a negative one the entry with Y negated
- * (masked).
- *
- * Only the last addition needs the doubling case. With k' = k mod n =
- * sum d_j 32^j (|d_j| <= 16) and p of order n (every point of P-256 but
- * infinity), the accumulator before digit i is M p with
- * M = (k' - L)/32^i - d_i, |L| < 0.52 * 32^i, so for i >= 1 M lies in
- * (-17, n/32 + 16) and is a multiple of 32: M = +-d_i mod n would need
- * M = +-d_i with 1 <= |d_i| <= 16, impossible. For i = 0, M = n - |d_0|
- * does happen (k' = n - 2|d_0|), so that addition computes the doubling
- * too. The infinity cases (M = 0, d_i = 0) are masks in every addition.
- */
-/*
  * After the mixed addition r = p + q (q affine): p = r, or q (Z = 1)
  * where p was infinity (Z = 0), or p itself where q is (q_inf: a zero
  * digit)
@@ -1134,12 +1114,32 @@ static void jws_double_window(struct p256_jws *ws, int ifma)
 		jws_double(ws);
 }
 
+/*
+ * Signed fixed windows of 5 bits over the co-Z table of (i + 1) p, i <
+ * 16: 5 doublings (4M + 4S each, against 8M + 3S and two products by b
+ * for the complete projective formula) and one masked addition per
+ * window (11M + 3S: the table's Z^2 and Z^3 are computed once; with the
+ * IFMA doublings the mixed 8M + 3S on the isomorphic curve where the
+ * entries are affine, see the loop). Leaks nothing of k: the operation
+ * sequence is fixed and the table is scanned whole; a zero digit is the
+ * entry with Z = 0 or a mask, a negative one the entry with Y negated
+ * (masked).
+ *
+ * Only the last addition needs the doubling case. With k' = k mod n =
+ * sum d_j 32^j (|d_j| <= 16) and p of order n (every point of P-256 but
+ * infinity), the accumulator before digit i is M p with
+ * M = (k' - L)/32^i - d_i, |L| < 0.52 * 32^i, so for i >= 1 M lies in
+ * (-17, n/32 + 16) and is a multiple of 32: M = +-d_i mod n would need
+ * M = +-d_i with 1 <= |d_i| <= 16, impossible. For i = 0, M = n - |d_0|
+ * does happen (k' = n - 2|d_0|), so that addition computes the doubling
+ * too. The infinity cases (M = 0, d_i = 0) are masks in every addition.
+ */
 void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p)
 {
 	static const p256_sc zero = { 0, 0, 0, 0 };
 	struct p256_affine table[HS_P256_VAR_ENTRIES], e;
 	struct jac acc;
-	_Alignas(64) struct add_tmp w;
+	struct add_tmp w;
 	p256_sc kr;
 	p256_fe zc[3], t, ny;
 	int8_t d[VAR_DIGITS];
