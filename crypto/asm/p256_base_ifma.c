@@ -209,7 +209,7 @@ INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __m
 INL void fpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 {
 	const __m512i idx = _mm512_and_si512(
-		_mm512_sub_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), bc(s * m)), bc(7));
+		_mm512_sub_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), p256_bc_x8(s * m)), p256_bc_x8(7));
 	const __mmask8 k = (__mmask8)(((1u << m) - 1) << (s * m));
 
 	for (int i = 0; i < 5; i++)
@@ -219,7 +219,7 @@ INL void fpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 INL void funpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 {
 	const __m512i idx = _mm512_and_si512(
-		_mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), bc(s * m)), bc(7));
+		_mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), p256_bc_x8(s * m)), p256_bc_x8(7));
 
 	for (int i = 0; i < 5; i++) /* slot 0 is in place already */
 		r->l[i] = s == 0 ? a->l[i] : _mm512_permutexvar_epi64(idx, a->l[i]);
@@ -321,7 +321,7 @@ INL void load8(struct fe8 *r, const uint64_t *base)
 
 	for (int k = 0; k < 4; k++)
 		a[k] = _mm512_i64gather_epi64(idx, (const void *)(base + k), 8);
-	from_u648(&t, a, 4);
+	p256_from_u64_x8(&t, a, 4);
 	fold(r, t.l[0], t.l[1], t.l[2], t.l[3], t.l[4]);
 }
 

@@ -6,7 +6,8 @@
  * measured faster there than lanes of 512-bit ones). Internal to
  * crypto/asm; the functions are static inline with their width's target
  * attributes (no global flags). The operations both widths use are
- * written once (p256_ifma_ops.h, included for each width: name2, name8).
+ * written once (p256_ifma_ops.h, included for each width:
+ * p256_name_x2, p256_name_x8).
  *
  * - Limb i of every lane's element in l[i], five limbs. Stored elements
  *   are normalised (limbs below 2^52: IFMA reads only 52 bits) and below
@@ -55,7 +56,7 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 
 #define VEC __m128i
 #define FEV struct fe2
-#define VN(name) name##2
+#define VN(name) p256_##name##_x2
 #define INLINE P256_IFMA_INL2
 #define V_ADD _mm_add_epi64
 #define V_SUB _mm_sub_epi64
@@ -74,7 +75,7 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 
 #define VEC __m512i
 #define FEV struct fe8
-#define VN(name) name##8
+#define VN(name) p256_##name##_x8
 #define INLINE P256_IFMA_INL8
 #define V_ADD _mm512_add_epi64
 #define V_SUB _mm512_sub_epi64
@@ -93,15 +94,10 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 
 /* ---- eight lanes only (the fixed-base sum) ---- */
 
-P256_IFMA_INL8 __m512i bc(uint64_t v)
-{
-	return _mm512_set1_epi64((long long)v);
-}
-
 P256_IFMA_INL8 void fe8_const(struct fe8 *r, const uint64_t c[5])
 {
 	for (int i = 0; i < 5; i++)
-		r->l[i] = bc(c[i]);
+		r->l[i] = p256_bc_x8(c[i]);
 }
 
 /*
@@ -114,14 +110,14 @@ P256_IFMA_INL8 void fe8_const(struct fe8 *r, const uint64_t c[5])
  */
 P256_IFMA_INL8 void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
 {
-	const __m512i m = bc(P256_IFMA_M52);
+	const __m512i m = p256_bc_x8(P256_IFMA_M52);
 	const __m512i top = _mm512_srli_epi64(l4, 48); /* limb 4 holds bits 208.. */
 
-	l4 = _mm512_and_si512(l4, bc(((uint64_t)1 << 48) - 1));
-	l0 = _mm512_add_epi64(l0, _mm512_add_epi64(top, bc(p_limbs[0])));
-	l1 = _mm512_add_epi64(l1, _mm512_sub_epi64(bc(p_limbs[1]), _mm512_slli_epi64(top, 44)));
-	l3 = _mm512_add_epi64(l3, _mm512_sub_epi64(bc(p_limbs[3]), _mm512_slli_epi64(top, 36)));
-	l4 = _mm512_add_epi64(l4, _mm512_add_epi64(bc(p_limbs[4]), _mm512_slli_epi64(top, 16)));
+	l4 = _mm512_and_si512(l4, p256_bc_x8(((uint64_t)1 << 48) - 1));
+	l0 = _mm512_add_epi64(l0, _mm512_add_epi64(top, p256_bc_x8(p_limbs[0])));
+	l1 = _mm512_add_epi64(l1, _mm512_sub_epi64(p256_bc_x8(p_limbs[1]), _mm512_slli_epi64(top, 44)));
+	l3 = _mm512_add_epi64(l3, _mm512_sub_epi64(p256_bc_x8(p_limbs[3]), _mm512_slli_epi64(top, 36)));
+	l4 = _mm512_add_epi64(l4, _mm512_add_epi64(p256_bc_x8(p_limbs[4]), _mm512_slli_epi64(top, 16)));
 	l1 = _mm512_add_epi64(l1, _mm512_srai_epi64(l0, 52));
 	r->l[0] = _mm512_and_si512(l0, m);
 	l2 = _mm512_add_epi64(l2, _mm512_srai_epi64(l1, 52));
@@ -139,7 +135,7 @@ P256_IFMA_INL8 void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b
 	__m512i s[5];
 
 	for (int i = 0; i < 5; i++)
-		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p8_limbs[i])), b->l[i]);
+		s[i] = _mm512_sub_epi64(_mm512_add_epi64(a->l[i], p256_bc_x8(p8_limbs[i])), b->l[i]);
 	fold(r, s[0], s[1], s[2], s[3], s[4]);
 }
 
@@ -150,7 +146,7 @@ P256_IFMA_INL8 void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *
 
 	for (int i = 0; i < 5; i++)
 		s[i] = _mm512_sub_epi64(
-			_mm512_sub_epi64(_mm512_add_epi64(a->l[i], bc(p16_limbs[i])), b->l[i]),
+			_mm512_sub_epi64(_mm512_add_epi64(a->l[i], p256_bc_x8(p16_limbs[i])), b->l[i]),
 			_mm512_add_epi64(c->l[i], c->l[i]));
 	fold(r, s[0], s[1], s[2], s[3], s[4]);
 }
@@ -169,16 +165,16 @@ P256_IFMA_INL8 void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 
 {
 	__m512i t[10], hi[10];
 
-	columns8(t, split ? hi : NULL, a, b, 0, 5);
+	p256_columns_x8(t, split ? hi : NULL, a, b, 0, 5);
 	if (split)
-		join8(t, hi);
-	reduce8(t, 0, 5);
+		p256_join_x8(t, hi);
+	p256_reduce_x8(t, 0, 5);
 	if (!norm) {
 		for (int i = 0; i < 5; i++)
 			r->l[i] = t[5 + i];
 		return;
 	}
-	carry8(r, t);
+	p256_carry_x8(r, t);
 }
 
 P256_IFMA_INL8 void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)

@@ -1,9 +1,10 @@
 /*
  * The P-256 radix-2^52 operations of crypto/asm/p256_ifma_field.h written
  * once for both widths: that header includes this file twice, with VEC the
- * vector type, FEV the element type, VN(name) the function name (name2 or
- * name8), INLINE the width's function attributes and V_* its intrinsics,
- * all undefined again at the end. Not a header of its own.
+ * vector type, FEV the element type, VN(name) the function name
+ * (p256_name_x2 or p256_name_x8), INLINE the width's function attributes
+ * and V_* its intrinsics, all undefined again at the end. Not a header of
+ * its own.
  */
 INLINE VEC VN(bc)(uint64_t v)
 {

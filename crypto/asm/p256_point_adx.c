@@ -292,8 +292,6 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  *   runtime flag is the public doubling count. valgrind cannot run it:
  *   tests/ct/dudect.c times ECDH, which takes it on IFMA CPUs.
  */
-#define INL_IFMA P256_IFMA_INL2
-
 /* pin values in vector registers here (nothing moves across) */
 #define PIN5(a) __asm__ volatile("" : "+v"(a[0]), "+v"(a[1]), "+v"(a[2]), "+v"(a[3]), "+v"(a[4]))
 #define PIN4(a) __asm__ volatile("" : "+v"(a[0]), "+v"(a[1]), "+v"(a[2]), "+v"(a[3]))
@@ -381,7 +379,7 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * next (delta, Z) is computed into v and packed into q. Without (the
  * fifth), Z = 2Y Z is a scalar product in the middle, Z from lane 1 of q.
  */
-INL_IFMA void double_pieces(struct p256_jws *w, struct fe2 *v, __m128i q[4], int lanes)
+P256_IFMA_INL2 void double_pieces(struct p256_jws *w, struct fe2 *v, __m128i q[4], int lanes)
 {
 	struct fe2 u;
 	__m128i t[10], y[4];
@@ -392,14 +390,14 @@ INL_IFMA void double_pieces(struct p256_jws *w, struct fe2 *v, __m128i q[4], int
 	else
 		PIECE(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0));
 	if (lanes) {
-		from_u642(&u, y, 4); /* 16 x: the product's 2^260 is 2^256 */
-		columns2(t, NULL, &u, v, 0, 2);
+		p256_from_u64_x2(&u, y, 4); /* 16 x: the product's 2^260 is 2^256 */
+		p256_columns_x2(t, NULL, &u, v, 0, 2);
 		PIN10(t);
 	}
 	/* S = X 4Y^2 (t4) */
 	PIECE(P256_MUL_TO(T4, X1, T1));
 	if (lanes) {
-		columns2(t, NULL, &u, v, 2, 5);
+		p256_columns_x2(t, NULL, &u, v, 2, 5);
 		PIN10(t);
 	}
 	/* M = 3 (X - delta)(X + delta) (t3), delta from lane 0 of q */
@@ -407,26 +405,26 @@ INL_IFMA void double_pieces(struct p256_jws *w, struct fe2 *v, __m128i q[4], int
 	if (!lanes) /* the last of five: Z = 2Y Z here, Z from lane 1 of q */
 		PIECE_Q(Z_FROM_LANES P256_MUL_TO(Z1, T0, Z1));
 	if (lanes) {
-		reduce2(t, 0, 3);
+		p256_reduce_x2(t, 0, 3);
 		PIN10(t);
 	}
 	/* X3 = M^2 - 2S, S - X3 (t2) */
 	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
 	if (lanes) {
-		reduce2(t, 3, 5);
-		carry2(v, t); /* below 2p */
+		p256_reduce_x2(t, 3, 5);
+		p256_carry_x2(v, t); /* below 2p */
 		PIN5(v->l);
 	}
 	/* 16Y^4 / 2 (t1) */
 	PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
 	if (lanes) {
-		finish2(v, v); /* below p */
+		p256_finish_x2(v, v); /* below p */
 		PIN5(v->l);
 	}
 	/* Y3 = M (S - X3) - 8Y^4 */
 	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
 	if (lanes) {
-		to_u642(q, v);
+		p256_to_u64_x2(q, v);
 		PIN4(q);
 	}
 }
@@ -438,7 +436,7 @@ P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w)
 
 	/* (delta, Z) with delta = Z^2 c, c in q's Z (see the header) */
 	PIECE_TO_Q(P256_SQR_TO(T5, Z1) P256_MUL(T5, Z2) "movq %%r14, %%r12\n\t" TO_LANES(Z1), q);
-	from_u642(&v, q, 0);
+	p256_from_u64_x2(&v, q, 0);
 	PIN5(v.l);
 	/*
 	 * one copy of the doubling body, the last one's variant chosen by a
