@@ -35,6 +35,7 @@
 #define P256_IFMA_TGT2 __attribute__((target("avx512f,avx512vl,avx512ifma")))
 #define P256_IFMA_INL8 static inline __attribute__((always_inline)) P256_IFMA_TGT8
 #define P256_IFMA_INL2 static inline __attribute__((always_inline)) P256_IFMA_TGT2
+#define P256_IFMA_INL4 static inline __attribute__((always_inline)) P256_IFMA_TGT2
 #define P256_IFMA_M52 (((uint64_t)1 << 52) - 1)
 
 /* limb i of eight field elements in l[i] */
@@ -45,6 +46,11 @@ struct fe8 {
 /* limb i of two field elements in l[i] */
 struct fe2 {
 	__m128i l[5];
+};
+
+/* limb i of four field elements in l[i] */
+struct fe4 {
+	__m256i l[5];
 };
 
 static const uint64_t p_limbs[5] = { 0xfffffffffffffull, 0xfffffffffffull, 0, 0x1000000000ull,
@@ -64,6 +70,8 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 #define V_OR _mm_or_si128
 #define V_SRLI _mm_srli_epi64
 #define V_SLLI _mm_slli_epi64
+#define V_SLLV _mm_sllv_epi64
+#define V_SRLV _mm_srlv_epi64
 #define V_SRAI _mm_srai_epi64
 #define V_SET1 _mm_set1_epi64x
 #define V_ZERO _mm_setzero_si128
@@ -71,6 +79,27 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 #define V_MADDHI _mm_madd52hi_epu64
 #define V_CMPLT_MASK _mm_cmplt_epi64_mask
 #define V_BLEND _mm_mask_blend_epi64
+#include "crypto/asm/p256_ifma_ops.h"
+
+#define VEC __m256i
+#define FEV struct fe4
+#define VN(name) p256_##name##_x4
+#define INLINE P256_IFMA_INL4
+#define V_ADD _mm256_add_epi64
+#define V_SUB _mm256_sub_epi64
+#define V_AND _mm256_and_si256
+#define V_OR _mm256_or_si256
+#define V_SRLI _mm256_srli_epi64
+#define V_SLLI _mm256_slli_epi64
+#define V_SLLV _mm256_sllv_epi64
+#define V_SRLV _mm256_srlv_epi64
+#define V_SRAI _mm256_srai_epi64
+#define V_SET1 _mm256_set1_epi64x
+#define V_ZERO _mm256_setzero_si256
+#define V_MADDLO _mm256_madd52lo_epu64
+#define V_MADDHI _mm256_madd52hi_epu64
+#define V_CMPLT_MASK _mm256_cmplt_epi64_mask
+#define V_BLEND _mm256_mask_blend_epi64
 #include "crypto/asm/p256_ifma_ops.h"
 
 #define VEC __m512i
@@ -83,6 +112,8 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 #define V_OR _mm512_or_si512
 #define V_SRLI _mm512_srli_epi64
 #define V_SLLI _mm512_slli_epi64
+#define V_SLLV _mm512_sllv_epi64
+#define V_SRLV _mm512_srlv_epi64
 #define V_SRAI _mm512_srai_epi64
 #define V_SET1 _mm512_set1_epi64
 #define V_ZERO _mm512_setzero_si512

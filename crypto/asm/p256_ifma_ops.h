@@ -109,6 +109,21 @@ INLINE void VN(from_u64)(FEV *r, const VEC q[4], int sh)
 	r->l[4] = V_SRLI(q[3], 16 - sh);
 }
 
+/* the same with a shift per lane (each 0..4) */
+INLINE void VN(from_u64_v)(FEV *r, const VEC q[4], VEC sh)
+{
+	const VEC m = VN(bc)(P256_IFMA_M52);
+	const VEC s12 = V_ADD(sh, VN(bc)(12)), s24 = V_ADD(sh, VN(bc)(24)), s36 = V_ADD(sh, VN(bc)(36));
+	const VEC r52 = V_SUB(VN(bc)(52), sh), r40 = V_SUB(VN(bc)(40), sh), r28 = V_SUB(VN(bc)(28), sh),
+		  r16 = V_SUB(VN(bc)(16), sh);
+
+	r->l[0] = V_AND(V_SLLV(q[0], sh), m);
+	r->l[1] = V_AND(V_OR(V_SRLV(q[0], r52), V_SLLV(q[1], s12)), m);
+	r->l[2] = V_AND(V_OR(V_SRLV(q[1], r40), V_SLLV(q[2], s24)), m);
+	r->l[3] = V_AND(V_OR(V_SRLV(q[2], r28), V_SLLV(q[3], s36)), m);
+	r->l[4] = V_SRLV(q[3], r16);
+}
+
 /* a fully reduced a back to 64-bit limbs: limb k of every lane in q[k] */
 INLINE void VN(to_u64)(VEC q[4], const FEV *a)
 {
@@ -128,6 +143,8 @@ INLINE void VN(to_u64)(VEC q[4], const FEV *a)
 #undef V_OR
 #undef V_SRLI
 #undef V_SLLI
+#undef V_SLLV
+#undef V_SRLV
 #undef V_SRAI
 #undef V_SET1
 #undef V_ZERO

@@ -319,124 +319,153 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
 
 /* lane 0 of the packed limbs q0..q3 (delta) into rax, rbx, rdx, r12 */
 #define DELTA_FROM_LANES                                                                       \
-	"vmovq %[q0], %%rax\n\t"                                                               \
-	"vmovq %[q1], %%rbx\n\t"                                                               \
-	"vmovq %[q2], %%rdx\n\t"                                                               \
-	"vmovq %[q3], %%r12\n\t"
+	"vmovq %x[q0], %%rax\n\t"                                                              \
+	"vmovq %x[q1], %%rbx\n\t"                                                              \
+	"vmovq %x[q2], %%rdx\n\t"                                                              \
+	"vmovq %x[q3], %%r12\n\t"
 
-/* lane 1 of q0..q3 (Z) into the workspace's Z, through xmm0 (VPEXTRQ of xmm16..31 needs DQ) */
+/* lane 2 of q0..q3 (Z) into the workspace's Z, through xmm0 */
 #define Z_FROM_LANES                                                                           \
-	"vpunpckhqdq %[q0], %[q0], %%xmm0\n\t"                                                  \
+	"vextracti128 $1, %[q0], %%xmm0\n\t"                                                   \
 	"vmovq %%xmm0, %%r8\n\t"                                                               \
-	"vpunpckhqdq %[q1], %[q1], %%xmm0\n\t"                                                  \
+	"vextracti128 $1, %[q1], %%xmm0\n\t"                                                   \
 	"vmovq %%xmm0, %%r9\n\t"                                                               \
-	"vpunpckhqdq %[q2], %[q2], %%xmm0\n\t"                                                  \
+	"vextracti128 $1, %[q2], %%xmm0\n\t"                                                   \
 	"vmovq %%xmm0, %%r10\n\t"                                                              \
-	"vpunpckhqdq %[q3], %[q3], %%xmm0\n\t"                                                  \
+	"vextracti128 $1, %[q3], %%xmm0\n\t"                                                   \
 	"vmovq %%xmm0, %%r11\n\t"                                                              \
 	STORE(Z1, R8_11)
 
+/* lane 1 of q0..q3 (8Y^4) into t1, through xmm0 */
+#define Y4_FROM_LANES                                                                          \
+	"vpunpckhqdq %x[q0], %x[q0], %%xmm0\n\t"                                              \
+	"vmovq %%xmm0, %%r8\n\t"                                                               \
+	"vpunpckhqdq %x[q1], %x[q1], %%xmm0\n\t"                                              \
+	"vmovq %%xmm0, %%r9\n\t"                                                               \
+	"vpunpckhqdq %x[q2], %x[q2], %%xmm0\n\t"                                              \
+	"vmovq %%xmm0, %%r10\n\t"                                                              \
+	"vpunpckhqdq %x[q3], %x[q3], %%xmm0\n\t"                                              \
+	"vmovq %%xmm0, %%r11\n\t"                                                              \
+	STORE(T1, R8_11)
+
 /*
- * the last scalar result (rax, rbx, rdx, r12: a square's) into lane 0 of
- * q0..q3 and the value at memory operand M into lane 1, through
- * registers: vector loads of limbs the scalar code has just stored wait
- * for those stores to retire (no forwarding between the two register
- * files' stores and loads), and the reorder buffer fills behind them
+ * the last scalar result a (rax, rbx, rdx, r12: a square's) and the value
+ * b at memory operand M into q0..q3 as (a, a, b, a) through registers:
+ * vector loads of limbs the scalar code has just stored wait for those
+ * stores to retire (no forwarding between the two register files' stores
+ * and loads), and the reorder buffer fills behind them
  */
+#define LANE_IN(R, S, Q)                                                                       \
+	"vpbroadcastq %%" R ", %x[" Q "]\n\t"                                                  \
+	"vmovq %%" S ", %%xmm0\n\t"                                                            \
+	"vpinsrq $1, %%" R ", %%xmm0, %%xmm0\n\t"                                              \
+	"vinserti128 $1, %%xmm0, %[" Q "], %[" Q "]\n\t"
 #define TO_LANES(M)                                                                            \
 	"movq 0+" M ", %%r8\n\t"                                                               \
 	"movq 8+" M ", %%r9\n\t"                                                               \
 	"movq 16+" M ", %%r10\n\t"                                                             \
 	"movq 24+" M ", %%r11\n\t"                                                             \
-	"vmovq %%rax, %[q0]\n\t"                                                               \
-	"vpinsrq $1, %%r8, %[q0], %[q0]\n\t"                                                   \
-	"vmovq %%rbx, %[q1]\n\t"                                                               \
-	"vpinsrq $1, %%r9, %[q1], %[q1]\n\t"                                                   \
-	"vmovq %%rdx, %[q2]\n\t"                                                               \
-	"vpinsrq $1, %%r10, %[q2], %[q2]\n\t"                                                  \
-	"vmovq %%r12, %[q3]\n\t"                                                               \
-	"vpinsrq $1, %%r11, %[q3], %[q3]\n\t"
+	LANE_IN("rax", "r8", "q0") LANE_IN("rbx", "r9", "q1") LANE_IN("rdx", "r10", "q2")      \
+	LANE_IN("r12", "r11", "q3")
 
-/* a scalar piece whose result goes to q0..q3 (TO_LANES; xmm0..15: VEX encodings) */
+/* (a, 0, b, 0) the same way: the first (delta, Z) */
+#define LANE_IN2(R, S, Q)                                                                      \
+	"vmovq %%" R ", %x[" Q "]\n\t"                                                         \
+	"vmovq %%" S ", %%xmm0\n\t"                                                            \
+	"vinserti128 $1, %%xmm0, %[" Q "], %[" Q "]\n\t"
+#define TO_LANES2(M)                                                                           \
+	"movq 0+" M ", %%r8\n\t"                                                               \
+	"movq 8+" M ", %%r9\n\t"                                                               \
+	"movq 16+" M ", %%r10\n\t"                                                             \
+	"movq 24+" M ", %%r11\n\t"                                                             \
+	LANE_IN2("rax", "r8", "q0") LANE_IN2("rbx", "r9", "q1") LANE_IN2("rdx", "r10", "q2")   \
+	LANE_IN2("r12", "r11", "q3")
+
+/* a scalar piece whose result goes to q0..q3 (xmm0..15: VEX encodings) */
 #define PIECE_TO_Q(code, q)                                                                    \
 	__asm__ volatile(code                                                                  \
 			 : [q0] "=&x"(q[0]), [q1] "=&x"(q[1]), [q2] "=&x"(q[2]),               \
 			   [q3] "=&x"(q[3])                                                    \
 			 : "D"(w), OFFSETS, P256_ADX_CONSTS                                    \
-			 : CLOBBERS)
+			 : CLOBBERS, "xmm0")
 
-/* a scalar piece that also reads q0..q3 (and may use xmm0: Z_FROM_LANES) */
+/* a scalar piece that also reads q0..q3 (and may use xmm0) */
 #define PIECE_Q(code)                                                                          \
 	__asm__ volatile(code                                                                  \
 			 :                                                                     \
-			 : "D"(w), [q0] "v"(q[0]), [q1] "v"(q[1]), [q2] "v"(q[2]),             \
-			   [q3] "v"(q[3]), OFFSETS, P256_ADX_CONSTS                            \
+			 : "D"(w), [q0] "x"(q[0]), [q1] "x"(q[1]), [q2] "x"(q[2]),             \
+			   [q3] "x"(q[3]), OFFSETS, P256_ADX_CONSTS                            \
 			 : CLOBBERS, "xmm0")
 
 /*
  * One doubling. delta = Z^2 comes from lane 0 of q: the first piece's
  * square, or the lanes' product of the doubling before. With lanes, the
- * next (delta, Z) is computed into v and packed into q. Without (the
- * fifth), Z = 2Y Z is a scalar product in the middle, Z from lane 1 of q.
+ * next (delta, 8Y^4, Z) is computed into v and packed into q, and Y3
+ * takes 8Y^4 from lane 1. Without (the fifth), Z = 2Y Z is a scalar
+ * product in the middle (Z from lane 2 of q), and 8Y^4 a scalar square.
  */
-P256_IFMA_INL2 void double_pieces(struct p256_jws *w, struct fe2 *v, __m128i q[4], int lanes)
+P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct fe4 *v, __m256i q[4], int lanes)
 {
-	struct fe2 u;
-	__m128i t[10], y[4];
+	struct fe4 u;
+	__m256i t[10], y[4];
 
-	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 2Y) into y */
+	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 4Y^2, 2Y, 4Y^2) into y */
 	if (lanes)
 		PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES(T0), y);
 	else
 		PIECE(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0));
 	if (lanes) {
-		p256_from_u64_x2(&u, y, 4); /* 16 x: the product's 2^260 is 2^256 */
-		p256_columns_x2(t, NULL, &u, v, 0, 2);
+		/*
+		 * u: 16 (4Y^2), 8 (4Y^2), 16 (2Y) (the product's 2^260 is
+		 * 2^256, and 8Y^4 = (4Y^2)^2 / 2), 4Y^2; v takes the last
+		 * into lane 1, beside delta and Z
+		 */
+		p256_from_u64_v_x4(&u, y, _mm256_setr_epi64x(4, 3, 4, 0));
+		for (int i = 0; i < 5; i++)
+			v->l[i] = _mm256_mask_permutexvar_epi64(v->l[i], 2, _mm256_set1_epi64x(3), u.l[i]);
+		p256_columns_x4(t, NULL, &u, v, 0, 2);
 		PIN10(t);
 	}
 	/* S = X 4Y^2 (t4) */
 	PIECE(P256_MUL_TO(T4, X1, T1));
 	if (lanes) {
-		p256_columns_x2(t, NULL, &u, v, 2, 5);
+		p256_columns_x4(t, NULL, &u, v, 2, 5);
 		PIN10(t);
 	}
 	/* M = 3 (X - delta)(X + delta) (t3), delta from lane 0 of q */
 	PIECE_Q(DELTA_FROM_LANES M_FROM_DELTA);
-	if (!lanes) /* the last of five: Z = 2Y Z here, Z from lane 1 of q */
+	if (!lanes) /* the last of five: Z = 2Y Z here, Z from lane 2 of q */
 		PIECE_Q(Z_FROM_LANES P256_MUL_TO(Z1, T0, Z1));
 	if (lanes) {
-		p256_reduce_x2(t, 0, 3);
+		p256_reduce_x4(t, 0, 3);
 		PIN10(t);
 	}
 	/* X3 = M^2 - 2S, S - X3 (t2) */
 	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
 	if (lanes) {
-		p256_reduce_x2(t, 3, 5);
-		p256_carry_x2(v, t); /* below 2p */
-		PIN5(v->l);
-	}
-	/* 16Y^4 / 2 (t1) */
-	PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
-	if (lanes) {
-		p256_finish_x2(v, v); /* below p */
-		PIN5(v->l);
+		p256_reduce_x4(t, 3, 5);
+		p256_carry_x4(v, t); /* below 2p */
+		p256_finish_x4(v, v); /* below p */
+		p256_to_u64_x4(q, v);
+		PIN4(q);
+		/* 8Y^4 (t1) from lane 1 */
+		PIECE_Q(Y4_FROM_LANES);
+	} else {
+		/* 16Y^4 / 2 (t1) */
+		PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
 	}
 	/* Y3 = M (S - X3) - 8Y^4 */
 	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
-	if (lanes) {
-		p256_to_u64_x2(q, v);
-		PIN4(q);
-	}
 }
 
 P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w)
 {
-	struct fe2 v;
-	__m128i q[4];
+	struct fe4 v;
+	__m256i q[4];
 
-	/* (delta, Z) with delta = Z^2 c, c in q's Z (see the header) */
-	PIECE_TO_Q(P256_SQR_TO(T5, Z1) P256_MUL(T5, Z2) "movq %%r14, %%r12\n\t" TO_LANES(Z1), q);
-	p256_from_u64_x2(&v, q, 0);
+	/* (delta, 0, Z, 0) with delta = Z^2 c, c in q's Z (see the header) */
+	PIECE_TO_Q(P256_SQR_TO(T5, Z1) P256_MUL(T5, Z2) "movq %%r14, %%r12\n\t" TO_LANES2(Z1), q);
+	p256_from_u64_x4(&v, q, 0);
 	PIN5(v.l);
 	/*
 	 * one copy of the doubling body, the last one's variant chosen by a
