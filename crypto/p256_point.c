@@ -1083,35 +1083,37 @@ static void coz_table(struct p256_affine t[HS_P256_VAR_ENTRIES], p256_fe zc[3],
 }
 
 /*
- * After the mixed addition r = p + q (q affine): p = r, or q (Z = 1)
- * where p was infinity (Z = 0), or p itself where q is (q_inf: a zero
- * digit)
+ * The workspace's p = 2^VAR_W p: with the IFMA Z chain when ifma (use_adx()
+ * too), its delta and Z from zl when from_lanes
  */
-static void jws_affine_select(struct p256_jws *j, const p256_fe one, uint64_t q_inf)
-{
-	uint64_t p_inf = p256_fe_is_zero(j->p[2]);
-
-	fcmov(j->r[0], j->q[0], p_inf);
-	fcmov(j->r[1], j->q[1], p_inf);
-	fcmov(j->r[2], one, p_inf);
-	for (int c = 0; c < 3; c++)
-		fcmov(j->r[c], j->p[c], q_inf);
-	copy64(j->p, j->r, sizeof(j->p));
-}
-
-/* the workspace's p = 2^VAR_W p: with the IFMA Z chain when ifma (use_adx() too) */
-static void jws_double_window(struct p256_jws *ws, int ifma)
+static void jws_double_window(struct p256_jws *ws, int ifma, struct p256_zlanes *zl, int from_lanes)
 {
 #if defined(HS_HAVE_P256_ADX)
 	_Static_assert(VAR_W == 5, "p256_jac_double5_ifma does five doublings");
 	if (ifma) {
-		p256_jac_double5_ifma(ws);
+		p256_jac_double5_ifma(ws, zl, from_lanes);
 		return;
 	}
 #endif
 	(void)ifma;
+	(void)zl;
+	(void)from_lanes;
 	for (int j = 0; j < VAR_W; j++)
 		jws_double(ws);
+}
+
+/*
+ * After the mixed addition r = p + q (q affine) with the Z chain in the
+ * lanes (which select Z alike): p = r, or q where p was infinity (p_inf),
+ * or p itself where q is (q_inf: a zero digit)
+ */
+static void jws_affine_select_xy(struct p256_jws *j, uint64_t p_inf, uint64_t q_inf)
+{
+	for (int c = 0; c < 2; c++) {
+		fcmov(j->r[c], j->q[c], p_inf);
+		fcmov(j->r[c], j->p[c], q_inf);
+		p256_fe_copy(j->p[c], j->r[c]);
+	}
 }
 
 /*
@@ -1151,9 +1153,16 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	uint64_t neg, inf;
 	void (*lookup)(struct p256_affine *, const struct p256_affine *, unsigned, uint32_t) =
 		p256_lookup_portable;
-	int double5 = 0, iso;
+	int double5 = 0, iso, from_lanes = 0;
 	p256_fe one;
-	uint64_t q_inf;
+	uint64_t q_inf, p_inf;
+#if defined(HS_HAVE_P256_ADX)
+	struct p256_zlanes zl;
+#else
+	struct p256_zlanes {
+		int unused;
+	} zl = { 0 };
+#endif
 
 #if defined(HS_HAVE_P256_AVX2)
 	if (cpu_has(HS_CPU_AVX512F))
@@ -1199,18 +1208,28 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 		q_inf = mask64(ct_eq_mask_u32(abs, 0));
 		lookup((struct p256_affine *)(void *)w.jw.q, table, HS_P256_VAR_ENTRIES, abs);
 		if (iso && i == 0) {
+#if defined(HS_HAVE_P256_ADX)
+			if (from_lanes) /* the Z the additions kept in the lanes */
+				p256_zlanes_get(t, w.jw.p[2], &zl);
+#endif
 			fmul(w.jw.p[2], w.jw.p[2], zc[0]);
 			p256_fe_copy(w.jw.q[2], one); /* plain doublings */
 			iso = 0;
+			from_lanes = 0;
 		}
-		jws_double_window(&w.jw, double5);
+		jws_double_window(&w.jw, double5, &zl, from_lanes);
 		p256_fe_neg(ny, w.jw.q[1]);
 		fcmov(w.jw.q[1], ny, neg);
+#if defined(HS_HAVE_P256_ADX)
 		if (iso) {
-			jws_add(&w, ADD_AFFINE);
-			jws_affine_select(&w.jw, one, q_inf);
+			/* the addition keeps the Z chain in the lanes for the next doublings */
+			p_inf = p256_fe_is_zero(w.jw.p[2]);
+			p256_jac_add_affine_ifma(&w.jw, &zl, one, p_inf, q_inf);
+			jws_affine_select_xy(&w.jw, p_inf, q_inf);
+			from_lanes = 1;
 			continue;
 		}
+#endif
 		/* Z = 0 (infinity) for a zero digit */
 		p256_fe_set_zero(w.jw.q[2]);
 		fcmov(w.jw.q[2], zc[0], ~q_inf);

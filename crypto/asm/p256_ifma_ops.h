@@ -94,6 +94,35 @@ INLINE void VN(finish)(FEV *r, const FEV *a)
 }
 
 /*
+ * carry and finish in one pass, for a shorter chain: the five result
+ * columns of reduce (nonnegative) carried into r, and at the same time
+ * their value less p with signed carries; r takes that where it does not
+ * go below 0 (the columns are below 2p): normalised, below p
+ */
+INLINE void VN(carry_finish)(FEV *r, VEC t[10])
+{
+	const VEC m = VN(bc)(P256_IFMA_M52);
+	VEC a[5], d[5], ca = V_ZERO(), cd = V_ZERO();
+	__mmask8 keep;
+
+	for (int i = 0; i < 5; i++) {
+		VEC s = V_ADD(t[5 + i], ca), e = V_ADD(V_SUB(t[5 + i], VN(bc)(p_limbs[i])), cd);
+
+		if (i < 4) {
+			ca = V_SRLI(s, 52);
+			cd = V_SRAI(e, 52);
+			s = V_AND(s, m);
+			e = V_AND(e, m);
+		}
+		a[i] = s;
+		d[i] = e;
+	}
+	keep = V_CMPLT_MASK(d[4], V_ZERO()); /* below p */
+	for (int i = 0; i < 5; i++)
+		r->l[i] = V_BLEND(keep, d[i], a[i]);
+}
+
+/*
  * 64-bit limbs (limb k of every lane in q[k]) shifted sh bits up (0 or
  * 4: 4 makes a Montgomery R = 2^256 value the R' = 2^260 one) into
  * radix 2^52, below 2^(256 + sh): not folded

@@ -404,68 +404,65 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * takes 8Y^4 from lane 1. Without (the fifth), Z = 2Y Z is a scalar
  * product in the middle (Z from lane 2 of q), and 8Y^4 a scalar square.
  */
-P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct fe4 *v, __m256i q[4], int lanes)
+P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct fe4 *v, __m256i q[4], int last)
 {
 	struct fe4 u;
 	__m256i t[10], y[4];
 
-	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 4Y^2, 2Y, 4Y^2) into y */
-	if (lanes)
-		PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES(T0), y);
-	else
-		PIECE(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0));
-	if (lanes) {
-		/*
-		 * u: 16 (4Y^2), 8 (4Y^2), 16 (2Y) (the product's 2^260 is
-		 * 2^256, and 8Y^4 = (4Y^2)^2 / 2), 4Y^2; v takes the last
-		 * into lane 1, beside delta and Z
-		 */
-		p256_from_u64_v_x4(&u, y, _mm256_setr_epi64x(4, 3, 4, 0));
-		for (int i = 0; i < 5; i++)
-			v->l[i] = _mm256_mask_permutexvar_epi64(v->l[i], 2, _mm256_set1_epi64x(3), u.l[i]);
-		p256_columns_x4(t, NULL, &u, v, 0, 2);
-		PIN10(t);
-	}
-	/* S = X 4Y^2 (t4) */
+	PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES(T0), y);
+	p256_from_u64_v_x4(&u, y, _mm256_setr_epi64x(4, 3, 4, 0));
+	for (int i = 0; i < 5; i++)
+		v->l[i] = _mm256_mask_permutexvar_epi64(v->l[i], 2, _mm256_set1_epi64x(3), u.l[i]);
+	p256_columns_x4(t, NULL, &u, v, 0, 2);
+	PIN10(t);
 	PIECE(P256_MUL_TO(T4, X1, T1));
-	if (lanes) {
-		p256_columns_x4(t, NULL, &u, v, 2, 5);
-		PIN10(t);
-	}
-	/* M = 3 (X - delta)(X + delta) (t3), delta from lane 0 of q */
+	p256_columns_x4(t, NULL, &u, v, 2, 5);
+	PIN10(t);
 	PIECE_Q(DELTA_FROM_LANES M_FROM_DELTA);
-	if (!lanes) /* the last of five: Z = 2Y Z here, Z from lane 2 of q */
+	if (last)
 		PIECE_Q(Z_FROM_LANES P256_MUL_TO(Z1, T0, Z1));
-	if (lanes) {
-		p256_reduce_x4(t, 0, 3);
-		PIN10(t);
-	}
-	/* X3 = M^2 - 2S, S - X3 (t2) */
+	p256_reduce_x4(t, 0, 3);
+	PIN10(t);
 	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
-	if (lanes) {
-		p256_reduce_x4(t, 3, 5);
-		p256_carry_x4(v, t); /* below 2p */
-		p256_finish_x4(v, v); /* below p */
-		p256_to_u64_x4(q, v);
-		PIN4(q);
-		/* 8Y^4 (t1) from lane 1 */
+	p256_reduce_x4(t, 3, 5);
+	p256_carry_finish_x4(v, t);
+	p256_to_u64_x4(q, v);
+	PIN4(q);
+	if (!last)
 		PIECE_Q(Y4_FROM_LANES);
-	} else {
-		/* 16Y^4 / 2 (t1) */
+	else
 		PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
-	}
-	/* Y3 = M (S - X3) - 8Y^4 */
 	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
 }
 
-P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w)
+/* the lane state to and from memory (vector stores read by vector loads: forwarded) */
+P256_IFMA_INL4 void zlanes_load(struct fe4 *v, const struct p256_zlanes *zl)
+{
+	for (int i = 0; i < 5; i++)
+		v->l[i] = _mm256_load_si256((const __m256i *)(const void *)zl->l[i]);
+}
+
+P256_IFMA_INL4 void zlanes_store(struct p256_zlanes *zl, const struct fe4 *v)
+{
+	for (int i = 0; i < 5; i++)
+		_mm256_store_si256((__m256i *)(void *)zl->l[i], v->l[i]);
+}
+
+P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes)
 {
 	struct fe4 v;
 	__m256i q[4];
 
-	/* (delta, 0, Z, 0) with delta = Z^2 c, c in q's Z (see the header) */
-	PIECE_TO_Q(P256_SQR_TO(T5, Z1) P256_MUL(T5, Z2) "movq %%r14, %%r12\n\t" TO_LANES2(Z1), q);
-	p256_from_u64_x4(&v, q, 0);
+	if (from_lanes) {
+		zlanes_load(&v, zl);
+		p256_to_u64_x4(q, &v);
+	} else {
+		/* (delta, 0, Z, 0) with delta = Z^2 c, c in q's Z (see the header) */
+		PIECE_TO_Q(P256_SQR_TO(T5, Z1) P256_MUL(T5, Z2) "movq %%r14, %%r12\n\t"
+				   TO_LANES2(Z1),
+			   q);
+		p256_from_u64_x4(&v, q, 0);
+	}
 	PIN5(v.l);
 	/*
 	 * one copy of the doubling body, the last one's variant chosen by a
@@ -474,11 +471,93 @@ P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w)
 	 */
 #pragma GCC unroll 1
 	for (int k = 0; k < 5; k++) {
-		int lanes = k < 4;
+		int last = k == 4;
 
-		__asm__("" : "+r"(lanes)); /* no specialised copies */
-		double_pieces(w, &v, q, lanes);
+		__asm__("" : "+r"(last)); /* no specialised copies */
+		double_pieces(w, &v, q, last);
 	}
+	zlanes_store(zl, &v);
+}
+
+/*
+ * The mixed addition with the Z chain in the lanes: jac_add_affine's
+ * formula (p256_jac_add_affine_adx) for X3 and Y3, while two lanes take
+ * the next window's delta = delta hh (the P-256 Z3^2 = (u Z1 h)^2) and
+ * Z3 = Z1 h from the doublings' (delta, Z), then the selection of
+ * jws_affine_select for them: (u^2, 1) where p was infinity (p_inf), the
+ * doublings' own where q is (q_inf). The scalar Z3 is not computed.
+ */
+P256_IFMA_TGT2 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl,
+					     const p256_fe one, uint64_t p_inf, uint64_t q_inf)
+{
+	struct fe4 u, v, r, c;
+	__m256i t[10], y[4], k[4];
+	const __mmask8 kp = (__mmask8)(p_inf & 0xf), kq = (__mmask8)(q_inf & 0xf);
+
+	/* z1z1 (t0), h = X2 z1z1 - X1, rr = Y2 Z1 z1z1 - Y1 */
+	PIECE(P256_SQR_TO(T0, Z1)
+	      P256_MUL(X2, T0) SUB_RM(MUL_R, X1, "r8", "r9", "r10") STORE(H, MUL_R)
+	      P256_MUL_TO(T5, Y2, Z1)
+	      P256_MUL(T5, T0) SUB_RM(MUL_R, Y1, "r8", "r9", "r10") STORE(RR, MUL_R));
+	/* hh (t6); (hh, hh, h, hh) into y */
+	PIECE_TO_Q(P256_SQR_TO(T6, H) TO_LANES(H), y);
+	zlanes_load(&v, zl);
+	p256_from_u64_x4(&u, y, 4); /* 16 x: the product's 2^260 is 2^256 */
+	p256_columns_x4(t, NULL, &u, &v, 0, 2);
+	PIN10(t);
+	/* hhh = h hh (t7) */
+	PIECE(P256_MUL_TO(T7, H, T6));
+	p256_columns_x4(t, NULL, &u, &v, 2, 5);
+	PIN10(t);
+	/* v = X1 hh (t8) */
+	PIECE(P256_MUL_TO(T8, X1, T6));
+	p256_reduce_x4(t, 0, 3);
+	PIN10(t);
+	/* s1 hhh (t9) */
+	PIECE(P256_MUL_TO(T9, Y1, T7));
+	p256_reduce_x4(t, 3, 5);
+	p256_carry_finish_x4(&r, t); /* (delta hh, -, Z1 h, -) below p */
+	PIN5(r.l);
+	/* X3 = rr^2 - hhh - 2v, v - X3 (t0) */
+	PIECE(P256_SQR(RR) SUB_RM(SQR_R, T7, "r8", "r9", "r10") SUB_RM(SQR_R, T8, "r8", "r9", "r10")
+		      SUB_RM(SQR_R, T8, "r8", "r9", "r10") STORE(X3, SQR_R)
+			      SUB_MR(R8_11, T8, SQR_R, SCRATCH3) STORE(T0, R8_11));
+	for (int i = 0; i < 4; i++)
+		k[i] = _mm256_setr_epi64x((long long)w->q[2][i], 0, (long long)one[i], 0);
+	p256_from_u64_x4(&c, k, 0); /* (u^2, 0, 1, 0): q's Z holds u^2 */
+	for (int i = 0; i < 5; i++) {
+		r.l[i] = _mm256_mask_blend_epi64(kp, r.l[i], c.l[i]);
+		r.l[i] = _mm256_mask_blend_epi64(kq, r.l[i], v.l[i]);
+	}
+	zlanes_store(zl, &r);
+	/* Y3 = rr (v - X3) - s1 hhh */
+	PIECE(P256_MUL(RR, T0) SUB_RM(MUL_R, T9, "r8", "r9", "r10") STORE(Y3, MUL_R));
+}
+
+/* delta (lane 0) and Z (lane 2) of the lane state, as field elements */
+P256_IFMA_TGT2 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl)
+{
+	struct fe4 v;
+	__m256i q[4];
+
+	zlanes_load(&v, zl);
+	p256_to_u64_x4(q, &v);
+	for (int i = 0; i < 4; i++) {
+		delta[i] = (uint64_t)_mm256_extract_epi64(q[i], 0);
+		z[i] = (uint64_t)_mm256_extract_epi64(q[i], 2);
+	}
+}
+
+/* the lane state (delta, -, Z, -) from field elements below p */
+P256_IFMA_TGT2 void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta, const p256_fe z)
+{
+	struct fe4 v;
+	__m256i q[4];
+
+	for (int i = 0; i < 4; i++)
+		q[i] = _mm256_setr_epi64x((long long)delta[i], 0, (long long)z[i], 0);
+	p256_from_u64_x4(&v, q, 0);
+	zlanes_store(zl, &v);
 }
 
 #endif

@@ -51,8 +51,30 @@ void p256_jac_zaddu_adx(struct p256_jws *w);
  * p256_point_mul can add its co-Z table entries (shared Z = u) as affine
  * points there. The caller checks cpu_has(HS_P256_DOUBLE5_CPU) as well.
  */
-#define HS_P256_DOUBLE5_CPU (HS_CPU_AVX512F | HS_CPU_AVX512IFMA)
-void p256_jac_double5_ifma(struct p256_jws *w);
+#define HS_P256_DOUBLE5_CPU (HS_CPU_AVX512F | HS_CPU_AVX512VL | HS_CPU_AVX512IFMA)
+/*
+ * The doublings' lanes (radix 2^52: delta in lane 0, Z in lane 2), kept
+ * from one window's addition to the next window's doublings
+ */
+struct p256_zlanes {
+	_Alignas(32) uint64_t l[5][4];
+};
+/*
+ * from_lanes: delta and Z come from zl (the addition's), not from the
+ * workspace's Z; either way zl gets the fifth doubling's (delta, Z)
+ */
+void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes);
+/*
+ * r = p + q as p256_jac_add_affine_adx for X and Y (h, rr and t0..t9 set
+ * too), with the Z chain in zl: (delta, Z) there becomes p + q's, or
+ * (u^2, 1) (q's Z holds u^2) where p_inf, or stays where q_inf (masks,
+ * q_inf winning: jws_affine_select's choice). r's Z is not written.
+ */
+void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl, const p256_fe one,
+			      uint64_t p_inf, uint64_t q_inf);
+/* the lane state's delta and Z (fully reduced), and the state from them */
+void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl);
+void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta, const p256_fe z);
 #endif
 
 #if defined(HS_TEST_HOOKS)

@@ -1169,6 +1169,44 @@ static void test_backends_agree(void **state)
 #endif
 }
 
+#if defined(HS_HAVE_P256_ADX) && defined(HS_TEST_HOOKS)
+/*
+ * The mixed addition with the Z chain in lanes against the C one: X3 and
+ * Y3 equal, and the lanes' (delta, Z) those of jws_affine_select's choice
+ * (p + q's Z1 h, 1 where p is infinity, Z1 where q is; delta = (u Z)^2)
+ */
+static void check_add_affine_ifma(const struct p256_jws *b, const p256_fe u, unsigned i,
+				  struct test_rng *rng)
+{
+	struct p256_jws w1 = *b, w2 = *b;
+	struct p256_zlanes zl;
+	p256_fe one, uu, uz, want_z, want_delta, delta, z;
+	uint64_t p_inf = p256_fe_is_zero(b->p[2]), q_inf = (i % 4 == 3) ? ~(uint64_t)0 : 0;
+
+	(void)rng;
+	p256_fe_set_one(one);
+	p256_fe_sqr(uu, u);
+	p256_fe_copy(w2.q[2], uu);
+	p256_fe_mul(uz, b->p[2], u);
+	p256_fe_sqr(delta, uz);
+	p256_zlanes_set(&zl, delta, b->p[2]);
+	cpu_force_portable(1);
+	p256_fe_select();
+	p256_jws_add_c(&w1, 1, NULL);
+	cpu_force_portable(0);
+	p256_fe_select();
+	p256_jac_add_affine_ifma(&w2, &zl, one, p_inf, q_inf);
+	assert_memory_equal(w1.r[0], w2.r[0], sizeof(w1.r[0]));
+	assert_memory_equal(w1.r[1], w2.r[1], sizeof(w1.r[1]));
+	p256_fe_copy(want_z, q_inf ? b->p[2] : p_inf ? one : w1.r[2]);
+	p256_fe_mul(uz, want_z, u);
+	p256_fe_sqr(want_delta, uz);
+	p256_zlanes_get(delta, z, &zl);
+	assert_memory_equal(z, want_z, sizeof(z));
+	assert_memory_equal(delta, want_delta, sizeof(delta));
+}
+#endif
+
 /*
  * The whole-formula assembly (crypto/asm/p256_point_adx.c) against the C
  * formulas on the portable field code, on the same workspace: random and
@@ -1186,8 +1224,9 @@ static void test_point_kernels_agree(void **state)
 #if defined(HS_HAVE_P256_ADX) && defined(HS_TEST_HOOKS)
 	enum { EDGES = 8 };
 	struct test_rng rng;
-	struct p256_jws b, w1, w2;
-	p256_fe zz[2];
+	struct p256_jws b, w1, w2, w3;
+	struct p256_zlanes zl;
+	p256_fe zz[2], delta, z, uz2;
 	unsigned double5_runs = 0;
 
 	test_rng_init(&rng, 0x2570);
@@ -1269,11 +1308,28 @@ static void test_point_kernels_agree(void **state)
 				p256_jws_double_c(&w1);
 			cpu_force_portable(0);
 			p256_fe_select();
-			p256_jac_double5_ifma(&w2);
+			p256_jac_double5_ifma(&w2, &zl, 0);
 			assert_memory_equal(w1.p[0], w2.p[0], sizeof(w1.p[0]));
 			assert_memory_equal(w1.p[1], w2.p[1], sizeof(w1.p[1]));
 			p256_fe_mul(uz, w2.p[2], u);
 			assert_memory_equal(w1.p[2], uz, sizeof(uz));
+			/* the lanes hold the fifth doubling's delta = (u Z)^2 and Z */
+			p256_zlanes_get(delta, z, &zl);
+			assert_memory_equal(z, w2.p[2], sizeof(z));
+			p256_fe_sqr(uz2, uz);
+			assert_memory_equal(delta, uz2, sizeof(delta));
+			/* the same doublings with delta and Z given in the lanes */
+			w3 = b;
+			p256_fe_sqr(w3.q[2], u);
+			p256_fe_mul(uz, b.p[2], u);
+			p256_fe_sqr(uz2, uz);
+			p256_zlanes_set(&zl, uz2, b.p[2]);
+			p256_fe_set_zero(w3.p[2]); /* not read */
+			p256_jac_double5_ifma(&w3, &zl, 1);
+			assert_memory_equal(w3.p, w2.p, sizeof(w3.p));
+			p256_zlanes_get(delta, z, &zl);
+			assert_memory_equal(z, w2.p[2], sizeof(z));
+			check_add_affine_ifma(&b, u, i, &rng);
 			double5_runs++;
 		}
 	}
