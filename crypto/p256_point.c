@@ -1155,14 +1155,8 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 		p256_lookup_portable;
 	int double5 = 0, iso, from_lanes = 0;
 	p256_fe one;
-	uint64_t q_inf, p_inf;
-#if defined(HS_HAVE_P256_ADX)
+	uint64_t q_inf;
 	struct p256_zlanes zl;
-#else
-	struct p256_zlanes {
-		int unused;
-	} zl = { 0 };
-#endif
 
 #if defined(HS_HAVE_P256_AVX2)
 	if (cpu_has(HS_CPU_AVX512F))
@@ -1190,7 +1184,10 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	 * there is (X, Y, u Z') here, and q's Z holds u^2), where the entries
 	 * are affine: each window's addition is the mixed one (8M + 3S, not
 	 * 11M + 3S), and the doublings take delta = (u Z')^2 as before. The
-	 * last window goes back (Z = u Z'): only its addition can meet p = q.
+	 * Z chain stays in IFMA lanes from window to window (zl: the
+	 * addition computes the next delta and Z' there, and the workspace's
+	 * Z is the fifth doubling's). The last window goes back (Z = u Z'):
+	 * only its addition can meet p = q.
 	 */
 	p256_fe_set_one(one);
 	fcmov(w.jw.p[2], iso ? one : zc[0], ~mask64(ct_eq_mask_u32(abs, 0)));
@@ -1223,7 +1220,8 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 #if defined(HS_HAVE_P256_ADX)
 		if (iso) {
 			/* the addition keeps the Z chain in the lanes for the next doublings */
-			p_inf = p256_fe_is_zero(w.jw.p[2]);
+			uint64_t p_inf = p256_fe_is_zero(w.jw.p[2]);
+
 			p256_jac_add_affine_ifma(&w.jw, &zl, one, p_inf, q_inf);
 			jws_affine_select_xy(&w.jw, p_inf, q_inf);
 			from_lanes = 1;
@@ -1248,6 +1246,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 	wipe(table, sizeof(table));
 	wipe(zc, sizeof(zc));
 	wipe(&w, sizeof(w));
+	wipe(&zl, sizeof(zl));
 	wipe(&e, sizeof(e));
 	wipe(kr, sizeof(kr));
 	wipe(&acc, sizeof(acc));

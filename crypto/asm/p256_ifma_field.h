@@ -1,13 +1,13 @@
 /*
  * The P-256 field in AVX-512 IFMA lanes, radix 2^52: the one home of its
  * vector arithmetic, used by the fixed-base sum in eight lanes
- * (crypto/asm/p256_base_ifma.c, struct fe8) and by the doublings' Z chain
- * in two (crypto/asm/p256_point_adx.c, struct fe2: 128-bit vectors, which
- * measured faster there than lanes of 512-bit ones). Internal to
- * crypto/asm; the functions are static inline with their width's target
- * attributes (no global flags). The operations both widths use are
- * written once (p256_ifma_ops.h, included for each width:
- * p256_name_x2, p256_name_x8).
+ * (crypto/asm/p256_base_ifma.c, struct fe8) and by ECDH's window, whose
+ * products beside the scalar ones take four (crypto/asm/p256_point_adx.c,
+ * struct fe4: 256-bit vectors; lanes of 512-bit ones measured 6% slower
+ * an ECDH). Internal to crypto/asm; the functions are static inline with
+ * their width's target attributes (no global flags). The operations both
+ * widths use are written once (p256_ifma_ops.h, included for each width:
+ * p256_name_x4, p256_name_x8).
  *
  * - Limb i of every lane's element in l[i], five limbs. Stored elements
  *   are normalised (limbs below 2^52: IFMA reads only 52 bits) and below
@@ -32,20 +32,14 @@
 #include <stdint.h>
 
 #define P256_IFMA_TGT8 __attribute__((target("avx512f,avx512ifma")))
-#define P256_IFMA_TGT2 __attribute__((target("avx512f,avx512vl,avx512ifma")))
+#define P256_IFMA_TGT4 __attribute__((target("avx512f,avx512vl,avx512ifma")))
 #define P256_IFMA_INL8 static inline __attribute__((always_inline)) P256_IFMA_TGT8
-#define P256_IFMA_INL2 static inline __attribute__((always_inline)) P256_IFMA_TGT2
-#define P256_IFMA_INL4 static inline __attribute__((always_inline)) P256_IFMA_TGT2
+#define P256_IFMA_INL4 static inline __attribute__((always_inline)) P256_IFMA_TGT4
 #define P256_IFMA_M52 (((uint64_t)1 << 52) - 1)
 
 /* limb i of eight field elements in l[i] */
 struct fe8 {
 	__m512i l[5];
-};
-
-/* limb i of two field elements in l[i] */
-struct fe2 {
-	__m128i l[5];
 };
 
 /* limb i of four field elements in l[i] */
@@ -59,27 +53,6 @@ static const uint64_t p8_limbs[5] = { 0xffffffffffff8ull, 0x7fffffffffffull, 0, 
 				      0x7fffffff80000ull };
 static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0, 0x10000000000ull,
 				       0xffffffff00000ull };
-
-#define VEC __m128i
-#define FEV struct fe2
-#define VN(name) p256_##name##_x2
-#define INLINE P256_IFMA_INL2
-#define V_ADD _mm_add_epi64
-#define V_SUB _mm_sub_epi64
-#define V_AND _mm_and_si128
-#define V_OR _mm_or_si128
-#define V_SRLI _mm_srli_epi64
-#define V_SLLI _mm_slli_epi64
-#define V_SLLV _mm_sllv_epi64
-#define V_SRLV _mm_srlv_epi64
-#define V_SRAI _mm_srai_epi64
-#define V_SET1 _mm_set1_epi64x
-#define V_ZERO _mm_setzero_si128
-#define V_MADDLO _mm_madd52lo_epu64
-#define V_MADDHI _mm_madd52hi_epu64
-#define V_CMPLT_MASK _mm_cmplt_epi64_mask
-#define V_BLEND _mm_mask_blend_epi64
-#include "crypto/asm/p256_ifma_ops.h"
 
 #define VEC __m256i
 #define FEV struct fe4

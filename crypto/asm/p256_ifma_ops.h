@@ -2,7 +2,7 @@
  * The P-256 radix-2^52 operations of crypto/asm/p256_ifma_field.h written
  * once for both widths: that header includes this file twice, with VEC the
  * vector type, FEV the element type, VN(name) the function name
- * (p256_name_x2 or p256_name_x8), INLINE the width's function attributes
+ * (p256_name_x4 or p256_name_x8), INLINE the width's function attributes
  * and V_* its intrinsics, all undefined again at the end. Not a header of
  * its own.
  */
@@ -73,24 +73,6 @@ INLINE void VN(carry)(FEV *r, VEC t[10])
 		r->l[i - 5] = V_AND(t[i], m);
 	}
 	r->l[4] = t[9];
-}
-
-/* r = a - p where that does not borrow (a below 2p, normalised): below p */
-INLINE void VN(finish)(FEV *r, const FEV *a)
-{
-	VEC d[5], c = V_ZERO();
-	__mmask8 keep;
-
-	for (int i = 0; i < 5; i++) {
-		d[i] = V_ADD(V_SUB(a->l[i], VN(bc)(p_limbs[i])), c);
-		if (i < 4) {
-			c = V_SRAI(d[i], 52);
-			d[i] = V_AND(d[i], VN(bc)(P256_IFMA_M52));
-		}
-	}
-	keep = V_CMPLT_MASK(d[4], V_ZERO()); /* a < p */
-	for (int i = 0; i < 5; i++)
-		r->l[i] = V_BLEND(keep, d[i], a->l[i]);
 }
 
 /*

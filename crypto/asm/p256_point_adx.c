@@ -257,25 +257,40 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
 }
 
 /*
- * Five doublings with part of the Z chain in two AVX-512 IFMA lanes
- * (p256_point_mul's window; crypto/asm/p256_ifma_field.h's struct fe2).
- * The doubling is jac_double's, integer for integer, but in the first
- * four two of its eight products leave the integer ALUs, which bound it:
- * delta' = Z'^2 = 4Y^2 delta (lane 0) and Z' = 2Y Z (lane 1) are one
- * two-lane product in radix 2^52; the next doubling's M takes delta'
- * from it. The fifth computes Z' = 2Y Z as a scalar product again: the
- * addition that follows needs Z at once, and waiting for the lanes put
- * their latency in its way. Same integers as p256_jac_double_adx five
- * times (the test compares them): every value leaves the lanes fully
- * reduced.
- * - The product: 2Y and 4Y^2 enter the lanes four bits up (16 x <
- *   2^260), so the radix-2^52 product a b / 2^260 is the R = 2^256 one;
- *   the other factor below p keeps the result below 2p, and one masked
- *   subtraction of p fully reduces it.
+ * ECDH's window with products in AVX-512 IFMA lanes: five doublings
+ * (p256_jac_double5_ifma) and the mixed addition
+ * (p256_jac_add_affine_ifma), with four-lane 256-bit vectors
+ * (crypto/asm/p256_ifma_field.h's struct fe4) beside the scalar MULX/ADX
+ * products. The formulas are jac_double's and jac_add_affine's, integer
+ * for integer: the lanes compute, in radix 2^52, products whose results
+ * the scalar code needs only later, so that they leave the integer side
+ * (the bound: a scalar product takes about 30 cycles whether or not the
+ * one before it is done).
+ * - Each of the first four doublings computes, in one four-lane
+ *   product, delta' = Z'^2 = 4Y^2 delta (lane 0), 8Y^4 = (4Y^2)^2 / 2
+ *   (lane 1; Y3 needs it at the doubling's end) and Z' = 2Y Z (lane 2);
+ *   the next doubling's M takes delta' from lane 0. The fifth computes
+ *   the same lanes (delta and Z for the addition), but its Z' is a
+ *   scalar product too (the addition needs Z at once) and so is its
+ *   8Y^4: waiting for the lanes there cost 10% of an ECDH (measured; the
+ *   cause is not known).
+ * - The addition computes the next window's (delta, Z) in two lanes,
+ *   (delta h^2, Z h) from the fifth doubling's, and selects them with
+ *   masks as p256_point_mul selects X and Y (q or p at infinity): the
+ *   doublings that follow start from them (struct p256_zlanes, stored
+ *   and loaded as vectors), with no scalar Z3 and no delta = Z^2 u^2 of
+ *   their own.
+ * - The product: a factor that enters the lanes four bits up (16 x <
+ *   2^260; three for 8Y^4's half) makes the radix-2^52 product a b /
+ *   2^260 the R = 2^256 one; the other factor below p keeps the result
+ *   below 2p, and one masked subtraction of p (carry_finish) fully
+ *   reduces it: every value that leaves the lanes is the integer the
+ *   scalar code would have computed (the tests compare them).
  * - Values cross between the register files in registers (VMOVQ,
- *   VPINSRQ, VPUNPCKHQDQ in the pieces' assembly): a vector store that
- *   64-bit loads read soon after, or 64-bit stores read by a vector load,
- *   do not forward, and ECDH ran up to 2x slower through memory.
+ *   VPBROADCASTQ, VPINSRQ, VINSERTI128 and back in the pieces'
+ *   assembly): a vector store that 64-bit loads read soon after, or
+ *   64-bit stores read by a vector load, do not forward, and ECDH ran up
+ *   to 2x slower through memory.
  * - The vector code is cut into pieces between the scalar products
  *   (empty asm statements pin each piece's values; volatile statements
  *   keep their order), so each piece issues when its inputs are ready:
@@ -283,14 +298,14 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * - One copy of the doubling body, the fifth's variant chosen by a
  *   (public) flag: five inlined copies (16 KB) were too much code for
  *   the instruction cache next to the addition.
- * - Measured (Zen 5, TSC cycles): five doublings alone 791 against 860;
- *   a whole ECDH 69.8k -> 67.5-68.1k; hs-bench's ECDH hs/OpenSSL
- *   1.18-1.19 -> 1.22. Less than the products moved would suggest:
- *   delta' is on a loop the doublings carry (Y -> 4Y^2 -> delta' -> M ->
- *   Y'), so the lanes' latency counts where the scalar one did.
+ * - Measured (Zen 5, TSC cycles): two lanes (delta', Z') in the first
+ *   four doublings took ECDH from 69.8k to 67.5-68.1k, the isomorphic
+ *   curve's mixed additions to 64.6k, 8Y^4 in a third lane to 63.0k, the
+ *   Z chain through the addition to 60.5-61.0k.
  * - Constant time: straight-line code; lane selects by masks; the
- *   runtime flag is the public doubling count. valgrind cannot run it:
- *   tests/ct/dudect.c times ECDH, which takes it on IFMA CPUs.
+ *   runtime flags are the public doubling count and window. valgrind
+ *   cannot run it: tests/ct/dudect.c times ECDH, which takes it on IFMA
+ *   CPUs.
  */
 /* pin values in vector registers here (nothing moves across) */
 #define PIN5(a) __asm__ volatile("" : "+v"(a[0]), "+v"(a[1]), "+v"(a[2]), "+v"(a[3]), "+v"(a[4]))
@@ -398,40 +413,52 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
 			 : CLOBBERS, "xmm0")
 
 /*
- * One doubling. delta = Z^2 comes from lane 0 of q: the first piece's
- * square, or the lanes' product of the doubling before. With lanes, the
- * next (delta, 8Y^4, Z) is computed into v and packed into q, and Y3
- * takes 8Y^4 from lane 1. Without (the fifth), Z = 2Y Z is a scalar
- * product in the middle (Z from lane 2 of q), and 8Y^4 a scalar square.
+ * One doubling. delta = Z^2 comes from lane 0 of q (packed 64-bit limbs),
+ * Z from v's lane 2 (radix 2^52): the lanes' product of the doubling
+ * before, or the window's start. The lanes compute the next (delta,
+ * 8Y^4, Z) into v and q; Y3 takes 8Y^4 from lane 1, except in the last
+ * doubling (last), where 8Y^4 is a scalar square and Z = 2Y Z a scalar
+ * product as well (Z from lane 2 of q).
  */
 P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct fe4 *v, __m256i q[4], int last)
 {
 	struct fe4 u;
 	__m256i t[10], y[4];
 
+	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 4Y^2, 2Y, 4Y^2) into y */
 	PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES(T0), y);
+	/*
+	 * u: 16 (4Y^2), 8 (4Y^2), 16 (2Y), 4Y^2; v keeps delta and Z and
+	 * takes 4Y^2 (u's lane 3) into lane 1: the product is (4Y^2 delta,
+	 * (4Y^2)^2 / 2, 2Y Z)
+	 */
 	p256_from_u64_v_x4(&u, y, _mm256_setr_epi64x(4, 3, 4, 0));
 	for (int i = 0; i < 5; i++)
 		v->l[i] = _mm256_mask_permutexvar_epi64(v->l[i], 2, _mm256_set1_epi64x(3), u.l[i]);
 	p256_columns_x4(t, NULL, &u, v, 0, 2);
 	PIN10(t);
+	/* S = X 4Y^2 (t4) */
 	PIECE(P256_MUL_TO(T4, X1, T1));
 	p256_columns_x4(t, NULL, &u, v, 2, 5);
 	PIN10(t);
+	/* M = 3 (X - delta)(X + delta) (t3), delta from lane 0 of q */
 	PIECE_Q(DELTA_FROM_LANES M_FROM_DELTA);
-	if (last)
+	if (last) /* Z = 2Y Z, Z from lane 2 of q */
 		PIECE_Q(Z_FROM_LANES P256_MUL_TO(Z1, T0, Z1));
 	p256_reduce_x4(t, 0, 3);
 	PIN10(t);
+	/* X3 = M^2 - 2S, S - X3 (t2) */
 	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
 	p256_reduce_x4(t, 3, 5);
-	p256_carry_finish_x4(v, t);
+	p256_carry_finish_x4(v, t); /* below p */
 	p256_to_u64_x4(q, v);
 	PIN4(q);
+	/* 8Y^4 (t1) */
 	if (!last)
 		PIECE_Q(Y4_FROM_LANES);
 	else
 		PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
+	/* Y3 = M (S - X3) - 8Y^4 */
 	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
 }
 
@@ -448,7 +475,7 @@ P256_IFMA_INL4 void zlanes_store(struct p256_zlanes *zl, const struct fe4 *v)
 		_mm256_store_si256((__m256i *)(void *)zl->l[i], v->l[i]);
 }
 
-P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes)
+P256_IFMA_TGT4 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes)
 {
 	struct fe4 v;
 	__m256i q[4];
@@ -483,11 +510,11 @@ P256_IFMA_TGT2 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes
  * The mixed addition with the Z chain in the lanes: jac_add_affine's
  * formula (p256_jac_add_affine_adx) for X3 and Y3, while two lanes take
  * the next window's delta = delta hh (the P-256 Z3^2 = (u Z1 h)^2) and
- * Z3 = Z1 h from the doublings' (delta, Z), then the selection of
- * jws_affine_select for them: (u^2, 1) where p was infinity (p_inf), the
- * doublings' own where q is (q_inf). The scalar Z3 is not computed.
+ * Z3 = Z1 h from the doublings' (delta, Z), which the lanes then select
+ * as p256_point_mul selects X and Y: (u^2, 1) where p was infinity
+ * (p_inf), the doublings' own where q is (q_inf). No scalar Z3.
  */
-P256_IFMA_TGT2 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl,
+P256_IFMA_TGT4 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl,
 					     const p256_fe one, uint64_t p_inf, uint64_t q_inf)
 {
 	struct fe4 u, v, r, c;
@@ -535,7 +562,7 @@ P256_IFMA_TGT2 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zla
 }
 
 /* delta (lane 0) and Z (lane 2) of the lane state, as field elements */
-P256_IFMA_TGT2 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl)
+P256_IFMA_TGT4 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl)
 {
 	struct fe4 v;
 	__m256i q[4];
@@ -548,8 +575,9 @@ P256_IFMA_TGT2 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_
 	}
 }
 
+#if defined(HS_TEST_HOOKS)
 /* the lane state (delta, -, Z, -) from field elements below p */
-P256_IFMA_TGT2 void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta, const p256_fe z)
+P256_IFMA_TGT4 void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta, const p256_fe z)
 {
 	struct fe4 v;
 	__m256i q[4];
@@ -559,5 +587,6 @@ P256_IFMA_TGT2 void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta,
 	p256_from_u64_x4(&v, q, 0);
 	zlanes_store(zl, &v);
 }
+#endif
 
 #endif

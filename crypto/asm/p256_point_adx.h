@@ -23,6 +23,16 @@ struct p256_jws {
 	p256_fe t[10];      /* temporaries */
 };
 
+/*
+ * ECDH's Z chain in four AVX-512 IFMA lanes (radix 2^52, limb i of each
+ * lane in l[i]: delta = the P-256 Z^2 in lane 0, Z in lane 2), kept from
+ * one window's addition to the next window's doublings. Plain storage
+ * here, so that p256_point_mul can hold it on every architecture.
+ */
+struct p256_zlanes {
+	_Alignas(32) uint64_t l[5][4];
+};
+
 #if defined(HS_HAVE_P256_ADX)
 /* p = 2p: 4M + 4S, constant time, correct for every input */
 void p256_jac_double_adx(struct p256_jws *w);
@@ -43,38 +53,35 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
 void p256_jac_zaddu_adx(struct p256_jws *w);
 /*
  * p = 32p: five doublings, the same integers as p256_jac_double_adx five
- * times when q's Z holds 1 (Montgomery form), with delta = Z^2 and Z
- * carried in AVX-512 IFMA lanes beside the scalar products (t0..t5 are
- * its temporaries). With c = u^2 in q's Z, p is taken on the isomorphic
- * curve y^2 = x^3 - 3u^4 x + u^6 b (the point (X, Y, u Z) of P-256):
- * delta = (u Z)^2 is all the doubling needs of a = -3 u^4, so that
- * p256_point_mul can add its co-Z table entries (shared Z = u) as affine
- * points there. The caller checks cpu_has(HS_P256_DOUBLE5_CPU) as well.
+ * times when q's Z holds 1 (Montgomery form), with delta = Z^2, Z and
+ * 8Y^4 computed in AVX-512 IFMA lanes beside the scalar products (t0..t5
+ * are its temporaries). With c = u^2 in q's Z, p is taken on the
+ * isomorphic curve y^2 = x^3 - 3u^4 x + u^6 b (the point (X, Y, u Z) of
+ * P-256): delta = (u Z)^2 is all the doubling needs of a = -3 u^4, so
+ * that p256_point_mul can add its co-Z table entries (shared Z = u) as
+ * affine points there. The first delta and Z come from zl when
+ * from_lanes (the addition's, p256_jac_add_affine_ifma; the workspace's
+ * Z is not read), else from the workspace (delta = Z^2 c); either way zl
+ * gets the fifth doubling's (delta, Z), and the workspace's Z is Z. The
+ * caller checks cpu_has(HS_P256_DOUBLE5_CPU) as well.
  */
 #define HS_P256_DOUBLE5_CPU (HS_CPU_AVX512F | HS_CPU_AVX512VL | HS_CPU_AVX512IFMA)
-/*
- * The doublings' lanes (radix 2^52: delta in lane 0, Z in lane 2), kept
- * from one window's addition to the next window's doublings
- */
-struct p256_zlanes {
-	_Alignas(32) uint64_t l[5][4];
-};
-/*
- * from_lanes: delta and Z come from zl (the addition's), not from the
- * workspace's Z; either way zl gets the fifth doubling's (delta, Z)
- */
 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes);
 /*
- * r = p + q as p256_jac_add_affine_adx for X and Y (h, rr and t0..t9 set
- * too), with the Z chain in zl: (delta, Z) there becomes p + q's, or
- * (u^2, 1) (q's Z holds u^2) where p_inf, or stays where q_inf (masks,
- * q_inf winning: jws_affine_select's choice). r's Z is not written.
+ * r = p + q (q affine) as p256_jac_add_affine_adx for X and Y (h, rr and
+ * t0..t9 set too), with the Z chain in zl: its (delta, Z), p's, becomes
+ * p + q's (delta h^2, Z h), or (u^2, 1) (q's Z holds u^2; one is 1 in
+ * Montgomery form) where p_inf, or stays where q_inf (masks, q_inf
+ * winning: as p256_point_mul selects X and Y). r's Z is not written.
  */
 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl, const p256_fe one,
 			      uint64_t p_inf, uint64_t q_inf);
-/* the lane state's delta and Z (fully reduced), and the state from them */
+/* the lanes' delta and Z, fully reduced */
 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl);
+#if defined(HS_TEST_HOOKS)
+/* the lanes' (delta, Z) from field elements below p (test hook) */
 void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta, const p256_fe z);
+#endif
 #endif
 
 #if defined(HS_TEST_HOOKS)
