@@ -13,7 +13,7 @@
  *   2j + 2j+1, then pairs of those, then the two halves) with the general
  *   Jacobian addition (add-1998-cmo-2, 12M + 4S), its products packed
  *   into all eight lanes (jadd_packed).
- * - Field elements: struct fe8 of crypto/asm/p256_ifma_field.h (radix
+ * - Field elements: struct p256_fe8 of crypto/asm/p256_ifma_field.h (radix
  *   2^52, five limbs, one per register; Montgomery R' = 2^260; its notes
  *   say how a product reduces and how fold() carries a subtraction).
  * - The table is Montgomery form for R = 2^256: entry x R becomes x R'
@@ -68,7 +68,7 @@
 
 /* Jacobian (X : Y : Z) = (X / Z^2, Y / Z^3); Z = 0 is infinity */
 struct jac8 {
-	struct fe8 x, y, z;
+	struct p256_fe8 x, y, z;
 };
 
 /* 2^260 mod p: one in R' form */
@@ -151,11 +151,11 @@ INL void fetch(struct p256_affine q[LANES], unsigned s, unsigned l, const struct
  * products it fetches the entries of step sn into next: the table scans
  * wait on L2 while the products keep the IFMA units busy.
  */
-INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __mmask8 inf,
+INL void madd8(struct jac8 *acc, const struct p256_fe8 *qx, const struct p256_fe8 *qy, __mmask8 inf,
 	       __mmask8 nz, struct p256_affine next[LANES], unsigned sn, const struct steps *st,
 	       int z1_one)
 {
-	struct fe8 z1z1, u2, s2, h, rr, hh, hhh, v, s1hhh, t;
+	struct p256_fe8 z1z1, u2, s2, h, rr, hh, hhh, v, s1hhh, t;
 	struct jac8 s;
 
 	if (z1_one) { /* Z1 = 1 in every lane that is not infinity: 5 products fewer */
@@ -206,7 +206,7 @@ INL void madd8(struct jac8 *acc, const struct fe8 *qx, const struct fe8 *qy, __m
  * take ceil(n m / 8) vector products, not n: a level of the tree costs
  * what its lanes need. Lanes move with VPERMQ (masked for packing).
  */
-INL void fpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
+INL void fpack(struct p256_fe8 *r, const struct p256_fe8 *a, unsigned s, unsigned m)
 {
 	const __m512i idx = _mm512_and_si512(
 		_mm512_sub_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), p256_bc_x8(s * m)), p256_bc_x8(7));
@@ -216,7 +216,7 @@ INL void fpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 		r->l[i] = _mm512_mask_permutexvar_epi64(r->l[i], k, idx, a->l[i]);
 }
 
-INL void funpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
+INL void funpack(struct p256_fe8 *r, const struct p256_fe8 *a, unsigned s, unsigned m)
 {
 	const __m512i idx = _mm512_and_si512(
 		_mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), p256_bc_x8(s * m)), p256_bc_x8(7));
@@ -226,13 +226,13 @@ INL void funpack(struct fe8 *r, const struct fe8 *a, unsigned s, unsigned m)
 }
 
 /* out[j] = a[j] b[j] for j < n, compact, m additions */
-INL void fmul_round(struct fe8 *const out[], const struct fe8 *const a[],
-		    const struct fe8 *const b[], unsigned n, unsigned m, int norm)
+INL void fmul_round(struct p256_fe8 *const out[], const struct p256_fe8 *const a[],
+		    const struct p256_fe8 *const b[], unsigned n, unsigned m, int norm)
 {
 	const unsigned slots = LANES / m;
 
 	for (unsigned g = 0; g < n; g += slots) {
-		struct fe8 pa = *a[g], pb = *b[g], pr;
+		struct p256_fe8 pa = *a[g], pb = *b[g], pr;
 		unsigned e = n - g < slots ? n - g : slots;
 
 		for (unsigned s = 1; s < e; s++) {
@@ -253,28 +253,28 @@ INL void fmul_round(struct fe8 *const out[], const struct fe8 *const a[],
 INL void jadd_packed(struct jac8 *r, const struct jac8 *p, const struct jac8 *q, __mmask8 pinf,
 		     __mmask8 qinf, unsigned m)
 {
-	struct fe8 z1z1, z2z2, c, d, e, u1, u2, s1, s2, h, rr, hh, r2, hhh, v, t, w;
+	struct p256_fe8 z1z1, z2z2, c, d, e, u1, u2, s1, s2, h, rr, hh, r2, hhh, v, t, w;
 	struct jac8 o;
 
-	fmul_round((struct fe8 *const[]){ &z1z1, &z2z2, &c, &d, &e },
-		   (const struct fe8 *const[]){ &p->z, &q->z, &p->y, &q->y, &p->z },
-		   (const struct fe8 *const[]){ &p->z, &q->z, &q->z, &p->z, &q->z }, 5, m, 1);
-	fmul_round((struct fe8 *const[]){ &u1, &u2, &s1, &s2 },
-		   (const struct fe8 *const[]){ &p->x, &q->x, &c, &d },
-		   (const struct fe8 *const[]){ &z2z2, &z1z1, &z2z2, &z1z1 }, 4, m, 1);
+	fmul_round((struct p256_fe8 *const[]){ &z1z1, &z2z2, &c, &d, &e },
+		   (const struct p256_fe8 *const[]){ &p->z, &q->z, &p->y, &q->y, &p->z },
+		   (const struct p256_fe8 *const[]){ &p->z, &q->z, &q->z, &p->z, &q->z }, 5, m, 1);
+	fmul_round((struct p256_fe8 *const[]){ &u1, &u2, &s1, &s2 },
+		   (const struct p256_fe8 *const[]){ &p->x, &q->x, &c, &d },
+		   (const struct p256_fe8 *const[]){ &z2z2, &z1z1, &z2z2, &z1z1 }, 4, m, 1);
 	fsub(&h, &u2, &u1);
 	fsub(&rr, &s2, &s1);
-	fmul_round((struct fe8 *const[]){ &hh, &o.z, &r2 },
-		   (const struct fe8 *const[]){ &h, &e, &rr },
-		   (const struct fe8 *const[]){ &h, &h, &rr }, 3, m, 1);
-	fmul_round((struct fe8 *const[]){ &hhh, &v },
-		   (const struct fe8 *const[]){ &h, &u1 },
-		   (const struct fe8 *const[]){ &hh, &hh }, 2, m, 1);
+	fmul_round((struct p256_fe8 *const[]){ &hh, &o.z, &r2 },
+		   (const struct p256_fe8 *const[]){ &h, &e, &rr },
+		   (const struct p256_fe8 *const[]){ &h, &h, &rr }, 3, m, 1);
+	fmul_round((struct p256_fe8 *const[]){ &hhh, &v },
+		   (const struct p256_fe8 *const[]){ &h, &u1 },
+		   (const struct p256_fe8 *const[]){ &hh, &hh }, 2, m, 1);
 	fsub2(&o.x, &r2, &hhh, &v);
 	fsub(&t, &v, &o.x);
-	fmul_round((struct fe8 *const[]){ &s1, &w },
-		   (const struct fe8 *const[]){ &s1, &rr },
-		   (const struct fe8 *const[]){ &hhh, &t }, 2, m, 0); /* into fsub only */
+	fmul_round((struct p256_fe8 *const[]){ &s1, &w },
+		   (const struct p256_fe8 *const[]){ &s1, &rr },
+		   (const struct p256_fe8 *const[]){ &hhh, &t }, 2, m, 0); /* into fsub only */
 	fsub(&o.y, &w, &s1);
 	jblend(&o, pinf, q);
 	jblend(&o, qinf, p);
@@ -286,8 +286,8 @@ INL void jsplit(struct jac8 *p, struct jac8 *q, const struct jac8 *a)
 {
 	const __m512i ev = _mm512_set_epi64(6, 4, 2, 0, 6, 4, 2, 0);
 	const __m512i od = _mm512_set_epi64(7, 5, 3, 1, 7, 5, 3, 1);
-	const struct fe8 *src[3] = { &a->x, &a->y, &a->z };
-	struct fe8 *pe[3] = { &p->x, &p->y, &p->z }, *qo[3] = { &q->x, &q->y, &q->z };
+	const struct p256_fe8 *src[3] = { &a->x, &a->y, &a->z };
+	struct p256_fe8 *pe[3] = { &p->x, &p->y, &p->z }, *qo[3] = { &q->x, &q->y, &q->z };
 
 	for (int c = 0; c < 3; c++) {
 		for (int i = 0; i < 5; i++) {
@@ -313,11 +313,11 @@ static inline __mmask8 bits_split(__mmask8 k, unsigned odd)
  * Eight table entries (x, y as four 64-bit limbs each, Montgomery R) to
  * R' = 2^260 form in radix 2^52: the 256 bits read four places up.
  */
-INL void load8(struct fe8 *r, const uint64_t *base)
+INL void load8(struct p256_fe8 *r, const uint64_t *base)
 {
 	const __m512i idx = _mm512_set_epi64(56, 48, 40, 32, 24, 16, 8, 0);
 	__m512i a[4];
-	struct fe8 t;
+	struct p256_fe8 t;
 
 	for (int k = 0; k < 4; k++)
 		a[k] = _mm512_i64gather_epi64(idx, (const void *)(base + k), 8);
@@ -326,9 +326,9 @@ INL void load8(struct fe8 *r, const uint64_t *base)
 }
 
 /* the fetched entries into qx, qy (R' form), y negated in the lanes of neg */
-INL void convert(struct fe8 *qx, struct fe8 *qy, const struct p256_affine q[LANES], __mmask8 neg)
+INL void convert(struct p256_fe8 *qx, struct p256_fe8 *qy, const struct p256_affine q[LANES], __mmask8 neg)
 {
-	struct fe8 ny;
+	struct p256_fe8 ny;
 
 	load8(qx, q[0].x);
 	load8(qy, q[0].y);
@@ -339,7 +339,7 @@ INL void convert(struct fe8 *qx, struct fe8 *qy, const struct p256_affine q[LANE
 }
 
 /* lane 0 of a, fully reduced, as four 64-bit limbs */
-TGT static void store_lane0(p256_fe r, const struct fe8 *a)
+TGT static void store_lane0(p256_fe r, const struct p256_fe8 *a)
 {
 	uint64_t l[5], t[4], b, bw;
 
@@ -380,7 +380,7 @@ INL void mul_base(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS], in
 	struct p256_affine q[2][LANES];
 	struct steps st;
 	struct jac8 acc, o;
-	struct fe8 qx, qy, t;
+	struct p256_fe8 qx, qy, t;
 	__mmask8 inf, oinf;
 	p256_fe one;
 	uint64_t zmask;
@@ -410,9 +410,9 @@ INL void mul_base(struct p256_point *r, const int8_t d[HS_P256_BASE_WINDOWS], in
 		inf &= oinf;
 	}
 	/* projective (X Z : Y : Z^3) */
-	fmul_round((struct fe8 *const[]){ &o.x, &t },
-		   (const struct fe8 *const[]){ &acc.x, &acc.z },
-		   (const struct fe8 *const[]){ &acc.z, &acc.z }, 2, 1, 1);
+	fmul_round((struct p256_fe8 *const[]){ &o.x, &t },
+		   (const struct p256_fe8 *const[]){ &acc.x, &acc.z },
+		   (const struct p256_fe8 *const[]){ &acc.z, &acc.z }, 2, 1, 1);
 	fmul(&o.z, &t, &acc.z);
 	store_lane0(r->x, &o.x);
 	store_lane0(r->y, &acc.y);

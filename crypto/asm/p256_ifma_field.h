@@ -1,9 +1,9 @@
 /*
  * The P-256 field in AVX-512 IFMA lanes, radix 2^52: the one home of its
  * vector arithmetic, used by the fixed-base sum in eight lanes
- * (crypto/asm/p256_base_ifma.c, struct fe8) and by ECDH's window, whose
+ * (crypto/asm/p256_base_ifma.c, struct p256_fe8) and by ECDH's window, whose
  * products beside the scalar ones take four (crypto/asm/p256_point_adx.c,
- * struct fe4: 256-bit vectors; lanes of 512-bit ones measured 6% slower
+ * struct p256_fe4: 256-bit vectors; lanes of 512-bit ones measured 6% slower
  * an ECDH). Internal to crypto/asm; the functions are static inline with
  * their width's target attributes (no global flags). The operations both
  * widths use are written once (p256_ifma_ops.h, included for each width:
@@ -38,12 +38,12 @@
 #define P256_IFMA_M52 (((uint64_t)1 << 52) - 1)
 
 /* limb i of eight field elements in l[i] */
-struct fe8 {
+struct p256_fe8 {
 	__m512i l[5];
 };
 
 /* limb i of four field elements in l[i] */
-struct fe4 {
+struct p256_fe4 {
 	__m256i l[5];
 };
 
@@ -55,7 +55,7 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 				       0xffffffff00000ull };
 
 #define VEC __m256i
-#define FEV struct fe4
+#define FEV struct p256_fe4
 #define VN(name) p256_##name##_x4
 #define INLINE P256_IFMA_INL4
 #define V_ADD _mm256_add_epi64
@@ -76,7 +76,7 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 #include "crypto/asm/p256_ifma_ops.h"
 
 #define VEC __m512i
-#define FEV struct fe8
+#define FEV struct p256_fe8
 #define VN(name) p256_##name##_x8
 #define INLINE P256_IFMA_INL8
 #define V_ADD _mm512_add_epi64
@@ -98,7 +98,7 @@ static const uint64_t p16_limbs[5] = { 0xffffffffffff0ull, 0xffffffffffffull, 0,
 
 /* ---- eight lanes only (the fixed-base sum) ---- */
 
-P256_IFMA_INL8 void fe8_const(struct fe8 *r, const uint64_t c[5])
+P256_IFMA_INL8 void fe8_const(struct p256_fe8 *r, const uint64_t c[5])
 {
 	for (int i = 0; i < 5; i++)
 		r->l[i] = p256_bc_x8(c[i]);
@@ -112,7 +112,7 @@ P256_IFMA_INL8 void fe8_const(struct fe8 *r, const uint64_t c[5])
  * the not yet carried low limbs cannot make the total negative: the
  * result is in (p - 2^216, 2^256 + p + 2^234 + 2^216).
  */
-P256_IFMA_INL8 void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
+P256_IFMA_INL8 void fold(struct p256_fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i l4)
 {
 	const __m512i m = p256_bc_x8(P256_IFMA_M52);
 	const __m512i top = _mm512_srli_epi64(l4, 48); /* limb 4 holds bits 208.. */
@@ -134,7 +134,7 @@ P256_IFMA_INL8 void fold(struct fe8 *r, __m512i l0, __m512i l1, __m512i l2, __m5
 }
 
 /* r = a - b + 8p (8p > 2^258 > b) */
-P256_IFMA_INL8 void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+P256_IFMA_INL8 void fsub(struct p256_fe8 *r, const struct p256_fe8 *a, const struct p256_fe8 *b)
 {
 	__m512i s[5];
 
@@ -144,7 +144,7 @@ P256_IFMA_INL8 void fsub(struct fe8 *r, const struct fe8 *a, const struct fe8 *b
 }
 
 /* r = a - b - 2c + 16p (16p > 3 * 2^258 > b + 2c), one fold: X3 of both additions */
-P256_IFMA_INL8 void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, const struct fe8 *c)
+P256_IFMA_INL8 void fsub2(struct p256_fe8 *r, const struct p256_fe8 *a, const struct p256_fe8 *b, const struct p256_fe8 *c)
 {
 	__m512i s[5];
 
@@ -165,7 +165,7 @@ P256_IFMA_INL8 void fsub2(struct fe8 *r, const struct fe8 *a, const struct fe8 *
  * such limbs: |l0..l3| < 2^59, and limb 4 of b is below 2^49 since every
  * column is nonnegative).
  */
-P256_IFMA_INL8 void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 *b, int split, int norm)
+P256_IFMA_INL8 void fmul_s(struct p256_fe8 *r, const struct p256_fe8 *a, const struct p256_fe8 *b, int split, int norm)
 {
 	__m512i t[10], hi[10];
 
@@ -181,24 +181,24 @@ P256_IFMA_INL8 void fmul_s(struct fe8 *r, const struct fe8 *a, const struct fe8 
 	p256_carry_x8(r, t);
 }
 
-P256_IFMA_INL8 void fmul(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+P256_IFMA_INL8 void fmul(struct p256_fe8 *r, const struct p256_fe8 *a, const struct p256_fe8 *b)
 {
 	fmul_s(r, a, b, 0, 1);
 }
 
-P256_IFMA_INL8 void fsqr(struct fe8 *r, const struct fe8 *a)
+P256_IFMA_INL8 void fsqr(struct p256_fe8 *r, const struct p256_fe8 *a)
 {
 	fmul(r, a, a);
 }
 
 /* a b, uncarried: only for fsub / fsub2 operands */
-P256_IFMA_INL8 void fmul_u(struct fe8 *r, const struct fe8 *a, const struct fe8 *b)
+P256_IFMA_INL8 void fmul_u(struct p256_fe8 *r, const struct p256_fe8 *a, const struct p256_fe8 *b)
 {
 	fmul_s(r, a, b, 0, 0);
 }
 
 /* lanes where k is set take a */
-P256_IFMA_INL8 void fblend(struct fe8 *r, __mmask8 k, const struct fe8 *a)
+P256_IFMA_INL8 void fblend(struct p256_fe8 *r, __mmask8 k, const struct p256_fe8 *a)
 {
 	for (int i = 0; i < 5; i++)
 		r->l[i] = _mm512_mask_mov_epi64(r->l[i], k, a->l[i]);

@@ -260,7 +260,7 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * ECDH's window with products in AVX-512 IFMA lanes: five doublings
  * (p256_jac_double5_ifma) and the mixed addition
  * (p256_jac_add_affine_ifma), with four-lane 256-bit vectors
- * (crypto/asm/p256_ifma_field.h's struct fe4) beside the scalar MULX/ADX
+ * (crypto/asm/p256_ifma_field.h's struct p256_fe4) beside the scalar MULX/ADX
  * products. The formulas are jac_double's and jac_add_affine's, integer
  * for integer: the lanes compute, in radix 2^52, products whose results
  * the scalar code needs only later, so that they leave the integer side
@@ -420,9 +420,9 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * doubling (last), where 8Y^4 is a scalar square and Z = 2Y Z a scalar
  * product as well (Z from lane 2 of q).
  */
-P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct fe4 *v, __m256i q[4], int last)
+P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct p256_fe4 *v, __m256i q[4], int last)
 {
-	struct fe4 u;
+	struct p256_fe4 u;
 	__m256i t[10], y[4];
 
 	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 4Y^2, 2Y, 4Y^2) into y */
@@ -463,13 +463,13 @@ P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct fe4 *v, __m256i q[4
 }
 
 /* the lane state to and from memory (vector stores read by vector loads: forwarded) */
-P256_IFMA_INL4 void zlanes_load(struct fe4 *v, const struct p256_zlanes *zl)
+P256_IFMA_INL4 void zlanes_load(struct p256_fe4 *v, const struct p256_zlanes *zl)
 {
 	for (int i = 0; i < 5; i++)
 		v->l[i] = _mm256_load_si256((const __m256i *)(const void *)zl->l[i]);
 }
 
-P256_IFMA_INL4 void zlanes_store(struct p256_zlanes *zl, const struct fe4 *v)
+P256_IFMA_INL4 void zlanes_store(struct p256_zlanes *zl, const struct p256_fe4 *v)
 {
 	for (int i = 0; i < 5; i++)
 		_mm256_store_si256((__m256i *)(void *)zl->l[i], v->l[i]);
@@ -477,7 +477,7 @@ P256_IFMA_INL4 void zlanes_store(struct p256_zlanes *zl, const struct fe4 *v)
 
 P256_IFMA_TGT4 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes)
 {
-	struct fe4 v;
+	struct p256_fe4 v;
 	__m256i q[4];
 
 	if (from_lanes) {
@@ -517,7 +517,7 @@ P256_IFMA_TGT4 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes
 P256_IFMA_TGT4 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl,
 					     const p256_fe one, uint64_t p_inf, uint64_t q_inf)
 {
-	struct fe4 u, v, r, c;
+	struct p256_fe4 u, v, r, c;
 	__m256i t[10], y[4], k[4];
 	const __mmask8 kp = (__mmask8)(p_inf & 0xf), kq = (__mmask8)(q_inf & 0xf);
 
@@ -564,7 +564,7 @@ P256_IFMA_TGT4 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zla
 /* delta (lane 0) and Z (lane 2) of the lane state, as field elements */
 P256_IFMA_TGT4 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl)
 {
-	struct fe4 v;
+	struct p256_fe4 v;
 	__m256i q[4];
 
 	zlanes_load(&v, zl);
@@ -579,7 +579,7 @@ P256_IFMA_TGT4 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_
 /* the lane state (delta, -, Z, -) from field elements below p */
 P256_IFMA_TGT4 void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta, const p256_fe z)
 {
-	struct fe4 v;
+	struct p256_fe4 v;
 	__m256i q[4];
 
 	for (int i = 0; i < 4; i++)
