@@ -375,26 +375,22 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
 	"vmovq %%" S ", %%xmm0\n\t"                                                            \
 	"vpinsrq $1, %%" R ", %%xmm0, %%xmm0\n\t"                                              \
 	"vinserti128 $1, %%xmm0, %[" Q "], %[" Q "]\n\t"
-#define TO_LANES(M)                                                                            \
+/* limb by limb through r8..r11, with LANE_IN or LANE_IN2 */
+#define TO_LANES_BY(LANE, M)                                                                   \
 	"movq 0+" M ", %%r8\n\t"                                                               \
 	"movq 8+" M ", %%r9\n\t"                                                               \
 	"movq 16+" M ", %%r10\n\t"                                                             \
 	"movq 24+" M ", %%r11\n\t"                                                             \
-	LANE_IN("rax", "r8", "q0") LANE_IN("rbx", "r9", "q1") LANE_IN("rdx", "r10", "q2")      \
-	LANE_IN("r12", "r11", "q3")
+	LANE("rax", "r8", "q0") LANE("rbx", "r9", "q1") LANE("rdx", "r10", "q2")               \
+	LANE("r12", "r11", "q3")
+#define TO_LANES(M) TO_LANES_BY(LANE_IN, M)
 
 /* (a, 0, b, 0) the same way: the first (delta, Z) */
 #define LANE_IN2(R, S, Q)                                                                      \
 	"vmovq %%" R ", %x[" Q "]\n\t"                                                         \
 	"vmovq %%" S ", %%xmm0\n\t"                                                            \
 	"vinserti128 $1, %%xmm0, %[" Q "], %[" Q "]\n\t"
-#define TO_LANES2(M)                                                                           \
-	"movq 0+" M ", %%r8\n\t"                                                               \
-	"movq 8+" M ", %%r9\n\t"                                                               \
-	"movq 16+" M ", %%r10\n\t"                                                             \
-	"movq 24+" M ", %%r11\n\t"                                                             \
-	LANE_IN2("rax", "r8", "q0") LANE_IN2("rbx", "r9", "q1") LANE_IN2("rdx", "r10", "q2")   \
-	LANE_IN2("r12", "r11", "q3")
+#define TO_LANES2(M) TO_LANES_BY(LANE_IN2, M)
 
 /* a scalar piece whose result goes to q0..q3 (xmm0..15: VEX encodings) */
 #define PIECE_TO_Q(code, q)                                                                    \
