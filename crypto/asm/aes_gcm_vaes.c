@@ -50,6 +50,7 @@
 
 /* Registers per batch (four blocks each) and bytes per batch. */
 #define NV (HS_VAES_HPOWERS / 4)
+
 #define BATCH (64 * NV)
 
 typedef struct aes_gcm_vaes512_ctx ctx_t;
@@ -252,64 +253,188 @@ INLINE void aes_finish(const ctx_t *c, __m512i s[NV], unsigned nv, unsigned r)
 		s[j] = _mm512_aesenclast_epi128(s[j], k);
 }
 
-INLINE void xor_out(const __m512i s[NV], const uint8_t *in, uint8_t *out)
+/* --- Bulk: whole batches ------------------------------------------------------ */
+
+/*
+ * Counters without shuffles. A batch's 32 blocks have counters
+ * 2 + 32 i .. 33 + 32 i: blocks 0..29 are 32 i + v with v = 2..31, and since
+ * 32 i has its low five bits clear, 32 i + v = 32 i | v: the whitened block
+ * (counter block ^ round key 0) is the batch's whitened base W_i with v
+ * XORed into byte 15. Blocks 30 and 31 are the next base, W_(i+1), with 0
+ * and 1. So one XOR per register (by ctr_low) replaces the add, the byte
+ * shuffle and the whitening XOR of the general path (aes_start), and the
+ * 32-bit counter still wraps like inc32.
+ */
+#define CTR_LANE(v) 0, 0, 0, (uint32_t)(v) << 24
+#define CTR_REG(v) CTR_LANE(v), CTR_LANE(v + 1), CTR_LANE(v + 2), CTR_LANE(v + 3)
+static const __attribute__((aligned(64))) uint32_t ctr_low[8][16] = {
+	{ CTR_REG(2) },	 { CTR_REG(6) },  { CTR_REG(10) }, { CTR_REG(14) },
+	{ CTR_REG(18) }, { CTR_REG(22) }, { CTR_REG(26) }, { CTR_LANE(30), CTR_LANE(31),
+							     CTR_LANE(0), CTR_LANE(1) },
+};
+_Static_assert(NV == 8, "ctr_low is written for 32 blocks per batch");
+
+/* The whitened base for counter ctr (a multiple of 32): nk with word 3 set. */
+INLINE __m512i ctr_base(__m512i nk, uint32_t k3, uint32_t ctr)
 {
-	for (unsigned j = 0; j < NV; j++)
-		store512(out + 64 * j, xor512(load512(in + 64 * j), s[j]));
+	return _mm512_mask_set1_epi32(nk, 0x8888, (int)(__builtin_bswap32(ctr) ^ k3));
 }
 
-/* One batch of CTR: out = in ^ keystream. */
-static TARGET void ctr_batch(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out)
+/* Register j of the batch at base w (wn: the next base), whitened. */
+INLINE __m512i ctr_reg(__m512i w, __m512i wn, unsigned j)
 {
-	__m512i s[NV];
+	__m512i low = _mm512_load_si512((const void *)ctr_low[j]);
 
-	aes_start(c, s, NV, ctr);
-	aes_finish(c, s, NV, 1);
-	xor_out(s, in, out);
+	/* the last register's upper two lanes count from the next base */
+	return xor512(j == NV - 1 ? _mm512_mask_blend_epi64(0xf0, w, wn) : w, low);
+}
+
+struct gacc3 {
+	__m512i lo, mi, hi;
+};
+
+/* The four products of a register of hashed blocks x by its key powers. */
+struct prod4 {
+	__m512i lo, hi, m0, m1;
+};
+
+INLINE struct prod4 prod4(__m512i x, const uint8_t *hk)
+{
+	__m512i h = load512(hk);
+	struct prod4 p = {
+		_mm512_clmulepi64_epi128(x, h, 0x00),
+		_mm512_clmulepi64_epi128(x, h, 0x11),
+		_mm512_clmulepi64_epi128(x, h, 0x01),
+		_mm512_clmulepi64_epi128(x, h, 0x10),
+	};
+	return p;
 }
 
 /*
- * ctr_batch, and y = GHASH over the batch at gh, one register's products
- * after each of the first NV rounds (NV < 10). gh may be in (read before
- * out is written) or the previous batch of out.
+ * Two registers' products added into a (first: a is empty). Three-way
+ * XORs (one VPTERNLOGQ each) take two products at a time.
  */
-INLINE __m128i ctr_ghash_batch(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
-			       const uint8_t *gh, __m128i y)
+INLINE void gacc3_add2(struct gacc3 *a, const struct prod4 *p, const struct prod4 *q, int first)
 {
-	__m512i s[NV];
-	struct gacc4 a;
+	__m512i m = xor3(p->m0, p->m1, q->m0);
 
-	gacc4_zero(&a);
-	aes_start(c, s, NV, ctr);
-	for (unsigned r = 1; r <= NV; r++) {
-		__m512i x = bswap4(load512(gh + 64 * (r - 1)));
-		aes_round(s, NV, rkey(c, r));
-		if (r == 1)
-			x = xor512(x, _mm512_zextsi128_si512(y));
-		gacc4_mul(&a, x, load512(c->hk[4 * (r - 1)]));
+	if (first) {
+		a->lo = xor512(p->lo, q->lo);
+		a->hi = xor512(p->hi, q->hi);
+		a->mi = xor512(m, q->m1);
+	} else {
+		a->lo = xor3(a->lo, p->lo, q->lo);
+		a->hi = xor3(a->hi, p->hi, q->hi);
+		a->mi = xor3(a->mi, m, q->m1);
 	}
-	aes_finish(c, s, NV, NV + 1);
-	xor_out(s, in, out);
-	return gacc4_reduce(&a);
 }
 
-static TARGET __m128i bulk_open(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
-				size_t nb, __m128i y)
+/*
+ * The reduced sum of a (lane by lane, then the four lanes added). The
+ * value is hi 2^128 + mi 2^64 + lo; each fold moves the low 64 bits of a
+ * part 64 bits up (ghash_reduce's fold): lo into mi, then mi into hi, so
+ * mi is never shifted apart.
+ */
+INLINE __m128i gacc3_reduce(const struct gacc3 *a)
 {
-	for (size_t i = 0; i < nb; i++, in += BATCH, out += BATCH)
-		y = ctr_ghash_batch(c, ctr, in, out, in, y);
-	return y;
+	const __m512i poly =
+		_mm512_broadcast_i32x4(_mm_set_epi64x(0, (long long)0xc200000000000000u));
+	__m512i mi = xor3(a->mi, _mm512_shuffle_epi32(a->lo, (_MM_PERM_ENUM)0x4e),
+			  _mm512_clmulepi64_epi128(a->lo, poly, 0x00));
+	__m512i hi = xor3(a->hi, _mm512_shuffle_epi32(mi, (_MM_PERM_ENUM)0x4e),
+			  _mm512_clmulepi64_epi128(mi, poly, 0x00));
+
+	return fold4(hi);
 }
 
-/* nb > 0 batches; batch i's output is hashed during batch i + 1. */
-static TARGET __m128i bulk_seal(const ctx_t *c, __m512i *ctr, const uint8_t *in, uint8_t *out,
-				size_t nb, __m128i y)
+/*
+ * One batch: out = in ^ keystream for the counters at w (wn the next
+ * base); when gh is set, y becomes GHASH over the batch at gh with y
+ * added into its first block, one register's products after each of
+ * rounds 1..8 (summed two by two). gh may be in (read before out
+ * is written) or the previous batch of out. The last round's key is
+ * XORed into the input first, so VAESENCLAST writes the output.
+ */
+INLINE __m128i gcm_batch(const ctx_t *c, const unsigned rounds, __m512i w, __m512i wn,
+			 const uint8_t *in, uint8_t *out, const uint8_t *gh, __m128i y)
 {
-	ctr_batch(c, ctr, in, out);
-	for (size_t i = 1; i < nb; i++, in += BATCH, out += BATCH)
-		y = ctr_ghash_batch(c, ctr, in + BATCH, out + BATCH, out, y);
-	return ghash_bytes(c, y, out, BATCH);
+	const __m512i bswap = _mm512_broadcast_i32x4(
+		_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+	const __m512i kl = rkey(c, rounds);
+	__m512i s[NV], t[NV];
+	struct gacc3 a = { _mm512_setzero_si512(), _mm512_setzero_si512(),
+			   _mm512_setzero_si512() }; /* set by the first products */
+	struct prod4 p = { a.lo, a.lo, a.lo, a.lo };
+
+	for (unsigned j = 0; j < NV; j++)
+		s[j] = ctr_reg(w, wn, j);
+#pragma GCC unroll 16
+	for (unsigned r = 1; r < rounds; r++) {
+		unsigned g = r - 1;
+
+		aes_round(s, NV, rkey(c, r));
+		if (g >= NV)
+			continue;
+		/* the input with the last round key, read before any store */
+		t[g] = xor512(kl, load512(in + 64 * g));
+		if (gh != NULL) {
+			__m512i x = _mm512_shuffle_epi8(load512(gh + 64 * g), bswap);
+
+			if (g == 0)
+				x = xor512(x, _mm512_zextsi128_si512(y));
+			if (g % 2 == 0) {
+				p = prod4(x, c->hk[4 * g]);
+			} else {
+				struct prod4 q = prod4(x, c->hk[4 * g]);
+				gacc3_add2(&a, &p, &q, g == 1);
+			}
+		}
+	}
+	for (unsigned j = 0; j < NV; j++)
+		store512(out + 64 * j, _mm512_aesenclast_epi128(s[j], t[j]));
+	return gh != NULL ? gacc3_reduce(&a) : y;
 }
+
+/*
+ * nb > 0 whole batches from counter 2; rounds and decrypt are constants
+ * in the four callers below, so each unrolls into straight code. Sealing
+ * hashes batch i's output during batch i + 1, opening hashes each batch's
+ * input during it.
+ */
+INLINE __m128i bulk(const ctx_t *c, const unsigned rounds, const int decrypt, __m512i nk,
+		    const uint8_t *in, uint8_t *out, size_t nb, __m128i y)
+{
+	const __m128i *rk0 = (const __m128i *)(const void *)c->rk;
+	uint32_t k3 = (uint32_t)_mm_extract_epi32(_mm_load_si128(rk0), 3);
+	__m512i w = ctr_base(nk, k3, 0), wn;
+	size_t i = 0;
+
+	if (!decrypt) {
+		wn = ctr_base(nk, k3, 32);
+		gcm_batch(c, rounds, w, wn, in, out, NULL, y);
+		w = wn;
+		in += BATCH;
+		out += BATCH;
+		i = 1;
+	}
+	for (; i < nb; i++, in += BATCH, out += BATCH) {
+		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 1)));
+		y = gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y);
+		w = wn;
+	}
+	return decrypt ? y : ghash_bytes(c, y, out - BATCH, BATCH);
+}
+
+#define BULK(name, rounds, decrypt)                                                         \
+	static TARGET __m128i name(const ctx_t *c, __m512i nk, const uint8_t *in, uint8_t *out, \
+				   size_t nb, __m128i y)                                     \
+	{                                                                                   \
+		return bulk(c, rounds, decrypt, nk, in, out, nb, y);                        \
+	}
+BULK(seal_128, 10, 0)
+BULK(open_128, 10, 1)
+BULK(seal_256, 14, 0)
+BULK(open_256, 14, 1)
 
 /* The last len < BATCH bytes, with masked loads and stores, then hashed. */
 static TARGET __m128i ctr_tail(const ctx_t *c, __m512i ctr, const uint8_t *in, size_t len,
@@ -367,10 +492,16 @@ static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const u
 	/* lanes hold counters 2, 3, 4, 5 */
 	ctr = _mm512_add_epi32(_mm512_broadcast_i32x4(ctr1),
 			       _mm512_set_epi32(4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0));
-	if (decrypt)
-		*y = bulk_open(c, &ctr, in, out, nb, *y);
-	else if (nb > 0)
-		*y = bulk_seal(c, &ctr, in, out, nb, *y);
+	if (nb > 0) {
+		/* lanes: nonce || 0, whitened (bulk sets word 3 per batch) */
+		__m512i nk = xor512(_mm512_broadcast_i32x4(_mm_insert_epi32(j0, 0, 3)), rkey(c, 0));
+
+		if (c->rounds == 10)
+			*y = decrypt ? open_128(c, nk, in, out, nb, *y) : seal_128(c, nk, in, out, nb, *y);
+		else
+			*y = decrypt ? open_256(c, nk, in, out, nb, *y) : seal_256(c, nk, in, out, nb, *y);
+		ctr = ctr_add4(ctr, (int)(32 * nb));
+	}
 	*y = ctr_tail(c, ctr, in + BATCH * nb, len % BATCH, out + BATCH * nb, decrypt, *y);
 	return mask;
 }
