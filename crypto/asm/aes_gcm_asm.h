@@ -46,7 +46,7 @@ void aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
  * a run of n <= 32 blocks uses hk[32 - n ..]; four zero blocks follow, so
  * that 64-byte loads near the end stay inside the array and multiply by 0.
  */
-#define HS_VAES_HPOWERS 32
+#define HS_VAES_HPOWERS 64
 
 struct aes_gcm_vaes512_ctx {
 	alignas(64) uint8_t rk[16 * 15];

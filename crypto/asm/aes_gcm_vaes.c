@@ -49,15 +49,14 @@
 #define INLINE static inline __attribute__((always_inline)) TARGET
 
 /* Registers per batch (four blocks each) and bytes per batch. */
-#define NV (HS_VAES_HPOWERS / 4)
-
+#define NV 8
 #define BATCH (64 * NV)
 
 typedef struct aes_gcm_vaes512_ctx ctx_t;
 
 _Static_assert(sizeof(((ctx_t *)0)->rk) >= 16 * (HS_AES_MAX_ROUNDS + 1), "round keys");
-/* the bulk loop spreads the hash over rounds 1..NV, and AES-128 has 10 */
-_Static_assert(HS_VAES_HPOWERS % 4 == 0 && NV >= 1 && NV < 10, "batch size");
+/* the bulk loop spreads the hash over rounds 1..NV, and AES-128 has 10; two batches share a reduction */
+_Static_assert(HS_VAES_HPOWERS == 2 * 4 * NV && NV < 10, "batch size");
 
 INLINE __m128i load128(const uint8_t *p)
 {
@@ -347,6 +346,9 @@ INLINE __m128i gacc3_reduce(const struct gacc3 *a)
 	return fold4(hi);
 }
 
+/* How a batch's hash is summed: alone, or as the first or second of a pair. */
+enum { ALONE, PAIR_FIRST, PAIR_SECOND };
+
 /*
  * One batch: out = in ^ keystream for the counters at w (wn the next
  * base); when gh is set, y becomes GHASH over the batch at gh with y
@@ -356,15 +358,16 @@ INLINE __m128i gacc3_reduce(const struct gacc3 *a)
  * XORed into the input first, so VAESENCLAST writes the output.
  */
 INLINE __m128i gcm_batch(const ctx_t *c, const unsigned rounds, __m512i w, __m512i wn,
-			 const uint8_t *in, uint8_t *out, const uint8_t *gh, __m128i y)
+			 const uint8_t *in, uint8_t *out, const uint8_t *gh, __m128i y,
+			 struct gacc3 *a, const int part)
 {
 	const __m512i bswap = _mm512_broadcast_i32x4(
 		_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 	const __m512i kl = rkey(c, rounds);
+	/* the first of a pair takes H^64..H^33, the others H^32..H^1 */
+	const uint8_t(*hk)[16] = c->hk + (part == PAIR_FIRST ? 0 : 4 * NV);
 	__m512i s[NV], t[NV];
-	struct gacc3 a = { _mm512_setzero_si512(), _mm512_setzero_si512(),
-			   _mm512_setzero_si512() }; /* set by the first products */
-	struct prod4 p = { a.lo, a.lo, a.lo, a.lo };
+	struct prod4 p = { kl, kl, kl, kl }; /* set at even g before use */
 
 	for (unsigned j = 0; j < NV; j++)
 		s[j] = ctr_reg(w, wn, j);
@@ -380,19 +383,19 @@ INLINE __m128i gcm_batch(const ctx_t *c, const unsigned rounds, __m512i w, __m51
 		if (gh != NULL) {
 			__m512i x = _mm512_shuffle_epi8(load512(gh + 64 * g), bswap);
 
-			if (g == 0)
+			if (g == 0 && part != PAIR_SECOND)
 				x = xor512(x, _mm512_zextsi128_si512(y));
 			if (g % 2 == 0) {
-				p = prod4(x, c->hk[4 * g]);
+				p = prod4(x, hk[4 * g]);
 			} else {
-				struct prod4 q = prod4(x, c->hk[4 * g]);
-				gacc3_add2(&a, &p, &q, g == 1);
+				struct prod4 q = prod4(x, hk[4 * g]);
+				gacc3_add2(a, &p, &q, g == 1 && part != PAIR_SECOND);
 			}
 		}
 	}
 	for (unsigned j = 0; j < NV; j++)
 		store512(out + 64 * j, _mm512_aesenclast_epi128(s[j], t[j]));
-	return gh != NULL ? gacc3_reduce(&a) : y;
+	return gh != NULL && part != PAIR_FIRST ? gacc3_reduce(a) : y;
 }
 
 /*
@@ -407,20 +410,31 @@ INLINE __m128i bulk(const ctx_t *c, const unsigned rounds, const int decrypt, __
 	const __m128i *rk0 = (const __m128i *)(const void *)c->rk;
 	uint32_t k3 = (uint32_t)_mm_extract_epi32(_mm_load_si128(rk0), 3);
 	__m512i w = ctr_base(nk, k3, 0), wn;
+	struct gacc3 a = { w, w, w }; /* set by each first products */
 	size_t i = 0;
 
 	if (!decrypt) {
 		wn = ctr_base(nk, k3, 32);
-		gcm_batch(c, rounds, w, wn, in, out, NULL, y);
+		gcm_batch(c, rounds, w, wn, in, out, NULL, y, &a, ALONE);
 		w = wn;
 		in += BATCH;
 		out += BATCH;
 		i = 1;
 	}
-	for (; i < nb; i++, in += BATCH, out += BATCH) {
+	for (; i + 2 <= nb; i += 2, in += 2 * BATCH, out += 2 * BATCH) {
 		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 1)));
-		y = gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y);
+		gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y, &a, PAIR_FIRST);
 		w = wn;
+		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 2)));
+		y = gcm_batch(c, rounds, w, wn, in + BATCH, out + BATCH, decrypt ? in + BATCH : out,
+			      y, &a, PAIR_SECOND);
+		w = wn;
+	}
+	if (i < nb) {
+		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 1)));
+		y = gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y, &a, ALONE);
+		in += BATCH;
+		out += BATCH;
 	}
 	return decrypt ? y : ghash_bytes(c, y, out - BATCH, BATCH);
 }
