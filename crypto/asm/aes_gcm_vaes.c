@@ -37,11 +37,9 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "base/wipe.h"
 #include "crypto/aes_ct.h"
 #include "crypto/asm/aes_ni_key.h"
 #include "crypto/asm/ghash_clmul.h"
-#include "crypto/ct.h"
 
 #define TARGET                                                                      \
 	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx2,avx512f,avx512bw,avx512vl," \
@@ -118,24 +116,50 @@ INLINE __m128i aes_block(const ctx_t *c, __m128i x)
 	return _mm_aesenclast_si128(x, _mm_load_si128(rk + c->rounds));
 }
 
-/* --- GHASH over four registers ------------------------------------------ */
+/* --- GHASH over registers of four blocks ---------------------------------- */
 
-struct gacc4 {
-	__m512i lo, hi, mid;
+/*
+ * Unreduced sums of products, lane by lane: the value is
+ * hi 2^128 + mi 2^64 + lo (schoolbook: mi gathers x.lo h.hi + x.hi h.lo).
+ */
+struct gacc3 {
+	__m512i lo, mi, hi;
 };
 
-INLINE void gacc4_zero(struct gacc4 *a)
+/* The four products of a register of hashed blocks x by its key powers. */
+struct prod4 {
+	__m512i lo, hi, m0, m1;
+};
+
+INLINE struct prod4 prod4(__m512i x, const uint8_t *hk)
 {
-	a->lo = a->hi = a->mid = _mm512_setzero_si512();
+	__m512i h = load512(hk);
+	struct prod4 p = {
+		_mm512_clmulepi64_epi128(x, h, 0x00),
+		_mm512_clmulepi64_epi128(x, h, 0x11),
+		_mm512_clmulepi64_epi128(x, h, 0x01),
+		_mm512_clmulepi64_epi128(x, h, 0x10),
+	};
+	return p;
 }
 
-/* a += x * h lane by lane (schoolbook: the middle is x.lo h.hi + x.hi h.lo). */
-INLINE void gacc4_mul(struct gacc4 *a, __m512i x, __m512i h)
+/*
+ * Two registers' products added into a (first: a is empty). Three-way
+ * XORs (one VPTERNLOGQ each) take two products at a time.
+ */
+INLINE void gacc3_add2(struct gacc3 *a, const struct prod4 *p, const struct prod4 *q, int first)
 {
-	a->lo = xor512(a->lo, _mm512_clmulepi64_epi128(x, h, 0x00));
-	a->hi = xor512(a->hi, _mm512_clmulepi64_epi128(x, h, 0x11));
-	a->mid = xor3(a->mid, _mm512_clmulepi64_epi128(x, h, 0x01),
-		      _mm512_clmulepi64_epi128(x, h, 0x10));
+	__m512i m = xor3(p->m0, p->m1, q->m0);
+
+	if (first) {
+		a->lo = xor512(p->lo, q->lo);
+		a->hi = xor512(p->hi, q->hi);
+		a->mi = xor512(m, q->m1);
+	} else {
+		a->lo = xor3(a->lo, p->lo, q->lo);
+		a->hi = xor3(a->hi, p->hi, q->hi);
+		a->mi = xor3(a->mi, m, q->m1);
+	}
 }
 
 /* XOR of the four 128-bit lanes. */
@@ -146,27 +170,43 @@ INLINE __m128i fold4(__m512i v)
 	return _mm_xor_si128(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
 }
 
-INLINE __m128i gacc4_reduce(const struct gacc4 *a)
+/*
+ * The reduced sum of a (lane by lane, then the four lanes added). The
+ * value is hi 2^128 + mi 2^64 + lo; each fold moves the low 64 bits of a
+ * part 64 bits up (ghash_reduce's fold): lo into mi, then mi into hi, so
+ * mi is never shifted apart.
+ */
+INLINE __m128i gacc3_reduce(const struct gacc3 *a)
 {
-	__m128i lo = fold4(a->lo), hi = fold4(a->hi), mid = fold4(a->mid);
+	const __m512i poly =
+		_mm512_broadcast_i32x4(_mm_set_epi64x(0, (long long)0xc200000000000000u));
+	__m512i mi = xor3(a->mi, _mm512_shuffle_epi32(a->lo, (_MM_PERM_ENUM)0x4e),
+			  _mm512_clmulepi64_epi128(a->lo, poly, 0x00));
+	__m512i hi = xor3(a->hi, _mm512_shuffle_epi32(mi, (_MM_PERM_ENUM)0x4e),
+			  _mm512_clmulepi64_epi128(mi, poly, 0x00));
 
-	return ghash_reduce(_mm_xor_si128(hi, _mm_srli_si128(mid, 8)),
-			    _mm_xor_si128(lo, _mm_slli_si128(mid, 8)));
+	return fold4(hi);
 }
 
 /*
  * GHASH of n <= 4 NV blocks given reflected in x[0..NV-1] (lane j of x[k]
  * is block 4k + j; Y already added into block 0; lanes past n are zero):
- * block j is multiplied by H^(n - j), which is hk[4 NV - n + j].
+ * block j is multiplied by H^(n - j), which is hk[HS_VAES_HPOWERS - n + j].
  */
 INLINE __m128i ghash_batch(const ctx_t *c, const __m512i x[NV], unsigned n)
 {
-	struct gacc4 a;
+	const uint8_t(*hk)[16] = c->hk + HS_VAES_HPOWERS - n;
+	const __m512i zero = _mm512_setzero_si512();
+	const struct prod4 none = { zero, zero, zero, zero };
+	struct gacc3 a = { zero, zero, zero }; /* set by the first products (n > 0) */
 
-	gacc4_zero(&a);
-	for (unsigned k = 0; k < NV && 4 * k < n; k++)
-		gacc4_mul(&a, x[k], load512(c->hk[HS_VAES_HPOWERS - n + 4 * k]));
-	return gacc4_reduce(&a);
+	for (unsigned k = 0; k < NV && 4 * k < n; k += 2) {
+		struct prod4 p = prod4(x[k], hk[4 * k]);
+		struct prod4 q = 4 * (k + 1) < n ? prod4(x[k + 1], hk[4 * (k + 1)]) : none;
+
+		gacc3_add2(&a, &p, &q, k == 0);
+	}
+	return gacc3_reduce(&a);
 }
 
 /* Absorb len bytes, zero-padding a last partial block (masked loads). */
@@ -286,64 +326,6 @@ INLINE __m512i ctr_reg(__m512i w, __m512i wn, unsigned j)
 
 	/* the last register's upper two lanes count from the next base */
 	return xor512(j == NV - 1 ? _mm512_mask_blend_epi64(0xf0, w, wn) : w, low);
-}
-
-struct gacc3 {
-	__m512i lo, mi, hi;
-};
-
-/* The four products of a register of hashed blocks x by its key powers. */
-struct prod4 {
-	__m512i lo, hi, m0, m1;
-};
-
-INLINE struct prod4 prod4(__m512i x, const uint8_t *hk)
-{
-	__m512i h = load512(hk);
-	struct prod4 p = {
-		_mm512_clmulepi64_epi128(x, h, 0x00),
-		_mm512_clmulepi64_epi128(x, h, 0x11),
-		_mm512_clmulepi64_epi128(x, h, 0x01),
-		_mm512_clmulepi64_epi128(x, h, 0x10),
-	};
-	return p;
-}
-
-/*
- * Two registers' products added into a (first: a is empty). Three-way
- * XORs (one VPTERNLOGQ each) take two products at a time.
- */
-INLINE void gacc3_add2(struct gacc3 *a, const struct prod4 *p, const struct prod4 *q, int first)
-{
-	__m512i m = xor3(p->m0, p->m1, q->m0);
-
-	if (first) {
-		a->lo = xor512(p->lo, q->lo);
-		a->hi = xor512(p->hi, q->hi);
-		a->mi = xor512(m, q->m1);
-	} else {
-		a->lo = xor3(a->lo, p->lo, q->lo);
-		a->hi = xor3(a->hi, p->hi, q->hi);
-		a->mi = xor3(a->mi, m, q->m1);
-	}
-}
-
-/*
- * The reduced sum of a (lane by lane, then the four lanes added). The
- * value is hi 2^128 + mi 2^64 + lo; each fold moves the low 64 bits of a
- * part 64 bits up (ghash_reduce's fold): lo into mi, then mi into hi, so
- * mi is never shifted apart.
- */
-INLINE __m128i gacc3_reduce(const struct gacc3 *a)
-{
-	const __m512i poly =
-		_mm512_broadcast_i32x4(_mm_set_epi64x(0, (long long)0xc200000000000000u));
-	__m512i mi = xor3(a->mi, _mm512_shuffle_epi32(a->lo, (_MM_PERM_ENUM)0x4e),
-			  _mm512_clmulepi64_epi128(a->lo, poly, 0x00));
-	__m512i hi = xor3(a->hi, _mm512_shuffle_epi32(mi, (_MM_PERM_ENUM)0x4e),
-			  _mm512_clmulepi64_epi128(mi, poly, 0x00));
-
-	return fold4(hi);
 }
 
 /* How a batch's hash is summed: alone, or as the first or second of a pair. */
@@ -616,8 +598,7 @@ TARGET int aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const uin
 				size_t ad_len, const uint8_t *in, size_t len, uint8_t *out)
 {
 	const ctx_t *c = ctx;
-	uint8_t tag[16];
-	__m128i y, mask;
+	__m128i y, mask, diff;
 	__m512i keep;
 	uint32_t bad;
 
@@ -626,9 +607,9 @@ TARGET int aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const uin
 	len -= 16;
 	y = ghash_ad(c, ad, ad_len);
 	mask = gcm_crypt(c, nonce, in, len, out, 1, &y);
-	store128(tag, gcm_tag(c, y, ad_len, len, mask));
-	bad = ct_memneq(tag, in + len, 16);
-	wipe(tag, sizeof(tag));
+	/* the tags differ unless every bit of the XOR is 0 (PTEST: no branch) */
+	diff = _mm_xor_si128(gcm_tag(c, y, ad_len, len, mask), load128(in + len));
+	bad = (uint32_t)!_mm_testz_si128(diff, diff);
 	/*
 	 * The verdict is public (it is the return value), so the plaintext is
 	 * cleared only when the tag failed: the branch shows nothing the return
