@@ -42,9 +42,10 @@ void aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
 
 /*
  * VAES + VPCLMULQDQ on 512-bit vectors (AVX-512 F/BW/VL): four blocks per
- * register, 32 per batch. hk[i] = H^(32 - i) divided by x (reflected), so
- * a run of n <= 32 blocks uses hk[32 - n ..]; four zero blocks follow, so
- * that 64-byte loads near the end stay inside the array and multiply by 0.
+ * register, 32 per batch, two batches per GHASH reduction. hk[i] =
+ * H^(64 - i) divided by x (reflected), so a run of n <= 64 blocks uses
+ * hk[64 - n ..]; four zero blocks follow, so that 64-byte loads near the
+ * end stay inside the array and multiply by 0.
  */
 #define HS_VAES_HPOWERS 64
 

@@ -7,23 +7,36 @@
  *   schedule is AESKEYGENASSIST's (aes_ni_key.h); GHASH uses the
  *   reflected representation and the pre-divided key powers of
  *   ghash_clmul.h.
- * - CTR: one register holds four counter blocks, each with its 32-bit
- *   counter word in native order (one vpaddd steps all four, wrapping mod
- *   2^32 like inc32; one vpshufb per 128-bit lane restores the blocks).
- * - Bulk: batches of 32 blocks (eight registers, 512 bytes). GHASH is
- *   aggregated over a batch with H^32..H^1 and one reduction, so the
- *   serial chain through Y (multiply, sum, reduce) comes once per 512
- *   bytes; the eight vector products (schoolbook: four VPCLMULQDQ each)
- *   are spread over the first eight AES rounds of the next batch (sealing)
- *   or of the same batch (opening, which reads the ciphertext before it
- *   writes the plaintext).
+ * - CTR in tails: one register holds four counter blocks, each with its
+ *   32-bit counter word in native order (one vpaddd steps all four,
+ *   wrapping mod 2^32 like inc32; one vpshufb per 128-bit lane restores
+ *   the blocks).
+ * - Bulk: batches of 32 blocks (eight registers, 512 bytes), the rounds
+ *   unrolled per key size. Counters cost one XOR per register (ctr_low:
+ *   the low five counter bits of a batch are fixed, so the whitened
+ *   counter blocks are a per-batch base XOR a constant). GHASH is summed
+ *   unreduced over two batches with H^64..H^1 and reduced once, lane by
+ *   lane, so the serial chain through Y (multiply, sum, reduce) comes once
+ *   per KiB; each register's four VPCLMULQDQ products (schoolbook) follow
+ *   one of the first eight AES rounds of the next batch (sealing) or of
+ *   the same batch (opening, which reads the ciphertext before it writes
+ *   the plaintext). On AVX-512 cores VAESENC runs on one port and the
+ *   shuffles and products on another, so the batch is built to need no
+ *   more of the second than of the first: about 80 cycles per 512 bytes
+ *   for AES-128, measured 83-87 (crypto/README.md).
+ * - Every input register of a batch is read (and XORed with the last round
+ *   key, so VAESENCLAST writes the output) before the batch stores any
+ *   output: a load after a store whose address matches it modulo 4 KiB
+ *   may wait for the store ("4K aliasing"); reading each register just
+ *   before its store made opening 4-5% slower with hs-bench's buffers
+ *   (16 bytes apart modulo 4 KiB).
  * - Tails: anything shorter than a batch goes through byte-masked loads
  *   and stores (AVX-512 BW), zero-filled, so a partial last block is
  *   padded for GHASH for free and nothing outside the buffers is touched;
  *   only the registers the tail needs are encrypted. The same masked path
  *   hashes the AD.
- * - open compares the tags in constant time; the verdict is the return
- *   value, hence public, and only a failed tag clears the output (a
+ * - open compares the tags in a register (XOR, PTEST: no branch, no
+ *   copy to memory); the verdict is the return value, hence public, and only a failed tag clears the output (a
  *   branch on the verdict). Only lengths and the return value are
  *   observable.
  * Valgrind cannot run AVX-512, so this file is checked by the bit-for-bit
