@@ -558,16 +558,17 @@ INLINE __m512i ghash_div_x4(__m512i h)
 }
 
 /*
- * The key schedule by AESKEYGENASSIST (aes_ni_key.h); H^1..H^4 one after
- * the other, then four powers per step (lane by lane times H^4): eight
- * dependent products for the 32 powers instead of 31 (a fifth of the
- * cost of a context set-up, which every TLS key change pays).
+ * The key schedule by AESKEYGENASSIST (aes_ni_key.h); H^2, then H^3 and
+ * H^4 side by side, then H^8..H^5 (lane by lane times H^4), then two
+ * independent chains of four powers each step up by H^8: eight dependent
+ * steps for the 64 powers. A context set-up is paid at every TLS key
+ * change.
  */
 TARGET int aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len)
 {
 	ctx_t *c = ctx;
 	__m128i h, h1, p2, p3, p4;
-	__m512i v, h4;
+	__m512i v0, v1, h8;
 	unsigned rounds = aes_expand_aesni(c->rk, key, key_len);
 
 	if (rounds == 0)
@@ -577,16 +578,20 @@ TARGET int aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len)
 	h1 = ghash_div_x(h);
 	p2 = ghash_mul(h, h1);
 	p3 = ghash_mul(p2, h1);
-	p4 = ghash_mul(p3, h1);
+	p4 = ghash_mul(p2, ghash_div_x(p2));
 	/* lanes 0..3 (lowest address first): H^4, H^3, H^2, H, as hk stores them */
-	v = _mm512_inserti32x4(_mm512_castsi128_si512(p4), p3, 1);
-	v = _mm512_inserti32x4(v, p2, 2);
-	v = _mm512_inserti32x4(v, h, 3);
-	h4 = _mm512_broadcast_i32x4(ghash_div_x(p4));
-	for (unsigned k = 0; k < HS_VAES_HPOWERS / 4; k++) { /* H^(4k+4) .. H^(4k+1) */
-		if (k > 0)
-			v = ghash_mul4(v, h4);
-		store512(c->hk[HS_VAES_HPOWERS - 4 - 4 * k], ghash_div_x4(v));
+	v0 = _mm512_inserti32x4(_mm512_castsi128_si512(p4), p3, 1);
+	v0 = _mm512_inserti32x4(v0, p2, 2);
+	v0 = _mm512_inserti32x4(v0, h, 3);
+	v1 = ghash_mul4(v0, _mm512_broadcast_i32x4(ghash_div_x(p4))); /* H^8 .. H^5 */
+	h8 = _mm512_broadcast_i32x4(ghash_div_x(_mm512_castsi512_si128(v1)));
+	for (unsigned k = 0; k < HS_VAES_HPOWERS / 8; k++) { /* H^(8k+8) .. H^(8k+1) */
+		if (k > 0) {
+			v0 = ghash_mul4(v0, h8);
+			v1 = ghash_mul4(v1, h8);
+		}
+		store512(c->hk[HS_VAES_HPOWERS - 4 - 8 * k], ghash_div_x4(v0));
+		store512(c->hk[HS_VAES_HPOWERS - 8 - 8 * k], ghash_div_x4(v1));
 	}
 	memset(c->hk[HS_VAES_HPOWERS], 0, 4 * 16);
 	return 0;
