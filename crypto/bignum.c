@@ -389,12 +389,12 @@ static void mod_double(uint64_t *x, const struct bn_mont *c)
 static void pow2_mod_vartime(uint64_t *r, size_t k, const struct bn_mont *c, size_t b);
 
 /*
- * With ifma: c->rr52 = R'^2 mod m, R' = 2^(52 L), L = 20 or 40 for n = 16
- * or 32: R^2 doubled 2 (52 L - 64 n) times (32 or 64). Constant time.
+ * With ifma: c->rr52 = R'^2 mod m, R' = 2^(52 L), L = 21 or 40 for n = 16
+ * or 32: R^2 doubled 2 (52 L - 64 n) times (136 or 64). Constant time.
  */
 static void rr52_by_doubling(struct bn_mont *c)
 {
-	unsigned k = c->n == 16 ? 32 : 64;
+	unsigned k = c->n == 16 ? 136 : 64;
 
 	if (!c->ifma)
 		return;

@@ -160,7 +160,7 @@ uint64_t bn_row_adx(uint64_t *t, const uint64_t *x, uint64_t y, size_t len, uint
 #endif
 /*
  * AVX-512 IFMA exponentiations (crypto/asm/bignum_ifma.c), radix 2^52 with
- * R' = 2^(52 L), L = 20 limbs for n = 16 and 40 for n = 32; c->rr52 is
+ * R' = 2^(52 L), L = 21 limbs for n = 16 and 40 for n = 32; c->rr52 is
  * R'^2 mod m in 64-bit limbs. Contexts of 16 or 32 limbs made by
  * bn_mont_init* set c->ifma and c->rr52 when cpu_has(HS_BN_IFMA_CPU) (and
  * not forced portable); tests may clear c->ifma. Bit-identical results to

@@ -271,7 +271,7 @@ INL void amm1(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct mo
 {
 	__m512i av[NV_MAX], aup[NV_MAX];
 	struct amm_state st;
-	const int l = nv == 3 ? 20 : 40;
+	const int l = nv == 3 ? 21 : 40;
 
 	load(av, a, nv);
 	shift_up(aup, av, nv);
@@ -282,7 +282,97 @@ INL void amm1(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct mo
 	store(r, st.acc, nv);
 }
 
-/* Two AMMs modulo two moduli, their serial chains interleaved (1024 bits). */
+/*
+ * The secret exponentiations work modulo m' = k m, k = -m^-1 mod 2^52
+ * (below 2^52), so that m' = -1 mod 2^52 ("Montgomery-friendly"): u_i is
+ * the limb itself, and the multiplication by k0 leaves the serial chain.
+ * m' < 2^1076 has 21 limbs, hence L = 21 steps. Values are kept modulo
+ * m' but only their residues modulo m matter (m divides m'), so a value
+ * that is a R' modulo m (a R' mod m itself) is as good an input as a R'
+ * mod m', and the result is reduced modulo m at the end.
+ */
+TGT static void modv_init_friendly(struct modv *md, const struct bn_mont *c)
+{
+	uint64_t k = c->m0inv & M52, mk[17], carry = 0;
+	v52 m;
+
+	for (size_t i = 0; i < 16; i++) { /* m k, 17 limbs */
+		unsigned __int128 x = (unsigned __int128)c->m[i] * k + carry;
+
+		mk[i] = (uint64_t)x;
+		carry = (uint64_t)(x >> 64);
+	}
+	mk[16] = carry;
+	to52(m, mk, 17, 3);
+	load(md->m, m, 3);
+	shift_up(md->mup, md->m, 3);
+	md->k0 = _mm512_set1_epi64(1); /* -m'^-1 mod 2^52 */
+	wipe(mk, sizeof(mk));
+	wipe(m, sizeof(m));
+}
+
+/*
+ * As amm_start and amm_step, modulo a friendly m': u_(i+1) is lane 1 of
+ * s (limb i + 1 as step i + 1 starts) broadcast, and the carry it sends
+ * up is ceil(s / 2^52), off the chain.
+ */
+INL void next_u_friendly(struct amm_state *st, __m512i s)
+{
+	const __m512i m52 = _mm512_set1_epi64((long long)M52);
+
+	st->u = _mm512_permutexvar_epi64(_mm512_set1_epi64(1), s);
+	st->cy = _mm512_maskz_srli_epi64(2, _mm512_add_epi64(s, m52), 52);
+}
+
+INL void amm_start_friendly(struct amm_state *st, const __m512i *av, const __m512i *aup,
+			    uint64_t b0)
+{
+	const __m512i z = _mm512_setzero_si512(), m52 = _mm512_set1_epi64((long long)M52);
+
+UNROLL
+	for (int v = 0; v < 3; v++)
+		st->acc[v] = z;
+	st->b = _mm512_set1_epi64((long long)b0);
+	st->u = _mm512_broadcastq_epi64(
+		_mm512_castsi512_si128(_mm512_madd52lo_epu64(z, av[0], st->b)));
+	st->cy = _mm512_maskz_srli_epi64(2, _mm512_madd52lo_epu64(m52, aup[0], st->b), 52);
+}
+
+INL void amm_step_friendly(struct amm_state *st, const __m512i *av, const __m512i *aup,
+			   const struct modv *md, uint64_t bnext)
+{
+	const __m512i z = _mm512_setzero_si512();
+	const __m512i b = st->b;
+	__m512i t[3], s;
+
+	/*
+	 * The products accumulate into the lanes (IFMA adds), not into zeros
+	 * added after: on cores with two 512-bit ports for all of this,
+	 * fewer instructions is what counts. Limb i's vector keeps its two
+	 * m u_i products side by side, as they are on the serial chain.
+	 */
+	t[0] = _mm512_add_epi64(
+		st->acc[0], _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[0], b), aup[0], b));
+UNROLL
+	for (int v = 1; v < 3; v++)
+		t[v] = _mm512_add_epi64(
+			st->acc[v],
+			_mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b));
+	t[0] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[0], md->m[0], st->u),
+				_mm512_madd52hi_epu64(st->cy, md->mup[0], st->u));
+UNROLL
+	for (int v = 1; v < 3; v++)
+		t[v] = _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(t[v], md->m[v], st->u), md->mup[v],
+					     st->u);
+	st->b = _mm512_set1_epi64((long long)bnext);
+	s = _mm512_add_epi64(t[0], _mm512_madd52lo_epu64(z, aup[0], st->b));
+	next_u_friendly(st, s);
+	st->acc[0] = _mm512_alignr_epi64(t[1], t[0], 1);
+	st->acc[1] = _mm512_alignr_epi64(t[2], t[1], 1);
+	st->acc[2] = _mm512_alignr_epi64(z, t[2], 1);
+}
+
+/* Two AMMs modulo two friendly moduli (21 steps), their chains interleaved. */
 INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct modv *m1,
 	      uint64_t *r2, const uint64_t *a2, const uint64_t *b2, const struct modv *m2)
 {
@@ -293,16 +383,27 @@ INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct
 	load(av2, a2, 3);
 	shift_up(aup1, av1, 3);
 	shift_up(aup2, av2, 3);
-	amm_start(&s1, av1, aup1, m1, b1[0], 3);
-	amm_start(&s2, av2, aup2, m2, b2[0], 3);
-	for (int i = 0; i < 20; i++) {
-		amm_step(&s1, av1, aup1, m1, b1[i + 1], 3);
-		amm_step(&s2, av2, aup2, m2, b2[i + 1], 3);
+	amm_start_friendly(&s1, av1, aup1, b1[0]);
+	amm_start_friendly(&s2, av2, aup2, b2[0]);
+	for (int i = 0; i < 21; i++) {
+		amm_step_friendly(&s1, av1, aup1, m1, b1[i + 1]);
+		amm_step_friendly(&s2, av2, aup2, m2, b2[i + 1]);
 	}
 	normalize(s1.acc, 3);
 	normalize(s2.acc, 3);
 	store(r1, s1.acc, 3);
 	store(r2, s2.acc, 3);
+}
+
+/* r (16 limbs) = x mod m for x = a 21-limb value below 2^1088 (17 limbs) */
+static void reduce_mod_m(uint64_t *r, const uint64_t *x52, const struct bn_mont *c)
+{
+	uint64_t wide[32];
+
+	memset(wide, 0, sizeof(wide));
+	from52(wide, x52, 17, 3);
+	bn_mod_wide(r, wide, c);
+	wipe(wide, sizeof(wide));
 }
 
 /*
@@ -356,8 +457,8 @@ TGT void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *e1
 	unsigned top = (unsigned)(bits % WBITS ? bits % WBITS : WBITS);
 
 	memset(&w, 0, sizeof(w));
-	modv_init(&w.md[0], c1, 3);
-	modv_init(&w.md[1], c2, 3);
+	modv_init_friendly(&w.md[0], c1);
+	modv_init_friendly(&w.md[1], c2);
 	to52(w.a[0], a1, 16, 3);
 	to52(w.a[1], a2, 16, 3);
 	to52(w.rr[0], c1->rr52, 16, 3);
@@ -380,12 +481,10 @@ TGT void bn_mod_exp_x2_ifma(uint64_t *r1, const uint64_t *a1, const uint64_t *e1
 		lookup(w.t[1], (const v52 *)w.tab[1], window(e2, pos, WBITS));
 		amm2(w.acc[0], w.acc[0], w.t[0], &w.md[0], w.acc[1], w.acc[1], w.t[1], &w.md[1]);
 	}
-	/* out of Montgomery form: AMM(x, 1) <= m; then one masked subtraction */
+	/* out of Montgomery form: AMM(x, 1) <= m', then modulo m */
 	amm2(w.acc[0], w.acc[0], w.one, &w.md[0], w.acc[1], w.acc[1], w.one, &w.md[1]);
-	from52(r1, w.acc[0], 16, 3);
-	from52(r2, w.acc[1], 16, 3);
-	final_sub(r1, c1->m, 16);
-	final_sub(r2, c2->m, 16);
+	reduce_mod_m(r1, w.acc[0], c1);
+	reduce_mod_m(r2, w.acc[1], c2);
 	wipe(&w, sizeof(w));
 }
 
