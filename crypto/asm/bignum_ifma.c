@@ -324,49 +324,54 @@ INL void next_u_friendly(struct amm_state *st, __m512i s)
 	st->cy = _mm512_maskz_srli_epi64(2, _mm512_add_epi64(s, m52), 52);
 }
 
+/*
+ * Before step 0: acc = a b_0 (limb 0 is lo(a_0 b_0), so u_0 is that lane
+ * broadcast; its carry comes from lane 1 of a moved up, as in amm_start).
+ */
 INL void amm_start_friendly(struct amm_state *st, const __m512i *av, const __m512i *aup,
 			    uint64_t b0)
 {
 	const __m512i z = _mm512_setzero_si512(), m52 = _mm512_set1_epi64((long long)M52);
+	const __m512i b = _mm512_set1_epi64((long long)b0);
 
 UNROLL
 	for (int v = 0; v < 3; v++)
-		st->acc[v] = z;
-	st->b = _mm512_set1_epi64((long long)b0);
-	st->u = _mm512_broadcastq_epi64(
-		_mm512_castsi512_si128(_mm512_madd52lo_epu64(z, av[0], st->b)));
-	st->cy = _mm512_maskz_srli_epi64(2, _mm512_madd52lo_epu64(m52, aup[0], st->b), 52);
+		st->acc[v] = _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b);
+	st->u = _mm512_broadcastq_epi64(_mm512_castsi512_si128(st->acc[0]));
+	st->cy = _mm512_maskz_srli_epi64(2, _mm512_madd52lo_epu64(m52, aup[0], b), 52);
 }
 
-INL void amm_step_friendly(struct amm_state *st, const __m512i *av, const __m512i *aup,
-			   const struct modv *md, uint64_t bnext)
+/*
+ * Step i. The accumulator already holds a b_i: each step adds the next
+ * limb's product a b_(i+1) before the lanes move down, computed with a
+ * moved up once (low halves) and twice (high halves) so that it lands
+ * where the move puts it. The serial chain is u_i -> m u_i (lane 1) ->
+ * u_(i+1); the carry from limb i rides in h0's accumulator, with the
+ * next product's lane 0; every other sum is an IFMA accumulation (on
+ * Intel cores an add between two IFMAs costs its latency plus about
+ * three cycles of bypass, and both run on the same two 512-bit ports).
+ */
+INL void amm_step_friendly(struct amm_state *st, const __m512i *aup, const __m512i *aup2,
+			   const struct modv *md, uint64_t bnext, const int last)
 {
 	const __m512i z = _mm512_setzero_si512();
-	const __m512i b = st->b;
-	__m512i t[3], s;
+	const __m512i b = _mm512_set1_epi64((long long)bnext);
+	__m512i t[3], nab[3];
 
-	/*
-	 * The products accumulate into the lanes (IFMA adds), not into zeros
-	 * added after: on cores with two 512-bit ports for all of this,
-	 * fewer instructions is what counts. Limb i's vector keeps its two
-	 * m u_i products side by side, as they are on the serial chain.
-	 */
+UNROLL
+	for (int v = 0; v < 3; v++) /* a b_(i+1), one lane up (b_21 = 0: none after the last) */
+		nab[v] = last ? z
+			      : _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, aup[v], b), aup2[v], b);
 	t[0] = _mm512_add_epi64(
-		st->acc[0], _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[0], b), aup[0], b));
+		_mm512_madd52lo_epu64(st->acc[0], md->m[0], st->u),
+		_mm512_madd52hi_epu64(_mm512_add_epi64(st->cy, nab[0]), md->mup[0], st->u));
 UNROLL
 	for (int v = 1; v < 3; v++)
-		t[v] = _mm512_add_epi64(
-			st->acc[v],
-			_mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, av[v], b), aup[v], b));
-	t[0] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[0], md->m[0], st->u),
-				_mm512_madd52hi_epu64(st->cy, md->mup[0], st->u));
-UNROLL
-	for (int v = 1; v < 3; v++)
-		t[v] = _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(t[v], md->m[v], st->u), md->mup[v],
-					     st->u);
-	st->b = _mm512_set1_epi64((long long)bnext);
-	s = _mm512_add_epi64(t[0], _mm512_madd52lo_epu64(z, aup[0], st->b));
-	next_u_friendly(st, s);
+		t[v] = _mm512_add_epi64(_mm512_madd52hi_epu64(_mm512_madd52lo_epu64(st->acc[v], md->m[v],
+										   st->u),
+							      md->mup[v], st->u),
+					nab[v]);
+	next_u_friendly(st, t[0]);
 	st->acc[0] = _mm512_alignr_epi64(t[1], t[0], 1);
 	st->acc[1] = _mm512_alignr_epi64(t[2], t[1], 1);
 	st->acc[2] = _mm512_alignr_epi64(z, t[2], 1);
@@ -376,19 +381,23 @@ UNROLL
 INL void amm2(uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const struct modv *m1,
 	      uint64_t *r2, const uint64_t *a2, const uint64_t *b2, const struct modv *m2)
 {
-	__m512i av1[NV_MAX], aup1[NV_MAX], av2[NV_MAX], aup2[NV_MAX];
+	__m512i av1[3], aup1[3], aupp1[3], av2[3], aup2[3], aupp2[3];
 	struct amm_state s1, s2;
 
 	load(av1, a1, 3);
 	load(av2, a2, 3);
 	shift_up(aup1, av1, 3);
 	shift_up(aup2, av2, 3);
+	shift_up(aupp1, aup1, 3);
+	shift_up(aupp2, aup2, 3);
 	amm_start_friendly(&s1, av1, aup1, b1[0]);
 	amm_start_friendly(&s2, av2, aup2, b2[0]);
-	for (int i = 0; i < 21; i++) {
-		amm_step_friendly(&s1, av1, aup1, m1, b1[i + 1]);
-		amm_step_friendly(&s2, av2, aup2, m2, b2[i + 1]);
+	for (int i = 0; i < 20; i++) {
+		amm_step_friendly(&s1, aup1, aupp1, m1, b1[i + 1], 0);
+		amm_step_friendly(&s2, aup2, aupp2, m2, b2[i + 1], 0);
 	}
+	amm_step_friendly(&s1, aup1, aupp1, m1, 0, 1);
+	amm_step_friendly(&s2, aup2, aupp2, m2, 0, 1);
 	normalize(s1.acc, 3);
 	normalize(s2.acc, 3);
 	store(r1, s1.acc, 3);
