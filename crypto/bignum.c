@@ -390,16 +390,25 @@ static void pow2_mod_vartime(uint64_t *r, size_t k, const struct bn_mont *c, siz
 
 /*
  * With ifma: c->rr52 = R'^2 mod m, R' = 2^(52 L), L = 21 or 40 for n = 16
- * or 32: R^2 doubled 2 (52 L - 64 n) times (136 or 64). Constant time.
+ * or 32, i.e. R^2 2^k with k = 2 (52 L - 64 n) = 136 or 64. For n = 32,
+ * k doublings; for n = 16, two products instead of 136 doublings:
+ * mont(mont(R^2, R^2), 2^136) = R^3 2^136 R^-1 = R^2 2^136 (2^136 < m).
+ * Constant time.
  */
-static void rr52_by_doubling(struct bn_mont *c)
+static void rr52_set(struct bn_mont *c)
 {
-	unsigned k = c->n == 16 ? 136 : 64;
+	uint64_t x[HS_BN_LIMBS] = { 0 };
 
 	if (!c->ifma)
 		return;
+	if (c->n == 16) {
+		bn_mont_sqr(c->rr52, c->rr, c);
+		x[2] = (uint64_t)1 << 8; /* 2^136 */
+		bn_mont_mul(c->rr52, c->rr52, x, c);
+		return;
+	}
 	memcpy(c->rr52, c->rr, c->n * sizeof(*c->rr));
-	for (unsigned i = 0; i < k; i++)
+	for (unsigned i = 0; i < 64; i++)
 		mod_double(c->rr52, c);
 }
 
@@ -438,7 +447,7 @@ static void mont_finish(struct bn_mont *c, uint64_t *x)
 	for (unsigned i = 0; i < k; i++)
 		bn_mont_sqr(x, x, c);
 	memcpy(c->rr, x, c->n * sizeof(*x));
-	rr52_by_doubling(c);
+	rr52_set(c);
 }
 
 int bn_mont_init(struct bn_mont *c, const uint64_t *m, size_t n)
@@ -485,7 +494,7 @@ int bn_mont_init_divisor(struct bn_mont *c, const uint64_t *m, size_t n,
 	}
 	redc(c->rr, t, c);
 	wipe(t, sizeof(t));
-	rr52_by_doubling(c);
+	rr52_set(c);
 	return 0;
 }
 
@@ -558,7 +567,7 @@ int bn_mont_init_vartime(struct bn_mont *c, const uint64_t *m, size_t n)
 	if (c->ifma && n == 32)
 		pow2_mod_vartime(c->rr52, 65, c, b); /* R'^2 = 2^4160 = 2^(64 65) mod m */
 	else
-		rr52_by_doubling(c); /* n = 16: 2^2080 is no whole number of limbs */
+		rr52_set(c); /* n = 16: 2^2184 is no whole number of limbs */
 	return 0;
 }
 
