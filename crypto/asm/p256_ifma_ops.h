@@ -48,14 +48,20 @@ INLINE void VN(join)(VEC t[10], const VEC hi[10])
 
 INLINE void VN(reduce)(VEC t[10], int i0, int i1)
 {
-	const VEC m = VN(bc)(P256_IFMA_M52), p1 = VN(bc)(p_limbs[1]), p3 = VN(bc)(p_limbs[3]),
-		  p4 = VN(bc)(p_limbs[4]);
+	/*
+	 * u is t_i's low 52 bits, which is all IFMA reads of t_i: no mask.
+	 * t_i + u p0 carries (t_i >> 52) + u; the u rides in the limb-1
+	 * product as u (p1 + 1) (its low half into t_(i+1), high into
+	 * t_(i+2): the same value), so the chain from t_i to t_(i+1) is a
+	 * shift, an add and one IFMA (an integer op between two IFMAs costs
+	 * about three cycles of bypass on Intel cores).
+	 */
+	const VEC p1 = VN(bc)(p_limbs[1] + 1), p3 = VN(bc)(p_limbs[3]), p4 = VN(bc)(p_limbs[4]);
 
 	for (int i = i0; i < i1; i++) {
-		VEC u = V_AND(t[i], m);
+		VEC u = t[i];
 
-		t[i + 1] = V_ADD(t[i + 1], V_ADD(V_SRLI(t[i], 52), u));
-		t[i + 1] = V_MADDLO(t[i + 1], u, p1);
+		t[i + 1] = V_MADDLO(V_ADD(t[i + 1], V_SRLI(t[i], 52)), u, p1);
 		t[i + 2] = V_MADDHI(t[i + 2], u, p1);
 		t[i + 3] = V_MADDLO(t[i + 3], u, p3);
 		t[i + 4] = V_MADDHI(t[i + 4], u, p3);
