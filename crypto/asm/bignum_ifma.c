@@ -37,15 +37,15 @@
  *   the next limb's a-product (a moved up once and twice) before the
  *   lanes move, so the accumulator holds a b_i when a step starts; and
  *   the sums between products are IFMA accumulations where the chain
- *   allows. Measured on Intel Xeon (Granite Rapids class): an add
+ *   allows. Measured on our Intel Xeon (AVX-512, AMX): an add
  *   between two IFMAs costs its latency plus about three cycles of
  *   bypass, IFMA runs on the same two 512-bit ports as every other
  *   vector instruction here, and the old form's serial chain was about
  *   29 cycles per step: the two halves' AMMs took 650 cycles, now 550
  *   (21 steps); RSA-2048 signing went from 0.90-0.95 of OpenSSL's rate to
- *   1.02-1.06 in hs-bench. Zen 5 was not measured after this change.
- * - Zen 5 executes 512-bit IFMA at full width, as do Granite Rapids-class
- *   Xeons (two 512-bit IFMA per cycle, measured).
+ *   1.01-1.06 in hs-bench. Zen 5 was not measured after this change.
+ * - Zen 5 executes 512-bit IFMA at full width; so does that Xeon (two
+ *   512-bit IFMA issued per cycle, measured).
  * - Normalisation after every AMM (IFMA reads only 52 bits of its
  *   inputs): one vector carry pass, then the remaining single carries
  *   resolved at once as a carry-lookahead addition on lane bitmasks:
