@@ -390,26 +390,20 @@ static void pow2_mod_vartime(uint64_t *r, size_t k, const struct bn_mont *c, siz
 
 /*
  * With ifma: c->rr52 = R'^2 mod m, R' = 2^(52 L), L = 21 or 40 for n = 16
- * or 32, i.e. R^2 2^k with k = 2 (52 L - 64 n) = 136 or 64. For n = 32,
- * k doublings; for n = 16, two products instead of 136 doublings:
- * mont(mont(R^2, R^2), 2^136) = R^3 2^136 R^-1 = R^2 2^136 (2^136 < m).
- * Constant time.
+ * or 32, i.e. R^2 2^k with k = 2 (52 L - 64 n) = 136 or 64: two products,
+ * mont(mont(R^2, R^2), 2^k) = R^3 2^k R^-1 = R^2 2^k (2^k < m), not k
+ * doublings. Constant time.
  */
 static void rr52_set(struct bn_mont *c)
 {
 	uint64_t x[HS_BN_LIMBS] = { 0 };
+	unsigned k = c->n == 16 ? 136 : 64;
 
 	if (!c->ifma)
 		return;
-	if (c->n == 16) {
-		bn_mont_sqr(c->rr52, c->rr, c);
-		x[2] = (uint64_t)1 << 8; /* 2^136 */
-		bn_mont_mul(c->rr52, c->rr52, x, c);
-		return;
-	}
-	memcpy(c->rr52, c->rr, c->n * sizeof(*c->rr));
-	for (unsigned i = 0; i < 64; i++)
-		mod_double(c->rr52, c);
+	x[k / 64] = (uint64_t)1 << (k % 64);
+	bn_mont_sqr(c->rr52, c->rr, c);
+	bn_mont_mul(c->rr52, c->rr52, x, c);
 }
 
 /* The modulus' oddness is checked by the callers that may look at it. */

@@ -36,9 +36,9 @@
  *   only the registers the tail needs are encrypted. The same masked path
  *   hashes the AD.
  * - open compares the tags in a register (XOR, PTEST: no branch, no
- *   copy to memory); the verdict is the return value, hence public, and only a failed tag clears the output (a
- *   branch on the verdict). Only lengths and the return value are
- *   observable.
+ *   copy to memory); the verdict is the return value, hence public, and
+ *   only a failed tag clears the output (a branch on the verdict). Only
+ *   lengths and the return value are observable.
  * Valgrind cannot run AVX-512, so this file is checked by the bit-for-bit
  * and OpenSSL tests but not by ctgrind; it uses no table and no branch on
  * data, like the others.
@@ -356,8 +356,6 @@ INLINE __m128i gcm_batch(const ctx_t *c, const unsigned rounds, __m512i w, __m51
 			 const uint8_t *in, uint8_t *out, const uint8_t *gh, __m128i y,
 			 struct gacc3 *a, const int part)
 {
-	const __m512i bswap = _mm512_broadcast_i32x4(
-		_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 	const __m512i kl = rkey(c, rounds);
 	/* the first of a pair takes H^64..H^33, the others H^32..H^1 */
 	const uint8_t(*hk)[16] = c->hk + (part == PAIR_FIRST ? 0 : 4 * NV);
@@ -376,7 +374,7 @@ INLINE __m128i gcm_batch(const ctx_t *c, const unsigned rounds, __m512i w, __m51
 		/* the input with the last round key, read before any store */
 		t[g] = xor512(kl, load512(in + 64 * g));
 		if (gh != NULL) {
-			__m512i x = _mm512_shuffle_epi8(load512(gh + 64 * g), bswap);
+			__m512i x = bswap4(load512(gh + 64 * g));
 
 			if (g == 0 && part != PAIR_SECOND)
 				x = xor512(x, _mm512_zextsi128_si512(y));
