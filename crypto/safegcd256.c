@@ -37,8 +37,8 @@
  *   while the half-delta variant's 590 is a computed bound for 256 bits.
  *   The two variants update delta alike and differ in its start, so one
  *   batch text serves both (two constants, see the batch). Its updates
- *   stay generic (any number of 64-bit limbs): the 5 x 62-bit ones here
- *   are 256-bit only.
+ *   follow the ones here (62-bit limbs, d and e kept in (-2m, m)) over
+ *   any number of limbs; the 5-limb ones here are unrolled for 256 bits.
  * - Constant time: the C divstep's masks sit behind barriers (no branch
  *   can come back), the x86-64 batch selects with CMOV, every loop has a
  *   fixed count, no index depends on x; the specialised copy is chosen by
