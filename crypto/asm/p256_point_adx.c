@@ -266,14 +266,20 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * the scalar code needs only later, so that they leave the integer side
  * (the bound: a scalar product takes about 30 cycles whether or not the
  * one before it is done).
- * - Each of the first four doublings computes, in one four-lane
- *   product, delta' = Z'^2 = 4Y^2 delta (lane 0), 8Y^4 = (4Y^2)^2 / 2
- *   (lane 1; Y3 needs it at the doubling's end) and Z' = 2Y Z (lane 2);
- *   the next doubling's M takes delta' from lane 0. The fifth computes
- *   the same lanes (delta and Z for the addition), but its Z' is a
- *   scalar product too (the addition needs Z at once) and so is its
- *   8Y^4: waiting for the lanes there cost 10% of an ECDH (measured; the
- *   cause is not known).
+ * - Each doubling computes, in one four-lane product, delta' = Z'^2 =
+ *   4Y^2 delta (lane 0), 8Y^4 = (4Y^2)^2 / 2 (lane 1; Y3 needs it at the
+ *   doubling's end), Z' = 2Y Z (lane 2) and S = X 4Y^2 (lane 3; X3 needs
+ *   it); the next doubling's M takes delta' from lane 0. The scalar side
+ *   keeps 4Y^2, M, M^2 and Y3 (2M + 2S). The fifth doubling's Z' goes to
+ *   the workspace for the addition. On the Intel Xeon (December 2026)
+ *   the doubling is bound by the ports it shares (ADC, SBB, CMOV on two;
+ *   MULX and the 256-bit IFMA and vector operations on the same and two
+ *   more), not by the chain: a fourth lane is nearly free, and the
+ *   scalar product it replaces costs about 140 of those operations. S
+ *   in lane 3, and the fifth doubling's Z' and 8Y^4 from the lanes
+ *   instead of scalar products (they had been, when Zen 5 measured the
+ *   wait on the lanes as 10%), took ECDH from 86.3k to 80.7k TSC cycles
+ *   (median of alternated runs).
  * - The addition computes the next window's (delta, Z) in two lanes,
  *   (delta h^2, Z h) from the fifth doubling's, and selects them with
  *   masks as p256_point_mul selects X and Y (q or p at infinity): the
@@ -385,6 +391,46 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
 	LANE("r12", "r11", "q3")
 #define TO_LANES(M) TO_LANES_BY(LANE_IN, M)
 
+/*
+ * (a, a, b, x) the same way, x from memory operand X: the doubling's
+ * (4Y^2, 4Y^2, 2Y, X)
+ */
+#define LANE_IN_X(X)                                                                           \
+	"vpbroadcastq %%rax, %x[q0]\n\t"                                                     \
+	"vmovq %%r8, %%xmm0\n\t"                                                             \
+	"vpinsrq $1, 0+" X ", %%xmm0, %%xmm0\n\t"                                             \
+	"vinserti128 $1, %%xmm0, %[q0], %[q0]\n\t"                                          \
+	"vpbroadcastq %%rbx, %x[q1]\n\t"                                                     \
+	"vmovq %%r9, %%xmm0\n\t"                                                             \
+	"vpinsrq $1, 8+" X ", %%xmm0, %%xmm0\n\t"                                             \
+	"vinserti128 $1, %%xmm0, %[q1], %[q1]\n\t"                                          \
+	"vpbroadcastq %%rdx, %x[q2]\n\t"                                                     \
+	"vmovq %%r10, %%xmm0\n\t"                                                            \
+	"vpinsrq $1, 16+" X ", %%xmm0, %%xmm0\n\t"                                            \
+	"vinserti128 $1, %%xmm0, %[q2], %[q2]\n\t"                                          \
+	"vpbroadcastq %%r12, %x[q3]\n\t"                                                     \
+	"vmovq %%r11, %%xmm0\n\t"                                                            \
+	"vpinsrq $1, 24+" X ", %%xmm0, %%xmm0\n\t"                                            \
+	"vinserti128 $1, %%xmm0, %[q3], %[q3]\n\t"
+#define TO_LANES_X(M, X)                                                                       \
+	"movq 0+" M ", %%r8\n\t"                                                               \
+	"movq 8+" M ", %%r9\n\t"                                                               \
+	"movq 16+" M ", %%r10\n\t"                                                             \
+	"movq 24+" M ", %%r11\n\t"                                                             \
+	LANE_IN_X(X)
+
+/* lane 3 of q0..q3 (S = X 4Y^2) into t4, through xmm0 */
+#define S_FROM_LANES                                                                           \
+	"vextracti128 $1, %[q0], %%xmm0\n\t"                                                   \
+	"vpextrq $1, %%xmm0, %%r8\n\t"                                                         \
+	"vextracti128 $1, %[q1], %%xmm0\n\t"                                                   \
+	"vpextrq $1, %%xmm0, %%r9\n\t"                                                         \
+	"vextracti128 $1, %[q2], %%xmm0\n\t"                                                   \
+	"vpextrq $1, %%xmm0, %%r10\n\t"                                                        \
+	"vextracti128 $1, %[q3], %%xmm0\n\t"                                                   \
+	"vpextrq $1, %%xmm0, %%r11\n\t"                                                        \
+	STORE(T4, R8_11)
+
 /* (a, 0, b, 0) the same way: the first (delta, Z) */
 #define LANE_IN2(R, S, Q)                                                                      \
 	"vmovq %%" R ", %x[" Q "]\n\t"                                                         \
@@ -412,48 +458,46 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * One doubling. delta = Z^2 comes from lane 0 of q (packed 64-bit limbs),
  * Z from v's lane 2 (radix 2^52): the lanes' product of the doubling
  * before, or the window's start. The lanes compute the next (delta,
- * 8Y^4, Z) into v and q; Y3 takes 8Y^4 from lane 1, except in the last
- * doubling (last), where 8Y^4 is a scalar square and Z = 2Y Z a scalar
- * product as well (Z from lane 2 of q).
+ * 8Y^4, Z) and S = X 4Y^2 into v and q; X3 takes S from lane 3 and Y3
+ * 8Y^4 from lane 1. The last doubling (last) also puts Z into the
+ * workspace.
  */
 P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct p256_fe4 *v, __m256i q[4], int last)
 {
-	struct p256_fe4 u;
+	struct p256_fe4 u, y4;
 	__m256i t[10], y[4];
 
-	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 4Y^2, 2Y, 4Y^2) into y */
-	PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES(T0), y);
+	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 4Y^2, 2Y, X) into y */
+	PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES_X(T0, X1), y);
 	/*
-	 * u: 16 (4Y^2), 8 (4Y^2), 16 (2Y), 4Y^2; v keeps delta and Z and
-	 * takes 4Y^2 (u's lane 3) into lane 1: the product is (4Y^2 delta,
-	 * (4Y^2)^2 / 2, 2Y Z)
+	 * u: 16 (4Y^2), 8 (4Y^2), 16 (2Y), 16 X; v keeps delta and Z and
+	 * takes 4Y^2 into lanes 1 and 3: the product is (4Y^2 delta,
+	 * (4Y^2)^2 / 2, 2Y Z, X 4Y^2)
 	 */
-	p256_from_u64_v_x4(&u, y, _mm256_setr_epi64x(4, 3, 4, 0));
+	p256_from_u64_v_x4(&u, y, _mm256_setr_epi64x(4, 3, 4, 4));
+	p256_from_u64_x4(&y4, y, 0);
 	for (int i = 0; i < 5; i++)
-		v->l[i] = _mm256_mask_permutexvar_epi64(v->l[i], 2, _mm256_set1_epi64x(3), u.l[i]);
+		v->l[i] = _mm256_mask_permutexvar_epi64(v->l[i], 0xa, _mm256_setzero_si256(),
+							y4.l[i]);
 	p256_columns_x4(t, NULL, &u, v, 0, 2);
-	PIN10(t);
-	/* S = X 4Y^2 (t4) */
-	PIECE(P256_MUL_TO(T4, X1, T1));
-	p256_columns_x4(t, NULL, &u, v, 2, 5);
 	PIN10(t);
 	/* M = 3 (X - delta)(X + delta) (t3), delta from lane 0 of q */
 	PIECE_Q(DELTA_FROM_LANES M_FROM_DELTA);
-	if (last) /* Z = 2Y Z, Z from lane 2 of q */
-		PIECE_Q(Z_FROM_LANES P256_MUL_TO(Z1, T0, Z1));
+	p256_columns_x4(t, NULL, &u, v, 2, 5);
+	PIN10(t);
 	p256_reduce_x4(t, 0, 3);
 	PIN10(t);
-	/* X3 = M^2 - 2S, S - X3 (t2) */
-	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
 	p256_reduce_x4(t, 3, 5);
 	p256_carry_finish_x4(v, t); /* below p */
 	p256_to_u64_x4(q, v);
 	PIN4(q);
+	/* S (t4); X3 = M^2 - 2S, S - X3 (t2) */
+	PIECE_Q(S_FROM_LANES);
+	if (last) /* Z = 2Y Z from lane 2 */
+		PIECE_Q(Z_FROM_LANES);
+	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
 	/* 8Y^4 (t1) */
-	if (!last)
-		PIECE_Q(Y4_FROM_LANES);
-	else
-		PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
+	PIECE_Q(Y4_FROM_LANES);
 	/* Y3 = M (S - X3) - 8Y^4 */
 	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
 }

@@ -53,7 +53,7 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
 void p256_jac_zaddu_adx(struct p256_jws *w);
 /*
  * p = 32p: five doublings, the same integers as p256_jac_double_adx five
- * times when q's Z holds 1 (Montgomery form), with delta = Z^2, Z and
+ * times when q's Z holds 1 (Montgomery form), with delta = Z^2, Z, S = X 4Y^2 and
  * 8Y^4 computed in AVX-512 IFMA lanes beside the scalar products (t0..t5
  * are its temporaries). With c = u^2 in q's Z, p is taken on the
  * isomorphic curve y^2 = x^3 - 3u^4 x + u^6 b (the point (X, Y, u Z) of
