@@ -35,6 +35,10 @@
  *   padded for GHASH for free and nothing outside the buffers is touched;
  *   only the registers the tail needs are encrypted. The same masked path
  *   hashes the AD.
+ * - The lengths block is the last GHASH input of the last batch, pair or
+ *   tail (every power one higher, lens times H added before the one
+ *   reduction; hk[3] keeps H^65 for the pair): no multiply after the
+ *   last reduction (1 KiB sealing 17% faster, opening 4%).
  * - open compares the tags in a register (XOR, PTEST: no branch, no
  *   copy to memory); the verdict is the return value, hence public, and
  *   only a failed tag clears the output (a branch on the verdict). Only
@@ -90,6 +94,12 @@ INLINE __m512i rkey(const ctx_t *c, unsigned r)
 	const __m128i *rk = (const __m128i *)(const void *)c->rk;
 
 	return _mm512_broadcast_i32x4(_mm_load_si128(rk + r));
+}
+
+/* The key powers: hpow(c)[i] = H^(64 - i) (divided by x), hpow(c)[-1] = H^65. */
+INLINE const uint8_t (*hpow(const ctx_t *c))[16]
+{
+	return c->hk + 4;
 }
 
 /* Byte reversal of each 128-bit lane: blocks <-> reflected integers. */
@@ -202,13 +212,31 @@ INLINE __m128i gacc3_reduce(const struct gacc3 *a)
 }
 
 /*
+ * Adds the lengths block (reflected: [len(A)]_64 || [len(C)]_64 in bits)
+ * times H into a: the last product of GHASH, folded into the last
+ * batch's sum so that no multiply follows its reduction.
+ */
+INLINE void gacc3_add_lens(struct gacc3 *a, const ctx_t *c, __m128i lens)
+{
+	const __m512i zero = _mm512_setzero_si512();
+	const struct prod4 none = { zero, zero, zero, zero };
+	/* H^1, then three zero blocks: only lane 0 has a product */
+	struct prod4 p = prod4(_mm512_zextsi128_si512(lens), hpow(c)[HS_VAES_HPOWERS - 1]);
+
+	gacc3_add2(a, &p, &none, 0);
+}
+
+/*
  * GHASH of n <= 4 NV blocks given reflected in x[0..NV-1] (lane j of x[k]
  * is block 4k + j; Y already added into block 0; lanes past n are zero):
- * block j is multiplied by H^(n - j), which is hk[HS_VAES_HPOWERS - n + j].
+ * block j is multiplied by H^(n - j), which is hpow(c)[HS_VAES_HPOWERS - n + j].
+ * With lens (fold), the lengths block follows: block j by H^(n + 1 - j),
+ * lens by H.
  */
-INLINE __m128i ghash_batch(const ctx_t *c, const __m512i x[NV], unsigned n)
+INLINE __m128i ghash_batch(const ctx_t *c, const __m512i x[NV], unsigned n, const int fold,
+			   __m128i lens)
 {
-	const uint8_t(*hk)[16] = c->hk + HS_VAES_HPOWERS - n;
+	const uint8_t(*hk)[16] = hpow(c) + HS_VAES_HPOWERS - n - (fold ? 1 : 0);
 	const __m512i zero = _mm512_setzero_si512();
 	const struct prod4 none = { zero, zero, zero, zero };
 	struct gacc3 a = { zero, zero, zero }; /* set by the first products (n > 0) */
@@ -219,6 +247,8 @@ INLINE __m128i ghash_batch(const ctx_t *c, const __m512i x[NV], unsigned n)
 
 		gacc3_add2(&a, &p, &q, k == 0);
 	}
+	if (fold)
+		gacc3_add_lens(&a, c, lens);
 	return gacc3_reduce(&a);
 }
 
@@ -234,7 +264,7 @@ static TARGET __m128i ghash_bytes(const ctx_t *c, __m128i y, const uint8_t *p, s
 									   p + 64 * k))
 					  : _mm512_setzero_si512();
 		x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
-		y = ghash_batch(c, x, (unsigned)((n + 15) / 16));
+		y = ghash_batch(c, x, (unsigned)((n + 15) / 16), 0, y);
 		p += n;
 		len -= n;
 	}
@@ -261,7 +291,7 @@ static TARGET __m128i ghash_short(const ctx_t *c, __m128i y, const uint8_t *p, s
 		x[k] = _mm512_setzero_si512();
 	x[0] = bswap4(_mm512_zextsi128_si512(_mm_set_epi64x((long long)w[1], (long long)w[0])));
 	x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
-	return ghash_batch(c, x, 1);
+	return ghash_batch(c, x, 1, 0, y);
 }
 
 /* GHASH of the AD. */
@@ -350,15 +380,17 @@ enum { ALONE, PAIR_FIRST, PAIR_SECOND };
  * added into its first block, one register's products after each of
  * rounds 1..8 (summed two by two). gh may be in (read before out
  * is written) or the previous batch of out. The last round's key is
- * XORed into the input first, so VAESENCLAST writes the output.
+ * XORed into the input first, so VAESENCLAST writes the output. With
+ * fold (the last batch or pair of the message), every power is one
+ * higher and the lengths block lens is hashed too.
  */
 INLINE __m128i gcm_batch(const ctx_t *c, const unsigned rounds, __m512i w, __m512i wn,
 			 const uint8_t *in, uint8_t *out, const uint8_t *gh, __m128i y,
-			 struct gacc3 *a, const int part)
+			 struct gacc3 *a, const int part, const int fold, __m128i lens)
 {
 	const __m512i kl = rkey(c, rounds);
-	/* the first of a pair takes H^64..H^33, the others H^32..H^1 */
-	const uint8_t(*hk)[16] = c->hk + (part == PAIR_FIRST ? 0 : 4 * NV);
+	/* the first of a pair takes H^64..H^33, the others H^32..H^1 (fold: one up) */
+	const uint8_t(*hk)[16] = hpow(c) + (part == PAIR_FIRST ? 0 : 4 * NV) - (fold ? 1 : 0);
 	__m512i s[NV], t[NV];
 	struct prod4 p = { kl, kl, kl, kl }; /* set at even g before use */
 
@@ -388,70 +420,97 @@ INLINE __m128i gcm_batch(const ctx_t *c, const unsigned rounds, __m512i w, __m51
 	}
 	for (unsigned j = 0; j < NV; j++)
 		store512(out + 64 * j, _mm512_aesenclast_epi128(s[j], t[j]));
-	return gh != NULL && part != PAIR_FIRST ? gacc3_reduce(a) : y;
+	if (gh == NULL || part == PAIR_FIRST)
+		return y;
+	if (fold)
+		gacc3_add_lens(a, c, lens);
+	return gacc3_reduce(a);
 }
 
 /*
  * nb > 0 whole batches from counter 2; rounds and decrypt are constants
  * in the four callers below, so each unrolls into straight code. Sealing
  * hashes batch i's output during batch i + 1, opening hashes each batch's
- * input during it.
+ * input during it. With fold (nothing follows the batches), the last
+ * batch or pair also hashes the lengths block lens, and the result is
+ * the whole GHASH.
  */
 INLINE __m128i bulk(const ctx_t *c, const unsigned rounds, const int decrypt, __m512i nk,
-		    const uint8_t *in, uint8_t *out, size_t nb, __m128i y)
+		    const uint8_t *in, uint8_t *out, size_t nb, __m128i y, int fold, __m128i lens)
 {
 	const __m128i *rk0 = (const __m128i *)(const void *)c->rk;
 	uint32_t k3 = (uint32_t)_mm_extract_epi32(_mm_load_si128(rk0), 3);
-	__m512i w = ctr_base(nk, k3, 0), wn;
+	__m512i w = ctr_base(nk, k3, 0), wn, x[NV];
 	struct gacc3 a = { w, w, w }; /* set by each first products */
 	size_t i = 0;
+	/* opening folds into the last pair when nb is even (sealing never) */
+	size_t last_pair = decrypt && fold && nb % 2 == 0 ? nb - 2 : nb;
 
 	if (!decrypt) {
 		wn = ctr_base(nk, k3, 32);
-		gcm_batch(c, rounds, w, wn, in, out, NULL, y, &a, ALONE);
+		gcm_batch(c, rounds, w, wn, in, out, NULL, y, &a, ALONE, 0, lens);
 		w = wn;
 		in += BATCH;
 		out += BATCH;
 		i = 1;
 	}
-	for (; i + 2 <= nb; i += 2, in += 2 * BATCH, out += 2 * BATCH) {
+	for (; i + 2 <= nb && i != last_pair; i += 2, in += 2 * BATCH, out += 2 * BATCH) {
 		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 1)));
-		gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y, &a, PAIR_FIRST);
+		gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y, &a, PAIR_FIRST, 0,
+			  lens);
 		w = wn;
 		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 2)));
 		y = gcm_batch(c, rounds, w, wn, in + BATCH, out + BATCH, decrypt ? in + BATCH : out,
-			      y, &a, PAIR_SECOND);
+			      y, &a, PAIR_SECOND, 0, lens);
 		w = wn;
+	}
+	if (i == last_pair && i < nb) { /* opening, fold, the last two batches */
+		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 1)));
+		gcm_batch(c, rounds, w, wn, in, out, in, y, &a, PAIR_FIRST, 1, lens);
+		w = wn;
+		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 2)));
+		return gcm_batch(c, rounds, w, wn, in + BATCH, out + BATCH, in + BATCH, y, &a,
+				 PAIR_SECOND, 1, lens);
 	}
 	if (i < nb) {
 		wn = ctr_base(nk, k3, (uint32_t)(32 * (i + 1)));
-		y = gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y, &a, ALONE);
+		if (decrypt && fold)
+			return gcm_batch(c, rounds, w, wn, in, out, in, y, &a, ALONE, 1, lens);
+		y = gcm_batch(c, rounds, w, wn, in, out, decrypt ? in : out - BATCH, y, &a, ALONE, 0,
+			      lens);
 		in += BATCH;
 		out += BATCH;
 	}
-	return decrypt ? y : ghash_bytes(c, y, out - BATCH, BATCH);
+	if (decrypt)
+		return y;
+	/* sealing: the last batch's output, with the lengths block when fold */
+	for (unsigned k = 0; k < NV; k++)
+		x[k] = bswap4(load512(out - BATCH + 64 * k));
+	x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
+	return fold ? ghash_batch(c, x, 4 * NV, 1, lens) : ghash_batch(c, x, 4 * NV, 0, lens);
 }
 
 #define BULK(name, rounds, decrypt)                                                         \
 	static TARGET __m128i name(const ctx_t *c, __m512i nk, const uint8_t *in, uint8_t *out, \
-				   size_t nb, __m128i y)                                     \
+				   size_t nb, __m128i y, int fold, __m128i lens)             \
 	{                                                                                   \
-		return bulk(c, rounds, decrypt, nk, in, out, nb, y);                        \
+		return bulk(c, rounds, decrypt, nk, in, out, nb, y, fold, lens);            \
 	}
 BULK(seal_128, 10, 0)
 BULK(open_128, 10, 1)
 BULK(seal_256, 14, 0)
 BULK(open_256, 14, 1)
 
-/* The last len < BATCH bytes, with masked loads and stores, then hashed. */
+/*
+ * The last 0 < len < BATCH bytes, with masked loads and stores, then
+ * hashed with the lengths block lens: the whole GHASH.
+ */
 static TARGET __m128i ctr_tail(const ctx_t *c, __m512i ctr, const uint8_t *in, size_t len,
-			       uint8_t *out, int decrypt, __m128i y)
+			       uint8_t *out, int decrypt, __m128i y, __m128i lens)
 {
 	unsigned nv = (unsigned)((len + 63) / 64);
 	__m512i s[NV], x[NV];
 
-	if (len == 0)
-		return y;
 	aes_start(c, s, nv, &ctr);
 	aes_finish(c, s, nv, 1);
 	for (unsigned k = 0; k < NV; k++) {
@@ -468,15 +527,22 @@ static TARGET __m128i ctr_tail(const ctx_t *c, __m512i ctr, const uint8_t *in, s
 		x[k] = bswap4(decrypt ? d : o);
 	}
 	x[0] = xor512(x[0], _mm512_zextsi128_si512(y));
-	return ghash_batch(c, x, (unsigned)((len + 15) / 16));
+	return ghash_batch(c, x, (unsigned)((len + 15) / 16), 1, lens);
 }
 
 /* --- GCM -------------------------------------------------------------------- */
 
-/* CTR from counter 2 with GHASH of the ciphertext; returns E_K(J0). */
+/*
+ * CTR from counter 2 with GHASH of the ciphertext and of the lengths
+ * block (ad_len, len), *y holding the AD's in and the whole GHASH out;
+ * returns E_K(J0).
+ */
 static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const uint8_t *in,
-				size_t len, uint8_t *out, int decrypt, __m128i *y)
+				size_t len, uint8_t *out, int decrypt, __m128i *y, size_t ad_len)
 {
+	/* the lengths block in bits, reflected: hashed with the last data */
+	const __m128i lens = _mm_set_epi64x((long long)((uint64_t)ad_len * 8),
+					    (long long)((uint64_t)len * 8));
 	const __m128i swap = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
 	uint32_t n0;
 	uint64_t n1;
@@ -503,24 +569,29 @@ static TARGET __m128i gcm_crypt(const ctx_t *c, const uint8_t nonce[12], const u
 		/* lanes: nonce || 0, whitened (bulk sets word 3 per batch) */
 		__m512i nk = xor512(_mm512_broadcast_i32x4(_mm_insert_epi32(j0, 0, 3)), rkey(c, 0));
 
+		/* the lengths go with the batches unless a tail follows */
+		int fold = len % BATCH == 0;
+
 		if (c->rounds == 10)
-			*y = decrypt ? open_128(c, nk, in, out, nb, *y) : seal_128(c, nk, in, out, nb, *y);
+			*y = decrypt ? open_128(c, nk, in, out, nb, *y, fold, lens)
+				     : seal_128(c, nk, in, out, nb, *y, fold, lens);
 		else
-			*y = decrypt ? open_256(c, nk, in, out, nb, *y) : seal_256(c, nk, in, out, nb, *y);
+			*y = decrypt ? open_256(c, nk, in, out, nb, *y, fold, lens)
+				     : seal_256(c, nk, in, out, nb, *y, fold, lens);
 		ctr = ctr_add4(ctr, (int)(32 * nb));
 	}
-	*y = ctr_tail(c, ctr, in + BATCH * nb, len % BATCH, out + BATCH * nb, decrypt, *y);
+	if (len % BATCH != 0)
+		*y = ctr_tail(c, ctr, in + BATCH * nb, len % BATCH, out + BATCH * nb, decrypt, *y,
+			      lens);
+	else if (nb == 0) /* no data: the lengths block alone */
+		*y = ghash_mul(_mm_xor_si128(*y, lens), load128(hpow(c)[HS_VAES_HPOWERS - 1]));
 	return mask;
 }
 
-/* GHASH of [len(A)]_64 || [len(C)]_64 (bits), then masked with E_K(J0). */
-INLINE __m128i gcm_tag(const ctx_t *c, __m128i y, size_t ad_len, size_t len, __m128i mask)
+/* The tag: the whole GHASH y (reflected) masked with E_K(J0). */
+INLINE __m128i gcm_tag(__m128i y, __m128i mask)
 {
-	__m128i lens = _mm_set_epi64x((long long)((uint64_t)ad_len * 8),
-				      (long long)((uint64_t)len * 8));
-	__m128i h1 = _mm_load_si128((const __m128i *)(const void *)c->hk[HS_VAES_HPOWERS - 1]);
-
-	return _mm_xor_si128(ghash_bswap(ghash_mul(_mm_xor_si128(y, lens), h1)), mask);
+	return _mm_xor_si128(ghash_bswap(y), mask);
 }
 
 /* x * hk lane by lane (hk stored divided by x, as ghash_mul), each lane reduced */
@@ -588,10 +659,13 @@ TARGET int aes_gcm_vaes512_init(void *ctx, const uint8_t *key, size_t key_len)
 			v0 = ghash_mul4(v0, h8);
 			v1 = ghash_mul4(v1, h8);
 		}
-		store512(c->hk[HS_VAES_HPOWERS - 4 - 8 * k], ghash_div_x4(v0));
-		store512(c->hk[HS_VAES_HPOWERS - 8 - 8 * k], ghash_div_x4(v1));
+		store512(c->hk[4 + HS_VAES_HPOWERS - 4 - 8 * k], ghash_div_x4(v0));
+		store512(c->hk[4 + HS_VAES_HPOWERS - 8 - 8 * k], ghash_div_x4(v1));
 	}
-	memset(c->hk[HS_VAES_HPOWERS], 0, 4 * 16);
+	/* H^65 = H^64 H (stored divided by x, as the others) */
+	store128(c->hk[3], ghash_div_x(ghash_mul(_mm512_castsi512_si128(v1), h1)));
+	memset(c->hk, 0, 3 * 16);
+	memset(c->hk[4 + HS_VAES_HPOWERS], 0, 4 * 16);
 	return 0;
 }
 
@@ -605,9 +679,9 @@ TARGET void aes_gcm_vaes512_seal(const void *ctx, const uint8_t *nonce, const ui
 {
 	const ctx_t *c = ctx;
 	__m128i y = ghash_ad(c, ad, ad_len);
-	__m128i mask = gcm_crypt(c, nonce, in, len, out, 0, &y);
+	__m128i mask = gcm_crypt(c, nonce, in, len, out, 0, &y, ad_len);
 
-	store128(out + len, gcm_tag(c, y, ad_len, len, mask));
+	store128(out + len, gcm_tag(y, mask));
 }
 
 TARGET int aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const uint8_t *ad,
@@ -622,9 +696,9 @@ TARGET int aes_gcm_vaes512_open(const void *ctx, const uint8_t *nonce, const uin
 		return HS_ERR_BAD_TAG;
 	len -= 16;
 	y = ghash_ad(c, ad, ad_len);
-	mask = gcm_crypt(c, nonce, in, len, out, 1, &y);
+	mask = gcm_crypt(c, nonce, in, len, out, 1, &y, ad_len);
 	/* the tags differ unless every bit of the XOR is 0 (PTEST: no branch) */
-	diff = _mm_xor_si128(gcm_tag(c, y, ad_len, len, mask), load128(in + len));
+	diff = _mm_xor_si128(gcm_tag(y, mask), load128(in + len));
 	bad = (uint32_t)!_mm_testz_si128(diff, diff);
 	/*
 	 * The verdict is public (it is the return value), so the plaintext is
