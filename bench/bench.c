@@ -203,6 +203,7 @@ static void machine_features(char *out, size_t cap)
 		{ HS_CPU_AVX512BW, "avx512bw" }, { HS_CPU_AVX512VL, "avx512vl" },
 		{ HS_CPU_VAES, "vaes" },       { HS_CPU_VPCLMUL, "vpclmulqdq" },
 		{ HS_CPU_AVX512IFMA, "avx512ifma" },
+		{ HS_CPU_INTEL, "intel-tuned" }, /* the vendor: crypto/asm's Intel forms */
 	};
 	size_t len = 0;
 

@@ -23,6 +23,11 @@ static uint32_t probe(void)
 	uint32_t a, b, c, d, f = 0;
 	uint64_t xcr0 = 0;
 
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return 0;
+	/* "GenuineIntel" in EBX, EDX, ECX */
+	if (b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu)
+		f |= HS_CPU_INTEL;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return 0;
 	if (c & bit_AES)

@@ -27,6 +27,11 @@ enum cpu_feature {
 	HS_CPU_VAES = 1u << 12,
 	HS_CPU_VPCLMUL = 1u << 13,
 	HS_CPU_AVX512IFMA = 1u << 14,
+	/*
+	 * Not an instruction set: the vendor is Intel, for code laid out for
+	 * its execution ports (crypto/asm/p256_point_adx_intel.c)
+	 */
+	HS_CPU_INTEL = 1u << 15,
 };
 
 /* The features usable now (0 when forced portable). */

@@ -224,8 +224,12 @@ atomic_int p256_fe_use_adx;
 void p256_fe_select(void)
 {
 #if defined(HS_HAVE_P256_ADX)
-	atomic_store_explicit(&p256_fe_use_adx, cpu_has(HS_CPU_BMI2 | HS_CPU_ADX),
-			      memory_order_relaxed);
+	int adx = cpu_has(HS_CPU_BMI2 | HS_CPU_ADX);
+
+	/* Intel cores take the form laid out for their ports (p256_adx_asm.h) */
+	if (adx && cpu_has(HS_CPU_INTEL))
+		adx = HS_P256_ADX_INTEL;
+	atomic_store_explicit(&p256_fe_use_adx, adx, memory_order_relaxed);
 #endif
 }
 

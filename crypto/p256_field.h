@@ -43,9 +43,14 @@ void p256_fe_mul_portable(p256_fe r, const p256_fe a, const p256_fe b);
 void p256_fe_sqr_portable(p256_fe r, const p256_fe a);
 #if defined(__x86_64__)
 #define HS_HAVE_P256_ADX 1
-/* crypto/asm/p256_field_adx.c; need cpu_has(HS_CPU_BMI2 | HS_CPU_ADX). */
+/*
+ * crypto/asm/p256_field_adx.c; need cpu_has(HS_CPU_BMI2 | HS_CPU_ADX).
+ * The _intel ones (p256_field_adx_intel.c) are its form for Intel cores.
+ */
 void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b);
 void p256_fe_sqr_adx(p256_fe r, const p256_fe a);
+void p256_fe_mul_adx_intel(p256_fe r, const p256_fe a, const p256_fe b);
+void p256_fe_sqr_adx_intel(p256_fe r, const p256_fe a);
 #endif
 /*
  * r = a + b, a - b, -a: defined at the end of this header, inline, since
@@ -304,15 +309,23 @@ static inline void p256_fe_neg(p256_fe r, const p256_fe a)
 }
 
 /*
- * 1 when the ADX backend is in use; written by p256_fe_select() only.
- * Relaxed atomics suffice: either value names a correct backend.
+ * The MULX/ADX backend in use: 0 none, 1 p256_field_adx.c, 2 its Intel
+ * form (HS_P256_ADX_INTEL); written by p256_fe_select() only. Relaxed
+ * atomics suffice: every value names a correct backend.
  */
 extern atomic_int p256_fe_use_adx;
+#define HS_P256_ADX_INTEL 2
 
 static inline void p256_fe_mul(p256_fe r, const p256_fe a, const p256_fe b)
 {
 #if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed)) {
+	int adx = atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed);
+
+	if (adx == HS_P256_ADX_INTEL) {
+		p256_fe_mul_adx_intel(r, a, b);
+		return;
+	}
+	if (adx) {
 		p256_fe_mul_adx(r, a, b);
 		return;
 	}
@@ -323,7 +336,13 @@ static inline void p256_fe_mul(p256_fe r, const p256_fe a, const p256_fe b)
 static inline void p256_fe_sqr(p256_fe r, const p256_fe a)
 {
 #if defined(HS_HAVE_P256_ADX)
-	if (atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed)) {
+	int adx = atomic_load_explicit(&p256_fe_use_adx, memory_order_relaxed);
+
+	if (adx == HS_P256_ADX_INTEL) {
+		p256_fe_sqr_adx_intel(r, a);
+		return;
+	}
+	if (adx) {
 		p256_fe_sqr_adx(r, a);
 		return;
 	}

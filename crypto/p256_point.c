@@ -481,7 +481,10 @@ static void jac_double_c(struct jac *r, const struct jac *p)
 	jac_double_coz(r, NULL, p);
 }
 
-/* 1 when the whole-formula assembly of crypto/asm/p256_point_adx.c runs */
+/*
+ * nonzero when the whole-formula assembly of crypto/asm/p256_point_adx.c
+ * runs: HS_P256_ADX_INTEL for its Intel form (p256_point_adx_intel.c)
+ */
 static inline int use_adx(void)
 {
 #if defined(HS_HAVE_P256_ADX)
@@ -490,6 +493,10 @@ static inline int use_adx(void)
 	return 0;
 #endif
 }
+
+/* f(...) of the form p256_fe_select() chose (use_adx() nonzero) */
+#define ADX_CALL(f, ...)                                                                       \
+	(use_adx() == HS_P256_ADX_INTEL ? f##_intel(__VA_ARGS__) : f(__VA_ARGS__))
 
 /*
  * a point into the workspace's p, q or r, and back: struct jac and the
@@ -535,7 +542,7 @@ static void jws_double(struct p256_jws *ws)
 
 #if defined(HS_HAVE_P256_ADX)
 	if (use_adx()) {
-		p256_jac_double_adx(ws);
+		ADX_CALL(p256_jac_double_adx, ws);
 		return;
 	}
 #endif
@@ -653,11 +660,11 @@ static void jws_add(struct add_tmp *w, enum add_kind kind)
 #if defined(HS_HAVE_P256_ADX)
 	if (use_adx()) {
 		if (kind == ADD_AFFINE)
-			p256_jac_add_affine_adx(&w->jw);
+			ADX_CALL(p256_jac_add_affine_adx, &w->jw);
 		else if (kind == ADD_CACHED)
-			p256_jac_add_cached_adx(&w->jw, w->zz);
+			ADX_CALL(p256_jac_add_cached_adx, &w->jw, w->zz);
 		else
-			p256_jac_add_adx(&w->jw);
+			ADX_CALL(p256_jac_add_adx, &w->jw);
 		return;
 	}
 #endif
@@ -864,7 +871,7 @@ static void zaddu(struct jac *p, struct jac *q, p256_fe h)
 	copy64(w.q, q, sizeof(w.q));
 #if defined(HS_HAVE_P256_ADX)
 	if (use_adx())
-		p256_jac_zaddu_adx(&w);
+		ADX_CALL(p256_jac_zaddu_adx, &w);
 	else
 #endif
 		jws_zaddu_c(&w);
@@ -1091,7 +1098,7 @@ static void jws_double_window(struct p256_jws *ws, int ifma, struct p256_zlanes 
 #if defined(HS_HAVE_P256_ADX)
 	_Static_assert(VAR_W == 5, "p256_jac_double5_ifma does five doublings");
 	if (ifma) {
-		p256_jac_double5_ifma(ws, zl, from_lanes);
+		ADX_CALL(p256_jac_double5_ifma, ws, zl, from_lanes);
 		return;
 	}
 #endif
@@ -1222,7 +1229,7 @@ void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_poi
 			/* the addition keeps the Z chain in the lanes for the next doublings */
 			uint64_t p_inf = p256_fe_is_zero(w.jw.p[2]);
 
-			p256_jac_add_affine_ifma(&w.jw, &zl, one, p_inf, q_inf);
+			ADX_CALL(p256_jac_add_affine_ifma, &w.jw, &zl, one, p_inf, q_inf);
 			jws_affine_select_xy(&w.jw, p_inf, q_inf);
 			from_lanes = 1;
 			continue;

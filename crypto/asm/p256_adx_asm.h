@@ -65,15 +65,32 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 /*
  * acc (A0..A5) += m p with m = A0, which leaves A0 = 0; the caller drops
  * it. m*P0 + A0 = m 2^64 carries m; m*P1 + m = m 2^32 (P2 = 0), so limbs
- * 1 and 2 take m 2^32's two halves and limbs 3 and 4 m*P3's: two MULX
- * (by 2^32 and by P3) with rdx = m. MULX runs on the multiplier ports;
- * the shifts and the subtraction with borrow that computed the same
- * halves ran, like every ADC, SBB, ADCX, ADOX and CMOV, on the two ports
- * that carry flags on Intel cores (measured on a Xeon: about two such
- * instructions per cycle, which bounds the point formulas), and the
- * product's chain is shorter: 66 -> 49 cycles a dependent product.
+ * 1 and 2 take m 2^32's two halves, s = m << 32 and t = m >> 32, and
+ * limbs 3 and 4 m*P3's. Two forms, one per kind of core (the translation
+ * unit picks one, below):
+ * - SHIFT: s and t by SHLX, SHRX (r15 = 32); since P3 = 2^64 - 2^32 + 1,
+ *   m*P3 = (m - t) 2^64 + (m - s): low limb m - s, high limb m - t less
+ *   its borrow (never negative: m - t >= 1 whenever m >= 1, and m = 0
+ *   borrows nothing). 16 MULX per product; the fewer instructions, and
+ *   the faster on Zen 5 (MULX for m p measured 5% slower a product).
+ * - MULX: both halves pairs from MULX by 2^32 and by P3 (rdx = m). On the
+ *   Intel Xeon the shifts, ADC, SBB, ADCX, ADOX and CMOV all issue on
+ *   the same two ports (about two per cycle, measured), which bound the
+ *   point formulas, while MULX runs on the multiplier ports: a dependent
+ *   product 66 -> 49 cycles there, a doubling 370 -> 335.
  */
-#define P256_REDUCE(A0, A1, A2, A3, A4, A5)                                                    \
+#define P256_REDUCE_SHIFT(A0, A1, A2, A3, A4, A5)                                              \
+	"shlxq %%r15, %%" A0 ", %%r14\n\t"                                                      \
+	"shrxq %%r15, %%" A0 ", %%rax\n\t"                                                      \
+	"movq %%" A0 ", %%rbx\n\t"                                                             \
+	"subq %%r14, %%" A0 "\n\t"                                                             \
+	"sbbq %%rax, %%rbx\n\t"                                                                \
+	"addq %%r14, %%" A1 "\n\t"                                                             \
+	"adcq %%rax, %%" A2 "\n\t"                                                             \
+	"adcq %%" A0 ", %%" A3 "\n\t"                                                          \
+	"adcq %%rbx, %%" A4 "\n\t"                                                             \
+	"adcq $0, %%" A5 "\n\t"
+#define P256_REDUCE_MULX(A0, A1, A2, A3, A4, A5)                                               \
 	"movq %%" A0 ", %%rdx\n\t"                                                             \
 	"mulxq %[e32], %%r14, %%rax\n\t"                                                      \
 	"mulxq %[p3], %%" A0 ", %%rbx\n\t"                                                    \
@@ -115,6 +132,7 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"adcq %%rax, %%r11\n\t"                                                                \
 	"adcq $0, %%r12\n\t"                                                                   \
 	"xorl %%r13d, %%r13d\n\t"                                                              \
+	P256_RED_START_MUL                                                                     \
 	P256_REDUCE("r8", "r9", "r10", "r11", "r12", "r13")                                    \
 	"movq 8+" B ", %%rdx\n\t"                                                              \
 	P256_MUL_ROW(A, "r9", "r10", "r11", "r12", "r13", "r8")                                \
@@ -132,11 +150,21 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
  * One Montgomery step on the low half T0..T3 of the square, as a window
  * that turns: (T0..T3 + m p) / 2^64 with m = T0 lands in T1, T2, T3, T0
  * (the new top limb in T0's register). The same limbs of m p as in
- * P256_REDUCE, by the same two MULX. The value stays below 2^256:
- * (V + m p) / 2^64 < 2^192 + p, so the top limb takes the last carry
- * without overflow.
+ * P256_REDUCE, in the same two forms (SHIFT: rcx = 32). The value stays
+ * below 2^256: (V + m p) / 2^64 < 2^192 + p, so the top limb takes the
+ * last carry without overflow.
  */
-#define P256_SQR_REDUCE(T0, T1, T2, T3)                                                        \
+#define P256_SQR_REDUCE_SHIFT(T0, T1, T2, T3)                                                  \
+	"shlxq %%rcx, %%" T0 ", %%rdx\n\t"                                                      \
+	"shrxq %%rcx, %%" T0 ", %%rax\n\t"                                                      \
+	"movq %%" T0 ", %%rbx\n\t"                                                             \
+	"subq %%rdx, %%rbx\n\t"                                                                \
+	"sbbq %%rax, %%" T0 "\n\t"                                                             \
+	"addq %%rdx, %%" T1 "\n\t"                                                             \
+	"adcq %%rax, %%" T2 "\n\t"                                                             \
+	"adcq %%rbx, %%" T3 "\n\t"                                                             \
+	"adcq $0, %%" T0 "\n\t"
+#define P256_SQR_REDUCE_MULX(T0, T1, T2, T3)                                                   \
 	"movq %%" T0 ", %%rdx\n\t"                                                             \
 	"mulxq %[e32], %%rbx, %%rax\n\t"                                                      \
 	"mulxq %[p3], %%rcx, %%" T0 "\n\t"                                                    \
@@ -144,6 +172,23 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"adcq %%rax, %%" T2 "\n\t"                                                             \
 	"adcq %%rcx, %%" T3 "\n\t"                                                             \
 	"adcq $0, %%" T0 "\n\t"
+
+/*
+ * The form of this translation unit: MULX where P256_ADX_INTEL is defined
+ * (crypto/asm/p256_field_adx_intel.c, p256_point_adx_intel.c), else
+ * SHIFT; P256_RED_START sets the shift count the SHIFT form reads.
+ */
+#if defined(P256_ADX_INTEL)
+#define P256_REDUCE P256_REDUCE_MULX
+#define P256_SQR_REDUCE P256_SQR_REDUCE_MULX
+#define P256_RED_START_MUL ""
+#define P256_RED_START_SQR ""
+#else
+#define P256_REDUCE P256_REDUCE_SHIFT
+#define P256_SQR_REDUCE P256_SQR_REDUCE_SHIFT
+#define P256_RED_START_MUL "movl $32, %%r15d\n\t"
+#define P256_RED_START_SQR "movl $32, %%ecx\n\t"
+#endif
 
 /*
  * a^2 into rax, rbx, rdx, r12: the six cross products a_i a_j (i < j)
@@ -201,6 +246,7 @@ static const uint64_t p256_adx_p1 = 0x00000000ffffffffull, p256_adx_p3 = 0xfffff
 	"adcq %%rax, %%r14\n\t"                                                                \
 	"adcq %%rbx, %%r15\n\t"                                                                \
 	/* reduce the low half r8..r11: (a^2 mod 2^256 + M p) / 2^256 <= p */                 \
+	P256_RED_START_SQR                                                                     \
 	P256_SQR_REDUCE("r8", "r9", "r10", "r11")                                              \
 	P256_SQR_REDUCE("r9", "r10", "r11", "r8")                                              \
 	P256_SQR_REDUCE("r10", "r11", "r8", "r9")                                              \

@@ -29,8 +29,15 @@
 
 #if defined(HS_HAVE_P256_ADX)
 
+/* the Intel form's functions end in _intel (crypto/asm/p256_field_adx_intel.c) */
+#if defined(P256_ADX_INTEL)
+#define ADX_NAME(f) f##_intel
+#else
+#define ADX_NAME(f) f
+#endif
+
 /* the product and the square are the shared macros of p256_adx_asm.h */
-void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b)
+void ADX_NAME(p256_fe_mul_adx)(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	__asm__ volatile(P256_MUL_TO("0(%%rdi)", "0(%%rsi)", "0(%%rcx)")
 			 :
@@ -39,7 +46,7 @@ void p256_fe_mul_adx(p256_fe r, const p256_fe a, const p256_fe b)
 			   "memory");
 }
 
-void p256_fe_sqr_adx(p256_fe r, const p256_fe a)
+void ADX_NAME(p256_fe_sqr_adx)(p256_fe r, const p256_fe a)
 {
 	__asm__ volatile(P256_SQR_TO("0(%%rdi)", "0(%%rsi)")
 			 :

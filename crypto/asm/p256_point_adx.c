@@ -25,6 +25,13 @@
 
 #if defined(HS_HAVE_P256_ADX)
 
+/* the Intel form's functions end in _intel (crypto/asm/p256_point_adx_intel.c) */
+#if defined(P256_ADX_INTEL)
+#define ADX_NAME(f) f##_intel
+#else
+#define ADX_NAME(f) f
+#endif
+
 /* workspace operands (rdi = the workspace) */
 #define W_(f) "%c[o_" #f "](%%rdi)"
 #define X1 W_(x1)
@@ -107,7 +114,7 @@
  * Y3 = M (S - X3) - 8Y^4. The chains that follow a product or square
  * stay in registers.
  */
-void p256_jac_double_adx(struct p256_jws *w)
+void ADX_NAME(p256_jac_double_adx)(struct p256_jws *w)
 {
 	__asm__ volatile(P256_SQR(Z1)
 			 SUB_MR(R8_11, X1, SQR_R, SCRATCH3)
@@ -180,7 +187,7 @@ void p256_jac_double_adx(struct p256_jws *w)
  * s1 = Y1 Z2 z2z2 (t4), h = X2 z1z1 - u1, rr = Y2 Z1 z1z1 - s1;
  * then Z3 = Z1 Z2 h and the tail.
  */
-void p256_jac_add_adx(struct p256_jws *w)
+void ADX_NAME(p256_jac_add_adx)(struct p256_jws *w)
 {
 	__asm__ volatile(P256_SQR_TO(T0, Z1)
 			 P256_SQR_TO(T1, Z2)
@@ -199,7 +206,7 @@ void p256_jac_add_adx(struct p256_jws *w)
  * before, which measured 140 cycles slower an addition):
  * u1 = X1 z2z2, s1 = Y1 z2^3 (11M + 3S)
  */
-void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2])
+void ADX_NAME(p256_jac_add_cached_adx)(struct p256_jws *w, const p256_fe zz[2])
 {
 	__asm__ volatile(P256_SQR_TO(T0, Z1)
 			 P256_MUL_TO(T2, X1, "0(%%rsi)")
@@ -216,7 +223,7 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2])
  * Z3 = Z1 h, X3 = (Y1 - Y2)^2 - W1 - W2, Y3 = (Y1 - Y2)(W1 - X3) - A1;
  * then p = (W1, A1, Z3), p rescaled to the sum's Z (5M + 2S)
  */
-void p256_jac_zaddu_adx(struct p256_jws *w)
+void ADX_NAME(p256_jac_zaddu_adx)(struct p256_jws *w)
 {
 	__asm__ volatile(P256_SUB_TO(H, X1, X2)
 			 P256_SQR_TO(T0, H)
@@ -239,7 +246,7 @@ void p256_jac_zaddu_adx(struct p256_jws *w)
 }
 
 /* jac_add_affine's: z1z1 (t0), h = X2 z1z1 - X1, rr = Y2 Z1 z1z1 - Y1, u1 = X1, s1 = Y1 */
-void p256_jac_add_affine_adx(struct p256_jws *w)
+void ADX_NAME(p256_jac_add_affine_adx)(struct p256_jws *w)
 {
 	__asm__ volatile(P256_SQR_TO(T0, Z1)
 			 P256_MUL(X2, T0)
@@ -268,18 +275,19 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
  * one before it is done).
  * - Each doubling computes, in one four-lane product, delta' = Z'^2 =
  *   4Y^2 delta (lane 0), 8Y^4 = (4Y^2)^2 / 2 (lane 1; Y3 needs it at the
- *   doubling's end), Z' = 2Y Z (lane 2) and S = X 4Y^2 (lane 3; X3 needs
- *   it); the next doubling's M takes delta' from lane 0. The scalar side
- *   keeps 4Y^2, M, M^2 and Y3 (2M + 2S). The fifth doubling's Z' goes to
- *   the workspace for the addition. On the Intel Xeon (December 2026)
- *   the doubling is bound by the ports it shares (ADC, SBB, CMOV on two;
- *   MULX and the 256-bit IFMA and vector operations on the same and two
- *   more), not by the chain: a fourth lane is nearly free, and the
- *   scalar product it replaces costs about 140 of those operations. S
- *   in lane 3, and the fifth doubling's Z' and 8Y^4 from the lanes
- *   instead of scalar products (they had been, when Zen 5 measured the
- *   wait on the lanes as 10%), took ECDH from 86.3k to 80.7k TSC cycles
- *   (median of alternated runs).
+ *   doubling's end) and Z' = 2Y Z (lane 2); the next doubling's M takes
+ *   delta' from lane 0. Two layouts, one per form of this file:
+ *   - this file's own (Zen 5): S = X 4Y^2 is a scalar product; the
+ *     fifth doubling computes the same lanes (delta and Z for the
+ *     addition), but its Z' is a scalar product too (the addition needs
+ *     Z at once) and so is its 8Y^4: waiting for the lanes there cost
+ *     10% of an ECDH (measured).
+ *   - the Intel form (P256_ADX_INTEL, p256_point_adx_intel.c): S in lane
+ *     3, and the fifth doubling's Z' and 8Y^4 from the lanes too: 2M + 2S
+ *     scalar per doubling. On the Intel Xeon the doubling is bound by the
+ *     ports it shares (ADC, SBB, CMOV on two; MULX, the 256-bit IFMA and
+ *     the vector operations on the same and two more), and a lane
+ *     product's chain is half Zen 5's: ECDH 86.3k -> 80.7k TSC cycles.
  * - The addition computes the next window's (delta, Z) in two lanes,
  *   (delta h^2, Z h) from the fifth doubling's, and selects them with
  *   masks as p256_point_mul selects X and Y (q or p at infinity): the
@@ -454,13 +462,14 @@ void p256_jac_add_affine_adx(struct p256_jws *w)
 			   [q3] "x"(q[3]), OFFSETS, P256_ADX_CONSTS                            \
 			 : CLOBBERS, "xmm0")
 
+#if defined(P256_ADX_INTEL)
 /*
- * One doubling. delta = Z^2 comes from lane 0 of q (packed 64-bit limbs),
- * Z from v's lane 2 (radix 2^52): the lanes' product of the doubling
- * before, or the window's start. The lanes compute the next (delta,
- * 8Y^4, Z) and S = X 4Y^2 into v and q; X3 takes S from lane 3 and Y3
- * 8Y^4 from lane 1. The last doubling (last) also puts Z into the
- * workspace.
+ * One doubling, the Intel form's layout. delta = Z^2 comes from lane 0 of
+ * q (packed 64-bit limbs), Z from v's lane 2 (radix 2^52): the lanes'
+ * product of the doubling before, or the window's start. The lanes
+ * compute the next (delta, 8Y^4, Z) and S = X 4Y^2 into v and q; X3
+ * takes S from lane 3 and Y3 8Y^4 from lane 1. The last doubling (last)
+ * also puts Z into the workspace.
  */
 P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct p256_fe4 *v, __m256i q[4], int last)
 {
@@ -502,6 +511,59 @@ P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct p256_fe4 *v, __m256
 	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
 }
 
+#else
+/*
+ * One doubling. delta = Z^2 comes from lane 0 of q (packed 64-bit limbs),
+ * Z from v's lane 2 (radix 2^52): the lanes' product of the doubling
+ * before, or the window's start. The lanes compute the next (delta,
+ * 8Y^4, Z) into v and q; Y3 takes 8Y^4 from lane 1, except in the last
+ * doubling (last), where 8Y^4 is a scalar square and Z = 2Y Z a scalar
+ * product as well (Z from lane 2 of q).
+ */
+P256_IFMA_INL4 void double_pieces(struct p256_jws *w, struct p256_fe4 *v, __m256i q[4], int last)
+{
+	struct p256_fe4 u;
+	__m256i t[10], y[4];
+
+	/* 2Y (t0), 4Y^2 (t1); (4Y^2, 4Y^2, 2Y, 4Y^2) into y */
+	PIECE_TO_Q(P256_ADD_TO(T0, Y1, Y1) P256_SQR_TO(T1, T0) TO_LANES(T0), y);
+	/*
+	 * u: 16 (4Y^2), 8 (4Y^2), 16 (2Y), 4Y^2; v keeps delta and Z and
+	 * takes 4Y^2 (u's lane 3) into lane 1: the product is (4Y^2 delta,
+	 * (4Y^2)^2 / 2, 2Y Z)
+	 */
+	p256_from_u64_v_x4(&u, y, _mm256_setr_epi64x(4, 3, 4, 0));
+	for (int i = 0; i < 5; i++)
+		v->l[i] = _mm256_mask_permutexvar_epi64(v->l[i], 2, _mm256_set1_epi64x(3), u.l[i]);
+	p256_columns_x4(t, NULL, &u, v, 0, 2);
+	PIN10(t);
+	/* S = X 4Y^2 (t4) */
+	PIECE(P256_MUL_TO(T4, X1, T1));
+	p256_columns_x4(t, NULL, &u, v, 2, 5);
+	PIN10(t);
+	/* M = 3 (X - delta)(X + delta) (t3), delta from lane 0 of q */
+	PIECE_Q(DELTA_FROM_LANES M_FROM_DELTA);
+	if (last) /* Z = 2Y Z, Z from lane 2 of q */
+		PIECE_Q(Z_FROM_LANES P256_MUL_TO(Z1, T0, Z1));
+	p256_reduce_x4(t, 0, 3);
+	PIN10(t);
+	/* X3 = M^2 - 2S, S - X3 (t2) */
+	PIECE(X3_AND_V_MINUS_X3(T3, T4, T4, X1, T4, T2));
+	p256_reduce_x4(t, 3, 5);
+	p256_carry_finish_x4(v, t); /* below p */
+	p256_to_u64_x4(q, v);
+	PIN4(q);
+	/* 8Y^4 (t1) */
+	if (!last)
+		PIECE_Q(Y4_FROM_LANES);
+	else
+		PIECE(P256_SQR(T1) HALF_R(SQR_R, R8_11) STORE(T1, SQR_R));
+	/* Y3 = M (S - X3) - 8Y^4 */
+	PIECE(P256_MUL(T3, T2) SUB_RM(MUL_R, T1, "r8", "r9", "r10") STORE(Y1, MUL_R));
+}
+
+#endif /* P256_ADX_INTEL */
+
 /* the lane state to and from memory (vector stores read by vector loads: forwarded) */
 P256_IFMA_INL4 void zlanes_load(struct p256_fe4 *v, const struct p256_zlanes *zl)
 {
@@ -515,7 +577,7 @@ P256_IFMA_INL4 void zlanes_store(struct p256_zlanes *zl, const struct p256_fe4 *
 		_mm256_store_si256((__m256i *)(void *)zl->l[i], v->l[i]);
 }
 
-P256_IFMA_TGT4 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes)
+P256_IFMA_TGT4 void ADX_NAME(p256_jac_double5_ifma)(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes)
 {
 	struct p256_fe4 v;
 	__m256i q[4];
@@ -554,7 +616,7 @@ P256_IFMA_TGT4 void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes
  * as p256_point_mul selects X and Y: (u^2, 1) where p was infinity
  * (p_inf), the doublings' own where q is (q_inf). No scalar Z3.
  */
-P256_IFMA_TGT4 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl,
+P256_IFMA_TGT4 void ADX_NAME(p256_jac_add_affine_ifma)(struct p256_jws *w, struct p256_zlanes *zl,
 					     const p256_fe one, uint64_t p_inf, uint64_t q_inf)
 {
 	struct p256_fe4 u, v, r, c;
@@ -601,6 +663,7 @@ P256_IFMA_TGT4 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zla
 	PIECE(P256_MUL(RR, T0) SUB_RM(MUL_R, T9, "r8", "r9", "r10") STORE(Y3, MUL_R));
 }
 
+#if !defined(P256_ADX_INTEL) /* one copy of what does not depend on the form */
 /* delta (lane 0) and Z (lane 2) of the lane state, as field elements */
 P256_IFMA_TGT4 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl)
 {
@@ -628,5 +691,7 @@ P256_IFMA_TGT4 void p256_zlanes_set(struct p256_zlanes *zl, const p256_fe delta,
 	zlanes_store(zl, &v);
 }
 #endif
+
+#endif /* !P256_ADX_INTEL */
 
 #endif

@@ -53,9 +53,9 @@ void p256_jac_add_cached_adx(struct p256_jws *w, const p256_fe zz[2]);
 void p256_jac_zaddu_adx(struct p256_jws *w);
 /*
  * p = 32p: five doublings, the same integers as p256_jac_double_adx five
- * times when q's Z holds 1 (Montgomery form), with delta = Z^2, Z, S = X 4Y^2 and
- * 8Y^4 computed in AVX-512 IFMA lanes beside the scalar products (t0..t5
- * are its temporaries). With c = u^2 in q's Z, p is taken on the
+ * times when q's Z holds 1 (Montgomery form), with delta = Z^2, Z and
+ * 8Y^4 (and S = X 4Y^2 in the Intel form) computed in AVX-512 IFMA lanes
+ * beside the scalar products (t0..t5 are its temporaries). With c = u^2 in q's Z, p is taken on the
  * isomorphic curve y^2 = x^3 - 3u^4 x + u^6 b (the point (X, Y, u Z) of
  * P-256): delta = (u Z)^2 is all the doubling needs of a = -3 u^4, so
  * that p256_point_mul can add its co-Z table entries (shared Z = u) as
@@ -76,6 +76,19 @@ void p256_jac_double5_ifma(struct p256_jws *w, struct p256_zlanes *zl, int from_
  */
 void p256_jac_add_affine_ifma(struct p256_jws *w, struct p256_zlanes *zl, const p256_fe one,
 			      uint64_t p_inf, uint64_t q_inf);
+/*
+ * The same functions in the form for Intel cores (p256_point_adx_intel.c:
+ * the MULX reduction step, S = X 4Y^2 in the doubling's fourth lane);
+ * the same results.
+ */
+void p256_jac_double_adx_intel(struct p256_jws *w);
+void p256_jac_add_adx_intel(struct p256_jws *w);
+void p256_jac_add_affine_adx_intel(struct p256_jws *w);
+void p256_jac_add_cached_adx_intel(struct p256_jws *w, const p256_fe zz[2]);
+void p256_jac_zaddu_adx_intel(struct p256_jws *w);
+void p256_jac_double5_ifma_intel(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes);
+void p256_jac_add_affine_ifma_intel(struct p256_jws *w, struct p256_zlanes *zl,
+				    const p256_fe one, uint64_t p_inf, uint64_t q_inf);
 /* the lanes' delta and Z, fully reduced */
 void p256_zlanes_get(p256_fe delta, p256_fe z, const struct p256_zlanes *zl);
 #if defined(HS_TEST_HOOKS)

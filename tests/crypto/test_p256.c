@@ -472,9 +472,28 @@ static void test_mul_consistency(void **state)
 	}
 }
 
-static void test_mul_other_point(void **state)
+/*
+ * fn with the assembly form p256_fe_select() chose, then with the other
+ * one (crypto/asm/p256_point_adx.c's own and its Intel form), where the
+ * CPU has MULX/ADX: both run on any such CPU
+ */
+static void for_each_adx_form(void (*fn)(void))
 {
-	(void)state;
+	p256_fe_select();
+	fn();
+#if defined(HS_HAVE_P256_ADX)
+	if (cpu_has(HS_CPU_BMI2 | HS_CPU_ADX)) {
+		int chosen = atomic_load(&p256_fe_use_adx);
+
+		atomic_store(&p256_fe_use_adx, chosen == HS_P256_ADX_INTEL ? 1 : HS_P256_ADX_INTEL);
+		fn();
+		atomic_store(&p256_fe_use_adx, chosen);
+	}
+#endif
+}
+
+static void mul_other_point_cases(void)
+{
 	struct test_rng rng;
 	struct p256_point p, r1, r2;
 	uint8_t kb[32], a[64], b[64];
@@ -495,6 +514,12 @@ static void test_mul_other_point(void **state)
 		point_bytes(b, &r2);
 		assert_memory_equal(a, b, 64);
 	}
+}
+
+static void test_mul_other_point(void **state)
+{
+	(void)state;
+	for_each_adx_form(mul_other_point_cases);
 }
 
 /* a G + b p by the constant-time functions and one complete addition */
@@ -589,8 +614,7 @@ static void test_mul_double_vartime(void **state)
 	p256_fe_select();
 	mul_double_vartime_cases();
 	cpu_force_portable(0);
-	p256_fe_select();
-	mul_double_vartime_cases();
+	for_each_adx_form(mul_double_vartime_cases);
 }
 
 /* ---- ECDH ---- */
@@ -1113,8 +1137,12 @@ static void test_backends_agree(void **state)
 		p256_fe_mul_portable(r1, a, b);
 		p256_fe_mul_adx(r2, a, b);
 		assert_memory_equal(r1, r2, 32);
+		p256_fe_mul_adx_intel(r2, a, b); /* the MULX reduction step */
+		assert_memory_equal(r1, r2, 32);
 		p256_fe_sqr_portable(r1, a);
 		p256_fe_sqr_adx(r2, a);
+		assert_memory_equal(r1, r2, 32);
+		p256_fe_sqr_adx_intel(r2, a);
 		assert_memory_equal(r1, r2, 32);
 		/* the same operands mod n (all below n but the top edge ones) */
 		if (a[3] >= 0xffffffff00000000ull)
@@ -1170,13 +1198,33 @@ static void test_backends_agree(void **state)
 }
 
 #if defined(HS_HAVE_P256_ADX) && defined(HS_TEST_HOOKS)
+/* the two forms of crypto/asm/p256_point_adx.c (its own and p256_point_adx_intel.c) */
+struct adx_form {
+	void (*dbl)(struct p256_jws *w);
+	void (*add)(struct p256_jws *w);
+	void (*add_affine)(struct p256_jws *w);
+	void (*add_cached)(struct p256_jws *w, const p256_fe zz[2]);
+	void (*zaddu)(struct p256_jws *w);
+	void (*double5)(struct p256_jws *w, struct p256_zlanes *zl, int from_lanes);
+	void (*add_affine_ifma)(struct p256_jws *w, struct p256_zlanes *zl, const p256_fe one,
+				uint64_t p_inf, uint64_t q_inf);
+};
+
+static const struct adx_form adx_forms[] = {
+	{ p256_jac_double_adx, p256_jac_add_adx, p256_jac_add_affine_adx, p256_jac_add_cached_adx,
+	  p256_jac_zaddu_adx, p256_jac_double5_ifma, p256_jac_add_affine_ifma },
+	{ p256_jac_double_adx_intel, p256_jac_add_adx_intel, p256_jac_add_affine_adx_intel,
+	  p256_jac_add_cached_adx_intel, p256_jac_zaddu_adx_intel, p256_jac_double5_ifma_intel,
+	  p256_jac_add_affine_ifma_intel },
+};
+
 /*
  * The mixed addition with the Z chain in lanes against the C one: X3 and
  * Y3 equal, and the lanes' (delta, Z) those of jws_affine_select's choice
  * (p + q's Z1 h, 1 where p is infinity, Z1 where q is; delta = (u Z)^2)
  */
-static void check_add_affine_ifma(const struct p256_jws *b, const p256_fe u, unsigned i,
-				  struct test_rng *rng)
+static void check_add_affine_ifma(const struct adx_form *f, const struct p256_jws *b,
+				  const p256_fe u, unsigned i, struct test_rng *rng)
 {
 	struct p256_jws w1 = *b, w2 = *b;
 	struct p256_zlanes zl;
@@ -1195,7 +1243,7 @@ static void check_add_affine_ifma(const struct p256_jws *b, const p256_fe u, uns
 	p256_jws_add_c(&w1, 1, NULL);
 	cpu_force_portable(0);
 	p256_fe_select();
-	p256_jac_add_affine_ifma(&w2, &zl, one, p_inf, q_inf);
+	f->add_affine_ifma(&w2, &zl, one, p_inf, q_inf);
 	assert_memory_equal(w1.r[0], w2.r[0], sizeof(w1.r[0]));
 	assert_memory_equal(w1.r[1], w2.r[1], sizeof(w1.r[1]));
 	p256_fe_copy(want_z, q_inf ? b->p[2] : p_inf ? one : w1.r[2]);
@@ -1212,7 +1260,8 @@ static void check_add_affine_ifma(const struct p256_jws *b, const p256_fe u, uns
  * formulas on the portable field code, on the same workspace: random and
  * edge coordinates (they need not be on the curve: the formulas are
  * algebra), q = p and q = -p (h = 0), either point at infinity (Z = 0);
- * the doubling, the three additions and the co-Z addition (ZADDU).
+ * the doubling, the three additions and the co-Z addition (ZADDU), in
+ * both forms of the assembly.
  */
 static void test_point_kernels_agree(void **state)
 {
@@ -1231,6 +1280,8 @@ static void test_point_kernels_agree(void **state)
 
 	test_rng_init(&rng, 0x2570);
 	for (unsigned i = 0; i < 4000; i++) {
+		const struct adx_form *f = &adx_forms[i % 2];
+
 		memset(&b, 0, sizeof(b));
 		for (unsigned c = 0; c < 3; c++) {
 			unsigned e1 = (i + c) % 32, e2 = (i / 32 + c) % 32;
@@ -1265,23 +1316,23 @@ static void test_point_kernels_agree(void **state)
 			cpu_force_portable(0);
 			p256_fe_select();
 			if (op == 0) {
-				p256_jac_double_adx(&w2);
+				f->dbl(&w2);
 				assert_memory_equal(w1.p, w2.p, sizeof(w1.p));
 				continue;
 			}
 			if (op == 4) {
-				p256_jac_zaddu_adx(&w2);
+				f->zaddu(&w2);
 				assert_memory_equal(w1.p, w2.p, sizeof(w1.p));
 				assert_memory_equal(w1.r, w2.r, sizeof(w1.r));
 				assert_memory_equal(w1.h, w2.h, sizeof(w1.h));
 				continue;
 			}
 			if (op == 1)
-				p256_jac_add_adx(&w2);
+				f->add(&w2);
 			else if (op == 2)
-				p256_jac_add_affine_adx(&w2);
+				f->add_affine(&w2);
 			else
-				p256_jac_add_cached_adx(&w2, zz);
+				f->add_cached(&w2, zz);
 			assert_memory_equal(w1.r, w2.r, sizeof(w1.r));
 			assert_memory_equal(w1.h, w2.h, sizeof(w1.h));
 			assert_memory_equal(w1.rr, w2.rr, sizeof(w1.rr));
@@ -1308,7 +1359,7 @@ static void test_point_kernels_agree(void **state)
 				p256_jws_double_c(&w1);
 			cpu_force_portable(0);
 			p256_fe_select();
-			p256_jac_double5_ifma(&w2, &zl, 0);
+			f->double5(&w2, &zl, 0);
 			assert_memory_equal(w1.p[0], w2.p[0], sizeof(w1.p[0]));
 			assert_memory_equal(w1.p[1], w2.p[1], sizeof(w1.p[1]));
 			p256_fe_mul(uz, w2.p[2], u);
@@ -1325,11 +1376,11 @@ static void test_point_kernels_agree(void **state)
 			p256_fe_sqr(uz2, uz);
 			p256_zlanes_set(&zl, uz2, b.p[2]);
 			p256_fe_set_zero(w3.p[2]); /* not read */
-			p256_jac_double5_ifma(&w3, &zl, 1);
+			f->double5(&w3, &zl, 1);
 			assert_memory_equal(w3.p, w2.p, sizeof(w3.p));
 			p256_zlanes_get(delta, z, &zl);
 			assert_memory_equal(z, w2.p[2], sizeof(z));
-			check_add_affine_ifma(&b, u, i, &rng);
+			check_add_affine_ifma(f, &b, u, i, &rng);
 			double5_runs++;
 		}
 	}

@@ -174,7 +174,7 @@ static int host_has_bmi2_adx(void)
 
 static void ct_adx_kernels(void)
 {
-	p256_fe a, b, r, ref;
+	p256_fe a, b, r, ri, ref;
 
 	if (!host_has_bmi2_adx()) {
 		printf("ct_p256: host without BMI2/ADX: kernels not checked\n");
@@ -194,10 +194,17 @@ static void ct_adx_kernels(void)
 	p256_fe_sqr_adx(r, r);
 	p256_sc_mont_mul_adx(r, r, b);
 	p256_sc_mont_sqr_adx(r, r);
+	/* the field's Intel form (the MULX reduction step) */
+	p256_fe_mul_adx_intel(ri, a, b);
+	p256_fe_sqr_adx_intel(ri, ri);
+	p256_sc_mont_mul_adx(ri, ri, b);
+	p256_sc_mont_sqr_adx(ri, ri);
 	CT_PUBLIC(r, sizeof(r));
+	CT_PUBLIC(ri, sizeof(ri));
 	CT_PUBLIC(a, sizeof(a));
 	CT_PUBLIC(b, sizeof(b));
 	expect(memcmp(r, ref, sizeof(r)) == 0, "adx kernels");
+	expect(memcmp(ri, ref, sizeof(ri)) == 0, "adx kernels, Intel form");
 	printf("ct_p256: MULX/ADX kernels checked directly\n");
 }
 #endif
