@@ -776,7 +776,9 @@ static inline void apply(int64_t *a, int64_t *b, const struct sg_mat *t, int64_t
 static void update_de(int64_t *d, int64_t *e, const struct sg_mat *t, const int64_t *m,
 		      uint64_t minv, size_t len)
 {
-	int64_t sd = d[len - 1] >> 63, se = e[len - 1] >> 63; /* all-ones if negative */
+	/* all-ones if negative; the barriers keep compilers from branching on them */
+	int64_t sd = (int64_t)ct_barrier_u64((uint64_t)(d[len - 1] >> 63));
+	int64_t se = (int64_t)ct_barrier_u64((uint64_t)(e[len - 1] >> 63));
 	int64_t md = (t->u & sd) + (t->v & se), me = (t->q & sd) + (t->r & se);
 	uint64_t ld = (uint64_t)t->u * (uint64_t)d[0] + (uint64_t)t->v * (uint64_t)e[0];
 	uint64_t le = (uint64_t)t->q * (uint64_t)d[0] + (uint64_t)t->r * (uint64_t)e[0];
@@ -789,6 +791,7 @@ static void update_de(int64_t *d, int64_t *e, const struct sg_mat *t, const int6
 /* r += m where mask is all-ones, then the limbs carried into [0, 2^62) but the top one */
 static void add_m_carry(int64_t *r, int64_t mask, const int64_t *m, size_t len)
 {
+	mask = (int64_t)ct_barrier_u64((uint64_t)mask);
 	for (size_t i = 0; i < len; i++)
 		r[i] += m[i] & mask;
 	for (size_t i = 0; i + 1 < len; i++) {
@@ -800,7 +803,8 @@ static void add_m_carry(int64_t *r, int64_t mask, const int64_t *m, size_t len)
 /* d in (-2m, m) to sign d mod m in [0, m), for sign = +-1 (its top limb's sign) */
 static void normalize(int64_t *d, int64_t sign, const int64_t *m, size_t len)
 {
-	int64_t neg = sign >> 63, low = d[len - 1] >> 63;
+	int64_t neg = (int64_t)ct_barrier_u64((uint64_t)(sign >> 63));
+	int64_t low = (int64_t)ct_barrier_u64((uint64_t)(d[len - 1] >> 63));
 
 	for (size_t i = 0; i < len; i++) /* now in (-m, m) (carried below) */
 		d[i] += m[i] & low;
