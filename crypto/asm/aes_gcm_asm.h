@@ -42,19 +42,16 @@ void aes_gcm_aesni_block(const void *ctx, const uint8_t in[16], uint8_t out[16])
 
 /*
  * VAES + VPCLMULQDQ on 512-bit vectors (AVX-512 F/BW/VL): four blocks per
- * register, 32 per batch, two batches per GHASH reduction. hk[4 + i] =
+ * register, 32 per batch, two batches per GHASH reduction. hk[i] =
  * H^(64 - i) divided by x (reflected), so a run of n <= 64 blocks uses
- * hk[4 + 64 - n ..]; hk[3] holds H^65 (the last pair of batches takes
- * H^65..H^2 when it also hashes the lengths block) and hk[0..2] are
- * unused, which keeps H^64 on a 64-byte boundary; four zero blocks
- * follow, so that 64-byte loads near the end stay inside the array and
- * multiply by 0.
+ * hk[64 - n ..]; four zero blocks follow, so that 64-byte loads near the
+ * end stay inside the array and multiply by 0.
  */
 #define HS_VAES_HPOWERS 64
 
 struct aes_gcm_vaes512_ctx {
 	alignas(64) uint8_t rk[16 * 15];
-	alignas(64) uint8_t hk[4 + HS_VAES_HPOWERS + 4][16];
+	alignas(64) uint8_t hk[HS_VAES_HPOWERS + 4][16];
 	unsigned rounds;
 };
 
