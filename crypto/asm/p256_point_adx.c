@@ -399,6 +399,30 @@ void ADX_NAME(p256_jac_add_affine_adx)(struct p256_jws *w)
 	LANE("r12", "r11", "q3")
 #define TO_LANES(M) TO_LANES_BY(LANE_IN, M)
 
+/* (a, 0, b, 0) the same way: the first (delta, Z) */
+#define LANE_IN2(R, S, Q)                                                                      \
+	"vmovq %%" R ", %x[" Q "]\n\t"                                                         \
+	"vmovq %%" S ", %%xmm0\n\t"                                                            \
+	"vinserti128 $1, %%xmm0, %[" Q "], %[" Q "]\n\t"
+#define TO_LANES2(M) TO_LANES_BY(LANE_IN2, M)
+
+/* a scalar piece whose result goes to q0..q3 (xmm0..15: VEX encodings) */
+#define PIECE_TO_Q(code, q)                                                                    \
+	__asm__ volatile(code                                                                  \
+			 : [q0] "=&x"(q[0]), [q1] "=&x"(q[1]), [q2] "=&x"(q[2]),               \
+			   [q3] "=&x"(q[3])                                                    \
+			 : "D"(w), OFFSETS, P256_ADX_CONSTS                                    \
+			 : CLOBBERS, "xmm0")
+
+/* a scalar piece that also reads q0..q3 (and may use xmm0) */
+#define PIECE_Q(code)                                                                          \
+	__asm__ volatile(code                                                                  \
+			 :                                                                     \
+			 : "D"(w), [q0] "x"(q[0]), [q1] "x"(q[1]), [q2] "x"(q[2]),             \
+			   [q3] "x"(q[3]), OFFSETS, P256_ADX_CONSTS                            \
+			 : CLOBBERS, "xmm0")
+
+#if defined(P256_ADX_INTEL)
 /*
  * (a, a, b, x) the same way, x from memory operand X: the doubling's
  * (4Y^2, 4Y^2, 2Y, X)
@@ -439,30 +463,6 @@ void ADX_NAME(p256_jac_add_affine_adx)(struct p256_jws *w)
 	"vpextrq $1, %%xmm0, %%r11\n\t"                                                        \
 	STORE(T4, R8_11)
 
-/* (a, 0, b, 0) the same way: the first (delta, Z) */
-#define LANE_IN2(R, S, Q)                                                                      \
-	"vmovq %%" R ", %x[" Q "]\n\t"                                                         \
-	"vmovq %%" S ", %%xmm0\n\t"                                                            \
-	"vinserti128 $1, %%xmm0, %[" Q "], %[" Q "]\n\t"
-#define TO_LANES2(M) TO_LANES_BY(LANE_IN2, M)
-
-/* a scalar piece whose result goes to q0..q3 (xmm0..15: VEX encodings) */
-#define PIECE_TO_Q(code, q)                                                                    \
-	__asm__ volatile(code                                                                  \
-			 : [q0] "=&x"(q[0]), [q1] "=&x"(q[1]), [q2] "=&x"(q[2]),               \
-			   [q3] "=&x"(q[3])                                                    \
-			 : "D"(w), OFFSETS, P256_ADX_CONSTS                                    \
-			 : CLOBBERS, "xmm0")
-
-/* a scalar piece that also reads q0..q3 (and may use xmm0) */
-#define PIECE_Q(code)                                                                          \
-	__asm__ volatile(code                                                                  \
-			 :                                                                     \
-			 : "D"(w), [q0] "x"(q[0]), [q1] "x"(q[1]), [q2] "x"(q[2]),             \
-			   [q3] "x"(q[3]), OFFSETS, P256_ADX_CONSTS                            \
-			 : CLOBBERS, "xmm0")
-
-#if defined(P256_ADX_INTEL)
 /*
  * One doubling, the Intel form's layout. delta = Z^2 comes from lane 0 of
  * q (packed 64-bit limbs), Z from v's lane 2 (radix 2^52): the lanes'
