@@ -41,9 +41,10 @@
  *   batch is crypto/safegcd256.c's, sg_divsteps_59, its CMOV assembly on
  *   x86-64: the one divstep home), then applied to the full f, g (exact
  *   division by 2^62) and to d, e with d a = f, e a = g (mod m). All four
- *   are in signed 62-bit limbs, as safegcd256.c keeps them, and d, e stay
- *   in (-2m, m) by its rule (md starts from the signs of d and e), so they
- *   are reduced once at the end, not after every batch. The 64-bit-limb
+ *   are in signed 62-bit limbs and d, e stay in (-2m, m) (md starts from
+ *   the signs of d and e), so they are reduced once at the end, not after
+ *   every batch: crypto/safegcd.h's updates, the ones sg256_inv runs with
+ *   five limbs. The 64-bit-limb
  *   version before it needed d, e in [0, m) each batch (the column sums
  *   only just fit 128 bits): two conditional add-and-subtract passes and
  *   copies per batch, a quarter of its time; an RSA-2048 pair of
@@ -68,7 +69,7 @@
 #include "base/wipe.h"
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
-#include "crypto/safegcd256.h"
+#include "crypto/safegcd.h"
 
 typedef unsigned __int128 u128;
 
@@ -688,20 +689,15 @@ void bn_mod_exp_vartime(uint64_t *r, const uint64_t *a, const uint64_t *e, size_
 /*
  * ---- inversion: Bernstein-Yang "safegcd" divsteps (see the notes) ----
  *
- * f, g, d, e are in signed 62-bit limbs (as crypto/safegcd256.c's): value
- * = sum v[i] 2^(62 i), every limb but the top one in [0, 2^62), the top
- * one signed. |f|, |g| <= m; d, e stay in (-2m, m) through every batch
- * (update_de), so only the end reduces them. With 62-bit limbs a column
- * of u a + v b + md m stays below 2^126 for any md in (-2^63, 2^62].
+ * f, g, d, e are in signed 62-bit limbs, updated by crypto/safegcd.h
+ * (the updates sg256_inv runs too); here only the conversions, the count
+ * and the end.
  */
-#define SHIFT 62 /* a batch's matrix is scaled by 2^62 */
 #define DIVSTEPS 59 /* per batch (sg_divsteps_59) */
-#define M62 ((((uint64_t)1) << 62) - 1)
+#define M62 SG_M62
 /* 62-bit limbs for n 64-bit ones: 62 L >= 64 n + 2 (the sign and 2m) */
 #define L62(n) ((64 * (n)) / 62 + 1)
 #define INV_LIMBS L62(HS_BN_LIMBS)
-
-typedef __int128 s128;
 
 /* bit i of a (n limbs) on: the 62-bit limb at bit offset 62 k */
 static void to_l62(int64_t *v, const uint64_t *a, size_t n)
@@ -729,89 +725,6 @@ static void from_l62(uint64_t *a, const int64_t *v, size_t n)
 		if (sh > 2 && w + 1 < n)
 			a[w + 1] |= x >> (64 - sh);
 	}
-}
-
-/*
- * (a, b) = ((u a + v b + ma m) / 2^62, (q a + r b + mb m) / 2^62) over
- * len limbs, for numerators the callers made multiples of 2^62: the low
- * column is only carried, each later one stored 62 bits at a time.
- * with_m = 0 (f and g) skips m's products.
- */
-static inline void apply(int64_t *a, int64_t *b, const struct sg_mat *t, int64_t ma, int64_t mb,
-			 const int64_t *m, size_t len, int with_m)
-{
-	s128 ca = (s128)t->u * a[0] + (s128)t->v * b[0];
-	s128 cb = (s128)t->q * a[0] + (s128)t->r * b[0];
-
-	if (with_m) {
-		ca += (s128)m[0] * ma;
-		cb += (s128)m[0] * mb;
-	}
-	ca >>= SHIFT; /* arithmetic shift (gcc and clang): the signed carry */
-	cb >>= SHIFT;
-	for (size_t i = 1; i < len; i++) {
-		ca += (s128)t->u * a[i] + (s128)t->v * b[i];
-		cb += (s128)t->q * a[i] + (s128)t->r * b[i];
-		if (with_m) {
-			ca += (s128)m[i] * ma;
-			cb += (s128)m[i] * mb;
-		}
-		a[i - 1] = (int64_t)((uint64_t)ca & M62);
-		b[i - 1] = (int64_t)((uint64_t)cb & M62);
-		ca >>= SHIFT;
-		cb >>= SHIFT;
-	}
-	a[len - 1] = (int64_t)ca;
-	b[len - 1] = (int64_t)cb;
-}
-
-/*
- * (d, e) = ((u d + v e + md m) / 2^62, (q d + r e + me m) / 2^62), d and
- * e in (-2m, m) in and out: md, me start as u or v (q or r) where d (e)
- * is negative (u d + [d < 0] u m = u (d + m [d < 0]) with |d + m [d < 0]|
- * < m, so the sum is below (|u| + |v|) m <= 2^62 m in size), then lose
- * the value in [0, 2^62) that makes the numerators divisible by 2^62
- * (minv = 1/m mod 2^62): (-2^63 m, 2^62 m) / 2^62 = (-2m, m).
- */
-static void update_de(int64_t *d, int64_t *e, const struct sg_mat *t, const int64_t *m,
-		      uint64_t minv, size_t len)
-{
-	/* all-ones if negative; the barriers keep compilers from branching on them */
-	int64_t sd = (int64_t)ct_barrier_u64((uint64_t)(d[len - 1] >> 63));
-	int64_t se = (int64_t)ct_barrier_u64((uint64_t)(e[len - 1] >> 63));
-	int64_t md = (t->u & sd) + (t->v & se), me = (t->q & sd) + (t->r & se);
-	uint64_t ld = (uint64_t)t->u * (uint64_t)d[0] + (uint64_t)t->v * (uint64_t)e[0];
-	uint64_t le = (uint64_t)t->q * (uint64_t)d[0] + (uint64_t)t->r * (uint64_t)e[0];
-
-	md -= (int64_t)((minv * ld + (uint64_t)md) & M62);
-	me -= (int64_t)((minv * le + (uint64_t)me) & M62);
-	apply(d, e, t, md, me, m, len, 1);
-}
-
-/* r += m where mask is all-ones, then the limbs carried into [0, 2^62) but the top one */
-static void add_m_carry(int64_t *r, int64_t mask, const int64_t *m, size_t len)
-{
-	mask = (int64_t)ct_barrier_u64((uint64_t)mask);
-	for (size_t i = 0; i < len; i++)
-		r[i] += m[i] & mask;
-	for (size_t i = 0; i + 1 < len; i++) {
-		r[i + 1] += r[i] >> SHIFT;
-		r[i] = (int64_t)((uint64_t)r[i] & M62);
-	}
-}
-
-/* d in (-2m, m) to sign d mod m in [0, m), for sign = +-1 (its top limb's sign) */
-static void normalize(int64_t *d, int64_t sign, const int64_t *m, size_t len)
-{
-	int64_t neg = (int64_t)ct_barrier_u64((uint64_t)(sign >> 63));
-	int64_t low = (int64_t)ct_barrier_u64((uint64_t)(d[len - 1] >> 63));
-
-	for (size_t i = 0; i < len; i++) /* now in (-m, m) (carried below) */
-		d[i] += m[i] & low;
-	for (size_t i = 0; i < len; i++)
-		d[i] = (d[i] ^ neg) - neg;
-	add_m_carry(d, 0, m, len);
-	add_m_carry(d, d[len - 1] >> 63, m, len); /* [0, m) */
 }
 
 /* All inversion state, wiped as a whole. */
@@ -843,7 +756,7 @@ static uint64_t inv_finish(uint64_t *r, struct inv_ws *w, size_t n)
 	}
 	one |= (uint64_t)w->f[len - 1];
 	mone |= (uint64_t)w->f[len - 1] ^ ~(uint64_t)0;
-	normalize(w->d, w->f[len - 1], w->m, len);
+	sg_normalize(w->d, w->f[len - 1], w->m, len);
 	from_l62(r, w->d, n);
 	wipe(w, sizeof(*w));
 	return ct_is_zero_mask_u64(one) | ct_is_zero_mask_u64(mone);
@@ -863,8 +776,8 @@ uint64_t bn_mod_inv(uint64_t *r, const uint64_t *a, const struct bn_mont *c)
 	w.e[0] = 1;
 	for (size_t i = 0; i < batches; i++) {
 		zeta = sg_divsteps_59(zeta, (uint64_t)w.f[0], (uint64_t)w.g[0], &w.t);
-		update_de(w.d, w.e, &w.t, w.m, minv, len);
-		apply(w.f, w.g, &w.t, 0, 0, w.m, len, 0);
+		sg_update_de(w.d, w.e, &w.t, w.m, minv, len);
+		sg_update_fg(w.f, w.g, &w.t, len);
 	}
 	return inv_finish(r, &w, n);
 }

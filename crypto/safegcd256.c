@@ -5,7 +5,8 @@
  *
  * Implementation notes:
  * - Numbers are five signed 62-bit limbs (struct s62: sum v[i] 2^(62 i);
- *   after an update v[0..3] are in [0, 2^62) and v[4] carries the sign).
+ *   after an update v[0..3] are in [0, 2^62) and v[4] carries the sign),
+ *   updated by crypto/safegcd.h's functions (shared with bn_mod_inv).
  *   The modulus comes as a constant descriptor (struct sg256_mod): its
  *   limbs, which may be negative or zero (2^255 - 19 is { -19, 0, 0, 0,
  *   128 }, P-256's p has a zero limb), and 1/m mod 2^62.
@@ -27,18 +28,20 @@
  * - The three moduli's descriptors are constants of this file. For
  *   2^255 - 19, sg256_inv runs a copy of the inlined code with the
  *   descriptor as a compile-time constant: its three zero limbs'
- *   products vanish (two products per column instead of five), 2% of the
- *   inversion. P-256's p (one zero limb) and n gained nothing measurable
- *   from a copy of their own: they take the generic one.
+ *   products vanish (two products per column instead of five): 3.84k
+ *   TSC cycles (median) against 3.95k when one copy served all three
+ *   moduli, which was slower for P-256's too (Intel Xeon, December
+ *   2026). P-256's p (one zero limb) and n gained nothing
+ *   measurable from a copy of their own: they take the generic one.
  * - bn_mod_inv (crypto/bignum.c) serves arbitrary sizes (RSA's CRT
- *   halves, P-384) and shares only the divstep batch (sg_divsteps_59):
- *   it keeps the original divstep (delta starting at 1), because Bernstein
- *   and Yang's theorem 11.2 bounds that variant's count for every size,
- *   while the half-delta variant's 590 is a computed bound for 256 bits.
- *   The two variants update delta alike and differ in its start, so one
- *   batch text serves both (two constants, see the batch). Its updates
- *   follow the ones here (62-bit limbs, d and e kept in (-2m, m)) over
- *   any number of limbs; the 5-limb ones here are unrolled for 256 bits.
+ *   halves, P-384) with the same divstep batch (sg_divsteps_59) and the
+ *   same updates (crypto/safegcd.h: 62-bit limbs, d and e kept in
+ *   (-2m, m), inlined here with five limbs). It keeps the original
+ *   divstep (delta starting at 1), because Bernstein and Yang's theorem
+ *   11.2 bounds that variant's count for every size, while the
+ *   half-delta variant's 590 is a computed bound for 256 bits. The two
+ *   variants update delta alike and differ in its start, so one batch
+ *   text serves both (two constants, see the batch).
  * - Constant time: the C divstep's masks sit behind barriers (no branch
  *   can come back), the x86-64 batch selects with CMOV, every loop has a
  *   fixed count, no index depends on x; the specialised copy is chosen by
@@ -51,14 +54,14 @@
  */
 #include "crypto/safegcd256.h"
 
+#include "crypto/safegcd.h"
+
 #include "base/wipe.h"
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
 
-typedef __int128 s128;
-
 #define ALWAYS_INLINE inline __attribute__((always_inline))
-#define M62 (UINT64_MAX >> 2)
+#define M62 SG_M62
 #define BATCHES 10 /* of 59 divsteps: 590 */
 
 /* a 256-bit value from four 64-bit limbs into five 62-bit ones */
@@ -227,83 +230,6 @@ int64_t sg_divsteps_59(int64_t zeta, uint64_t f, uint64_t g, struct sg_mat *t)
 	return divsteps_59_c(zeta, f, g, t, 3, 2);
 }
 
-/*
- * (a, b) = ((u a + v b + ma m) / 2^62, (q a + r b + mb m) / 2^62) for
- * numerators the callers made multiples of 2^62: the low words' sums are
- * only carried, then each later column is stored 62 bits at a time.
- * |u| + |v| <= 2^62 and limbs below 2^62 keep each column inside 128 bits.
- * Inlined with a constant m, m's zero limbs cost nothing.
- */
-static ALWAYS_INLINE void apply(struct s62 *a, struct s62 *b, const struct sg_mat *t, int64_t ma,
-				int64_t mb, const int64_t *m)
-{
-	s128 ca = (s128)t->u * a->v[0] + (s128)t->v * b->v[0] + (s128)m[0] * ma;
-	s128 cb = (s128)t->q * a->v[0] + (s128)t->r * b->v[0] + (s128)m[0] * mb;
-
-	ca >>= 62; /* arithmetic shift (gcc and clang): the signed carry */
-	cb >>= 62;
-	for (int i = 1; i < 5; i++) {
-		ca += (s128)t->u * a->v[i] + (s128)t->v * b->v[i] + (s128)m[i] * ma;
-		cb += (s128)t->q * a->v[i] + (s128)t->r * b->v[i] + (s128)m[i] * mb;
-		a->v[i - 1] = (int64_t)((uint64_t)ca & M62);
-		b->v[i - 1] = (int64_t)((uint64_t)cb & M62);
-		ca >>= 62;
-		cb >>= 62;
-	}
-	a->v[4] = (int64_t)ca;
-	b->v[4] = (int64_t)cb;
-}
-
-/* (f, g) = ((u f + v g) / 2^62, (q f + r g) / 2^62): exact divisions */
-static ALWAYS_INLINE void update_fg(struct s62 *f, struct s62 *g, const struct sg_mat *t,
-				    const struct sg256_mod *m)
-{
-	apply(f, g, t, 0, 0, m->m);
-}
-
-/*
- * (d, e) = ((u d + v e + md m) / 2^62, (q d + r e + me m) / 2^62), d and
- * e in (-2m, m) in and out. md, me start as u or v (q or r) where d (e)
- * is negative, which keeps the result in range, then get the low 62 bits
- * that make the numerators divisible by 2^62 (with 1/m mod 2^62).
- */
-static ALWAYS_INLINE void update_de(struct s62 *d, struct s62 *e, const struct sg_mat *t,
-				    const struct sg256_mod *m)
-{
-	int64_t sd = d->v[4] >> 63, se = e->v[4] >> 63; /* all-ones if negative */
-	int64_t md = (t->u & sd) + (t->v & se), me = (t->q & sd) + (t->r & se);
-	uint64_t ld = (uint64_t)t->u * (uint64_t)d->v[0] + (uint64_t)t->v * (uint64_t)e->v[0];
-	uint64_t le = (uint64_t)t->q * (uint64_t)d->v[0] + (uint64_t)t->r * (uint64_t)e->v[0];
-
-	md -= (int64_t)((m->minv * ld + (uint64_t)md) & M62);
-	me -= (int64_t)((m->minv * le + (uint64_t)me) & M62);
-	apply(d, e, t, md, me, m->m);
-}
-
-/* r += m where mask is all-ones, then the limbs carried into [0, 2^62) but the top one */
-static ALWAYS_INLINE void add_m_carry(struct s62 *r, int64_t mask, const struct sg256_mod *m)
-{
-	for (int i = 0; i < 5; i++)
-		r->v[i] += m->m[i] & mask;
-	for (int i = 0; i < 4; i++) {
-		r->v[i + 1] += r->v[i] >> 62;
-		r->v[i] = (int64_t)((uint64_t)r->v[i] & M62);
-	}
-}
-
-/* d in (-2m, m) to sign d mod m in [0, m), for sign = +-1 (its top limb's sign) */
-static ALWAYS_INLINE void normalize(struct s62 *d, int64_t sign, const struct sg256_mod *m)
-{
-	int64_t neg = sign >> 63, low = d->v[4] >> 63;
-
-	for (int i = 0; i < 5; i++) /* now in (-m, m) (carried below) */
-		d->v[i] += m->m[i] & low;
-	for (int i = 0; i < 5; i++)
-		d->v[i] = (d->v[i] ^ neg) - neg;
-	add_m_carry(d, 0, m);
-	add_m_carry(d, d->v[4] >> 63, m); /* [0, m) */
-}
-
 struct inv_ws {
 	struct s62 f, g, d, e;
 	struct sg_mat t;
@@ -328,10 +254,10 @@ static ALWAYS_INLINE void inv(uint64_t r[4], const uint64_t a[4], const struct s
 		else
 #endif
 			zeta = divsteps_59_c(zeta, (uint64_t)w.f.v[0], (uint64_t)w.g.v[0], &w.t, 0, 1);
-		update_de(&w.d, &w.e, &w.t, m);
-		update_fg(&w.f, &w.g, &w.t, m);
+		sg_update_de(w.d.v, w.e.v, &w.t, m->m, m->minv, 5);
+		sg_update_fg(w.f.v, w.g.v, &w.t, 5);
 	}
-	normalize(&w.d, w.f.v[4], m);
+	sg_normalize(w.d.v, w.f.v[4], m->m, 5);
 	r[0] = (uint64_t)w.d.v[0] | ((uint64_t)w.d.v[1] << 62);
 	r[1] = ((uint64_t)w.d.v[1] >> 2) | ((uint64_t)w.d.v[2] << 60);
 	r[2] = ((uint64_t)w.d.v[2] >> 4) | ((uint64_t)w.d.v[3] << 58);

@@ -3,9 +3,8 @@
  * Bernstein-Yang "safegcd" divsteps (internal to crypto/): the one home of
  * the 256-bit inversion used by X25519/Ed25519 (fe_invert), P-256's field
  * (p256_fe_inv) and P-256's group order (p256_sc_inv_mont). Arbitrary
- * sizes (RSA, P-384) use bn_mod_inv in crypto/bignum.c, which runs this
- * file's divstep batch (sg_divsteps_59; the notes in safegcd256.c say
- * why the rest stays apart).
+ * sizes (RSA, P-384) use bn_mod_inv in crypto/bignum.c; the two share
+ * the divstep batch and the limb updates (crypto/safegcd.h).
  *
  * A modulus is a small constant descriptor: its value in five signed
  * 62-bit limbs (any limbs summing to m; zero limbs make the updates
@@ -35,18 +34,5 @@ extern const struct sg256_mod sg256_p256_n;
  * index; the working set is wiped. r may alias a.
  */
 void sg256_inv(uint64_t r[4], const uint64_t a[4], const struct sg256_mod *m);
-
-/*
- * The divstep batch, shared with bn_mod_inv (crypto/bignum.c), in its
- * original variant (Bernstein-Yang's delta starting at 1, kept as
- * zeta = 1 - 2 delta: start with zeta = -1): 59 divsteps on the low
- * words of f (odd) and g; returns the new zeta, t the matrix scaled by
- * 2^62: (f', g') 2^62 = (u f + v g, q f + r g). The x86-64 CMOV batch
- * unless cpu_force_portable, then the C one (same results). Constant time.
- */
-struct sg_mat {
-	int64_t u, v, q, r;
-};
-int64_t sg_divsteps_59(int64_t zeta, uint64_t f, uint64_t g, struct sg_mat *t);
 
 #endif
