@@ -258,7 +258,7 @@ int ecdsa_p256_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
 	return x_matches_r(&pt, sig) ? 0 : HS_ERR_BAD_SIG;
 }
 
-static int sign_sha256(uint8_t *sig, size_t *sig_len, const uint8_t *priv, const uint8_t *pub,
+static int sign_sha256(uint8_t *sig, size_t *sig_len, const void *priv, const uint8_t *pub,
 		       const uint8_t *msg, size_t msg_len)
 {
 	uint8_t h[32], raw[64];

@@ -126,7 +126,7 @@ int ed25519_verify(const uint8_t pub[32], const void *msg, size_t msg_len,
 }
 
 /* The table's sign(): capacity check, then Ed25519 into 64 bytes. */
-static int sig_ed25519_sign(uint8_t *sig, size_t *sig_len, const uint8_t *priv,
+static int sig_ed25519_sign(uint8_t *sig, size_t *sig_len, const void *priv,
 			    const uint8_t *pub, const uint8_t *msg, size_t msg_len)
 {
 	int err;

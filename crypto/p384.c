@@ -506,7 +506,7 @@ int ecdsa_p384_verify(const uint8_t *pub, size_t pub_len, const uint8_t *hash,
 
 /* ---- the signature table ---- */
 
-static int sign_unsupported(uint8_t *sig, size_t *sig_len, const uint8_t *priv,
+static int sign_unsupported(uint8_t *sig, size_t *sig_len, const void *priv,
 			    const uint8_t *pub, const uint8_t *msg, size_t msg_len)
 {
 	(void)sig;

@@ -12,8 +12,9 @@
  *   mod p since e dp = 1 mod p-1); s = s_q + q (qinv (s_p - s_q) mod p)
  *   (Garner). The divisions use the constant-time inversion of bignum.c
  *   modulo each prime (both at once), and reductions modulo a secret
- *   prime go through Montgomery reduction, never a division; p and q's
- *   Montgomery constants come from n's (bn_mont_init_divisor). The two
+ *   prime go through Montgomery reduction, never a division; the
+ *   Montgomery contexts of n, p and q are the key's, made once by its
+ *   parser (crypto/rsa_key.c; p and q's from n's). The two
  *   exponentiations run side by side where a backend can (AVX-512 IFMA
  *   for 1024-bit primes: bn_mod_exp_x2).
  * - The result is checked (s^e = m mod n) before it leaves: a fault in
@@ -28,7 +29,6 @@
 
 #include <string.h>
 
-#include "base/der.h"
 #include "base/reader.h"
 #include "base/wipe.h"
 #include "crypto/ct.h"
@@ -228,9 +228,8 @@ static int pss_encode(uint8_t *out, const struct rsa_public *k, const struct has
 	return 0;
 }
 
-/* The working set of one signature, wiped as a whole. */
+/* The working set of one signature, wiped as a whole (the key's contexts are k's). */
 struct sign_ws {
-	struct bn_mont cn, cp, cq;
 	uint64_t m[HS_BN_LIMBS], r[HS_BN_LIMBS], t[HS_BN_LIMBS], u[HS_BN_LIMBS], v[HS_BN_LIMBS];
 	uint64_t wide[2 * HS_BN_LIMBS];
 	uint64_t sp[HS_BN_LIMBS], sq[HS_BN_LIMBS];
@@ -263,14 +262,14 @@ static uint64_t crt_halves(struct sign_ws *w, const struct rsa_private *k)
 	size_t n_limbs = k->pub.n_limbs, l = k->p_limbs;
 	uint64_t ok;
 
-	reduce(w->sp, w->wide, w->m, n_limbs, &w->cp);
-	reduce(w->sq, w->wide, w->m, n_limbs, &w->cq);
-	bn_mod_exp_x2(w->sp, w->sp, k->dp, &w->cp, w->sq, w->sq, k->dq, &w->cq, l);
-	reduce(w->t, w->wide, w->r, n_limbs, &w->cp);
-	reduce(w->v, w->wide, w->r, n_limbs, &w->cq);
-	ok = bn_mod_inv_x2(w->u, w->t, &w->cp, w->v, w->v, &w->cq);
-	unblind_half(w->sp, w->u, &w->cp);
-	unblind_half(w->sq, w->v, &w->cq);
+	reduce(w->sp, w->wide, w->m, n_limbs, &k->cp);
+	reduce(w->sq, w->wide, w->m, n_limbs, &k->cq);
+	bn_mod_exp_x2(w->sp, w->sp, k->dp, &k->cp, w->sq, w->sq, k->dq, &k->cq, l);
+	reduce(w->t, w->wide, w->r, n_limbs, &k->cp);
+	reduce(w->v, w->wide, w->r, n_limbs, &k->cq);
+	ok = bn_mod_inv_x2(w->u, w->t, &k->cp, w->v, w->v, &k->cq);
+	unblind_half(w->sp, w->u, &k->cp);
+	unblind_half(w->sq, w->v, &k->cq);
 	return ok;
 }
 
@@ -279,10 +278,10 @@ static void crt_combine(struct sign_ws *w, const struct rsa_private *k)
 {
 	size_t l = k->p_limbs;
 
-	reduce(w->t, w->wide, w->sq, l, &w->cp); /* s_q mod p: s_q < q < R */
-	bn_mod_sub(w->u, w->sp, w->t, &w->cp);
-	bn_mont_to(w->t, k->qinv, &w->cp);
-	bn_mont_mul(w->u, w->u, w->t, &w->cp); /* h = qinv (s_p - s_q) mod p */
+	reduce(w->t, w->wide, w->sq, l, &k->cp); /* s_q mod p: s_q < q < R */
+	bn_mod_sub(w->u, w->sp, w->t, &k->cp);
+	bn_mont_to(w->t, k->qinv, &k->cp);
+	bn_mont_mul(w->u, w->u, w->t, &k->cp); /* h = qinv (s_p - s_q) mod p */
 	bn_mul(w->wide, k->q, w->u, l);
 	memset(w->t, 0, 2 * l * sizeof(*w->t));
 	memcpy(w->t, w->sq, l * sizeof(*w->t));
@@ -290,8 +289,9 @@ static void crt_combine(struct sign_ws *w, const struct rsa_private *k)
 }
 
 /* The random blinding value r < 2^(bits-1) < n and m' = m r^e mod n in w->m. */
-static int blind(struct sign_ws *w, const struct rsa_public *pub)
+static int blind(struct sign_ws *w, const struct rsa_private *k)
 {
+	const struct rsa_public *pub = &k->pub;
 	uint8_t rb[EM_MAX];
 	size_t top = (pub->bits - 1) % 8; /* bits kept in rb[0] */
 
@@ -300,9 +300,9 @@ static int blind(struct sign_ws *w, const struct rsa_public *pub)
 	rb[0] &= (uint8_t)((1u << top) - 1); /* top = 0: the whole first byte goes */
 	(void)bn_from_bytes(w->r, pub->n_limbs, rb, pub->len);
 	wipe(rb, sizeof(rb));
-	bn_mod_exp_vartime(w->u, w->r, pub->e, pub->e_limbs, &w->cn); /* e is public */
-	bn_mont_to(w->t, w->m, &w->cn);
-	bn_mont_mul(w->m, w->t, w->u, &w->cn); /* m R r^e R^-1 */
+	bn_mod_exp_vartime(w->u, w->r, pub->e, pub->e_limbs, &k->cn); /* e is public */
+	bn_mont_to(w->t, w->m, &k->cn);
+	bn_mont_mul(w->m, w->t, w->u, &k->cn); /* m R r^e R^-1 */
 	return 0;
 }
 
@@ -319,19 +319,14 @@ static int private_op(struct sign_ws *w, const struct rsa_private *k, const uint
 	uint32_t ok32;
 	int err;
 
-	/* p q = n (rsa_private_from_der checked it), and q < 2^(64 l): p, q's constants from n's */
-	if (bn_mont_init_vartime(&w->cn, pub->n, pub->n_limbs) != 0 ||
-	    bn_mont_init_divisor(&w->cp, k->p, l, &w->cn) != 0 ||
-	    bn_mont_init_divisor(&w->cq, k->q, l, &w->cn) != 0)
-		return HS_ERR_BAD_KEY;
 	(void)bn_from_bytes(w->m, pub->n_limbs, em, pub->len);
 	memcpy(keep, w->m, sizeof(keep));
-	if ((err = blind(w, pub)) != 0)
+	if ((err = blind(w, k)) != 0)
 		return err;
 	ok = crt_halves(w, k);
 	crt_combine(w, k);
 	/* the check: s^e = m mod n */
-	bn_mod_exp_vartime(w->t, w->wide, pub->e, pub->e_limbs, &w->cn);
+	bn_mod_exp_vartime(w->t, w->wide, pub->e, pub->e_limbs, &k->cn);
 	ok &= bn_eq_mask(w->t, keep, pub->n_limbs);
 	ok &= bn_is_zero_mask(w->wide + pub->n_limbs, 2 * l - pub->n_limbs); /* s < R_n */
 	bn_to_bytes(sig, pub->len, w->wide, pub->n_limbs);
@@ -363,29 +358,16 @@ int rsa_pss_sign(const struct rsa_private *k, const struct hash *h,
 
 /* ---- the signature tables ---- */
 
-/*
- * The table's priv is an RSAPrivateKey DER without a length beside it
- * (crypto/rsa.h): its SEQUENCE header says how long it is, read with a
- * 2-byte length at most (4096-bit keys are about 2.4 KB).
- */
-#define RSA_PRIV_DER_MAX (4 + 0xffff)
-
+/* The table's priv is a parsed key (struct rsa_private, crypto/rsa.h). */
 static int pss_sign_with(const struct hash *h, uint8_t *sig, size_t *sig_len,
-			 const uint8_t *priv, const uint8_t *msg, size_t msg_len)
+			 const struct rsa_private *k, const uint8_t *msg, size_t msg_len)
 {
-	struct rsa_private k;
 	uint8_t digest[HS_HASH_MAX_LEN];
-	int err;
 
-	if (priv == NULL)
+	if (k == NULL)
 		return HS_ERR_ARG;
-	err = rsa_private_from_der(&k, priv, der_seq_len(priv, RSA_PRIV_DER_MAX));
-	if (err)
-		return err;
 	hash_digest(h, msg, msg_len, digest);
-	err = rsa_pss_sign(&k, h, digest, sig, sig_len, 0);
-	rsa_private_wipe(&k);
-	return err;
+	return rsa_pss_sign(k, h, digest, sig, sig_len, 0);
 }
 
 static int pss_verify_with(const struct hash *h, const uint8_t *pub, size_t pub_len,
@@ -403,7 +385,7 @@ static int pss_verify_with(const struct hash *h, const uint8_t *pub, size_t pub_
 }
 
 #define PSS_TABLE(bits)                                                                     \
-	static int sign_sha##bits(uint8_t *sig, size_t *sig_len, const uint8_t *priv,         \
+	static int sign_sha##bits(uint8_t *sig, size_t *sig_len, const void *priv,            \
 				  const uint8_t *pub, const uint8_t *msg, size_t msg_len)      \
 	{                                                                                   \
 		(void)pub;                                                                  \

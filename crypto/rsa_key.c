@@ -12,6 +12,9 @@
  *   dp < p, dq < q, qinv < p, p and q odd and > 1), so signing can rely on
  *   them. The parse branches on lengths and on each integer's top byte:
  *   it is not constant time in those (see rsa.h).
+ * - A private key leaves with the Montgomery contexts of n, p and q
+ *   (bn_mont_init_divisor makes p and q's from n's without a division),
+ *   which every signature needs: rsa.c's signing only reads them.
  */
 #include "crypto/rsa.h"
 
@@ -115,7 +118,14 @@ static int read_private(struct reader *seq, struct rsa_private *k)
 		return err;
 	if (read_end(seq))
 		return HS_ERR_BAD_ENCODING;
-	return check_crt(k);
+	if ((err = check_crt(k)) != 0)
+		return err;
+	/* p q = n and q < 2^(64 l) (checked): p and q's constants from n's */
+	if (bn_mont_init_vartime(&k->cn, k->pub.n, k->pub.n_limbs) != 0 ||
+	    bn_mont_init_divisor(&k->cp, k->p, k->p_limbs, &k->cn) != 0 ||
+	    bn_mont_init_divisor(&k->cq, k->q, k->p_limbs, &k->cn) != 0)
+		return HS_ERR_BAD_KEY;
+	return 0;
 }
 
 int rsa_private_from_der(struct rsa_private *k, const uint8_t *der, size_t der_len)

@@ -4,8 +4,10 @@
  * only, crypto/p384.h), RSASSA-PSS with SHA-256/384/512 (crypto/rsa.h).
  * sign/verify take the whole message (ECDSA and RSA-PSS hash it; Ed25519
  * signs it as is). ECDSA signatures are DER, as TLS carries them.
- * priv: ECDSA 32-byte scalar; Ed25519 32-byte seed; RSA the RSAPrivateKey
- * DER. pub: ECDSA uncompressed point; Ed25519 32 bytes; RSA RSAPublicKey DER.
+ * priv: ECDSA 32-byte scalar; Ed25519 32-byte seed; RSA a parsed struct
+ * rsa_private (crypto/rsa.h: parsed once by the key's owner, with its
+ * Montgomery contexts). pub: ECDSA uncompressed point; Ed25519 32 bytes;
+ * RSA RSAPublicKey DER.
  * Each row's max_sig_len bounds its signatures: HS_SIG_MAX_LEN (72) covers
  * ECDSA P-256 and Ed25519 only; RSA signatures reach HS_RSA_MAX_LEN (512)
  * bytes and P-384 ones 104, so a buffer for any row needs HS_SIG_ANY_MAX_LEN.
@@ -25,7 +27,7 @@ struct sig {
 	const char *name;
 	size_t priv_len, pub_len, max_sig_len;
 	/* *sig_len in: capacity, out: length written */
-	HS_MUST_CHECK int (*sign)(uint8_t *sig, size_t *sig_len, const uint8_t *priv,
+	HS_MUST_CHECK int (*sign)(uint8_t *sig, size_t *sig_len, const void *priv,
 				  const uint8_t *pub, const uint8_t *msg, size_t msg_len);
 	HS_MUST_CHECK int (*verify)(const uint8_t *pub, size_t pub_len, const uint8_t *msg,
 				    size_t msg_len, const uint8_t *sig, size_t sig_len);

@@ -330,7 +330,7 @@ static int cv_sign(const struct hs_conn *c, const struct hs_cred *cred,
 #else
 	(void)c;
 #endif
-	return ss->sig->sign(sig, sig_len, cred->priv, cred->pub, content, n);
+	return ss->sig->sign(sig, sig_len, cred_sign_key(cred), cred->pub, content, n);
 }
 
 int build_cert_verify(struct hs_conn *c, const struct hs_cred *cred, int server)

@@ -18,9 +18,10 @@
  *
  * Implementation notes: the decoded key container is wiped after use, the
  * private key lives in struct hs_cred and is wiped by hs_cred_free(). An
- * RSA key stays DER there (the signature table takes DER); every parse of
- * it into struct rsa_private is wiped. The only allocations are the
- * credential object and the chain's DER buffer.
+ * RSA key is parsed once into struct rsa_private there (with the
+ * Montgomery contexts every signature needs; the signature table takes
+ * it parsed). The only allocations are the credential object and the
+ * chain's DER buffer.
  */
 #include "x509/x509.h"
 
@@ -74,28 +75,28 @@ static int parse_ec_private(struct reader r, struct hs_cred *cred)
 }
 
 /*
- * An RSAPrivateKey (PKCS#1): checked by crypto/rsa.h's parser, then kept
- * as DER. Below 2048 bits only with CRED_ALLOW_SMALL_RSA in a test build.
+ * An RSAPrivateKey (PKCS#1): parsed and checked by crypto/rsa.h's parser
+ * into cred->rsa, once (with its Montgomery contexts: every signature uses
+ * them). Below 2048 bits only with CRED_ALLOW_SMALL_RSA in a test build.
  */
 static int parse_rsa_private(struct reader r, struct hs_cred *cred, unsigned flags)
 {
-	struct rsa_private k;
 	size_t bits_floor = HS_RSA_MIN_BITS;
 	int err;
 
 	(void)flags;
-	ENSURE(r.len <= sizeof(cred->priv), HS_ERR_BAD_KEY);
-	err = rsa_private_from_der(&k, r.p, r.len);
+	ENSURE(r.len <= CRED_PRIV_MAX, HS_ERR_BAD_KEY);
+	err = rsa_private_from_der(&cred->rsa, r.p, r.len);
 #ifdef HS_TEST_HOOKS
 	if (flags & CRED_ALLOW_SMALL_RSA) /* test builds only: the 1024-bit RFC 8448 key */
 		bits_floor = 1024;
 #endif
-	if (err == 0 && k.pub.bits < bits_floor)
+	if (err == 0 && cred->rsa.pub.bits < bits_floor)
 		err = HS_ERR_BAD_KEY;
-	rsa_private_wipe(&k);
-	if (err)
+	if (err) {
+		rsa_private_wipe(&cred->rsa);
 		return err;
-	memcpy(cred->priv, r.p, r.len);
+	}
 	cred->type = KEY_RSA;
 	cred->scheme = HS_SIG_RSA_PSS_RSAE_SHA256;
 	return 0;
@@ -220,7 +221,7 @@ static int load_chain(struct hs_cred *cred, const char *pem, size_t len)
 /* The leaf's n and e must be the private key's. */
 static int check_rsa_pair(const struct hs_cred *cred, const struct leaf_key *leaf)
 {
-	struct rsa_private k;
+	const struct rsa_public *mine = &cred->rsa.pub;
 	struct rsa_public pub;
 	const uint8_t *key;
 	size_t key_len, bits;
@@ -228,12 +229,10 @@ static int check_rsa_pair(const struct hs_cred *cred, const struct leaf_key *lea
 
 	TRY(x509_rsa_key(leaf->spki, leaf->spki_len, &key, &key_len, &bits));
 	TRY(rsa_public_from_der(&pub, key, key_len));
-	TRY(rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
-	same = k.pub.bits == pub.bits && k.pub.n_limbs == pub.n_limbs &&
-	       k.pub.e_limbs == pub.e_limbs &&
-	       memcmp(k.pub.n, pub.n, pub.n_limbs * sizeof(pub.n[0])) == 0 &&
-	       memcmp(k.pub.e, pub.e, pub.e_limbs * sizeof(pub.e[0])) == 0;
-	rsa_private_wipe(&k);
+	same = mine->bits == pub.bits && mine->n_limbs == pub.n_limbs &&
+	       mine->e_limbs == pub.e_limbs &&
+	       memcmp(mine->n, pub.n, pub.n_limbs * sizeof(pub.n[0])) == 0 &&
+	       memcmp(mine->e, pub.e, pub.e_limbs * sizeof(pub.e[0])) == 0;
 	return same ? 0 : HS_ERR_X509_KEY_MISMATCH;
 }
 
@@ -382,6 +381,11 @@ void hs_cred_free(struct hs_cred *cred)
 
 uint16_t hs_cred_sig_scheme(const struct hs_cred *cred) { return cred->scheme; }
 
+const void *cred_sign_key(const struct hs_cred *cred)
+{
+	return cred->type == KEY_RSA ? (const void *)&cred->rsa : (const void *)cred->priv;
+}
+
 #ifdef HS_TEST_HOOKS
 /* Test hook (the RFC 8448 trace): RSA-PSS with a given salt. */
 static const struct hash *pss_hash_of(uint16_t scheme)
@@ -403,17 +407,12 @@ int cred_sign_salt(const struct hs_cred *cred, uint16_t scheme, const uint8_t *s
 		      size_t *sig_len)
 {
 	const struct hash *h = pss_hash_of(scheme);
-	struct rsa_private k;
 	uint8_t digest[HS_HASH_MAX_LEN];
-	int err;
 
 	ENSURE(cred->type == KEY_RSA && h != NULL, HS_ERR_UNSUPPORTED);
-	TRY(rsa_private_from_der(&k, cred->priv, der_seq_len(cred->priv, sizeof(cred->priv))));
 	hash_digest(h, msg, msg_len, digest);
-	err = rsa_pss_sign_salt(&k, h, digest, salt, salt_len, sig, sig_len,
-				   HS_RSA_ALLOW_SMALL);
-	rsa_private_wipe(&k);
-	return err;
+	return rsa_pss_sign_salt(&cred->rsa, h, digest, salt, salt_len, sig, sig_len,
+				    HS_RSA_ALLOW_SMALL);
 }
 
 #endif

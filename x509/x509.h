@@ -16,6 +16,7 @@
 #include "base/reader.h"
 #include "crypto/hash.h"
 #include "crypto/kx.h"
+#include "crypto/rsa.h"
 #include "hs/cred.h"
 #include "hs/x509.h"
 
@@ -154,7 +155,8 @@ HS_MUST_CHECK int pem_next(struct reader *text, const char *label, uint8_t *der,
 struct hs_cred {
 	enum key_type type;
 	uint16_t scheme; /* for RSA, the preferred one (the server picks per ClientHello) */
-	uint8_t priv[CRED_PRIV_MAX]; /* 32-byte P-256 / Ed25519 key, or RSAPrivateKey DER */
+	uint8_t priv[32]; /* P-256 scalar or Ed25519 seed */
+	struct rsa_private rsa; /* RSA: the key parsed once, with its Montgomery contexts */
 	uint8_t pub[HS_KX_MAX_PUB];
 	size_t pub_len;
 	size_t n_certs;
@@ -162,6 +164,9 @@ struct hs_cred {
 	size_t cert_len[CRED_MAX_CHAIN];
 	uint8_t *der; /* one buffer holding every certificate */
 };
+
+/* What the signature table's sign() takes as priv for cred's key (crypto/sig.h). */
+const void *cred_sign_key(const struct hs_cred *cred);
 
 /*
  * hs_cred_load_pem with flags; CRED_ALLOW_SMALL_RSA takes RSA keys of 1024

@@ -194,7 +194,7 @@ static void check_we_sign(struct test_rng *rng, const struct key *k, int iters)
 		size_t len = rand_msg(rng, msg), sig_len = sizeof(sig);
 
 		if (i % 2) {
-			assert_int_equal(a->sig->sign(sig, &sig_len, k->priv_der, NULL, msg, len), 0);
+			assert_int_equal(a->sig->sign(sig, &sig_len, &k->priv, NULL, msg, len), 0);
 		} else {
 			hash_digest(h, msg, len, d);
 			assert_int_equal(rsa_pss_sign(&k->priv, h, d, sig, &sig_len, 0), 0);

@@ -3,7 +3,9 @@
  * branches on, or indexes memory with, the private key or the random
  * values: the 2048-bit test key's d, p, q, dp, dq and qinv are marked
  * undefined after parsing (the DER parse itself is documented as not
- * constant time in the integers' lengths and top bytes), and so is every
+ * constant time in the integers' lengths and top bytes), then p and q's
+ * Montgomery contexts, which the parser keeps in the key, are made again
+ * from the marked primes and marked themselves, and so is every
  * byte rand_bytes returns (the link wraps it: -Wl,--wrap=rand_bytes),
  * which covers the blinding value r and the salt. The signature and the
  * return code are marked public only after the call, then checked by
@@ -33,14 +35,37 @@ int __wrap_rand_bytes(void *buf, size_t len)
 	return err;
 }
 
-static void mark_key_secret(struct rsa_private *k)
+/* a prime's Montgomery context: every field but the sizes and backend flags */
+static void mark_context_secret(struct bn_mont *c)
 {
+	CT_SECRET(&c->m0inv, sizeof(c->m0inv));
+	CT_SECRET(c->m, sizeof(c->m));
+	CT_SECRET(c->rr, sizeof(c->rr));
+	CT_SECRET(c->one, sizeof(c->one));
+	CT_SECRET(c->rr52, sizeof(c->rr52));
+}
+
+/*
+ * The key's secrets, and its p and q contexts made again from the secret
+ * p and q (the parser made them before anything was marked): so the
+ * contexts' construction is checked too, as when signing made them.
+ */
+static int mark_key_secret(struct rsa_private *k)
+{
+	int err;
+
 	CT_SECRET(k->d, sizeof(k->d));
 	CT_SECRET(k->p, sizeof(k->p));
 	CT_SECRET(k->q, sizeof(k->q));
 	CT_SECRET(k->dp, sizeof(k->dp));
 	CT_SECRET(k->dq, sizeof(k->dq));
 	CT_SECRET(k->qinv, sizeof(k->qinv));
+	err = bn_mont_init_divisor(&k->cp, k->p, k->p_limbs, &k->cn) |
+	      bn_mont_init_divisor(&k->cq, k->q, k->p_limbs, &k->cn);
+	CT_PUBLIC(&err, sizeof(err));
+	mark_context_secret(&k->cp);
+	mark_context_secret(&k->cq);
+	return err;
 }
 
 int main(void)
@@ -62,7 +87,10 @@ int main(void)
 		int r;
 
 		hash_digest(hs[i], "ct_rsa", 6, d);
-		mark_key_secret(&k);
+		if (mark_key_secret(&k) != 0) {
+			printf("FAILED: contexts\n");
+			return 1;
+		}
 		r = rsa_pss_sign(&k, hs[i], d, sig, &sig_len, 0);
 		CT_PUBLIC(&r, sizeof(r));
 		CT_PUBLIC(sig, sizeof(sig));

@@ -59,7 +59,7 @@ static int verify_calls;
 
 /* rsa_pss_rsae_sha256 with OpenSSL: the RFC's 1024-bit key is below hs's
  * RSA floor (RFC 8446 4.2.3: salt length = digest length) */
-static int rsa_pss_verify(uint16_t scheme, const uint8_t *spki, size_t spki_len,
+static int trace_pss_verify(uint16_t scheme, const uint8_t *spki, size_t spki_len,
 			  const uint8_t *msg, size_t msg_len, const uint8_t *sig, size_t sig_len)
 {
 	const unsigned char *p = spki;
@@ -156,7 +156,7 @@ static void test_client(void **state)
 	hooks.kx_priv_len = priv_len;
 	hooks.kx_group = HS_GROUP_X25519;
 	hooks.extra_scheme = 0x0804;
-	hooks.verify = rsa_pss_verify;
+	hooks.verify = trace_pss_verify;
 	hooks.capture = &s; /* each secret as it is derived: the connection wipes them */
 	assert_int_equal(hs_conn_new(&c, &cfg), 0);
 	assert_int_equal(conn_test_hooks(c, &hooks), 0);
@@ -221,7 +221,7 @@ static void flight_with(uint8_t target, size_t from_end, int raw, int want_err, 
 	hooks.kx_priv_len = priv_len;
 	hooks.kx_group = HS_GROUP_X25519;
 	hooks.extra_scheme = 0x0804;
-	hooks.verify = rsa_pss_verify;
+	hooks.verify = trace_pss_verify;
 	cfg.anchor_der = anchor;
 	cfg.anchor_len = anchor_len;
 	assert_int_equal(hs_conn_new(&c, &cfg), 0);
