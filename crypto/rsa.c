@@ -345,6 +345,9 @@ int rsa_pss_sign(const struct rsa_private *k, const struct hash *h,
 
 	if (err)
 		return err;
+	/* the contexts are the parser's: a key filled any other way has none */
+	if (k->cn.n != k->pub.n_limbs || k->cp.n != k->p_limbs || k->cq.n != k->p_limbs)
+		return HS_ERR_BAD_KEY;
 	if (*sig_len < k->pub.len)
 		return HS_ERR_NO_SPACE;
 	err = pss_encode(em, &k->pub, h, digest);

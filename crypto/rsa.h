@@ -90,7 +90,8 @@ HS_MUST_CHECK int rsa_pkcs1_verify(const struct rsa_public *k, const struct hash
 				      unsigned flags);
 /*
  * RSASSA-PSS sign (RFC 8017 8.1.1) of a digest with MGF1 over h and a
- * random salt of h->digest_len bytes. *sig_len in: capacity (at least
+ * random salt of h->digest_len bytes, with a key from rsa_private_from_der
+ * (HS_ERR_BAD_KEY if its contexts are missing). *sig_len in: capacity (at least
  * k->pub.len, else HS_ERR_NO_SPACE), out: k->pub.len. HS_ERR_RAND if the
  * system gives no random bytes; HS_ERR_BAD_KEY (and sig zeroed) if the
  * result fails its check (a fault, or a key whose d does not match e).

@@ -699,6 +699,12 @@ static void test_sign_roundtrip(void **state)
 	}
 	sig_len = 255;
 	assert_int_equal(rsa_pss_sign(&k, hs[0], d, sig, &sig_len, 0), HS_ERR_NO_SPACE);
+	/* a key without the parser's contexts (filled some other way) is refused, not used */
+	memset(&k.cq, 0, sizeof(k.cq));
+	sig_len = sizeof(sig);
+	assert_int_equal(rsa_pss_sign(&k, hs[0], d, sig, &sig_len, 0), HS_ERR_BAD_KEY);
+	assert_int_equal(tabs[0]->sign(sig, &sig_len, &k, NULL, (const uint8_t *)"abc", 3),
+			 HS_ERR_BAD_KEY);
 	rsa_private_wipe(&k);
 	free(pub_der);
 }
