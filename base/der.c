@@ -143,12 +143,3 @@ int der_uint_u32(struct reader mag, uint32_t *v)
 	*v = x;
 	return 0;
 }
-
-size_t der_seq_len(const uint8_t *p, size_t cap)
-{
-	struct reader r = reader_init(p, cap), seq, raw;
-
-	if (der_read_raw(&r, DER_SEQUENCE, &seq, &raw) != 0)
-		return 0;
-	return raw.len;
-}

@@ -36,12 +36,6 @@ HS_MUST_CHECK int der_read_raw(struct reader *r, uint8_t tag, struct reader *sub
 HS_MUST_CHECK int der_read_any(struct reader *r, uint8_t *tag, struct reader *sub);
 /* Next tag without consuming (0 at the end). */
 uint8_t der_peek(const struct reader *r);
-/*
- * Size of the whole SEQUENCE TLV that starts at p (at most cap bytes
- * readable): header plus contents, or 0 when p holds no well-formed
- * SEQUENCE header. For DER kept without its length (a private key).
- */
-size_t der_seq_len(const uint8_t *p, size_t cap);
 /* Are the contents of an OID (oid) the n bytes of want? */
 int der_oid_is(const struct reader *oid, const uint8_t *want, size_t n);
 

@@ -29,7 +29,6 @@
 
 #include <string.h>
 
-#include "base/reader.h"
 #include "base/wipe.h"
 #include "crypto/ct.h"
 #include "crypto/rand.h"
