@@ -28,96 +28,23 @@
 #define AVX512 __attribute__((target("avx512f")))
 #define INLINE static inline __attribute__((target("avx512f"), always_inline))
 
-#define MUL(a, b) _mm512_mul_epu32((a), (b))
-#define ADD(a, b) _mm512_add_epi64((a), (b))
+#define VEC __m512i
+#define V_ADD _mm512_add_epi64
+#define V_MUL _mm512_mul_epu32
+#define V_AND _mm512_and_si512
+#define V_OR _mm512_or_si512
+#define V_SRLI _mm512_srli_epi64
+#define V_SLLI _mm512_slli_epi64
+#define V_SET1 _mm512_set1_epi64
+#include "crypto/asm/poly1305_r26_ops.h"
 
-/* Five radix-2^26 limbs of eight accumulators (one per 64-bit lane). */
-struct v5 {
-	__m512i l0, l1, l2, l3, l4;
-};
-
-/* Blocks m[0..127] as limbs with the 2^128 bit, lanes = blocks 0, 4, 1, 5, 2, 6, 3, 7. */
+/* Blocks m[0..127] as limbs, lanes = blocks 0, 4, 1, 5, 2, 6, 3, 7. */
 INLINE struct v5 load8(const uint8_t *m)
 {
-	const __m512i mask = _mm512_set1_epi64(0x3ffffff);
 	__m512i v0 = _mm512_loadu_si512(m);
 	__m512i v1 = _mm512_loadu_si512(m + 64);
-	__m512i lo = _mm512_unpacklo_epi64(v0, v1);
-	__m512i hi = _mm512_unpackhi_epi64(v0, v1);
-	struct v5 x;
 
-	x.l0 = _mm512_and_si512(lo, mask);
-	x.l1 = _mm512_and_si512(_mm512_srli_epi64(lo, 26), mask);
-	x.l2 = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 52),
-						_mm512_slli_epi64(hi, 12)), mask);
-	x.l3 = _mm512_and_si512(_mm512_srli_epi64(hi, 14), mask);
-	x.l4 = _mm512_or_si512(_mm512_srli_epi64(hi, 40), _mm512_set1_epi64(1 << 24));
-	return x;
-}
-
-INLINE struct v5 add5(struct v5 a, struct v5 b)
-{
-	a.l0 = ADD(a.l0, b.l0);
-	a.l1 = ADD(a.l1, b.l1);
-	a.l2 = ADD(a.l2, b.l2);
-	a.l3 = ADD(a.l3, b.l3);
-	a.l4 = ADD(a.l4, b.l4);
-	return a;
-}
-
-/* 5 x, as x + 4 x */
-INLINE __m512i times5(__m512i x) { return ADD(x, _mm512_slli_epi64(x, 2)); }
-
-/* a r mod p, not carried (the 2^130 wrap goes through 5 r). */
-INLINE struct v5 mul(struct v5 a, struct v5 r)
-{
-	const __m512i s1 = times5(r.l1), s2 = times5(r.l2), s3 = times5(r.l3),
-		      s4 = times5(r.l4);
-	struct v5 d;
-
-	d.l0 = ADD(ADD(ADD(MUL(a.l0, r.l0), MUL(a.l1, s4)), ADD(MUL(a.l2, s3), MUL(a.l3, s2))),
-		   MUL(a.l4, s1));
-	d.l1 = ADD(ADD(ADD(MUL(a.l0, r.l1), MUL(a.l1, r.l0)), ADD(MUL(a.l2, s4), MUL(a.l3, s3))),
-		   MUL(a.l4, s2));
-	d.l2 = ADD(ADD(ADD(MUL(a.l0, r.l2), MUL(a.l1, r.l1)), ADD(MUL(a.l2, r.l0), MUL(a.l3, s4))),
-		   MUL(a.l4, s3));
-	d.l3 = ADD(ADD(ADD(MUL(a.l0, r.l3), MUL(a.l1, r.l2)),
-		       ADD(MUL(a.l2, r.l1), MUL(a.l3, r.l0))),
-		   MUL(a.l4, s4));
-	d.l4 = ADD(ADD(ADD(MUL(a.l0, r.l4), MUL(a.l1, r.l3)),
-		       ADD(MUL(a.l2, r.l2), MUL(a.l3, r.l1))),
-		   MUL(a.l4, r.l0));
-	return d;
-}
-
-/* Partial carry, chains 0->1->2->3 and 3->4->0->1 interleaved: limbs end below 2^26 + 2^9. */
-INLINE struct v5 carry(struct v5 d)
-{
-	const __m512i mask = _mm512_set1_epi64(0x3ffffff);
-	__m512i c;
-
-	c = _mm512_srli_epi64(d.l0, 26);
-	d.l0 = _mm512_and_si512(d.l0, mask);
-	d.l1 = ADD(d.l1, c);
-	c = _mm512_srli_epi64(d.l3, 26);
-	d.l3 = _mm512_and_si512(d.l3, mask);
-	d.l4 = ADD(d.l4, c);
-	c = _mm512_srli_epi64(d.l1, 26);
-	d.l1 = _mm512_and_si512(d.l1, mask);
-	d.l2 = ADD(d.l2, c);
-	c = _mm512_srli_epi64(d.l4, 26);
-	d.l4 = _mm512_and_si512(d.l4, mask);
-	d.l0 = ADD(d.l0, times5(c));
-	c = _mm512_srli_epi64(d.l2, 26);
-	d.l2 = _mm512_and_si512(d.l2, mask);
-	d.l3 = ADD(d.l3, c);
-	c = _mm512_srli_epi64(d.l0, 26);
-	d.l0 = _mm512_and_si512(d.l0, mask);
-	d.l1 = ADD(d.l1, c);
-	c = _mm512_srli_epi64(d.l3, 26);
-	d.l3 = _mm512_and_si512(d.l3, mask);
-	d.l4 = ADD(d.l4, c);
-	return d;
+	return limbs(_mm512_unpacklo_epi64(v0, v1), _mm512_unpackhi_epi64(v0, v1));
 }
 
 /* Limb i, lane k = p[idx[k]][i]. */
