@@ -4,8 +4,9 @@
  * - Four 64-bit limbs, little-endian, Montgomery form with R = 2^256,
  *   always fully reduced into [0, p). Products use unsigned __int128.
  * - Multiplication is a full 4x4-limb schoolbook product (squaring: 10
- *   limb products instead of 16), then Montgomery reduction one limb at a
- *   time. Because p = -1 mod 2^64, the reduction factor is the low limb
+ *   limb products instead of 16; mul256.h, shared with p256_scalar.c),
+ *   then Montgomery reduction one limb at a time. Because
+ *   p = -1 mod 2^64, the reduction factor is the low limb
  *   itself, and the low limb of t + m*p is always 0 with a carry of m; the
  *   third limb of p is 0. The result is below 2p and a final masked
  *   subtraction of p brings it into [0, p).
@@ -30,6 +31,7 @@
 #include "base/wipe.h"
 #include "crypto/cpu.h"
 #include "crypto/ct.h"
+#include "crypto/mul256.h"
 #include "crypto/safegcd256.h"
 
 #if defined(__x86_64__)
@@ -139,84 +141,18 @@ static ALWAYS_INLINE void mont_reduce(p256_fe r, uint64_t t0, uint64_t t1, uint6
 
 void p256_fe_mul_portable(p256_fe r, const p256_fe a, const p256_fe b)
 {
-	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-	u128 acc;
+	uint64_t t[8];
 
-	/* schoolbook 4x4 limbs, one row per limb of b */
-	acc = (u128)a0 * b[0];
-	t0 = LO(acc);
-	acc = (u128)a1 * b[0] + HI(acc);
-	t1 = LO(acc);
-	acc = (u128)a2 * b[0] + HI(acc);
-	t2 = LO(acc);
-	acc = (u128)a3 * b[0] + HI(acc);
-	t3 = LO(acc);
-	t4 = HI(acc);
-#define MUL_ROW(bi, r0, r1, r2, r3, r4)                                                        \
-	acc = (u128)a0 * (bi) + r0;                                                            \
-	r0 = LO(acc);                                                                          \
-	acc = (u128)a1 * (bi) + r1 + HI(acc);                                                  \
-	r1 = LO(acc);                                                                          \
-	acc = (u128)a2 * (bi) + r2 + HI(acc);                                                  \
-	r2 = LO(acc);                                                                          \
-	acc = (u128)a3 * (bi) + r3 + HI(acc);                                                  \
-	r3 = LO(acc);                                                                          \
-	r4 = HI(acc);
-	MUL_ROW(b[1], t1, t2, t3, t4, t5)
-	MUL_ROW(b[2], t2, t3, t4, t5, t6)
-	MUL_ROW(b[3], t3, t4, t5, t6, t7)
-#undef MUL_ROW
-	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+	mul256(t, a, b);
+	mont_reduce(r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
 }
 
-/* The cross products a_i a_j (i < j) once, doubled, plus the squares: 10 multiplications. */
 void p256_fe_sqr_portable(p256_fe r, const p256_fe a)
 {
-	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-	u128 acc;
+	uint64_t t[8];
 
-	acc = (u128)a0 * a1;
-	t1 = LO(acc);
-	acc = (u128)a0 * a2 + HI(acc);
-	t2 = LO(acc);
-	acc = (u128)a0 * a3 + HI(acc);
-	t3 = LO(acc);
-	t4 = HI(acc);
-	acc = (u128)a1 * a2 + t3;
-	t3 = LO(acc);
-	acc = (u128)a1 * a3 + t4 + HI(acc);
-	t4 = LO(acc);
-	t5 = HI(acc);
-	acc = (u128)a2 * a3 + t5;
-	t5 = LO(acc);
-	t6 = HI(acc);
-	/* double */
-	t7 = t6 >> 63;
-	t6 = (t6 << 1) | (t5 >> 63);
-	t5 = (t5 << 1) | (t4 >> 63);
-	t4 = (t4 << 1) | (t3 >> 63);
-	t3 = (t3 << 1) | (t2 >> 63);
-	t2 = (t2 << 1) | (t1 >> 63);
-	t1 <<= 1;
-	/* add the squares on the diagonal */
-	acc = (u128)a0 * a0;
-	t0 = LO(acc);
-	acc = (u128)t1 + HI(acc);
-	t1 = LO(acc);
-	acc = (u128)a1 * a1 + t2 + HI(acc);
-	t2 = LO(acc);
-	acc = (u128)t3 + HI(acc);
-	t3 = LO(acc);
-	acc = (u128)a2 * a2 + t4 + HI(acc);
-	t4 = LO(acc);
-	acc = (u128)t5 + HI(acc);
-	t5 = LO(acc);
-	acc = (u128)a3 * a3 + t6 + HI(acc);
-	t6 = LO(acc);
-	t7 += HI(acc);
-	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+	sqr256(t, a);
+	mont_reduce(r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
 }
 
 atomic_int p256_fe_use_adx;

@@ -2,7 +2,7 @@
  * Implementation notes: arithmetic modulo the P-256 group order n.
  *
  * - Four 64-bit limbs, little-endian. Multiplication is a 4x4-limb
- *   schoolbook product (squaring: 10 limb products) and Montgomery
+ *   schoolbook product (squaring: 10 limb products; mul256.h) and Montgomery
  *   reduction one limb at a time, R = 2^256, n0 = -1/n mod 2^64; the
  *   result stays below 2n and one masked subtraction reduces it.
  * - Inversion is safegcd256.c's constant-time safegcd (Bernstein-Yang
@@ -21,6 +21,7 @@
 
 #include "base/wipe.h"
 #include "crypto/ct.h"
+#include "crypto/mul256.h"
 #include "crypto/safegcd256.h"
 
 #if defined(__x86_64__)
@@ -126,81 +127,18 @@ static ALWAYS_INLINE void mont_reduce(p256_sc r, uint64_t t0, uint64_t t1, uint6
 
 void p256_sc_mont_mul_portable(p256_sc r, const p256_sc a, const p256_sc b)
 {
-	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-	u128 acc;
+	uint64_t t[8];
 
-	acc = (u128)a0 * b[0];
-	t0 = LO(acc);
-	acc = (u128)a1 * b[0] + HI(acc);
-	t1 = LO(acc);
-	acc = (u128)a2 * b[0] + HI(acc);
-	t2 = LO(acc);
-	acc = (u128)a3 * b[0] + HI(acc);
-	t3 = LO(acc);
-	t4 = HI(acc);
-#define MUL_ROW(bi, r0, r1, r2, r3, r4)                                                        \
-	acc = (u128)a0 * (bi) + r0;                                                            \
-	r0 = LO(acc);                                                                          \
-	acc = (u128)a1 * (bi) + r1 + HI(acc);                                                  \
-	r1 = LO(acc);                                                                          \
-	acc = (u128)a2 * (bi) + r2 + HI(acc);                                                  \
-	r2 = LO(acc);                                                                          \
-	acc = (u128)a3 * (bi) + r3 + HI(acc);                                                  \
-	r3 = LO(acc);                                                                          \
-	r4 = HI(acc);
-	MUL_ROW(b[1], t1, t2, t3, t4, t5)
-	MUL_ROW(b[2], t2, t3, t4, t5, t6)
-	MUL_ROW(b[3], t3, t4, t5, t6, t7)
-#undef MUL_ROW
-	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+	mul256(t, a, b);
+	mont_reduce(r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
 }
 
-/* r = a * a / 2^256 mod n: cross products once, doubled, plus the squares. */
 void p256_sc_mont_sqr_portable(p256_sc r, const p256_sc a)
 {
-	uint64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-	uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-	u128 acc;
+	uint64_t t[8];
 
-	acc = (u128)a0 * a1;
-	t1 = LO(acc);
-	acc = (u128)a0 * a2 + HI(acc);
-	t2 = LO(acc);
-	acc = (u128)a0 * a3 + HI(acc);
-	t3 = LO(acc);
-	t4 = HI(acc);
-	acc = (u128)a1 * a2 + t3;
-	t3 = LO(acc);
-	acc = (u128)a1 * a3 + t4 + HI(acc);
-	t4 = LO(acc);
-	t5 = HI(acc);
-	acc = (u128)a2 * a3 + t5;
-	t5 = LO(acc);
-	t6 = HI(acc);
-	t7 = t6 >> 63;
-	t6 = (t6 << 1) | (t5 >> 63);
-	t5 = (t5 << 1) | (t4 >> 63);
-	t4 = (t4 << 1) | (t3 >> 63);
-	t3 = (t3 << 1) | (t2 >> 63);
-	t2 = (t2 << 1) | (t1 >> 63);
-	t1 <<= 1;
-	acc = (u128)a0 * a0;
-	t0 = LO(acc);
-	acc = (u128)t1 + HI(acc);
-	t1 = LO(acc);
-	acc = (u128)a1 * a1 + t2 + HI(acc);
-	t2 = LO(acc);
-	acc = (u128)t3 + HI(acc);
-	t3 = LO(acc);
-	acc = (u128)a2 * a2 + t4 + HI(acc);
-	t4 = LO(acc);
-	acc = (u128)t5 + HI(acc);
-	t5 = LO(acc);
-	acc = (u128)a3 * a3 + t6 + HI(acc);
-	t6 = LO(acc);
-	t7 += HI(acc);
-	mont_reduce(r, t0, t1, t2, t3, t4, t5, t6, t7);
+	sqr256(t, a);
+	mont_reduce(r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
 }
 
 void p256_sc_mont_mul(p256_sc r, const p256_sc a, const p256_sc b)
