@@ -34,10 +34,6 @@
 #include "crypto/mul256.h"
 #include "crypto/safegcd256.h"
 
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
-
 typedef unsigned __int128 u128;
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -58,29 +54,6 @@ static const p256_fe one_mont = { 0x0000000000000001ull, 0xffffffff00000000ull,
 static const p256_fe b_mont = { 0xd89cdf6229c4bddfull, 0xacf005cd78843090ull,
 				   0xe5a220abf7212ed6ull, 0xdc30061d04874834ull };
 
-#if defined(__x86_64__)
-/*
- * Carry chains through _addcarry_u64 / _subborrow_u64: plain ADC and SBB,
- * in every x86-64 (no CPU feature needed); compilers chain them far better
- * than 128-bit additions.
- */
-static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	unsigned long long d;
-
-	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
-	return d;
-}
-#else
-/* a - b - *borrow, updating *borrow (0 or 1). */
-static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	u128 d = (u128)a - b - *borrow;
-	*borrow = (uint64_t)(d >> 64) & 1; /* wrapped: all high bits set */
-	return (uint64_t)d;
-}
-#endif
-
 /*
  * r = (t4:t3:t2:t1:t0) mod p for a value below 2p: subtract p, keep the
  * difference unless it borrowed (then the value was already < p).
@@ -90,11 +63,11 @@ static ALWAYS_INLINE void reduce_once(p256_fe r, uint64_t t0, uint64_t t1, uint6
 {
 	uint64_t borrow = 0, s0, s1, s2, s3, keep;
 
-	s0 = sbb(t0, P0, &borrow);
-	s1 = sbb(t1, P1, &borrow);
-	s2 = sbb(t2, P2, &borrow);
-	s3 = sbb(t3, P3, &borrow);
-	(void)sbb(t4, 0, &borrow);
+	s0 = p256_sbb_(t0, P0, &borrow);
+	s1 = p256_sbb_(t1, P1, &borrow);
+	s2 = p256_sbb_(t2, P2, &borrow);
+	s3 = p256_sbb_(t3, P3, &borrow);
+	(void)p256_sbb_(t4, 0, &borrow);
 	keep = 0 - ct_barrier_u64(borrow); /* all-ones: t < p, keep t */
 	r[0] = ct_select_u64(keep, t0, s0);
 	r[1] = ct_select_u64(keep, t1, s1);
@@ -195,7 +168,6 @@ void p256_fe_set_b(p256_fe r) { p256_fe_copy(r, b_mont); }
 
 void p256_fe_set_one(p256_fe r) { p256_fe_copy(r, one_mont); }
 
-
 void p256_fe_cmov(p256_fe r, const p256_fe a, uint64_t mask)
 {
 	for (int i = 0; i < 4; i++)
@@ -216,10 +188,10 @@ uint64_t p256_fe_from_bytes(p256_fe r, const uint8_t in[32])
 	for (int i = 0; i < 4; i++)
 		x[i] = load_be64(in + 8 * (3 - i));
 	/* x < p iff x - p borrows */
-	(void)sbb(x[0], P0, &borrow);
-	(void)sbb(x[1], P1, &borrow);
-	(void)sbb(x[2], P2, &borrow);
-	(void)sbb(x[3], P3, &borrow);
+	(void)p256_sbb_(x[0], P0, &borrow);
+	(void)p256_sbb_(x[1], P1, &borrow);
+	(void)p256_sbb_(x[2], P2, &borrow);
+	(void)p256_sbb_(x[3], P3, &borrow);
 	/* Montgomery multiplication accepts any x < 2^256 and reduces it */
 	p256_fe_mul(r, x, r2_mod_p);
 	return 0 - ct_barrier_u64(borrow);

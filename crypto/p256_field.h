@@ -102,7 +102,8 @@ void p256_fe_to_bytes(uint8_t out[32], const p256_fe a);
 
 /*
  * The inline additions. Carry chains: ADC / SBB through _addcarry_u64 and
- * _subborrow_u64 on x86-64 (no CPU feature needed), 128-bit sums elsewhere.
+ * _subborrow_u64 on x86-64 (no CPU feature needed), 128-bit sums elsewhere
+ * (p256_adc_ / p256_sbb_, also the chains of p256_field.c and p256_scalar.c).
  * Both candidates (with and without p) are computed and one is kept by a
  * mask made from the carry or borrow: no branch on the values.
  */

@@ -24,10 +24,6 @@
 #include "crypto/mul256.h"
 #include "crypto/safegcd256.h"
 
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
-
 typedef unsigned __int128 u128;
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -40,47 +36,14 @@ static const p256_sc order = { 0xf3b9cac2fc632551ull, 0xbce6faada7179e84ull,
 static const p256_sc r2_mod_n = { 0x83244c95be79eea2ull, 0x4699799c49bd6fa6ull,
 				     0x2845b2392b6bec59ull, 0x66e12d94f3d95620ull };
 
-#if defined(__x86_64__)
-/* plain ADC / SBB chains, as in p256_field.c */
-static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	unsigned long long d;
-
-	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
-	return d;
-}
-
-static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	unsigned long long s;
-
-	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
-	return s;
-}
-#else
-static inline uint64_t sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	u128 d = (u128)a - b - *borrow;
-	*borrow = (uint64_t)(d >> 64) & 1;
-	return (uint64_t)d;
-}
-
-static inline uint64_t adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	u128 s = (u128)a + b + *carry;
-	*carry = (uint64_t)(s >> 64);
-	return (uint64_t)s;
-}
-#endif
-
 /* r = t mod n for t = (t4:t3..t0) < 2n: subtract n unless that borrows. */
 static ALWAYS_INLINE void reduce_once(p256_sc r, const uint64_t t[4], uint64_t t4)
 {
 	uint64_t borrow = 0, s[4], keep;
 
 	for (int i = 0; i < 4; i++)
-		s[i] = sbb(t[i], order[i], &borrow);
-	(void)sbb(t4, 0, &borrow);
+		s[i] = p256_sbb_(t[i], order[i], &borrow);
+	(void)p256_sbb_(t4, 0, &borrow);
 	keep = 0 - ct_barrier_u64(borrow); /* all-ones: t < n, keep t */
 	for (int i = 0; i < 4; i++)
 		r[i] = ct_select_u64(keep, t[i], s[i]);
@@ -194,7 +157,7 @@ uint64_t p256_sc_from_bytes(p256_sc r, const uint8_t in[32])
 		r[i] = load_be64(in + 8 * (3 - i));
 	/* r < n iff r - n borrows */
 	for (int i = 0; i < 4; i++)
-		(void)sbb(r[i], order[i], &borrow);
+		(void)p256_sbb_(r[i], order[i], &borrow);
 	return (0 - ct_barrier_u64(borrow)) & ~p256_sc_is_zero(r);
 }
 
@@ -228,7 +191,7 @@ void p256_sc_add(p256_sc r, const p256_sc a, const p256_sc b)
 	uint64_t carry = 0, t[4];
 
 	for (int i = 0; i < 4; i++)
-		t[i] = adc(a[i], b[i], &carry);
+		t[i] = p256_adc_(a[i], b[i], &carry);
 	reduce_once(r, t, carry);
 }
 
