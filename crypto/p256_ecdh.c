@@ -13,6 +13,9 @@
  *   (rejection sampling, uniform; a retry happens with probability about
  *   2^-32). The retry branch reveals only that a discarded candidate was
  *   out of range; tests/ct/ct_p256.supp lists it as an accepted leak.
+ * - p256_keygen_shared (a TLS server's step: a key pair, then the secret
+ *   with the client's share) converts both points to affine with one
+ *   inversion (p256_point_pair_to_bytes); the peer is validated first.
  */
 #include "crypto/p256.h"
 
@@ -78,23 +81,32 @@ int p256_public(uint8_t pub[65], const uint8_t priv[32])
 	return err_if(~ok, HS_ERR_BAD_KEY);
 }
 
-int p256_keygen(uint8_t priv[32], uint8_t pub[65])
+/*
+ * A random private key in [1, n-1] to priv and d. Not inlined: the one
+ * accepted leak (whether a discarded candidate was out of range) is this
+ * function's branch, which tests/ct/ct_p256.supp names.
+ */
+static __attribute__((noinline)) int draw_private(uint8_t priv[32], p256_sc d)
 {
-	p256_sc d;
-	int err;
-
 	for (;;) {
-		err = rand_bytes(priv, 32);
+		int err = rand_bytes(priv, 32);
+
 		if (err) {
 			wipe(priv, 32);
 			return err;
 		}
-		/* the one accepted leak: whether a discarded candidate was out of range */
 		if (p256_sc_from_bytes(d, priv))
-			break;
+			return 0;
 	}
+}
+
+int p256_keygen(uint8_t priv[32], uint8_t pub[65])
+{
+	p256_sc d;
+	int err = draw_private(priv, d);
+
 	wipe(d, sizeof(d));
-	return p256_public(pub, priv);
+	return err ? err : p256_public(pub, priv);
 }
 
 int p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer, size_t peer_len)
@@ -120,6 +132,33 @@ int p256_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t *peer, size
 	return err_if(~ok, HS_ERR_BAD_KEY) | err_if(ok & inf, HS_ERR_ZERO_SHARED);
 }
 
+int p256_keygen_shared(uint8_t priv[32], uint8_t pub[65], uint8_t out[32], const uint8_t *peer,
+		       size_t peer_len)
+{
+	struct p256_point q, a, r;
+	p256_sc d;
+	uint64_t inf;
+	int err;
+
+	memset(out, 0, 32);
+	p256_fe_select();
+	err = decode_peer(&q, peer, peer_len);
+	if (err == 0)
+		err = draw_private(priv, d);
+	if (err) {
+		wipe(d, sizeof(d));
+		return err;
+	}
+	p256_point_mul_base(&a, d);
+	p256_point_mul(&r, d, &q);
+	pub[0] = 0x04;
+	inf = p256_point_pair_to_bytes(pub + 1, pub + 33, &a, out, &r); /* cannot happen */
+	wipe(d, sizeof(d));
+	wipe(&a, sizeof(a));
+	wipe(&r, sizeof(r));
+	return err_if(inf, HS_ERR_ZERO_SHARED);
+}
+
 const struct kx kx_p256 = {
 	.name = "secp256r1",
 	.priv_len = 32,
@@ -127,4 +166,5 @@ const struct kx kx_p256 = {
 	.shared_len = 32,
 	.keygen = p256_keygen,
 	.shared = p256_ecdh,
+	.keygen_shared = p256_keygen_shared,
 };

@@ -323,6 +323,40 @@ uint64_t p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct p256_poi
 	return p256_point_is_infinity(p);
 }
 
+/*
+ * 1/(a.z r.z) once, then 1/a.z = r.z (a.z r.z)^-1 and 1/r.z = a.z (a.z
+ * r.z)^-1: three products instead of a second inversion. r.z = 0
+ * (infinity) is replaced by 1 under a mask, so a still gets its inverse.
+ */
+uint64_t p256_point_pair_to_bytes(uint8_t ax[32], uint8_t ay[32], const struct p256_point *a,
+				  uint8_t rx[32], const struct p256_point *r)
+{
+	uint64_t inf = p256_point_is_infinity(r);
+	p256_fe one, rz, t, ia, ir, u;
+
+	p256_fe_set_one(one);
+	memcpy(rz, r->z, sizeof(rz));
+	fcmov(rz, one, inf);
+	fmul(t, a->z, rz);
+	p256_fe_inv(t, t);
+	fmul(ia, t, rz);
+	fmul(ir, t, a->z);
+	fmul(u, a->x, ia);
+	p256_fe_to_bytes(ax, u);
+	fmul(u, a->y, ia);
+	p256_fe_to_bytes(ay, u);
+	fmul(u, r->x, ir);
+	p256_fe_to_bytes(rx, u);
+	for (int i = 0; i < 32; i++)
+		rx[i] &= (uint8_t)~inf;
+	wipe(rz, sizeof(rz));
+	wipe(t, sizeof(t));
+	wipe(ia, sizeof(ia));
+	wipe(ir, sizeof(ir));
+	wipe(u, sizeof(u));
+	return inf;
+}
+
 /* w bits of k starting at bit pos (pos is public: a loop counter). */
 static uint32_t scalar_bits(const p256_sc k, unsigned pos, unsigned w)
 {

@@ -107,6 +107,13 @@ int p256_point_from_bytes(struct p256_point *r, const uint8_t x[32], const uint8
  * Returns all-ones if p is infinity (x and y are then 0), else 0.
  */
 uint64_t p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct p256_point *p);
+/*
+ * Two points to affine bytes with one inversion (Montgomery's trick): a,
+ * which must not be infinity, to ax, ay; r's x to rx. Returns r's
+ * p256_point_is_infinity mask (rx is then zero).
+ */
+uint64_t p256_point_pair_to_bytes(uint8_t ax[32], uint8_t ay[32], const struct p256_point *a,
+				  uint8_t rx[32], const struct p256_point *r);
 
 /* r = k * p, constant time in k and p (k < 2^256). */
 void p256_point_mul(struct p256_point *r, const p256_sc k, const struct p256_point *p);

@@ -732,6 +732,48 @@ static void test_keygen(void **state)
 	assert_int_equal(kx_p256.shared_len, 32);
 }
 
+/*
+ * keygen_shared (one inversion for the key pair and the secret) against
+ * p256_public and p256_ecdh on the key it drew, portable and with the
+ * CPU's backends: random peers, then a bad one (p256_ecdh's error, the
+ * secret zeroed, no key drawn).
+ */
+static void test_keygen_shared(void **state)
+{
+	(void)state;
+	struct test_rng rng;
+	uint8_t priv[32], pub[65], out[32], peer[65], want[65], k[32], kept[32];
+	static const uint8_t zero[32];
+
+	assert_ptr_equal(kx_p256.keygen_shared, p256_keygen_shared);
+	test_rng_init(&rng, 0x256d);
+	for (int portable = 0; portable < 2; portable++) {
+		cpu_force_portable(portable);
+		for (int i = 0; i < 20; i++) {
+			test_rng_bytes(&rng, k, 32);
+			k[0] &= 0x7f;
+			k[31] |= 1;
+			assert_int_equal(p256_public(peer, k), 0);
+			memset(out, 0xaa, 32);
+			assert_int_equal(kx_p256.keygen_shared(priv, pub, out, peer, 65), 0);
+			assert_int_equal(p256_public(want, priv), 0);
+			assert_memory_equal(pub, want, 65);
+			assert_int_equal(p256_ecdh(want, priv, peer, 65), 0);
+			assert_memory_equal(out, want, 32);
+		}
+		memset(priv, 0x55, 32);
+		memcpy(kept, priv, 32);
+		peer[64] ^= 1; /* off the curve */
+		assert_int_equal(kx_p256.keygen_shared(priv, pub, out, peer, 65), HS_ERR_BAD_POINT);
+		assert_memory_equal(out, zero, 32);
+		assert_memory_equal(priv, kept, 32);
+		peer[64] ^= 1;
+		assert_int_equal(kx_p256.keygen_shared(priv, pub, out, peer, 64), HS_ERR_BAD_POINT);
+		assert_memory_equal(priv, kept, 32);
+	}
+	cpu_force_portable(0);
+}
+
 /* ---- ECDSA ---- */
 
 struct rfc6979_vec {
@@ -1645,6 +1687,7 @@ int main(void)
 		cmocka_unit_test(test_ecdh_known),
 		cmocka_unit_test(test_ecdh_bad_points),
 		cmocka_unit_test(test_keygen),
+		cmocka_unit_test(test_keygen_shared),
 		cmocka_unit_test(test_rfc6979),
 		cmocka_unit_test(test_sign_bad_key),
 		cmocka_unit_test(test_verify_negative),

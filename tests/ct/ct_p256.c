@@ -1,6 +1,7 @@
 /*
  * Proves (under valgrind, via ctgrind) that P-256 public-key computation,
- * ECDH, key generation and ECDSA signing never branch on, or index memory
+ * ECDH, key generation (alone and with a secret: keygen_shared) and ECDSA
+ * signing never branch on, or index memory
  * with, the private key, the nonce or its material: the private key (and
  * the digest) are marked undefined, and so is every byte rand_bytes
  * returns (the link wraps it: -Wl,--wrap=rand_bytes), which covers the
@@ -16,7 +17,8 @@
  *
  * Accepted leaks, listed in ct_p256.supp (valgrind suppressions, matched
  * by the function holding the branch):
- * - p256_keygen: whether a random candidate was out of [1, n-1]
+ * - draw_private (p256_ecdh.c, for p256_keygen and p256_keygen_shared):
+ *   whether a random candidate was out of [1, n-1]
  *   (probability ~2^-32; the candidate is then discarded);
  * - sign_loop (ecdsa_p256.c): whether a nonce candidate was unusable
  *   (k out of range, r = 0 or s = 0; same probability, discarded).
@@ -121,6 +123,25 @@ static void ct_keygen(void)
 	CT_PUBLIC(d, sizeof(d));
 	expect(r == 0, "keygen");
 	expect(p256_public(ref, d) == 0 && memcmp(ref, pub, 65) == 0, "keygen public");
+}
+
+/* a server's step: the drawn key (secret, from rand_bytes) for the pair and the secret */
+static void ct_keygen_shared(void)
+{
+	uint8_t d[32], pub[65], z[32], ref[65], peer[65], e[32];
+	int r;
+
+	fill(e, 32, 11);
+	e[0] &= 0x7f;
+	expect(p256_public(peer, e) == 0, "keygen_shared peer");
+	r = p256_keygen_shared(d, pub, z, peer, sizeof(peer));
+	CT_PUBLIC(&r, sizeof(r));
+	CT_PUBLIC(pub, sizeof(pub));
+	CT_PUBLIC(z, sizeof(z));
+	CT_PUBLIC(d, sizeof(d));
+	expect(r == 0, "keygen_shared");
+	expect(p256_public(ref, d) == 0 && memcmp(ref, pub, 65) == 0, "keygen_shared public");
+	expect(p256_ecdh(ref, d, peer, 65) == 0 && memcmp(ref, z, 32) == 0, "keygen_shared secret");
 }
 
 static void ct_sign(uint8_t seed, size_t hash_len, int hedged)
@@ -249,6 +270,7 @@ int main(void)
 		ct_public_and_ecdh(2);
 		ct_bad_key();
 		ct_keygen();
+		ct_keygen_shared();
 		ct_sign(5, 32, 0);
 		ct_sign(6, 32, 1);
 		ct_sign(7, 48, 0);
