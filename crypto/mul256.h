@@ -102,4 +102,7 @@ static inline __attribute__((always_inline)) void sqr256(uint64_t t[8], const ui
 	t[4] = t4, t[5] = t5, t[6] = t6, t[7] = t7;
 }
 
+#undef MUL256_LO
+#undef MUL256_HI
+
 #endif

@@ -326,11 +326,13 @@ uint64_t p256_point_to_bytes(uint8_t x[32], uint8_t y[32], const struct p256_poi
 /*
  * 1/(a.z r.z) once, then 1/a.z = r.z (a.z r.z)^-1 and 1/r.z = a.z (a.z
  * r.z)^-1: three products instead of a second inversion. r.z = 0
- * (infinity) is replaced by 1 under a mask, so a still gets its inverse.
+ * (infinity) is replaced by 1 under a mask, so a still gets its inverse,
+ * and r's inverse is then 0.
  */
 uint64_t p256_point_pair_to_bytes(uint8_t ax[32], uint8_t ay[32], const struct p256_point *a,
 				  uint8_t rx[32], const struct p256_point *r)
 {
+	static const p256_fe zero;
 	uint64_t inf = p256_point_is_infinity(r);
 	p256_fe one, rz, t, ia, ir, u;
 
@@ -341,14 +343,13 @@ uint64_t p256_point_pair_to_bytes(uint8_t ax[32], uint8_t ay[32], const struct p
 	p256_fe_inv(t, t);
 	fmul(ia, t, rz);
 	fmul(ir, t, a->z);
+	fcmov(ir, zero, inf); /* 1/0 gives 0, as p256_fe_inv's does: infinity maps to 0 */
 	fmul(u, a->x, ia);
 	p256_fe_to_bytes(ax, u);
 	fmul(u, a->y, ia);
 	p256_fe_to_bytes(ay, u);
 	fmul(u, r->x, ir);
 	p256_fe_to_bytes(rx, u);
-	for (int i = 0; i < 32; i++)
-		rx[i] &= (uint8_t)~inf;
 	wipe(rz, sizeof(rz));
 	wipe(t, sizeof(t));
 	wipe(ia, sizeof(ia));

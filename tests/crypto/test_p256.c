@@ -774,6 +774,32 @@ static void test_keygen_shared(void **state)
 	cpu_force_portable(0);
 }
 
+/* The pair conversion against two single ones, and with r at infinity (rx 0, a still right). */
+static void test_point_pair_to_bytes(void **state)
+{
+	(void)state;
+	struct p256_point a, r;
+	uint8_t ax[32], ay[32], rx[32], wx[32], wy[32];
+	static const uint8_t zero[32];
+	p256_sc k = { 5, 0, 0, 0 }, m = { 11, 0, 0, 0 };
+
+	p256_point_mul_base(&a, k);
+	p256_point_mul_base(&r, m);
+	assert_int_equal(p256_point_pair_to_bytes(ax, ay, &a, rx, &r), 0);
+	assert_int_equal(p256_point_to_bytes(wx, wy, &a), 0);
+	assert_memory_equal(ax, wx, 32);
+	assert_memory_equal(ay, wy, 32);
+	assert_int_equal(p256_point_to_bytes(wx, wy, &r), 0);
+	assert_memory_equal(rx, wx, 32);
+	p256_point_set_infinity(&r);
+	memset(rx, 0xaa, 32);
+	assert_int_equal(p256_point_pair_to_bytes(ax, ay, &a, rx, &r), UINT64_MAX);
+	assert_memory_equal(rx, zero, 32);
+	assert_int_equal(p256_point_to_bytes(wx, wy, &a), 0);
+	assert_memory_equal(ax, wx, 32);
+	assert_memory_equal(ay, wy, 32);
+}
+
 /* ---- ECDSA ---- */
 
 struct rfc6979_vec {
@@ -1688,6 +1714,7 @@ int main(void)
 		cmocka_unit_test(test_ecdh_bad_points),
 		cmocka_unit_test(test_keygen),
 		cmocka_unit_test(test_keygen_shared),
+		cmocka_unit_test(test_point_pair_to_bytes),
 		cmocka_unit_test(test_rfc6979),
 		cmocka_unit_test(test_sign_bad_key),
 		cmocka_unit_test(test_verify_negative),
