@@ -539,7 +539,7 @@ struct hs_conn {
 #endif
 
 	/* buffers (conn.c): allocated on demand, freed when empty (conn_idle) */
-	size_t in_len;            /* bytes of the current record in in */
+	size_t in_len;            /* bytes of the current record in in, from REC_LEAD */
 	size_t app_off, app_len;  /* unread application data inside in */
 	size_t handshake_in_len, handshake_out_len;
 	size_t out_off, out_len;

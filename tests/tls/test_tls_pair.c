@@ -65,6 +65,8 @@ struct seen {
 	size_t n_msgs, n_headers, n_alerts, n_other;
 	size_t len_ok; /* messages whose 24-bit length covers the rest exactly */
 	int sent_mask; /* 1: something sent, 2: something received */
+	/* record headers each way, and those whose body starts 64-byte aligned */
+	size_t tx_headers, tx_aligned, rx_headers, rx_aligned;
 };
 
 static void seen_cb(void *arg, const struct hs_conn *c, int sent, int type, const uint8_t *m,
@@ -78,8 +80,17 @@ static void seen_cb(void *arg, const struct hs_conn *c, int sent, int type, cons
 	assert_non_null(hs_conn_state_name(c));
 	s->sent_mask |= sent ? 1 : 2;
 	if (type == HS_TRACE_RECORD_HEADER) {
+		int aligned = ((uintptr_t)(m + len) & 63) == 0;
+
 		assert_int_equal(len, 5);
 		s->n_headers++;
+		if (sent) {
+			s->tx_headers++;
+			s->tx_aligned += (size_t)aligned;
+		} else {
+			s->rx_headers++;
+			s->rx_aligned += (size_t)aligned;
+		}
 	} else if (type == 22) {
 		assert_true(len >= 4 && m[0] < sizeof(letters) && letters[m[0]] != 0);
 		if (s->n_msgs + 1 < sizeof(s->msgs))
@@ -119,7 +130,15 @@ static void test_message_trace(void **state)
 	assert_int_equal(ss.len_ok, ss.n_msgs);
 	assert_int_equal(cs.sent_mask, 3);
 	assert_true(cs.n_headers >= 4 && ss.n_headers >= 4);
+	/* the engine opens every record in place with its body 64-byte aligned */
+	assert_int_equal(cs.rx_aligned, cs.rx_headers);
+	assert_int_equal(ss.rx_aligned, ss.rx_headers);
+	/* and seals the first record into an empty buffer so too: the data */
+	cs.tx_headers = cs.tx_aligned = 0;
 	assert_int_equal(pair_transfer(&p, 1, data, sizeof(data), 0), 0);
+	assert_int_equal(cs.tx_headers, 1);
+	assert_int_equal(cs.tx_aligned, 1);
+	assert_int_equal(ss.rx_aligned, ss.rx_headers);
 	assert_int_equal(hs_conn_close(p.c), 0);
 	wire_take(p.c, &p.c2s);
 	assert_int_equal(wire_feed(&p.c2s, p.s, 0), 0);
