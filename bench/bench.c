@@ -267,6 +267,9 @@ void bench_header(const struct bench_opts *o, const char *subcommand)
 	fprintf(f, "  compiler: %s; %s\n", compiler(), build_kind());
 	fprintf(f, "  openssl:  %s%s%s\n", OpenSSL_version(OPENSSL_VERSION),
 		cap ? "; OPENSSL_ia32cap=" : "", cap ? cap : "");
+	if (strcmp(subcommand, "crypto") == 0)
+		fprintf(f, "  buffers:  data %u byte(s) past a 64-byte boundary (--misalign)\n",
+			o->misalign);
 	fprintf(f, "  timing:   %u repeat(s) x %u ms per side; rate = ops per CPU second "
 		   "(CLOCK_PROCESS_CPUTIME_ID); median [min-max]\n\n",
 		o->repeat, o->time_ms);

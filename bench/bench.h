@@ -32,6 +32,7 @@ struct bench_opts {
 	unsigned repeat;    /* repeats per side, 1..BENCH_MAX_REPEAT */
 	const char *filter; /* only rows whose name contains this (any case); NULL: all */
 	int portable;       /* hs was forced onto its portable backends */
+	unsigned misalign;  /* crypto's data buffers start this far past 64-byte boundaries (0..63) */
 };
 
 /* One operation to time: returns 0, or nonzero if it failed. */

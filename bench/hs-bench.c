@@ -68,23 +68,34 @@ static void usage(FILE *f)
 		   "  --repeat N       repeats per side; rows show median [min-max] (default 5)\n"
 		   "  --filter SUBSTR  only rows whose name contains SUBSTR (any case)\n"
 		   "  --portable       force hs onto its portable backends\n"
+		   "  --misalign N     crypto: start the data buffers N bytes (0-63) past a\n"
+		   "                   64-byte boundary, for hs and OpenSSL alike (default 0)\n"
 		   "  --help           this text\n"
 		   "\nsee bench/README.md for what each row measures.\n");
+}
+
+/* A decimal in [0, max] into *v: 0, or -1 if s is not one. */
+static int parse_uint(const char *s, unsigned long max, unsigned *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || n > max)
+		return -1;
+	*v = (unsigned)n;
+	return 0;
 }
 
 /* A decimal in [1, max], or 0 if s is not one. */
 static unsigned parse_count(const char *s, unsigned long max)
 {
-	char *end;
-	unsigned long v;
+	unsigned v;
 
-	if (s == NULL || *s < '0' || *s > '9')
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v == 0 || v > max)
-		return 0;
-	return (unsigned)v;
+	return parse_uint(s, max, &v) == 0 ? v : 0;
 }
 
 /* "--name VALUE" or "--name=VALUE": the value, or NULL if arg is not this option. */
@@ -127,6 +138,11 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 		} else if ((v = opt_value(a, "--repeat", argc, argv, &i)) != NULL) {
 			if ((o->repeat = parse_count(v, BENCH_MAX_REPEAT)) == 0)
 				return bad_value(a);
+		} else if ((v = opt_value(a, "--misalign", argc, argv, &i)) != NULL) {
+			if (parse_uint(v, 63, &o->misalign) != 0) {
+				fprintf(stderr, "hs-bench: bad value for %s (0 to 63)\n", a);
+				return -1;
+			}
 		} else if ((v = opt_value(a, "--filter", argc, argv, &i)) != NULL) {
 			o->filter = v;
 		} else {

@@ -3,7 +3,8 @@
 required row (each side's correctness check passed, or the row would be
 missing and the exit status 1), with the documented keys in order and
 positive, finite numbers, and that the command line behaves as documented
-(--filter narrows the rows, a bad option is a usage error with status 2).
+(--filter narrows the rows, --misalign moves the data buffers, a bad option
+is a usage error with status 2).
 
 Usage: check_bench_json.py PATH/TO/hs-bench
 """
@@ -101,6 +102,21 @@ def main():
     got = sorted(rows_of(p))
     if p.returncode != 0 or got != ["SHA-256 16 KiB", "SHA-256 64 B"]:
         error(f"--filter sha-256 gave {got} (status {p.returncode})")
+
+    # the data buffers off their 64-byte boundaries: each row's check (hs
+    # and OpenSSL seal and open the same bytes there) still passes, and the
+    # header says where they are; 64 is out of range
+    p = run(bench, "crypto", "--json", "--time", "1", "--repeat", "1",
+            "--filter", "16 KiB", "--misalign", "17")
+    got = sorted(rows_of(p))
+    want = sorted(n for n in REQUIRED if n.endswith("16 KiB"))
+    if p.returncode != 0 or got != want:
+        error(f"--misalign 17 gave {got} (status {p.returncode}), want {want}")
+    if "data 17 byte(s) past a 64-byte boundary" not in p.stderr:
+        error("--misalign 17: the header does not say where the buffers are")
+    p = run(bench, "crypto", "--filter", "sha-256", "--misalign", "64")
+    if p.returncode != 2 or "0 to 63" not in p.stderr or p.stdout:
+        error(f"--misalign 64: status {p.returncode}, want 2 and the range on stderr")
 
     p = run(bench, "crypto", "--no-such-option")
     if p.returncode != 2 or "usage" not in p.stderr or p.stdout:
