@@ -219,7 +219,8 @@ static int ossl_zc_open_op(void *arg)
 
 static struct aead_ctx actx;
 static const struct aead *raw;
-static uint8_t rbuf[REC_LEN + 1 + 16], rct[REC_LEN + 1 + 16];
+/* 64-byte aligned, as the engine places record bodies (libhs/conn.c) */
+static _Alignas(64) uint8_t rbuf[REC_LEN + 1 + 16], rct[REC_LEN + 1 + 16];
 static const uint8_t nonce[HS_AEAD_NONCE_LEN] = { 1 }, ad[HDR] = { 23, 3, 3, 0x40, 0x11 };
 
 static int raw_seal_op(void *arg)
