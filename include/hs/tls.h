@@ -360,6 +360,10 @@ HS_API HS_MUST_CHECK int hs_conn_write(struct hs_conn *c, const uint8_t *buf, si
  * *used = 0 and hs_conn_peer_closed() is 1. Not to be mixed with a partial
  * hs_conn_feed: the engine must hold no part of a record and no unread data
  * (HS_ERR_TLS_STATE).
+ *
+ * Speed: place buf so that buf + HS_RECORD_HEADER_LEN (the record's body)
+ * is 64-byte aligned, as the engine does in its own buffers: on CPUs with
+ * 512-bit AES-GCM, loads and stores across cache lines cost up to a tenth.
  */
 #define HS_RECORD_HEADER_LEN 5
 #define HS_RECORD_OVERHEAD (5 + 1 + 16) /* header, content type, tag: hs never pads */
