@@ -337,7 +337,7 @@ static int out_writer(struct hs_conn *c, size_t want, struct writer *w)
 {
 	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = REC_LEAD; /* empty: see REC_LEAD */
-	} else if (c->out_off > 0) {
+	} else if (c->out_off > REC_LEAD) { /* at most the lead is left unused */
 		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
 		c->out_len -= c->out_off;
 		c->out_off = 0;
