@@ -62,32 +62,26 @@ INLINE struct v5 mul(struct v5 a, struct v5 r)
 	return d;
 }
 
+/* Moves what is above 26 bits of *from out of it; returns it (to be added to the next limb). */
+INLINE VEC carry_out(VEC *from, VEC mask)
+{
+	VEC c = V_SRLI(*from, 26);
+
+	*from = V_AND(*from, mask);
+	return c;
+}
+
 /* Partial carry, chains 0->1->2->3 and 3->4->0->1 interleaved: limbs end below 2^26 + 2^9. */
 INLINE struct v5 carry(struct v5 d)
 {
 	const VEC mask = V_SET1(0x3ffffff);
-	VEC c;
 
-	c = V_SRLI(d.l0, 26);
-	d.l0 = V_AND(d.l0, mask);
-	d.l1 = V_ADD(d.l1, c);
-	c = V_SRLI(d.l3, 26);
-	d.l3 = V_AND(d.l3, mask);
-	d.l4 = V_ADD(d.l4, c);
-	c = V_SRLI(d.l1, 26);
-	d.l1 = V_AND(d.l1, mask);
-	d.l2 = V_ADD(d.l2, c);
-	c = V_SRLI(d.l4, 26);
-	d.l4 = V_AND(d.l4, mask);
-	d.l0 = V_ADD(d.l0, times5(c));
-	c = V_SRLI(d.l2, 26);
-	d.l2 = V_AND(d.l2, mask);
-	d.l3 = V_ADD(d.l3, c);
-	c = V_SRLI(d.l0, 26);
-	d.l0 = V_AND(d.l0, mask);
-	d.l1 = V_ADD(d.l1, c);
-	c = V_SRLI(d.l3, 26);
-	d.l3 = V_AND(d.l3, mask);
-	d.l4 = V_ADD(d.l4, c);
+	d.l1 = V_ADD(d.l1, carry_out(&d.l0, mask));
+	d.l4 = V_ADD(d.l4, carry_out(&d.l3, mask));
+	d.l2 = V_ADD(d.l2, carry_out(&d.l1, mask));
+	d.l0 = V_ADD(d.l0, times5(carry_out(&d.l4, mask)));
+	d.l3 = V_ADD(d.l3, carry_out(&d.l2, mask));
+	d.l1 = V_ADD(d.l1, carry_out(&d.l0, mask));
+	d.l4 = V_ADD(d.l4, carry_out(&d.l3, mask));
 	return d;
 }
